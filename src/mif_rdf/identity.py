@@ -1,0 +1,127 @@
+"""Identity: the IRIs of memories, entities, bundle documents and graphs.
+
+* memory IRI ``urn:mif:<id>`` (spec 15.1); entity IRI ``urn:mif:entity:<type>:<slug>``;
+* every bundle has a base IRI (default ``mif://local/<bundle-dir-name>/``); a
+  memory's *document IRI* is the base plus its bundle-relative path and is the
+  JSON-LD base for that memory's relative references;
+* relationship targets are bundle-absolute paths (``/semantic/x.md``, relative
+  to the bundle root whatever the base IRI), document-relative paths, or IRIs.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from .context import MIF_NS, is_valid_iri, resolve_iri
+from .errors import MifRdfError
+
+MEMORY_PREFIX = "urn:mif:"
+ENTITY_PREFIX = "urn:mif:entity:"
+BASE_TYPES = ("semantic", "episodic", "procedural")
+UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_SAFE_PATH = "/:@!$&'()*+,;=%~-._#?"
+#: The named graphs besides one per memory and per entity, as fragments of the base IRI.
+GRAPH_LINKS, GRAPH_ONTOLOGY, GRAPH_INFERENCES = "links", "ontology", "inferences"
+
+
+def memory_iri(memory_id: str) -> str:
+    return MEMORY_PREFIX + memory_id
+
+
+def id_from_memory_iri(iri: str) -> str:
+    if not iri.startswith(MEMORY_PREFIX):
+        raise MifRdfError(f"{iri!r} is not a MIF memory IRI (urn:mif:<id>)")
+    return iri[len(MEMORY_PREFIX) :]
+
+
+def id_problem(memory_id: object) -> str | None:
+    """Why ``memory_id`` cannot name a memory, or None when it can."""
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        return "must be a non-empty string"
+    if not is_valid_iri(memory_iri(memory_id)):
+        return f"{memory_id!r} does not make a valid IRI (urn:mif:<id>): no spaces, quotes, <>{{}}|\\^` or control characters"
+    return None
+
+
+def entity_iri(entity_type: str, slug: str) -> str:
+    if slug.startswith(ENTITY_PREFIX):
+        return slug
+    return f"{ENTITY_PREFIX}{entity_type.lower()}:{slug}"
+
+
+def default_base_iri(root: Path) -> str:
+    return f"mif://local/{quote(root.resolve().name, safe='')}/"
+
+
+def normalize_base_iri(base: str) -> str:
+    """Check a user-given base IRI and make it end with '/' (a folder)."""
+    if not is_valid_iri(base):
+        raise MifRdfError(f"base IRI {base!r} is not an absolute IRI")
+    return base if base.endswith("/") else base + "/"
+
+
+def document_iri(base: str, relpath: str) -> str:
+    return base + quote(relpath, safe=_SAFE_PATH)
+
+
+def graph_iri(base: str, name: str) -> str:
+    return f"{base}#{name}"
+
+
+def okf_id(relpath: str) -> str:
+    """A concept's OKF identity: its bundle-relative path minus ``.md``."""
+    return relpath[:-3] if relpath.endswith(".md") else relpath
+
+
+def resolve_target(target: str, doc_iri: str, base: str) -> str:
+    """The IRI a relationship target denotes.
+
+    ``/x`` is relative to the bundle root (not to the host, as RFC 3986 would
+    have it), so it resolves the same under any base IRI.
+    """
+    if target.startswith("/"):
+        return resolve_iri(quote(target.lstrip("/"), safe=_SAFE_PATH), base) if target.strip("/") else base
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target):
+        return target
+    return resolve_iri(quote(target, safe=_SAFE_PATH), doc_iri)
+
+
+def target_spelling(iri: str, base: str) -> str:
+    """How the reverse path writes a target IRI: ``/path`` inside the bundle, else the IRI."""
+    if iri.startswith(base):
+        return "/" + unquote(iri[len(base) :])
+    return iri
+
+
+def relativize(iri: str, doc_iri: str) -> str:
+    """A relative reference for ``iri`` when it sits below the document's folder."""
+    folder = doc_iri[: doc_iri.rfind("/") + 1]
+    if iri.startswith(folder) and len(iri) > len(folder):
+        rel = iri[len(folder) :]
+        if ":" not in rel.split("/", 1)[0] and resolve_iri(rel, doc_iri) == iri:
+            return rel
+    return iri
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def canonical_relationship_name(name: str) -> str:
+    """kebab-case form of a relationship type: RelatesTo, relates_to, relates-to -> relates-to.
+
+    A namespace prefix (``team:Reinforces``) is kept and only the local part changes.
+    """
+    prefix, sep, local = name.rpartition(":")
+    kebab = _CAMEL.sub("-", local).replace("_", "-").replace(" ", "-").lower()
+    kebab = re.sub(r"-{2,}", "-", kebab).strip("-")
+    return f"{prefix}{sep}{kebab}"
+
+
+def relationship_iri(name: str) -> str:
+    """The IRI of a relationship type, the same for all three spellings."""
+    canonical = canonical_relationship_name(name)
+    if ":" in canonical:
+        prefix, local = canonical.split(":", 1)
+        return MIF_NS + local if prefix == "mif" else canonical
+    return MIF_NS + canonical

@@ -1,0 +1,210 @@
+"""Discovery and parsing: a bundle folder -> parsed memories, entities, config, problems.
+
+Each file is read and checked on its own; whatever goes wrong becomes a
+:class:`~mif_rdf.errors.Problem` naming the file, the key and the line, and the
+rest of the bundle loads regardless.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import Problem, Severity
+from .identity import BASE_TYPES, UUID_RE, entity_iri, id_problem
+from .markdown import FrontmatterError, split_frontmatter
+from .yamlio import load_yaml, yaml_error_line
+
+#: OKF reserved file names: never concepts, at any depth.
+RESERVED_NAMES = frozenset({"index.md", "log.md"})
+REQUIRED_KEYS = ("id", "type", "created")
+
+
+@dataclass
+class ParsedMemory:
+    """One memory file as read from disk: frontmatter (YAML values) and verbatim body."""
+
+    relpath: str
+    frontmatter: dict[str, Any]
+    body: str
+
+    @property
+    def id(self) -> str:
+        return str(self.frontmatter["id"])
+
+
+@dataclass
+class ParsedEntity:
+    relpath: str
+    iri: str
+    data: dict[str, Any]
+
+
+@dataclass
+class BundleFiles:
+    """What discovery found, as bundle-relative POSIX paths."""
+
+    memories: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    config: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+def discover(root: Path) -> BundleFiles:
+    """Find concept files (``*.md`` at any depth), ``.mif/config.yaml`` and entity files.
+
+    Hidden folders are skipped (``.mif`` is read for config and entities only),
+    symlinked folders are not followed, and a symlinked file is read only when
+    it points inside the bundle.
+    """
+    found = BundleFiles()
+    root = root.resolve()
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        for name in sorted(dirs):
+            if (here / name).is_symlink():
+                found.problems.append(Problem(_rel(here / name, root), "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (here / d).is_symlink())
+        for name in sorted(files):
+            if not name.endswith(".md") or name.startswith(".") or name in RESERVED_NAMES:
+                continue
+            path = here / name
+            if path.is_symlink() and not _inside(path, root):
+                found.problems.append(Problem(_rel(path, root), "symlink points outside the bundle; not read", Severity.WARNING, rule="discovery"))
+                continue
+            found.memories.append(_rel(path, root))
+    mif_dir = root / ".mif"
+    for name in ("config.yaml", "config.yml"):
+        if (mif_dir / name).is_file():
+            found.config = f".mif/{name}"
+            break
+    entities_dir = mif_dir / "entities"
+    if entities_dir.is_dir() and not entities_dir.is_symlink():
+        for folder, dirs, files in os.walk(entities_dir):
+            dirs[:] = sorted(d for d in dirs if not (Path(folder) / d).is_symlink())
+            for name in sorted(files):
+                path = Path(folder) / name
+                if name.endswith((".yaml", ".yml")) and (not path.is_symlink() or _inside(path, root)):
+                    found.entities.append(_rel(path, root))
+    return found
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def read_text(path: Path, relpath: str, problems: list[Problem]) -> str | None:
+    """File text as UTF-8, or None with a problem recorded."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(relpath, f"cannot read file: {exc.strerror or exc}", rule="read"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problems.append(Problem(relpath, f"not valid UTF-8 (byte {exc.start}): MIF files must be UTF-8", line=line, rule="encoding"))
+        return None
+
+
+def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_offset: int = 0) -> dict[str, Any] | None:
+    """A YAML mapping, or None with a problem; YAML warnings become problems too."""
+    try:
+        result = load_yaml(text)
+    except yaml.YAMLError as exc:
+        line = yaml_error_line(exc)
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problems.append(Problem(relpath, f"YAML syntax error: {reason}", line=line + line_offset if line else None, rule="yaml"))
+        return None
+    except RecursionError:
+        problems.append(Problem(relpath, "YAML nesting is too deep to read", rule="yaml"))
+        return None
+    for issue in result.issues:
+        problems.append(Problem(relpath, issue.message, Severity.WARNING, key=issue.key, line=(issue.line or 0) + line_offset or None, rule="yaml"))
+    if result.data is None:
+        result.data = {}
+    if not isinstance(result.data, dict):
+        problems.append(Problem(relpath, f"YAML must be a mapping of keys to values, not a {type(result.data).__name__}", line=line_offset + 1, rule="yaml"))
+        return None
+    return result.data
+
+
+def parse_memory(root: Path, relpath: str) -> tuple[ParsedMemory | None, list[Problem]]:
+    """Read one concept file.  Returns None (with problems) when it cannot be a memory."""
+    problems: list[Problem] = []
+    text = read_text(root / relpath, relpath, problems)
+    if text is None:
+        return None, problems
+    try:
+        split = split_frontmatter(text)
+    except FrontmatterError as exc:
+        problems.append(Problem(relpath, str(exc), line=exc.line, rule="frontmatter"))
+        return None, problems
+    if split.had_bom:
+        problems.append(Problem(relpath, "file starts with a byte-order mark; it is ignored", Severity.INFO, rule="encoding"))
+    frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1)
+    if frontmatter is None:
+        return None, problems
+    _check_required(frontmatter, relpath, problems)
+    if relpath.endswith(".memory.md"):
+        problems.append(Problem(relpath, "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)", Severity.WARNING, rule="legacy"))
+    if id_problem(frontmatter.get("id")) is not None:
+        return None, problems
+    if not isinstance(frontmatter["id"], str):
+        frontmatter["id"] = str(frontmatter["id"])
+    return ParsedMemory(relpath, frontmatter, split.body), problems
+
+
+def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -> None:
+    for key in REQUIRED_KEYS:
+        if fm.get(key) in (None, ""):
+            consequence = "; the file is not loaded" if key == "id" else ""
+            problems.append(Problem(relpath, f"required key {key!r} is missing{consequence}", key=key, rule="required"))
+    memory_id = fm.get("id")
+    if memory_id not in (None, ""):
+        why = id_problem(memory_id if isinstance(memory_id, str) else str(memory_id))
+        if why:
+            problems.append(Problem(relpath, f"id {why}; the file is not loaded", key="id", value=memory_id, rule="id"))
+        elif not isinstance(memory_id, str) or not UUID_RE.match(memory_id):
+            problems.append(Problem(relpath, f"id {memory_id!r} is not a UUID (spec 4.1); accepted", Severity.WARNING, key="id", value=memory_id, rule="id"))
+    kind = fm.get("type")
+    if kind not in (None, "") and kind not in BASE_TYPES:
+        problems.append(Problem(relpath, f"type {kind!r} is not a base type ({', '.join(BASE_TYPES)})", key="type", value=kind, rule="type"))
+
+
+def parse_entity(root: Path, relpath: str) -> tuple[ParsedEntity | None, list[Problem]]:
+    """Read one ``.mif/entities`` YAML file (spec 7.4)."""
+    problems: list[Problem] = []
+    text = read_text(root / relpath, relpath, problems)
+    data = None if text is None else parse_yaml_mapping(text, relpath, problems)
+    if data is None:
+        return None, problems
+    slug, kind = data.get("id"), data.get("type")
+    if not isinstance(slug, str) or not slug or not isinstance(kind, str) or not kind:
+        problems.append(Problem(relpath, "entity needs string 'id' and 'type' keys; not loaded", key="id" if not slug else "type", rule="entity"))
+        return None, problems
+    iri = entity_iri(kind, slug)
+    why = id_problem(iri[len("urn:mif:"):])
+    if why:
+        problems.append(Problem(relpath, f"entity id {why}; not loaded", key="id", value=slug, rule="entity"))
+        return None, problems
+    return ParsedEntity(relpath, iri, data), problems
+
+
+def parse_config(root: Path, relpath: str) -> tuple[dict[str, Any], list[Problem]]:
+    problems: list[Problem] = []
+    text = read_text(root / relpath, relpath, problems)
+    data = None if text is None else parse_yaml_mapping(text, relpath, problems)
+    return data or {}, problems
