@@ -1,0 +1,205 @@
+"""RDF -> frontmatter and body: the reverse of projection + toRdf.
+
+A memory's named graph is read back into the frontmatter mapping it came
+from, using the same precompiled context (term IRIs, coercions, containers)
+the forward path used.  The result equals the original frontmatter up to what
+JSON-LD itself does not distinguish (docs/decisions.md): the order of ``@set``
+lists, a single value versus a one-element ``@set`` list, ``id``/``@id`` and
+``type``/``@type`` spellings in nested objects, ``"x"`` versus ``{"@id": "x"}``
+for IRI-valued keys, and different spellings of the same IRI.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import RDF, XSD
+
+from .context import MIF_NS, ActiveContext, Term, mif_context
+from .errors import Problem, Severity
+from .identity import id_from_memory_iri, relativize, target_spelling
+from .projection import EXT_PROVIDER, EXT_VALUE, extension_vocab
+from .yamlio import TIMESTAMP_RE, YamlTimestamp
+
+_RDF_JSON = URIRef(str(RDF) + "JSON")
+_MIF_CONCEPT = URIRef(MIF_NS + "Concept")
+_CONTENT = URIRef(MIF_NS + "content")
+_CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
+_AUTHORED_TARGET = URIRef(MIF_NS + "authoredTarget")
+_TARGET = URIRef(MIF_NS + "target")
+_EXTENSIONS = URIRef(MIF_NS + "extensions")
+#: Frontmatter key order the reverse path writes (spec Appendix A); other keys follow, sorted.
+KEY_ORDER = (
+    "id", "type", "created", "modified", "ontology", "namespace", "title", "tags", "aliases",
+    "summary", "compressed_at", "entity", "entities", "relationships", "temporal", "provenance",
+    "embedding", "citations", "documents", "properties", "extensions",
+)
+#: Keys whose node references are written ``{"@id": ...}`` rather than as a plain string.
+_OBJECT_REFERENCES = frozenset({"entity", "wasGeneratedBy", "wasAttributedTo", "wasDerivedFrom", "wasAssociatedWith"})
+#: Keys whose nested node id is spelled ``id`` (OntologyReference, DocumentReference).
+_PLAIN_ID_PARENTS = frozenset({"ontology", "documents"})
+_NUMERIC = {str(XSD.integer), str(XSD.decimal), str(XSD.double), str(XSD.float), str(XSD.int), str(XSD.long)}
+
+
+@dataclass
+class RecoveredMemory:
+    frontmatter: dict[str, Any]
+    body: str
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self, graph: Graph, doc_iri: str, base: str, path: str) -> None:
+        self.graph, self.doc_iri, self.base, self.path = graph, doc_iri, base, path
+        self.problems: list[Problem] = []
+        self.visiting: set[Any] = set()
+
+    # -- nodes ------------------------------------------------------------------
+    def properties(self, subject: Any, ctx: ActiveContext, parent_key: str | None, skip: frozenset[Any] = frozenset()) -> dict[str, Any]:
+        """The JSON object of one node: its ``@id`` (when named), ``@type`` and properties."""
+        out: dict[str, Any] = {}
+        if isinstance(subject, URIRef) and parent_key is not None:
+            out["id" if parent_key in _PLAIN_ID_PARENTS else "@id"] = relativize(str(subject), self.doc_iri)
+        grouped: dict[Any, list[Any]] = {}
+        for predicate, obj in self.graph.predicate_objects(subject):
+            if predicate not in skip:
+                grouped.setdefault(predicate, []).append(obj)
+        types = grouped.pop(RDF.type, [])
+        if types:
+            names = sorted(ctx.compact_iri(str(t)) for t in types)
+            out["@type"] = names[0] if len(names) == 1 else names
+        for predicate in sorted(grouped, key=str):
+            key = ctx.compact_iri(str(predicate))
+            _, term = ctx.expand_key(key)
+            out[key] = self.key_value(key, term, ctx.child(term), grouped[predicate])
+        return out
+
+    def key_value(self, key: str, term: Term | None, ctx: ActiveContext, objects: list[Any]) -> Any:
+        if key == "extensions" and term is not None and term.container == "@index":
+            return self.extensions(objects, ctx)
+        values = [self.value(o, key, term, ctx) for o in objects]
+        if term is not None and term.container == "@set":
+            if len(values) == 1 and isinstance(values[0], list) and not values[0]:
+                return []
+            return sorted(values, key=_sort_key)
+        if len(values) == 1:
+            return values[0]
+        return sorted(values, key=_sort_key)
+
+    def value(self, obj: Any, key: str, term: Term | None, ctx: ActiveContext) -> Any:
+        coerce = term.coerce if term else None
+        if isinstance(obj, Literal):
+            return literal_value(obj)
+        if obj == RDF.nil:
+            return []
+        if (obj, RDF.first, None) in self.graph:
+            return [self.value(item, key, term, ctx) for item in self.graph.items(obj)]
+        if coerce == "@vocab" and isinstance(obj, URIRef) and not self.has_properties(obj):
+            return ctx.compact_iri(str(obj))
+        if isinstance(obj, URIRef) and not self.has_properties(obj):
+            if key == "target":
+                return target_spelling(str(obj), self.base)
+            iri = relativize(str(obj), self.doc_iri)
+            if coerce == "@id" and key not in _OBJECT_REFERENCES:
+                return iri
+            return {"id" if key in _PLAIN_ID_PARENTS else "@id": iri}
+        if obj in self.visiting:
+            self.problems.append(Problem(self.path, f"cycle through node {obj} under {key!r}; cut", Severity.WARNING, key=key))
+            return None
+        self.visiting.add(obj)
+        try:
+            if key == "relationships":
+                return self.relationship(obj, ctx)
+            return self.properties(obj, ctx, key)
+        finally:
+            self.visiting.discard(obj)
+
+    def has_properties(self, node: Any) -> bool:
+        return (node, None, None) in self.graph
+
+    # -- MIF shapes -----------------------------------------------------------------
+    def relationship(self, node: Any, ctx: ActiveContext) -> dict[str, Any]:
+        rel = self.properties(node, ctx, "relationships", skip=frozenset({_AUTHORED_TARGET}))
+        authored = self.graph.value(node, _AUTHORED_TARGET)
+        if authored is not None and "target" in rel:
+            rel["target"] = str(authored)
+        return _ordered(rel, ("type", "target", "strength", "metadata"))
+
+    def extensions(self, objects: list[Any], ctx: ActiveContext) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for node in objects:
+            provider = self.graph.value(node, URIRef(EXT_PROVIDER))
+            if provider is None:
+                self.problems.append(Problem(self.path, "an extensions entry has no provider name; skipped", Severity.WARNING, key="extensions"))
+                continue
+            name = str(provider)
+            pctx = ctx.embedded([None, {"@vocab": extension_vocab(name)}])
+            stored = self.graph.value(node, URIRef(EXT_VALUE))
+            if stored is not None:
+                out[name] = self.value(stored, name, None, pctx)
+            else:
+                data = self.properties(node, pctx, None, skip=frozenset({URIRef(EXT_PROVIDER)}))
+                out[name] = data
+        return dict(sorted(out.items()))
+
+
+def literal_value(lit: Literal) -> Any:
+    """The YAML value an RDF literal came from."""
+    lexical, datatype = str(lit), str(lit.datatype) if lit.datatype else None
+    if datatype == str(_RDF_JSON):
+        return json.loads(lexical)
+    if datatype == str(XSD.boolean):
+        return lexical.strip() in ("true", "1")
+    if datatype in _NUMERIC:
+        try:
+            if datatype == str(XSD.double) or datatype == str(XSD.float):
+                if lexical in ("INF", "-INF", "NaN"):
+                    return {"INF": math.inf, "-INF": -math.inf, "NaN": math.nan}[lexical]
+                return float(lexical)
+            if datatype == str(XSD.decimal) and any(c in lexical for c in ".eE"):
+                return float(lexical)
+            return int(lexical)
+        except ValueError:
+            return lexical
+    if datatype in (str(XSD.dateTime), str(XSD.date)) and TIMESTAMP_RE.match(lexical):
+        return YamlTimestamp(lexical)
+    return lexical
+
+
+def _sort_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _ordered(data: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
+    head = {k: data[k] for k in first if k in data}
+    head.update({k: v for k, v in data.items() if k not in head})
+    return head
+
+
+def recover_memory(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str = "") -> RecoveredMemory:
+    """Frontmatter and body of the memory ``memory`` (its IRI) from its graph."""
+    ctx = mif_context()
+    reader = _Reader(graph, doc_iri, base, path or memory)
+    node = URIRef(memory)
+    data = reader.properties(node, ctx, None, skip=frozenset({_CONTENT, _CONCEPT_TYPE}))
+    types = data.pop("@type", None)
+    if types is not None:
+        extra = [t for t in (types if isinstance(types, list) else [types]) if t != "Concept"]
+        if extra:
+            data["@type"] = extra[0] if len(extra) == 1 else extra
+    frontmatter: dict[str, Any] = {"id": id_from_memory_iri(memory)}
+    concept_type = graph.value(node, _CONCEPT_TYPE)
+    if concept_type is not None:
+        frontmatter["type"] = ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
+    frontmatter.update(data)
+    if frontmatter.get("timestamp") in (frontmatter.get("modified") or frontmatter.get("created"),):
+        frontmatter.pop("timestamp", None)
+    if "summary" in frontmatter and frontmatter.get("description") == frontmatter["summary"]:
+        frontmatter.pop("description")
+    content = graph.value(node, _CONTENT)
+    if content is None:
+        reader.problems.append(Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content"))
+    return RecoveredMemory(_ordered(frontmatter, KEY_ORDER), "" if content is None else str(content), reader.problems)
