@@ -595,7 +595,7 @@ def generate_memory(
         }
 
     # ---- entities ------------------------------------------------------
-    if rng.random() < 0.7:
+    if rng.random() < 0.6:
         picks = rng.sample(range(len(ENTITY_POOL)), rng.randint(1, 3))
         fm["entities"] = [
             _entity_ref(
@@ -664,7 +664,7 @@ def generate_memory(
         fm["relationships"] = rels
 
     # ---- temporal ------------------------------------------------------
-    if rng.random() < 0.6:
+    if rng.random() < 0.55:
         temporal: dict[str, Any] = {}
         if rng.random() < 0.4:
             temporal["@type"] = "TemporalMetadata"
@@ -697,7 +697,7 @@ def generate_memory(
         fm["temporal"] = temporal
 
     # ---- provenance ----------------------------------------------------
-    if rng.random() < 0.65:
+    if rng.random() < 0.6:
         stype, clo, chi = rng.choice(_SOURCE_TYPES)
         prov: dict[str, Any] = {}
         with_prov_layer = rng.random() < 0.2
@@ -732,7 +732,7 @@ def generate_memory(
         fm["provenance"] = prov
 
     # ---- embedding -----------------------------------------------------
-    if rng.random() < 0.4:
+    if rng.random() < 0.35:
         model_name, dims = rng.choice(_EMBED_MODELS)
         emb: dict[str, Any] = {}
         if rng.random() < 0.5:
@@ -750,7 +750,7 @@ def generate_memory(
 
     # ---- citations -----------------------------------------------------
     citation_lines: list[str] = []
-    if rng.random() < 0.2:
+    if rng.random() < 0.15:
         cites: list[dict[str, Any]] = []
         for _ in range(rng.randint(1, 3)):
             q = rng.choice(_QUALIFIERS)
