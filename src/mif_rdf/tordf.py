@@ -36,12 +36,15 @@ def _uri(iri: str) -> URIRef:
 
 
 def canonical_double(value: float) -> str:
-    """xsd:double canonical form, as pyld writes it (``1.5E0``)."""
-    mantissa, exponent = f"{value:1.15E}".split("E")
-    mantissa = mantissa.rstrip("0")
-    if mantissa.endswith("."):
-        mantissa += "0"
-    return f"{mantissa}E{int(exponent)}"
+    """xsd:double in canonical form (``1.5E0``) with the shortest digits that give ``value`` back.
+
+    pyld keeps 16 significant digits, which changes some doubles; this keeps them all.
+    """
+    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    text = "".join(map(str, digits)) or "0"
+    scale = len(text) - 1 + int(exponent)  # type: ignore[arg-type]
+    mantissa = text[0] + "." + (text[1:] or "0")
+    return f"{'-' if sign else ''}{mantissa}E{scale}"
 
 
 def canonical_decimal(value: float | int) -> str:

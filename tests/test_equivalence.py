@@ -1,0 +1,93 @@
+"""DESIGN 3, "through the context": the fast loader's triples equal pyld's toRdf, memory by memory."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mif_rdf.bundle import load_bundle
+from mif_rdf.identity import document_iri
+from mif_rdf.parse import parse_memory
+from mif_rdf.projection import project_memory
+from mif_rdf.reference import pyld_graph
+from mif_rdf.tordf import document_triples
+
+from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_files
+
+BASE = "mif://local/test/"
+
+
+def _cases():
+    for name, folder in FIXTURE_BUNDLES.items():
+        for path in memory_files(folder):
+            yield pytest.param(folder, path.relative_to(folder).as_posix(), id=f"{name}/{path.relative_to(folder)}")
+
+
+@pytest.mark.parametrize(("root", "relpath"), list(_cases()))
+def test_fast_walker_matches_pyld_on_fixture(root: Path, relpath: str) -> None:
+    parsed, _ = parse_memory(root, relpath)
+    assert parsed is not None
+    doc_iri = document_iri(BASE, relpath)
+    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri, base=BASE)
+    fast = document_triples(projection.document, doc_iri)
+    reference = pyld_graph(projection.document, doc_iri)
+    assert len(reference) > 5
+    assert_isomorphic(fast, reference, relpath)
+
+
+def test_generated_bundle_memory_by_memory(tmp_path: Path) -> None:
+    from mif_rdf.synthetic import generate_bundle
+
+    generate_bundle(tmp_path, 120, seed=7, broken_links=2)
+    fast = load_bundle(tmp_path, engine="fast", base_iri=BASE)
+    slow = load_bundle(tmp_path, engine="pyld", base_iri=BASE)
+    assert len(fast.memories) == 120
+    assert fast.memories.keys() == slow.memories.keys()
+    for memory_id in fast.memories:
+        assert_isomorphic(fast.graph(memory_id), slow.graph(memory_id), memory_id)
+    assert_isomorphic(fast.links, slow.links, "links")
+
+
+# -- property-based: arbitrary frontmatter values through both engines ----------------
+_keys = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd"), whitelist_characters="_-:"), min_size=1, max_size=12)
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**6, 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(max_size=20),
+)
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
+_known = st.fixed_dictionaries({}, optional={
+    "title": st.text(max_size=20),
+    "namespace": st.sampled_from(["_semantic/decisions", "acme/team-a", "_local/x"]),
+    "tags": st.lists(st.text(min_size=1, max_size=8), max_size=4),
+    "aliases": st.lists(st.text(max_size=8), max_size=3),
+    "modified": st.sampled_from(["2026-01-20T14:22:00Z", "2026-01-20", "not a date"]),
+    "summary": st.text(max_size=30),
+    "properties": st.dictionaries(_keys, _scalars, max_size=4),
+    "extensions": st.dictionaries(_keys, _values, max_size=3),
+    "entity": st.dictionaries(_keys, _values, max_size=3),
+    "temporal": st.fixed_dictionaries({}, optional={
+        "validUntil": st.none(), "ttl": st.just("P90D"), "accessCount": st.integers(0, 99),
+        "decay": st.fixed_dictionaries({"model": st.sampled_from(["none", "linear"]), "strength": st.floats(0, 1)}),
+    }),
+    "provenance": st.fixed_dictionaries({}, optional={
+        "sourceType": st.sampled_from(["user_explicit", "external_import", "made_up"]),
+        "confidence": st.floats(0, 1), "sourceRef": st.sampled_from(["conversation:c-1", "relative/ref", "has space"]),
+        "wasDerivedFrom": st.one_of(st.just({"@id": "urn:mif:conv:1"}), st.just([{"@id": "urn:a:1"}, {"@id": "urn:a:2"}])),
+    }),
+    "relationships": st.lists(st.fixed_dictionaries(
+        {"type": st.sampled_from(["relates-to", "RelatesTo", "team:reinforces"]),
+         "target": st.sampled_from(["/semantic/x.md", "x.md", "../y.md", "urn:mif:abc", "/with space.md"])},
+        optional={"strength": st.floats(0, 1), "metadata": _values}), max_size=3),
+    "custom_key": _values,
+})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frontmatter=_known, body=st.text(max_size=40))
+def test_fast_walker_matches_pyld_on_generated_frontmatter(frontmatter: dict, body: str) -> None:
+    frontmatter = {"id": "0b191afe-df8d-5858-8e1d-438787ebdeee", "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
+    doc_iri = document_iri(BASE, "semantic/generated.md")
+    projection = project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=BASE)
+    assert_isomorphic(document_triples(projection.document, doc_iri), pyld_graph(projection.document, doc_iri), "generated")
