@@ -381,6 +381,29 @@ _PROPERTY_KEYS: tuple[str, ...] = (
     "sla_hours", "error_rate", "reviewed", "ticket",
 )
 
+# Probability that a memory carries each optional field family.  Tuned so a
+# memory averages roughly 40-45 triples once loaded -- dense enough to exercise
+# every mapping, sparse enough to look like real, uneven hand-written data.
+_RATES: dict[str, float] = {
+    "modified": 0.85,
+    "namespace": 0.97,
+    "title": 0.95,
+    "summary": 0.08,  # with compressed_at
+    "tags": 0.9,
+    "aliases": 0.3,
+    "ontology": 0.7,
+    "entity": 0.05,  # ontology-typed entity payload
+    "entities": 0.45,
+    "relationships": 0.88,
+    "temporal": 0.45,
+    "provenance": 0.5,
+    "embedding": 0.3,
+    "citations": 0.12,
+    "documents": 0.06,
+    "properties": 0.15,
+    "extensions": 0.3,
+}
+
 _BASE_TIME = datetime(2024, 1, 1, 8, 0, 0)
 _STEP_SECONDS = 2820  # 47 minutes between consecutive memories ...
 _JITTER_SECONDS = 1800  # ... plus up to 30 minutes of index-derived jitter
@@ -545,7 +568,7 @@ def generate_memory(
 
     fm: dict[str, Any] = {"id": ids[index], "type": base_type, "created": ts(created)}
     modified = created + timedelta(minutes=rng.randint(5, 60 * 24 * 30))
-    if rng.random() < 0.85:
+    if rng.random() < _RATES["modified"]:
         fm["modified"] = ts(modified)
 
     r = rng.random()
@@ -557,23 +580,23 @@ def generate_memory(
         namespace = rng.choice(_ORG_NAMESPACES)
     else:
         namespace = f"_{base_type}/{category}"
-    if rng.random() < 0.97:
+    if rng.random() < _RATES["namespace"]:
         fm["namespace"] = namespace
-    if rng.random() < 0.95:
+    if rng.random() < _RATES["title"]:
         fm["title"] = title
 
-    if rng.random() < 0.1:
+    if rng.random() < _RATES["summary"]:
         fm["summary"] = " ".join(_sentence(rng) for _ in range(rng.randint(2, 3)))[:480]
         fm["compressed_at"] = ts(modified + timedelta(days=rng.randint(30, 90)))
 
-    if rng.random() < 0.9:
-        fm["tags"] = rng.sample(_TAGS, rng.randint(1, 5))
-    if rng.random() < 0.4:
+    if rng.random() < _RATES["tags"]:
+        fm["tags"] = rng.sample(_TAGS, rng.choice((1, 1, 2, 2, 3, 3, 4, 5)))
+    if rng.random() < _RATES["aliases"]:
         aliases = [f"{title.rsplit(' ', 1)[0]} Note"]
         if rng.random() < 0.5:
             aliases.append(path.rsplit("/", 1)[-1][:-3])
         fm["aliases"] = aliases
-    if rng.random() < 0.8:
+    if rng.random() < _RATES["ontology"]:
         onto: dict[str, Any] = {}
         if rng.random() < 0.8:
             onto["id"] = "mif-base"
@@ -585,7 +608,7 @@ def generate_memory(
             onto["version"] = _Quoted("1.0.0")
         fm["ontology"] = onto
 
-    if rng.random() < 0.05:
+    if rng.random() < _RATES["entity"]:
         fm["entity"] = {
             "name": f"{title} Record",
             "entity_type": rng.choice(("component", "service", "grazing-plan")),
@@ -595,7 +618,7 @@ def generate_memory(
         }
 
     # ---- entities ------------------------------------------------------
-    if rng.random() < 0.6:
+    if rng.random() < _RATES["entities"]:
         picks = rng.sample(range(len(ENTITY_POOL)), rng.randint(1, 3))
         fm["entities"] = [
             _entity_ref(
@@ -610,7 +633,7 @@ def generate_memory(
     rels: list[dict[str, Any]] = []
     mirror: list[str] = []
     seen_pairs: set[tuple[str, str]] = set()
-    n_rels = rng.randint(1, 4) if rng.random() < 0.88 else 0
+    n_rels = rng.randint(1, 4) if rng.random() < _RATES["relationships"] else 0
     attempts = 0
     while len(rels) < n_rels and attempts < n_rels * 4:
         attempts += 1
@@ -664,7 +687,7 @@ def generate_memory(
         fm["relationships"] = rels
 
     # ---- temporal ------------------------------------------------------
-    if rng.random() < 0.55:
+    if rng.random() < _RATES["temporal"]:
         temporal: dict[str, Any] = {}
         if rng.random() < 0.4:
             temporal["@type"] = "TemporalMetadata"
@@ -697,7 +720,7 @@ def generate_memory(
         fm["temporal"] = temporal
 
     # ---- provenance ----------------------------------------------------
-    if rng.random() < 0.6:
+    if rng.random() < _RATES["provenance"]:
         stype, clo, chi = rng.choice(_SOURCE_TYPES)
         prov: dict[str, Any] = {}
         with_prov_layer = rng.random() < 0.2
@@ -732,7 +755,7 @@ def generate_memory(
         fm["provenance"] = prov
 
     # ---- embedding -----------------------------------------------------
-    if rng.random() < 0.35:
+    if rng.random() < _RATES["embedding"]:
         model_name, dims = rng.choice(_EMBED_MODELS)
         emb: dict[str, Any] = {}
         if rng.random() < 0.5:
@@ -750,7 +773,7 @@ def generate_memory(
 
     # ---- citations -----------------------------------------------------
     citation_lines: list[str] = []
-    if rng.random() < 0.15:
+    if rng.random() < _RATES["citations"]:
         cites: list[dict[str, Any]] = []
         for _ in range(rng.randint(1, 3)):
             q = rng.choice(_QUALIFIERS)
@@ -799,7 +822,7 @@ def generate_memory(
         fm["citations"] = cites
 
     # ---- documents -----------------------------------------------------
-    if rng.random() < 0.08:
+    if rng.random() < _RATES["documents"]:
         docs: list[dict[str, Any]] = []
         for _ in range(rng.randint(1, 2)):
             dtype, ctype = rng.choice(_DOC_TYPES)
@@ -820,7 +843,7 @@ def generate_memory(
         fm["documents"] = docs
 
     # ---- properties ----------------------------------------------------
-    if rng.random() < 0.2:
+    if rng.random() < _RATES["properties"]:
         props: dict[str, Any] = {}
         for key in rng.sample(_PROPERTY_KEYS, rng.randint(2, 5)):
             if key in ("status", "owner_team", "ticket"):
@@ -836,7 +859,7 @@ def generate_memory(
         fm["properties"] = props
 
     # ---- extensions ----------------------------------------------------
-    if rng.random() < 0.35:
+    if rng.random() < _RATES["extensions"]:
         ext: dict[str, Any] = {}
         for provider in rng.sample(("subcog", "tracker"), rng.randint(1, 2)):
             if provider == "subcog":
