@@ -173,6 +173,8 @@ class _Encoder:
     def extensions(self, value: Any, term: Term | None, ctx: ActiveContext) -> Any:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             return self.value(value, term, ctx.child(term), "extensions")
+        if not value:  # an empty @index map makes no triples at all
+            return json_literal({})
         out: dict[str, Any] = {}
         for provider, payload in value.items():
             keypath = f"extensions.{provider}"

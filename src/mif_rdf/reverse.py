@@ -128,13 +128,13 @@ class _Reader:
             rel["target"] = str(authored)
         return _ordered(rel, ("type", "target", "strength", "metadata"))
 
-    def extensions(self, objects: list[Any], ctx: ActiveContext) -> dict[str, Any]:
+    def extensions(self, objects: list[Any], ctx: ActiveContext) -> Any:
+        providers = [self.graph.value(node, URIRef(EXT_PROVIDER)) for node in objects]
+        if None in providers:  # extensions was not a mapping of providers: read it as any value
+            values = [self.value(o, "extensions", None, ctx) for o in objects]
+            return values[0] if len(values) == 1 else sorted(values, key=_sort_key)
         out: dict[str, Any] = {}
-        for node in objects:
-            provider = self.graph.value(node, URIRef(EXT_PROVIDER))
-            if provider is None:
-                self.problems.append(Problem(self.path, "an extensions entry has no provider name; skipped", Severity.WARNING, key="extensions"))
-                continue
+        for node, provider in zip(objects, providers):
             name = str(provider)
             pctx = ctx.embedded([None, {"@vocab": extension_vocab(name)}])
             stored = self.graph.value(node, URIRef(EXT_VALUE))
@@ -195,10 +195,10 @@ def recover_memory(graph: Graph, memory: str, *, doc_iri: str, base: str, path: 
     if concept_type is not None:
         frontmatter["type"] = ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
     frontmatter.update(data)
-    if frontmatter.get("timestamp") in (frontmatter.get("modified") or frontmatter.get("created"),):
-        frontmatter.pop("timestamp", None)
-    if "summary" in frontmatter and frontmatter.get("description") == frontmatter["summary"]:
-        frontmatter.pop("description")
+    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
+        del frontmatter["timestamp"]
+    if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
+        del frontmatter["description"]
     content = graph.value(node, _CONTENT)
     if content is None:
         reader.problems.append(Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content"))
