@@ -118,8 +118,12 @@ class _Encoder:
             items = [self.item(v, coerce, ctx, f"{keypath}[{i}]") for i, v in enumerate(value)]
             if container == "@set":
                 return items or [{"@list": []}]
-            return {"@list": items}
-        return self.item(value, coerce, ctx, keypath)
+            encoded = {"@list": items}
+        else:
+            encoded = self.item(value, coerce, ctx, keypath)
+        if container == "@index" and isinstance(encoded, dict):
+            return [encoded]  # under an @index term every map is an index map: an array is not
+        return encoded
 
     def item(self, value: Any, coerce: str | None, ctx: ActiveContext, keypath: str) -> Any:
         if value is None:
@@ -174,7 +178,7 @@ class _Encoder:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             return self.value(value, term, ctx.child(term), "extensions")
         if not value:  # an empty @index map makes no triples at all
-            return json_literal({})
+            return [json_literal({})]
         out: dict[str, Any] = {}
         for provider, payload in value.items():
             keypath = f"extensions.{provider}"

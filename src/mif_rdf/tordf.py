@@ -100,7 +100,7 @@ class Walker:
         if coerce == "@json":
             self.triples.append((subject, predicate, Literal(json_lexical(value), datatype=_RDF_JSON)))
             return
-        if container == "@index" and isinstance(value, dict) and "@value" not in value and "@list" not in value:
+        if container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
             for item in value.values():
                 self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)  # type: ignore[union-attr]
             return
