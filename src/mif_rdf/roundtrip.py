@@ -74,7 +74,7 @@ class _Canon:
         if term is not None and term.container == "@set":
             items = value if isinstance(value, list) else [value]
             canon = [self.item(v, coerce, ctx, relationships) for v in items]
-            return ("set", sorted(json.dumps(c, sort_keys=True, default=str) for c in canon))
+            return ("set", sorted({json.dumps(c, sort_keys=True, default=str) for c in canon}))  # RDF keeps one of duplicates
         if isinstance(value, list):
             return [self.item(v, coerce, ctx, False) for v in value]
         return self.item(value, coerce, ctx, False)
