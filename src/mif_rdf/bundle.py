@@ -7,6 +7,8 @@ resolve, and each memory's bundle path.  Queries see the union by default.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -285,6 +287,30 @@ def load_bundle(
     root = root.resolve()
     base = normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
     bundle = Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine)
+    with _no_cyclic_gc():
+        _fill(bundle, progress)
+    return bundle
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a bulk load.
+
+    A load allocates millions of long-lived objects (terms, index entries) and
+    creates no garbage cycles; with the collector on, each full collection
+    walks all of them again, which made loads of 10,000 memories 1.5-2x slower.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fill(bundle: Bundle, progress: bool | None) -> None:
+    root = bundle.root
     files: BundleFiles = discover(root)
     bundle.problems.extend(files.problems)
     if files.config:
@@ -296,4 +322,3 @@ def load_bundle(
     for relpath in files.entities:
         loader.entity(relpath)
     loader.links()
-    return bundle
