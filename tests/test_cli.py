@@ -298,11 +298,6 @@ def test_convert_round_trip_through_files_is_lossless(capsys, tmp_path: Path, ex
         assert equivalent(record.frontmatter, fm, doc_iri=record.doc_iri, base=example_bundle.base_iri), record.relpath
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: convert to-markdown with a relative folder fails with an internal error: "
-    "markdown_from_jsonld resolves the root but not the rglob'd files, so relative_to raises ValueError",
-)
 def test_convert_to_markdown_with_relative_paths(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, "convert", "to-jsonld", EXAMPLES, "-o", "jsonld")

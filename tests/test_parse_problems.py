@@ -121,11 +121,6 @@ def test_duplicate_yaml_key_warns_and_the_later_value_wins(tmp_path: Path) -> No
     assert "Second" in titles and "First" not in titles
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the duplicate-key warning names the first occurrence by its line in the YAML text "
-    "('first on line 4'), not in the file (line 5), while Problem.line (7) counts file lines",
-)
 def test_duplicate_yaml_key_message_names_both_file_lines(tmp_path: Path) -> None:
     bundle = load_with(tmp_path, {"bad.md": memory_text(OTHER, "title: First\ntags: [a]\ntitle: Second\n")})
     problem = the_problem(bundle)
@@ -246,11 +241,6 @@ def test_duplicate_id_second_file_is_not_loaded_and_names_the_first(tmp_path: Pa
     assert "Alpha" in titles and "Beta" not in titles
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: discovery walks a folder's files before its subfolders (os.walk order), so of "
-    "'b.md' and 'a/x.md' the loader keeps 'b.md', although 'a/x.md' comes first in sorted path order",
-)
 def test_duplicate_id_first_in_sorted_path_order_wins_across_folders(tmp_path: Path) -> None:
     bundle = load_with(
         tmp_path,

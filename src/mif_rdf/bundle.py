@@ -280,8 +280,10 @@ def load_bundle(
     itself cannot be read.
     """
     root = Path(root)
+    if root.is_file():
+        raise MifRdfError(f"{str(root)!r} is a file; give the bundle folder")
     if not root.is_dir():
-        raise MifRdfError(f"bundle folder {str(root)!r} does not exist or is not a folder")
+        raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
     if engine not in ("fast", "pyld"):
         raise MifRdfError(f"unknown engine {engine!r}: use 'fast' or 'pyld'")
     root = root.resolve()

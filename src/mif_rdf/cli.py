@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mif-rdf",
         description="MIF knowledge bundles as RDF: load through the MIF JSON-LD context, export, convert.",
-        epilog="Exit codes: 0 ok, 1 the input has errors, 2 could not run.",
+        epilog="Exit codes: 0 ok; 1 the input has errors (load, export, convert) or a round trip lost data; 2 could not run.",
     )
     parser.add_argument("--version", action="version", version=f"mif-rdf {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -53,14 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     convert = commands.add_parser("convert", help="markdown <-> JSON-LD projection, and round-trip checks", description="Convert between the markdown and JSON-LD forms of memories (spec section 15).")
     how = convert.add_subparsers(dest="direction", required=True, metavar="DIRECTION")
-    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents")
+    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads.")
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
-    to_jsonld.add_argument("-o", "--output", type=Path, help="output file (for one memory) or folder (for a bundle); default: standard output for one memory")
+    to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
-    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents -> markdown memories")
+    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), through RDF: what comes back is what the graph holds.")
     to_md.add_argument("path", type=Path, help="a .jsonld file or a folder of them")
-    to_md.add_argument("-o", "--output", type=Path, help="output file (for one document) or folder; default: standard output for one document")
-    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing")
+    to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
+    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory graph out (N-Quads or JSON-LD), read it back, rebuild the markdown and compare with the original: exit 0 when nothing is lost, 1 otherwise.")
     roundtrip.add_argument("path", type=Path, help="a bundle folder")
     roundtrip.add_argument("--via", choices=("nquads", "jsonld"), default="nquads", help="go through an N-Quads serialization (default) or the JSON-LD projection")
     roundtrip.add_argument("--base", metavar="IRI", help="base IRI of the bundle")

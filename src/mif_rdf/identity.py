@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from .context import MIF_NS, is_valid_iri, resolve_iri
+from .context import MIF_NS, is_absolute_iri, is_valid_iri, resolve_iri
 from .errors import MifRdfError
 
 MEMORY_PREFIX = "urn:mif:"
@@ -56,8 +56,10 @@ def default_base_iri(root: Path) -> str:
 
 def normalize_base_iri(base: str) -> str:
     """Check a user-given base IRI and make it end with '/' (a folder)."""
+    if not is_absolute_iri(base):
+        raise MifRdfError(f"base IRI {base!r} is not an absolute IRI (it needs a scheme, as in mif://local/name/)")
     if not is_valid_iri(base):
-        raise MifRdfError(f"base IRI {base!r} is not an absolute IRI")
+        raise MifRdfError(f"base IRI {base!r} contains characters no IRI may hold (spaces, quotes, <>{{}}|\\^`)")
     return base if base.endswith("/") else base + "/"
 
 

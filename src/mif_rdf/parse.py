@@ -57,8 +57,9 @@ def discover(root: Path) -> BundleFiles:
     """Find concept files (``*.md`` at any depth), ``.mif/config.yaml`` and entity files.
 
     Hidden folders are skipped (``.mif`` is read for config and entities only),
-    symlinked folders are not followed, and a symlinked file is read only when
-    it points inside the bundle.
+    symlinked folders are not followed and symlinked files are not read (a
+    target inside the bundle is read as itself), so nothing outside the bundle
+    is ever opened and nothing is read twice.
     """
     found = BundleFiles()
     root = root.resolve()
@@ -72,10 +73,13 @@ def discover(root: Path) -> BundleFiles:
             if not name.endswith(".md") or name.startswith(".") or name in RESERVED_NAMES:
                 continue
             path = here / name
-            if path.is_symlink() and not _inside(path, root):
-                found.problems.append(Problem(_rel(path, root), "symlink points outside the bundle; not read", Severity.WARNING, rule="discovery"))
+            if path.is_symlink():  # its target, when inside the bundle, is read as itself
+                inside = _inside(path, root)
+                reason = "symlink to a file inside the bundle; the file itself is read" if inside else "symlink points outside the bundle; not read"
+                found.problems.append(Problem(_rel(path, root), reason, Severity.INFO if inside else Severity.WARNING, rule="discovery"))
                 continue
             found.memories.append(_rel(path, root))
+    found.memories.sort()  # one order everywhere: "the first of two duplicates" is well defined
     mif_dir = root / ".mif"
     for name in ("config.yaml", "config.yml"):
         if (mif_dir / name).is_file():
@@ -87,7 +91,7 @@ def discover(root: Path) -> BundleFiles:
             dirs[:] = sorted(d for d in dirs if not (Path(folder) / d).is_symlink())
             for name in sorted(files):
                 path = Path(folder) / name
-                if name.endswith((".yaml", ".yml")) and (not path.is_symlink() or _inside(path, root)):
+                if name.endswith((".yaml", ".yml")) and not path.is_symlink():
                     found.entities.append(_rel(path, root))
     return found
 
@@ -132,7 +136,10 @@ def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_of
         problems.append(Problem(relpath, "YAML nesting is too deep to read", rule="yaml"))
         return None
     for issue in result.issues:
-        problems.append(Problem(relpath, issue.message, Severity.WARNING, key=issue.key, line=(issue.line or 0) + line_offset or None, rule="yaml"))
+        message = issue.message
+        if issue.first_line is not None:
+            message += f" (first on line {issue.first_line + line_offset})"
+        problems.append(Problem(relpath, message, Severity.WARNING, key=issue.key, line=(issue.line or 0) + line_offset or None, rule="yaml"))
     if result.data is None:
         result.data = {}
     if not isinstance(result.data, dict):

@@ -7,7 +7,8 @@ with a few encodings that keep JSON-LD from losing data (docs/decisions.md):
 
 * ``null`` becomes a JSON literal ``{"@value": null, "@type": "@json"}``;
 * an array under a term with no container becomes an ``@list`` (order and
-  one-element arrays survive); an empty ``@set`` array becomes an empty list;
+  one-element arrays survive); an empty ``@set`` array becomes the JSON
+  literal ``[]``;
 * relationship targets are resolved against the bundle (``/x`` is
   bundle-absolute) and, when the reverse path would not spell them the same,
   the author's spelling is kept in ``authoredTarget``;
@@ -56,6 +57,10 @@ class Projection:
 
 def json_literal(value: Any) -> dict[str, Any]:
     return {"@value": value, "@type": "@json"}
+
+
+#: An empty ``@set`` list makes no triple; this JSON literal ``[]`` stands for it.
+EMPTY_SET = json_literal([])
 
 
 def extension_vocab(provider: str) -> str:
@@ -117,7 +122,7 @@ class _Encoder:
         if isinstance(value, list):
             items = [self.item(v, coerce, ctx, f"{keypath}[{i}]") for i, v in enumerate(value)]
             if container == "@set":
-                return items or [{"@list": []}]
+                return items or [EMPTY_SET]
             encoded = {"@list": items}
         else:
             encoded = self.item(value, coerce, ctx, keypath)
@@ -172,7 +177,7 @@ class _Encoder:
                     if target_spelling(resolved, self.base) != target:
                         rel["authoredTarget"] = target
             out.append(self.node(rel, rctx, keypath))
-        return out or [{"@list": []}]
+        return out or [EMPTY_SET]
 
     def extensions(self, value: Any, term: Term | None, ctx: ActiveContext) -> Any:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):

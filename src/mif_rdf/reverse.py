@@ -25,6 +25,7 @@ from .projection import EXT_PROVIDER, EXT_VALUE, extension_vocab
 from .yamlio import TIMESTAMP_RE, YamlTimestamp
 
 _RDF_JSON = URIRef(str(RDF) + "JSON")
+_EMPTY_SET = Literal("[]", datatype=_RDF_JSON)  # see projection.EMPTY_SET
 _MIF_CONCEPT = URIRef(MIF_NS + "Concept")
 _CONTENT = URIRef(MIF_NS + "content")
 _CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
@@ -80,11 +81,11 @@ class _Reader:
     def key_value(self, key: str, term: Term | None, ctx: ActiveContext, objects: list[Any]) -> Any:
         if key == "extensions" and term is not None and term.container == "@index":
             return self.extensions(objects, ctx)
-        values = [self.value(o, key, term, ctx) for o in objects]
         if term is not None and term.container == "@set":
-            if len(values) == 1 and isinstance(values[0], list) and not values[0]:
+            if len(objects) == 1 and objects[0] == _EMPTY_SET:
                 return []
-            return sorted(values, key=_sort_key)
+            return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
+        values = [self.value(o, key, term, ctx) for o in objects]
         if len(values) == 1:
             return values[0]
         return sorted(values, key=_sort_key)

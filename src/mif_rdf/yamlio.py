@@ -36,11 +36,16 @@ class YamlTimestamp(str):
 
 @dataclass
 class YamlIssue:
-    """Something about the YAML text that is legal for PyYAML but worth saying."""
+    """Something about the YAML text that is legal for PyYAML but worth saying.
+
+    Lines are 1-based within the YAML text; ``first_line`` is the earlier
+    occurrence of a duplicate key.
+    """
 
     message: str
     line: int | None = None
     key: str | None = None
+    first_line: int | None = None
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -61,9 +66,10 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
                 if key in seen and key_node.tag != "tag:yaml.org,2002:merge":
                     self.issues.append(
                         YamlIssue(
-                            f"duplicate key {key!r} (first on line {seen[key] + 1}); the later value wins",
+                            f"duplicate key {key!r}; the later value wins",
                             line=key_node.start_mark.line + 1,
                             key=str(key),
+                            first_line=seen[key] + 1,
                         )
                     )
                 seen.setdefault(key, key_node.start_mark.line)
