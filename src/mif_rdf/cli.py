@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
     to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
-    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), through RDF: what comes back is what the graph holds.")
-    to_md.add_argument("path", type=Path, help="a .jsonld file or a folder of them")
+    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
+    to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
     roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory graph out (N-Quads or JSON-LD), read it back, rebuild the markdown and compare with the original: exit 0 when nothing is lost, 1 otherwise.")
     roundtrip.add_argument("path", type=Path, help="a bundle folder")
@@ -162,7 +162,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         _emit_many(docs, args.output, single=args.path.is_file())
     elif args.direction == "to-markdown":
         docs, problems = markdown_from_jsonld(args.path)
-        _emit_many(docs, args.output, single=args.path.is_file())
+        _emit_many(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld")
     else:
         lines, problems, lossless = roundtrip_report(args.path, via=args.via, base_iri=args.base)
         print("\n".join(lines))

@@ -25,7 +25,7 @@ from .reference import pyld_graph
 from .reverse import recover_memory
 from .roundtrip import differences
 from .tordf import document_triples
-from .writeback import lexical_literals
+from .writeback import lexical_literals, read_dataset, recover_files
 
 
 def bundle_root_of(path: Path) -> Path:
@@ -71,11 +71,19 @@ def jsonld_files(path: Path, base_iri: str | None = None) -> tuple[dict[str, str
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
 
 
+#: Dataset files ``convert to-markdown`` reads (a whole bundle in one file).
+DATASET_SUFFIXES = {".nq": "nquads", ".nquads": "nquads", ".trig": "trig"}
+
+
 def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
-    """Markdown of one ``.jsonld`` projection document or of every one in a folder."""
+    """Markdown of one ``.jsonld`` projection document, of every one in a folder,
+    or of every memory graph in an N-Quads/TriG dataset file."""
     if not path.exists():
         raise MifRdfError(f"{str(path)!r} does not exist")
     path = path.resolve()
+    if path.suffix in DATASET_SUFFIXES:
+        files = recover_files(read_dataset(path, DATASET_SUFFIXES[path.suffix]))
+        return {f.relpath: f.text for f in files}, [p for f in files for p in f.problems]
     root = bundle_root_of(path)
     files = sorted(path.rglob("*.jsonld")) if path.is_dir() else [path]
     out: dict[str, str] = {}
