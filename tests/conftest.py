@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from rdflib import BNode, Graph, Literal, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 from rdflib.namespace import RDF, XSD
 

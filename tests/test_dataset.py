@@ -19,7 +19,7 @@ from mif_rdf.reference import pyld_graph
 from mif_rdf.serialize import serialize_bundle
 from mif_rdf.writeback import lexical_literals
 
-from conftest import EXAMPLES, FIXTURE_BUNDLES, UPSTREAM, assert_isomorphic, memory_text, write_file
+from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
 
 
 def test_one_named_graph_per_memory_and_entity_plus_links(example_bundle) -> None:

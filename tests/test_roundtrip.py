@@ -19,7 +19,7 @@ from mif_rdf.serialize import serialize_bundle
 from mif_rdf.tordf import document_triples
 from mif_rdf.writeback import lexical_literals
 
-from conftest import FIXTURE_BUNDLES, memory_files
+from conftest import FIXTURE_BUNDLES
 
 BASE = "mif://local/rt/"
 

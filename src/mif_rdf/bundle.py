@@ -19,7 +19,7 @@ from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.store import Store
 
 from .context import MIF_NS, is_absolute_iri
-from .errors import MifRdfError, Problem, ProblemLog, Severity
+from .errors import MifRdfError, ProblemLog, Severity
 from .identity import (
     ENTITY_PREFIX,
     GRAPH_LINKS,

@@ -106,7 +106,7 @@ def _format_for(path: Path | None, fmt: str | None) -> str:
     return by_suffix.get(path.suffix, "turtle") if path else "turtle"
 
 
-def _write(path: Path | None, writer: Callable[[IO[bytes]], None]) -> None:
+def _write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
     if path is None:
         writer(sys.stdout.buffer)
         sys.stdout.buffer.flush()

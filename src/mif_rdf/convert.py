@@ -82,8 +82,8 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
         raise MifRdfError(f"{str(path)!r} does not exist")
     path = path.resolve()
     if path.suffix in DATASET_SUFFIXES:
-        files = recover_files(read_dataset(path, DATASET_SUFFIXES[path.suffix]))
-        return {f.relpath: f.text for f in files}, [p for f in files for p in f.problems]
+        recovered = recover_files(read_dataset(path, DATASET_SUFFIXES[path.suffix]))
+        return {f.relpath: f.text for f in recovered}, [p for f in recovered for p in f.problems]
     root = bundle_root_of(path)
     files = sorted(path.rglob("*.jsonld")) if path.is_dir() else [path]
     out: dict[str, str] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable
 
-from rdflib import BNode, Dataset, Graph, Literal, URIRef
+from rdflib import BNode, Dataset, Graph, Literal
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 from .bundle import Bundle

@@ -79,7 +79,7 @@ class Walker:
                 continue
             iri, term = ctx.expand_key(key)
             if iri == "@id":
-                expanded = ctx.expand_iri(value, base=self.base)
+                expanded = ctx.expand_iri(value, base=self.base) or ""
                 subject = BNode(expanded[2:]) if expanded.startswith("_:") else _uri(expanded)
             elif iri == "@type":
                 types.extend(value if isinstance(value, list) else [value])
@@ -89,7 +89,7 @@ class Walker:
             subject = self.bnode()
         add = self.triples.append
         for t in types:
-            add((subject, RDF.type, _uri(ctx.expand_iri(t, vocab=True, base=self.base))))
+            add((subject, RDF.type, _uri(ctx.expand_iri(t, vocab=True, base=self.base) or "")))
         for iri, term, value in props:
             self.values(subject, _uri(iri), value, term, ctx.child(term))
         return subject
@@ -116,7 +116,8 @@ class Walker:
         objects = [o for o in (self.object(i, coerce, ctx) for i in items) if o is not None]
         if not objects:
             return RDF.nil
-        head = node = self.bnode()
+        head: Any = self.bnode()
+        node: Any = head
         add = self.triples.append
         for index, obj in enumerate(objects):
             add((node, RDF.first, obj))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Iterator
 
 import rdflib
-from rdflib import Dataset, Graph, URIRef
+from rdflib import Dataset, URIRef
 
 from .bundle import LOCATION, PATH
 from .errors import MifRdfError, Problem, Severity
