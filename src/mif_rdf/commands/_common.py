@@ -1,0 +1,52 @@
+"""Pieces every subcommand shares: bundle options, loading, output, exit codes."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO, Callable, Sequence
+
+from ..bundle import Bundle, load_bundle
+from ..errors import Problem, Severity
+from ..serialize import EXTENSIONS
+
+EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
+STORES = {"memory": "default", "oxigraph": "Oxigraph"}
+
+
+def bundle_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bundle", type=Path, help="the bundle folder")
+    parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://local/<folder-name>/)")
+    parser.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
+    parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def load(args: argparse.Namespace) -> Bundle:
+    """The bundle named by :func:`bundle_options` arguments."""
+    return load_bundle(
+        args.bundle, base_iri=args.base, engine=args.engine, store=STORES[args.store],
+        progress=False if args.no_progress else None,
+    )
+
+
+def exit_for(problems: Sequence[Problem]) -> int:
+    return EXIT_INVALID if any(p.severity == Severity.ERROR for p in problems) else EXIT_OK
+
+
+def format_for(path: Path | None, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    by_suffix = {suffix: name for name, suffix in EXTENSIONS.items()}
+    return by_suffix.get(path.suffix, "turtle") if path else "turtle"
+
+
+def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
+    """Run ``writer`` on the output file, or on standard output when ``path`` is None."""
+    if path is None:
+        writer(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        writer(handle)

@@ -1,0 +1,61 @@
+"""``mif-rdf convert``: markdown <-> JSON-LD projection, and round-trip checks."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..convert import jsonld_files, markdown_from_jsonld, roundtrip_report
+from ..errors import MifRdfError
+from . import _common
+
+ORDER = 30
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    convert = commands.add_parser("convert", help="markdown <-> JSON-LD projection, and round-trip checks", description="Convert between the markdown and JSON-LD forms of memories (spec section 15).")
+    how = convert.add_subparsers(dest="direction", required=True, metavar="DIRECTION")
+    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads.")
+    to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
+    to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
+    to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
+    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
+    to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
+    to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
+    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory graph out (N-Quads or JSON-LD), read it back, rebuild the markdown and compare with the original: exit 0 when nothing is lost, 1 otherwise.")
+    roundtrip.add_argument("path", type=Path, help="a bundle folder")
+    roundtrip.add_argument("--via", choices=("nquads", "jsonld"), default="nquads", help="go through an N-Quads serialization (default) or the JSON-LD projection")
+    roundtrip.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
+    convert.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.direction == "roundtrip":
+        lines, problems, lossless = roundtrip_report(args.path, via=args.via, base_iri=args.base)
+        print("\n".join(lines))
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return _common.EXIT_OK if lossless else _common.EXIT_INVALID
+    if args.direction == "to-jsonld":
+        docs, problems = jsonld_files(args.path, base_iri=args.base)
+        _emit(docs, args.output, single=args.path.is_file())
+    else:
+        docs, problems = markdown_from_jsonld(args.path)
+        _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return _common.exit_for(problems)
+
+
+def _emit(docs: dict[str, str], output: Path | None, single: bool) -> None:
+    if single and len(docs) <= 1:
+        text = next(iter(docs.values()), "")
+        _common.write(output, lambda out: out.write(text.encode("utf-8")))
+        return
+    if output is None:
+        raise MifRdfError("converting a folder needs -o/--output FOLDER")
+    for relpath, text in docs.items():
+        target = output / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="")
+    print(f"wrote {len(docs)} files under {output}", file=sys.stderr)

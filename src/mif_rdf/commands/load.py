@@ -1,0 +1,58 @@
+"""``mif-rdf load``: load a bundle, print a summary and every problem."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..errors import Severity
+from ..serialize import FORMATS, serialize_bundle
+from . import _common
+
+ORDER = 10
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "load", help="load a bundle, print a summary and its problems",
+        description="Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and every problem found.",
+    )
+    _common.bundle_options(parser)
+    parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension)")
+    parser.add_argument("--format", choices=tuple(FORMATS), help="format of --output (default: from its extension, else turtle)")
+    parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    bundle = _common.load(args)
+    fmt = _common.format_for(args.output, args.format) if args.output else None
+    if args.output:
+        _common.write(args.output, lambda out: serialize_bundle(bundle, fmt, out))  # type: ignore[arg-type]
+    if args.json:
+        report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in bundle.problems]}
+        if args.output:
+            report["output"] = {"path": str(args.output), "format": fmt}
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        print(summary_text(bundle))
+        if args.output:
+            print(f"wrote {args.output} ({fmt})")
+    return _common.exit_for(list(bundle.problems))
+
+
+def summary_text(bundle: Bundle) -> str:
+    """The human summary ``load`` prints."""
+    counts = bundle.counts()
+    kinds = ", ".join(f"{k} {v}" for k, v in counts["by_type"].items())
+    sev = counts["problems"]
+    lines = [
+        f"Bundle {bundle.root.name} ({bundle.base_iri})",
+        f"  memories: {counts['memories']} ({kinds})",
+        f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
+        f"  problems: {sev['error']} errors, {sev['warning']} warnings, {sev['info']} notes",
+    ]
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    lines += [f"    {p}" for p in sorted(bundle.problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
+    return "\n".join(lines)
