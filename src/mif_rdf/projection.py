@@ -7,8 +7,8 @@ with a few encodings that keep JSON-LD from losing data (docs/decisions.md):
 
 * ``null`` becomes a JSON literal ``{"@value": null, "@type": "@json"}``;
 * an array under a term with no container becomes an ``@list`` (order and
-  one-element arrays survive); an empty ``@set`` array becomes the JSON
-  literal ``[]``;
+  one-element arrays survive); an empty ``@set`` array is named by the
+  ``mif:emptySet`` marker of the node holding it;
 * relationship targets are resolved against the bundle (``/x`` is
   bundle-absolute) and, when the reverse path would not spell them the same,
   the author's spelling is kept in ``authoredTarget``;
@@ -59,8 +59,20 @@ def json_literal(value: Any) -> dict[str, Any]:
     return {"@value": value, "@type": "@json"}
 
 
-#: An empty ``@set`` list makes no triple; this JSON literal ``[]`` stands for it.
-EMPTY_SET = json_literal([])
+#: An empty ``@set`` list makes no triple, so the node that holds it names the
+#: key under this property instead (``<m> mif:emptySet "tags"``).
+EMPTY_SET_KEY = MIF_NS + "emptySet"
+_EMPTY = object()  # what value() returns for an empty @set list
+
+
+def _with_empty_sets(encoded: dict[str, Any]) -> dict[str, Any]:
+    """Move keys whose value is an empty ``@set`` list into the EMPTY_SET_KEY marker."""
+    empty = [key for key, value in encoded.items() if value is _EMPTY]
+    if not empty:
+        return encoded
+    kept = {key: value for key, value in encoded.items() if value is not _EMPTY}
+    kept[EMPTY_SET_KEY] = empty
+    return kept
 
 
 def extension_vocab(provider: str) -> str:
@@ -101,7 +113,7 @@ class _Encoder:
         why = self.node_problem(obj, ctx)
         if why is not None:
             return self.as_json(obj, keypath, why)
-        return {key: self.entry(key, value, ctx, keypath) for key, value in obj.items()}
+        return _with_empty_sets({key: self.entry(key, value, ctx, keypath) for key, value in obj.items()})
 
     def entry(self, key: str, value: Any, ctx: ActiveContext, keypath: str) -> Any:
         iri, term = ctx.expand_key(key)
@@ -122,7 +134,7 @@ class _Encoder:
         if isinstance(value, list):
             items = [self.item(v, coerce, ctx, f"{keypath}[{i}]") for i, v in enumerate(value)]
             if container == "@set":
-                return items or [EMPTY_SET]
+                return items or _EMPTY
             encoded = {"@list": items}
         else:
             encoded = self.item(value, coerce, ctx, keypath)
@@ -177,7 +189,7 @@ class _Encoder:
                     if target_spelling(resolved, self.base) != target:
                         rel["authoredTarget"] = target
             out.append(self.node(rel, rctx, keypath))
-        return out or [EMPTY_SET]
+        return out or _EMPTY
 
     def extensions(self, value: Any, term: Term | None, ctx: ActiveContext) -> Any:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
@@ -236,6 +248,7 @@ def project_memory(
             doc[key] = enc.extensions(value, term, ctx)
         else:
             doc[key] = enc.value(value, term, ctx.child(term), key)
+    doc = _with_empty_sets(doc)
     doc["content"] = body
     mirror = frontmatter.get("modified") or frontmatter.get("created")
     if "timestamp" not in frontmatter and isinstance(mirror, str):

@@ -21,11 +21,11 @@ from rdflib.namespace import RDF, XSD
 from .context import MIF_NS, ActiveContext, Term, mif_context
 from .errors import Problem, Severity
 from .identity import id_from_memory_iri, relativize, target_spelling
-from .projection import EXT_PROVIDER, EXT_VALUE, extension_vocab
+from .projection import EMPTY_SET_KEY, EXT_PROVIDER, EXT_VALUE, extension_vocab
 from .yamlio import TIMESTAMP_RE, YamlTimestamp
 
 _RDF_JSON = URIRef(str(RDF) + "JSON")
-_EMPTY_SET = Literal("[]", datatype=_RDF_JSON)  # see projection.EMPTY_SET
+_EMPTY_SET_KEY = URIRef(EMPTY_SET_KEY)
 _MIF_CONCEPT = URIRef(MIF_NS + "Concept")
 _CONTENT = URIRef(MIF_NS + "content")
 _CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
@@ -68,6 +68,8 @@ class _Reader:
         for predicate, obj in self.graph.predicate_objects(subject):
             if predicate not in skip:
                 grouped.setdefault(predicate, []).append(obj)
+        for key in sorted(str(k) for k in grouped.pop(_EMPTY_SET_KEY, [])):
+            out[key] = []
         types = grouped.pop(RDF.type, [])
         if types:
             names = sorted(ctx.compact_iri(str(t)) for t in types)
@@ -82,8 +84,6 @@ class _Reader:
         if key == "extensions" and term is not None and term.container == "@index":
             return self.extensions(objects, ctx)
         if term is not None and term.container == "@set":
-            if len(objects) == 1 and objects[0] == _EMPTY_SET:
-                return []
             return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         values = [self.value(o, key, term, ctx) for o in objects]
         if len(values) == 1:
