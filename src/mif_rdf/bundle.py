@@ -69,6 +69,17 @@ class EntityRecord:
     document: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Link:
+    """One frontmatter relationship and what its target resolves to in the bundle."""
+
+    source: MemoryRecord
+    index: int  # position in the source's relationships list
+    type: str
+    target: str
+    resolved: str | None  # IRI of the memory or entity it points at, None when broken or external
+
+
 @dataclass
 class Bundle:
     """A loaded bundle: the Dataset plus everything needed to explain and reverse it."""
@@ -95,6 +106,25 @@ class Bundle:
         if memory_id not in self.memories:
             raise MifRdfError(f"no memory with id {memory_id!r} in {self.root}")
         return self.dataset.graph(URIRef(memory_iri(memory_id)))
+
+    def relationships(self) -> Iterator[Link]:
+        """Every well-formed frontmatter relationship, with its target resolved.
+
+        Targets resolve to memories (by path, absolute or document-relative, or
+        by ``urn:mif:<id>``) and to entities of ``.mif/entities``; a fragment
+        (``x.md#section``) still points at ``x.md``.
+        """
+        targets: dict[str, str] = {entity.iri: entity.iri for entity in self.entities.values()}
+        for record in self.memories.values():
+            targets[record.doc_iri] = targets[record.iri] = record.iri
+        for record in self.memories.values():
+            relationships = record.frontmatter.get("relationships")
+            if not isinstance(relationships, list):
+                continue
+            for index, rel in enumerate(relationships):
+                if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
+                    resolved = resolve_target(rel["target"], record.doc_iri, self.base_iri).split("#", 1)[0]
+                    yield Link(record, index, rel["type"], rel["target"], targets.get(resolved))
 
     def memory_by_path(self, relpath: str) -> MemoryRecord | None:
         return next((m for m in self.memories.values() if m.relpath == relpath), None)
@@ -198,36 +228,23 @@ class _Loader:
         self.add_graph(self.bundle.links_graph_iri, self.link_triples())
 
     def link_triples(self) -> Iterator[Triple]:
-        bundle, base = self.bundle, self.bundle.base_iri
-        targets: dict[str, str] = {}
-        for record in bundle.memories.values():
-            targets[record.doc_iri] = targets[record.iri] = record.iri
+        bundle = self.bundle
         for entity in bundle.entities.values():
-            targets[entity.iri] = entity.iri
             yield URIRef(entity.iri), PATH, Literal(entity.relpath)
         for record in bundle.memories.values():
-            subject = URIRef(record.iri)
-            yield subject, PATH, Literal(record.relpath)
-            yield subject, LOCATION, URIRef(record.doc_iri)
-            relationships = record.frontmatter.get("relationships")
-            if not isinstance(relationships, list):
-                continue
-            for index, rel in enumerate(relationships):
-                if not isinstance(rel, dict) or not isinstance(rel.get("target"), str) or not isinstance(rel.get("type"), str):
-                    continue
-                target = rel["target"]
-                resolved = resolve_target(target, record.doc_iri, base).split("#", 1)[0]
-                found = targets.get(resolved)
-                if found is not None:
-                    predicate = relationship_iri(rel["type"])
-                    if is_absolute_iri(predicate):
-                        yield subject, URIRef(predicate), URIRef(found)
-                elif _expects_bundle_target(target):
-                    bundle.problems.add(
-                        record.relpath,
-                        f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
-                        Severity.WARNING, key=f"relationships[{index}].target", value=target, rule="link",
-                    )
+            yield URIRef(record.iri), PATH, Literal(record.relpath)
+            yield URIRef(record.iri), LOCATION, URIRef(record.doc_iri)
+        for link in bundle.relationships():
+            if link.resolved is not None:
+                predicate = relationship_iri(link.type)
+                if is_absolute_iri(predicate):
+                    yield URIRef(link.source.iri), URIRef(predicate), URIRef(link.resolved)
+            elif _expects_bundle_target(link.target):
+                bundle.problems.add(
+                    link.source.relpath,
+                    f"relationship target {link.target!r} does not resolve to a memory of the bundle (broken link)",
+                    Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target, rule="link",
+                )
 
 
 def _expects_bundle_target(target: str) -> bool:

@@ -52,7 +52,9 @@ class RecoveredMemory:
     problems: list[Problem] = field(default_factory=list)
 
 
-class _Reader:
+class GraphReader:
+    """Reads nodes of one memory graph back into frontmatter values."""
+
     def __init__(self, graph: Graph, doc_iri: str, base: str, path: str) -> None:
         self.graph, self.doc_iri, self.base, self.path = graph, doc_iri, base, path
         self.problems: list[Problem] = []
@@ -183,7 +185,7 @@ def _ordered(data: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
 def recover_memory(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str = "") -> RecoveredMemory:
     """Frontmatter and body of the memory ``memory`` (its IRI) from its graph."""
     ctx = mif_context()
-    reader = _Reader(graph, doc_iri, base, path or memory)
+    reader = GraphReader(graph, doc_iri, base, path or memory)
     node = URIRef(memory)
     data = reader.properties(node, ctx, None, skip=frozenset({_CONTENT, _CONCEPT_TYPE}))
     types = data.pop("@type", None)

@@ -1,0 +1,14 @@
+"""Conformance validation: SHACL shapes (levels 1-3, OKF) plus the rules that
+need the markdown body or several memories at once, in one report.
+
+    from mif_rdf import load_bundle
+    from mif_rdf.validation import validate
+    report = validate(load_bundle("examples"), level=3)
+    report.conforms, report.errors, report.to_json()
+"""
+from __future__ import annotations
+
+from .report import ValidationReport
+from .run import validate
+
+__all__ = ["ValidationReport", "validate"]

@@ -1,0 +1,132 @@
+"""Rules SHACL over the graph cannot state well: they need the markdown body
+(Invariant 3's mirror) or compare memories (derivation in time).
+
+The rule names match the comment in ``shapes/okf.ttl``.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+from typing import Iterator
+
+from ..bundle import Bundle, MemoryRecord
+from ..errors import Problem, Severity
+from ..identity import canonical_relationship_name
+from ..markdown import split_frontmatter
+
+_SECTION = re.compile(r"^##\s+Relationships\s*$")
+_HEADING = re.compile(r"^#{1,2}\s")
+_LINK_LINE = re.compile(r"^\s*[-*+]\s+(\S+)\s+\[[^\]]*\]\(\s*<?([^)\s>]+)>?\s*\)\s*$")
+_WIKI_LINE = re.compile(r"^\s*[-*+]\s+(\S+)\s+\[\[([^\]]+)\]\]")
+#: Relationship types whose target must exist before the source (spec 8.2).
+TEMPORAL_TYPES = frozenset({"derived-from", "supersedes"})
+
+
+def bundle_problems(bundle: Bundle, *, strict_temporal: bool = False) -> list[Problem]:
+    problems: list[Problem] = []
+    for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
+        problems.extend(mirror_problems(bundle, record))
+    problems.extend(temporal_problems(bundle, strict=strict_temporal))
+    return problems
+
+
+def body_relationships(body: str) -> Iterator[tuple[int, str, str | None, str | None]]:
+    """(body line number, the line, type, target) for each list line of ``## Relationships``.
+
+    type/target are None for a line that is not ``- <type> [text](<target>)``;
+    a ``[[wiki-link]]`` line gives its type and the link text prefixed ``[[``.
+    """
+    inside = False
+    for number, line in enumerate(body.split("\n"), start=1):
+        if _SECTION.match(line):
+            inside = True
+            continue
+        if inside and _HEADING.match(line):
+            inside = False
+        if not inside or not line.strip():
+            continue
+        link, wiki = _LINK_LINE.match(line), _WIKI_LINE.match(line)
+        if link:
+            yield number, line, link.group(1), link.group(2)
+        elif wiki:
+            yield number, line, wiki.group(1), "[[" + wiki.group(2)
+
+
+def _body_offset(bundle: Bundle, record: MemoryRecord) -> int:
+    """File line number of the body's first line (lines before it, plus one)."""
+    try:
+        text = (bundle.root / record.relpath).read_text(encoding="utf-8")
+        body = split_frontmatter(text).body
+        return text[: len(text) - len(body)].count("\n") + 1
+    except (OSError, UnicodeDecodeError, ValueError):
+        return 1
+
+
+def mirror_problems(bundle: Bundle, record: MemoryRecord) -> list[Problem]:
+    """Invariant 3: frontmatter relationships and the body's markdown links list the same edges."""
+    relationships = record.frontmatter.get("relationships")
+    front = {}
+    if isinstance(relationships, list):
+        for index, rel in enumerate(relationships):
+            if isinstance(rel, dict) and isinstance(rel.get("type"), str) and isinstance(rel.get("target"), str):
+                front.setdefault((rel["type"], rel["target"]), index)
+    body_lines = list(body_relationships(record.body))
+    if not front and not body_lines:
+        return []
+    offset = _body_offset(bundle, record) - 1
+    problems: list[Problem] = []
+    mirrored = set()
+    for number, line, kind, target in body_lines:
+        if target is not None and target.startswith("[["):
+            problems.append(Problem(
+                record.relpath, f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link '- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
+                Severity.ERROR, key="content", line=offset + number, value=line.strip(), rule="okf-wiki-link", level=0))
+            continue
+        if (kind, target) in front:
+            mirrored.add((kind, target))
+            continue
+        problems.append(Problem(
+            record.relpath, f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} (Invariant 3: frontmatter is authoritative, the body mirrors it)",
+            Severity.ERROR, key="relationships", line=offset + number, value=line.strip(), rule="okf-relationship-mirror", level=0))
+    for (kind, target), index in sorted(front.items(), key=lambda item: item[1]):
+        if (kind, target) not in mirrored:
+            problems.append(Problem(
+                record.relpath, f"frontmatter relationship {kind} -> {target} has no mirror line '- {kind} [Title]({target})' in the body's ## Relationships section (Invariant 3)",
+                Severity.ERROR, key=f"relationships[{index}]", value={"type": kind, "target": target}, rule="okf-relationship-mirror", level=0))
+    return problems
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO 8601 date or date-time as an aware datetime (UTC when no zone is given)."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        try:
+            moment = datetime.combine(date.fromisoformat(text), datetime.min.time())
+        except ValueError:
+            return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def temporal_problems(bundle: Bundle, *, strict: bool = False) -> list[Problem]:
+    """A derived-from/supersedes target must not be created after its source."""
+    problems = []
+    for link in bundle.relationships():
+        if canonical_relationship_name(link.type) not in TEMPORAL_TYPES or link.resolved is None:
+            continue
+        target = bundle.memories.get(link.resolved[len("urn:mif:") :]) if link.resolved.startswith("urn:mif:") else None
+        if target is None:
+            continue
+        source_time, target_time = parse_time(link.source.frontmatter.get("created")), parse_time(target.frontmatter.get("created"))
+        if source_time is None or target_time is None or source_time >= target_time:
+            continue
+        problems.append(Problem(
+            link.source.relpath,
+            f"{link.type} target {target.relpath} was created {target.frontmatter['created']}, after this memory "
+            f"({link.source.frontmatter['created']}): a source cannot postdate what derives from it",
+            Severity.ERROR if strict else Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target,
+            rule="temporal-derivation", level=2))
+    return problems

@@ -1,0 +1,71 @@
+"""Running a validation: SHACL over the dataset, then the bundle rules, one report."""
+from __future__ import annotations
+
+from typing import Any
+
+import pyshacl
+from rdflib import Graph
+from rdflib.namespace import SH
+
+from ..bundle import Bundle
+from ..errors import Problem, Severity
+from .bundle_rules import bundle_problems
+from .locate import key_path, owner, shown_value
+from .report import ValidationReport
+from .shapes import rules, severity_of, shapes_graph
+
+#: Load problems a SHACL rule reports better (with its level and rule name).
+_SUPERSEDED = {("required", "type"), ("required", "created"), ("type", "type")}
+
+
+def validate(
+    bundle: Bundle,
+    level: int = 3,
+    *,
+    strict_temporal: bool = False,
+    extra_shapes: Graph | None = None,
+) -> ValidationReport:
+    """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
+
+    The report holds the bundle's load problems, the SHACL results (each with
+    its file, frontmatter key path, value, rule and level) and the body and
+    cross-memory rules.  ``strict_temporal`` makes a derivation target created
+    after its source an error instead of a warning.  ``extra_shapes`` adds
+    shapes (for example compiled from an ontology) to the run.
+    """
+    shapes = shapes_graph(level)
+    if extra_shapes is not None:
+        shapes = shapes + extra_shapes
+    _, report_graph, _ = pyshacl.validate(
+        bundle.dataset, shacl_graph=shapes, inference="none", advanced=False,
+        allow_warnings=True, allow_infos=True, abort_on_first=False,
+    )
+    results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
+    results += shacl_problems(bundle, report_graph, level)
+    results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+    return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
+
+
+def shacl_problems(bundle: Bundle, report: Graph, level: int) -> list[Problem]:
+    """pyshacl's results as problems that name file, key path, value, rule and level."""
+    known = rules(level)
+    problems = []
+    for result in report.subjects(SH.resultSeverity, None):
+        focus = report.value(result, SH.focusNode)
+        path = report.value(result, SH.resultPath)
+        shape = report.value(result, SH.sourceShape)
+        rule = known.get(shape)  # type: ignore[arg-type]
+        record = owner(bundle, focus)
+        key = key_path(bundle, record, focus, path) if record is not None else None
+        message = report.value(result, SH.resultMessage)
+        value: Any = report.value(result, SH.value)
+        problems.append(Problem(
+            path=record.relpath if record is not None else str(focus),
+            message=str(message) if message is not None else "does not conform to a SHACL shape",
+            severity=severity_of(report.value(result, SH.resultSeverity)),
+            key=key,
+            value=shown_value(bundle, record, value, key or ""),
+            rule=rule.name if rule else str(shape),
+            level=rule.level if rule else None,
+        ))
+    return problems
