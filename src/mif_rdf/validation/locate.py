@@ -27,8 +27,8 @@ def owner(bundle: Bundle, focus: Any) -> MemoryRecord | None:
         record = bundle.memories.get(str(focus)[len("urn:mif:") :]) if str(focus).startswith("urn:mif:") else None
         if record is not None:
             return record
-    for graph in bundle.dataset.contexts((focus, None, None)):
-        name = str(graph.identifier)
+    for _, _, _, graph in bundle.dataset.quads((focus, None, None, None)):
+        name = str(getattr(graph, "identifier", graph))
         if name.startswith("urn:mif:") and name[len("urn:mif:") :] in bundle.memories:
             return bundle.memories[name[len("urn:mif:") :]]
     return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyshacl
-from rdflib import Graph
+from rdflib import Graph, Literal
 from rdflib.namespace import SH
 
 from ..bundle import Bundle
@@ -49,16 +49,23 @@ def validate(
 def shacl_problems(bundle: Bundle, report: Graph, level: int) -> list[Problem]:
     """pyshacl's results as problems that name file, key path, value, rule and level."""
     known = rules(level)
-    problems = []
+    problems: list[Problem] = []
+    seen: set[tuple[Any, ...]] = set()
     for result in report.subjects(SH.resultSeverity, None):
         focus = report.value(result, SH.focusNode)
+        if isinstance(focus, Literal):  # a plain value where an object belongs: its parent's *-object rule says so
+            continue
         path = report.value(result, SH.resultPath)
         shape = report.value(result, SH.sourceShape)
         rule = known.get(shape)  # type: ignore[arg-type]
         record = owner(bundle, focus)
         key = key_path(bundle, record, focus, path) if record is not None else None
         message = report.value(result, SH.resultMessage)
-        value: Any = report.value(result, SH.value)
+        value: Any = report.value(result, SH.value) if path is not None else None  # node shapes: the value is the node
+        identity = (focus, path, shape, value)  # one finding per rule and value, however many components failed
+        if identity in seen:
+            continue
+        seen.add(identity)
         problems.append(Problem(
             path=record.relpath if record is not None else str(focus),
             message=str(message) if message is not None else "does not conform to a SHACL shape",
