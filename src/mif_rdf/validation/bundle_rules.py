@@ -65,7 +65,7 @@ def _body_offset(bundle: Bundle, record: MemoryRecord) -> int:
 def mirror_problems(bundle: Bundle, record: MemoryRecord) -> list[Problem]:
     """Invariant 3: frontmatter relationships and the body's markdown links list the same edges."""
     relationships = record.frontmatter.get("relationships")
-    front = {}
+    front: dict[tuple[str, str], int] = {}
     if isinstance(relationships, list):
         for index, rel in enumerate(relationships):
             if isinstance(rel, dict) and isinstance(rel.get("type"), str) and isinstance(rel.get("target"), str):

@@ -69,8 +69,8 @@ def _steps_to(graph: Graph, start: URIRef, focus: Any) -> list[tuple[Any, Any]]:
     if focus == start:
         return []
     parent: dict[Any, tuple[Any, Any]] = {}
-    queue = deque([start])
-    seen = {start}
+    queue: deque[Any] = deque([start])
+    seen: set[Any] = {start}
     while queue:
         node = queue.popleft()
         for pred, obj in graph.predicate_objects(node):

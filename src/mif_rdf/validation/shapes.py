@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import RDF, SH
@@ -50,12 +51,12 @@ def rules(level: int) -> dict[URIRef, Rule]:
         section = graph.value(shape, MIFSH.section)
         found[shape] = Rule(
             name=str(shape)[len(str(MIFSH)) :],
-            level=int(level_value) if level_value is not None else None,
+            level=int(str(level_value)) if level_value is not None else None,
             section=str(section) if section is not None else None,
-            severity=_SEVERITIES.get(graph.value(shape, SH.severity), Severity.ERROR),  # type: ignore[arg-type]
+            severity=severity_of(graph.value(shape, SH.severity)),
         )
     return found
 
 
-def severity_of(term: object) -> Severity:
-    return _SEVERITIES.get(term, Severity.ERROR)  # type: ignore[arg-type]
+def severity_of(term: Any) -> Severity:
+    return _SEVERITIES.get(term, Severity.ERROR)
