@@ -25,6 +25,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_load.py
+	$(BIN)/python benchmarks/bench_validation.py
 
 clean:
 	rm -rf $(VENV) out build dist .pytest_cache
