@@ -20,6 +20,7 @@ from rdflib.store import Store
 
 from .context import MIF_NS, is_absolute_iri
 from .errors import MifRdfError, ProblemLog, Severity
+from .limits import DEFAULT_LIMITS, Limits
 from .identity import (
     ENTITY_PREFIX,
     GRAPH_LINKS,
@@ -92,6 +93,7 @@ class Bundle:
     entities: dict[str, EntityRecord] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     problems: ProblemLog = field(default_factory=ProblemLog)
+    limits: Limits = DEFAULT_LIMITS
 
     @property
     def links_graph_iri(self) -> str:
@@ -131,6 +133,12 @@ class Bundle:
 
     def __len__(self) -> int:
         return len(self.dataset)
+
+    def _repr_html_(self) -> str:
+        """The summary Jupyter shows for a bundle: counts, graphs and problems."""
+        from .display import bundle_html
+
+        return bundle_html(self)
 
     def counts(self) -> dict[str, Any]:
         """Figures for summaries: memories by type, triples, graphs, problems by severity."""
@@ -182,7 +190,7 @@ class _Loader:
         self.ds.addN((s, p, o, graph) for s, p, o in triples)
 
     def memory(self, relpath: str) -> None:
-        parsed, problems = parse_memory(self.bundle.root, relpath)
+        parsed, problems = parse_memory(self.bundle.root, relpath, self.bundle.limits)
         self.bundle.problems.extend(problems)
         if parsed is None:
             return
@@ -206,7 +214,7 @@ class _Loader:
         self.add_graph(record.iri, self.to_triples(projection))
 
     def entity(self, relpath: str) -> None:
-        parsed, problems = parse_entity(self.bundle.root, relpath)
+        parsed, problems = parse_entity(self.bundle.root, relpath, self.bundle.limits)
         self.bundle.problems.extend(problems)
         if parsed is None:
             return
@@ -286,14 +294,16 @@ def load_bundle(
     engine: Engine = "fast",
     store: str | Store = "default",
     progress: bool | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Bundle:
     """Load a MIF bundle folder into an rdflib Dataset.
 
     ``engine="fast"`` walks the precompiled context; ``engine="pyld"`` runs
     pyld's JSON-LD toRdf on every memory (the reference, about 10x slower).
     ``store`` is any rdflib store name or instance (``"Oxigraph"`` with
-    oxrdflib installed).  Problems with single files never raise: they are in
-    ``bundle.problems``.  Raises :class:`MifRdfError` only when the folder
+    oxrdflib installed).  ``limits`` bounds file size, YAML expansion and depth,
+    and the number of memories (:class:`~mif_rdf.limits.Limits`).  Problems
+    with single files never raise: they are in ``bundle.problems``.  Raises :class:`MifRdfError` only when the folder
     itself cannot be read.
     """
     root = Path(root)
@@ -305,7 +315,7 @@ def load_bundle(
         raise MifRdfError(f"unknown engine {engine!r}: use 'fast' or 'pyld'")
     root = root.resolve()
     base = normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-    bundle = Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine)
+    bundle = Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits)
     with _no_cyclic_gc():
         _fill(bundle, progress)
     return bundle
@@ -333,10 +343,16 @@ def _fill(bundle: Bundle, progress: bool | None) -> None:
     files: BundleFiles = discover(root)
     bundle.problems.extend(files.problems)
     if files.config:
-        bundle.config, problems = parse_config(root, files.config)
+        bundle.config, problems = parse_config(root, files.config, bundle.limits)
         bundle.problems.extend(problems)
+    memories = files.memories
+    if len(memories) > bundle.limits.max_memories:
+        bundle.problems.add(
+            ".", f"{len(memories):,} memory files, over the limit of {bundle.limits.max_memories:,} (--max-memories); "
+            f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
+        memories = memories[: bundle.limits.max_memories]
     loader = _Loader(bundle)
-    for relpath in _progress(files.memories, progress, "memories"):
+    for relpath in _progress(memories, progress, "memories"):
         loader.memory(relpath)
     for relpath in files.entities:
         loader.entity(relpath)

@@ -15,6 +15,7 @@ import yaml
 
 from .errors import Problem, Severity
 from .identity import BASE_TYPES, UUID_RE, entity_iri, id_problem
+from .limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
 from .markdown import FrontmatterError, split_frontmatter
 from .yamlio import load_yaml, yaml_error_line
 
@@ -108,9 +109,13 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def read_text(path: Path, relpath: str, problems: list[Problem]) -> str | None:
+def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits = DEFAULT_LIMITS) -> str | None:
     """File text as UTF-8, or None with a problem recorded."""
     try:
+        size = path.stat().st_size
+        if size > limits.max_file_bytes:
+            problems.append(Problem(relpath, f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read", rule="limit"))
+            return None
         data = path.read_bytes()
     except OSError as exc:
         problems.append(Problem(relpath, f"cannot read file: {exc.strerror or exc}", rule="read"))
@@ -123,7 +128,7 @@ def read_text(path: Path, relpath: str, problems: list[Problem]) -> str | None:
         return None
 
 
-def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_offset: int = 0) -> dict[str, Any] | None:
+def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_offset: int = 0, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any] | None:
     """A YAML mapping, or None with a problem; YAML warnings become problems too."""
     try:
         result = load_yaml(text)
@@ -142,16 +147,20 @@ def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_of
         problems.append(Problem(relpath, message, Severity.WARNING, key=issue.key, line=(issue.line or 0) + line_offset or None, rule="yaml"))
     if result.data is None:
         result.data = {}
+    too_big = yaml_shape_problem(result.data, limits)
+    if too_big is not None:
+        problems.append(Problem(relpath, f"{too_big}; not loaded", line=line_offset + 1, rule="limit"))
+        return None
     if not isinstance(result.data, dict):
         problems.append(Problem(relpath, f"YAML must be a mapping of keys to values, not a {type(result.data).__name__}", line=line_offset + 1, rule="yaml"))
         return None
     return result.data
 
 
-def parse_memory(root: Path, relpath: str) -> tuple[ParsedMemory | None, list[Problem]]:
+def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedMemory | None, list[Problem]]:
     """Read one concept file.  Returns None (with problems) when it cannot be a memory."""
     problems: list[Problem] = []
-    text = read_text(root / relpath, relpath, problems)
+    text = read_text(root / relpath, relpath, problems, limits)
     if text is None:
         return None, problems
     try:
@@ -161,7 +170,7 @@ def parse_memory(root: Path, relpath: str) -> tuple[ParsedMemory | None, list[Pr
         return None, problems
     if split.had_bom:
         problems.append(Problem(relpath, "file starts with a byte-order mark; it is ignored", Severity.INFO, rule="encoding"))
-    frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1)
+    frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1, limits=limits)
     if frontmatter is None:
         return None, problems
     _check_required(frontmatter, relpath, problems)
@@ -191,11 +200,11 @@ def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -
         problems.append(Problem(relpath, f"type {kind!r} is not a base type ({', '.join(BASE_TYPES)})", key="type", value=kind, rule="type"))
 
 
-def parse_entity(root: Path, relpath: str) -> tuple[ParsedEntity | None, list[Problem]]:
+def parse_entity(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedEntity | None, list[Problem]]:
     """Read one ``.mif/entities`` YAML file (spec 7.4)."""
     problems: list[Problem] = []
-    text = read_text(root / relpath, relpath, problems)
-    data = None if text is None else parse_yaml_mapping(text, relpath, problems)
+    text = read_text(root / relpath, relpath, problems, limits)
+    data = None if text is None else parse_yaml_mapping(text, relpath, problems, limits=limits)
     if data is None:
         return None, problems
     slug, kind = data.get("id"), data.get("type")
@@ -210,8 +219,8 @@ def parse_entity(root: Path, relpath: str) -> tuple[ParsedEntity | None, list[Pr
     return ParsedEntity(relpath, iri, data), problems
 
 
-def parse_config(root: Path, relpath: str) -> tuple[dict[str, Any], list[Problem]]:
+def parse_config(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[Problem]]:
     problems: list[Problem] = []
-    text = read_text(root / relpath, relpath, problems)
-    data = None if text is None else parse_yaml_mapping(text, relpath, problems)
+    text = read_text(root / relpath, relpath, problems, limits)
+    data = None if text is None else parse_yaml_mapping(text, relpath, problems, limits=limits)
     return data or {}, problems

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
 from ..bundle import Bundle, load_bundle
-from ..errors import Problem, Severity
+from ..errors import MifRdfError, Problem, Severity
+from ..limits import DEFAULT_LIMITS
 from ..serialize import EXTENSIONS
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
@@ -20,13 +22,18 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
     parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
+    parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
 
 
 def load(args: argparse.Namespace) -> Bundle:
     """The bundle named by :func:`bundle_options` arguments."""
+    if args.max_file_size <= 0 or args.max_memories <= 0:
+        raise MifRdfError("--max-file-size and --max-memories must be positive")
+    limits = replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
     return load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=STORES[args.store],
-        progress=False if args.no_progress else None,
+        progress=False if args.no_progress else None, limits=limits,
     )
 
 

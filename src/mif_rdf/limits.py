@@ -1,0 +1,73 @@
+"""Resource limits for reading bundles, so hostile input cannot hang or exhaust a machine.
+
+A bundle is data from elsewhere: one 2 GB file, a YAML "billion laughs" alias
+bomb or a million nested brackets must each become one clear problem, not a
+hang or an out-of-memory kill.  The defaults fit real bundles with a wide margin
+(the largest memory of the examples is 6 KB; a 100,000-memory bundle loads).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one load accepts; exceeding a limit is a problem for that file (or bundle)."""
+
+    max_file_bytes: int = 16 * 1024 * 1024  # a memory file larger than this is not read
+    max_yaml_values: int = 100_000  # values in one frontmatter after alias expansion
+    max_yaml_depth: int = 64  # nesting of mappings and lists in one frontmatter
+    max_memories: int = 1_000_000  # memory files per bundle; later paths (sorted) are not loaded
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def yaml_shape_problem(data: Any, limits: Limits) -> str | None:
+    """Why a parsed YAML value is too big, too deep or cyclic once aliases are expanded; None if fine.
+
+    PyYAML builds an alias as a shared reference, so parsing a bomb is cheap; it
+    is every later tree walk (projection, triples) that would expand it.  Sizes
+    are counted over the shared structure with memoization, in linear time.
+    """
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    active: set[int] = set()
+
+    def measure(value: Any) -> tuple[int, int]:
+        if not isinstance(value, (dict, list)):
+            return 1, 0
+        key = id(value)
+        if key in sizes:
+            return sizes[key], depths[key]
+        if key in active:
+            raise _Cycle
+        active.add(key)
+        children = value.values() if isinstance(value, dict) else value
+        size, depth = 1, 0
+        for child in children:
+            child_size, child_depth = measure(child)
+            size += child_size
+            depth = max(depth, child_depth)
+            if size > limits.max_yaml_values or depth + 1 > limits.max_yaml_depth:
+                break
+        active.discard(key)
+        sizes[key], depths[key] = size, depth + 1
+        return size, depth + 1
+
+    try:
+        size, depth = measure(data)
+    except _Cycle:
+        return "YAML refers to itself (an alias inside its own anchor): it has no finite value"
+    except RecursionError:
+        return f"YAML is nested deeper than {limits.max_yaml_depth} levels"
+    if depth > limits.max_yaml_depth:
+        return f"YAML is nested {depth} levels deep, over the limit of {limits.max_yaml_depth}"
+    if size > limits.max_yaml_values:
+        return f"YAML expands (aliases included) to more than {limits.max_yaml_values:,} values, over the limit"
+    return None
+
+
+class _Cycle(Exception):
+    pass
