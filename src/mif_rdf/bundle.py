@@ -20,6 +20,7 @@ from rdflib.store import Store
 
 from .context import MIF_NS, is_absolute_iri
 from .errors import MifRdfError, ProblemLog, Severity
+from .integrity import hash_problems, with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .identity import (
     ENTITY_PREFIX,
@@ -168,6 +169,15 @@ class Bundle:
             _Loader(self).memory(relpath)
         self.rebuild_links()
 
+    def add_content_hashes(self) -> None:
+        """Give every memory ``extensions.mif-rdf.hash`` (spec 18.2) in the dataset; files are untouched."""
+        loader = _Loader(self)
+        self.problems.items = [p for p in self.problems if p.rule != "integrity"]  # checked again below
+        for record in list(self.memories.values()):
+            self.dataset.remove_graph(URIRef(record.iri))
+            del self.memories[record.id]
+            loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
+
     def rebuild_links(self) -> None:
         self.dataset.remove_graph(URIRef(self.links_graph_iri))
         for problem in [p for p in self.problems if p.rule == "link"]:
@@ -205,6 +215,7 @@ class _Loader:
         self.add_memory(parsed)
 
     def add_memory(self, parsed: ParsedMemory) -> None:
+        self.bundle.problems.extend(hash_problems(parsed.relpath, parsed.frontmatter, parsed.body))
         base = self.bundle.base_iri
         doc_iri = document_iri(base, parsed.relpath)
         projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)

@@ -4,7 +4,7 @@ pyshacl is the reference (and the fallback): general, but it spends most of
 its time on per-focus-node machinery, about 5 ms a memory.  The shapes in
 ``shapes/`` use a small part of SHACL Core -- class/subjectsOf/objectsOf
 targets, simple predicate paths, cardinality, value type, value range,
-string and logical ``sh:or`` constraints, ``sh:in``, ``sh:hasValue`` -- so
+string and logical ``sh:or``/``sh:not`` constraints, ``sh:in``, ``sh:hasValue`` -- so
 this engine compiles them once and evaluates them with one index scan per
 predicate, then writes its results as a standard SHACL validation report
 graph.  Tests require its results to equal pyshacl's on every fixture and on
@@ -47,8 +47,9 @@ _VALUE_TYPES: dict[Any, type | tuple[type, ...]] = {
 @dataclass
 class Constraint:
     component: URIRef
-    check: Check | None = None  # value node -> conforms? (None for sh:or)
+    check: Check | None = None  # value node -> conforms? (None for sh:or and sh:not)
     alternatives: list["Shape"] | None = None  # sh:or: conforms to any of these
+    negated: "Shape | None" = None  # sh:not: must not conform to this
 
 
 @dataclass
@@ -117,6 +118,8 @@ class Compiler:
     def constraint(self, node: Any, predicate: Any, value: Any) -> Constraint:
         if predicate == SH["or"]:
             return Constraint(SH.OrConstraintComponent, alternatives=[self.shape(m) for m in Collection(self.g, value)])
+        if predicate == SH["not"]:
+            return Constraint(SH.NotConstraintComponent, negated=self.shape(value))
         if predicate == SH.pattern:
             flags = str(self.g.value(node, SH.flags) or "")
             regex = re.compile(str(value), sum(flag for letter, flag in _FLAGS.items() if letter in flags))
@@ -200,6 +203,8 @@ class Evaluator:
     def passes(self, constraint: Constraint, value: Any) -> bool:
         if constraint.alternatives is not None:
             return any(next(iter(self.violations(alt, value)), None) is None for alt in constraint.alternatives)
+        if constraint.negated is not None:
+            return next(iter(self.violations(constraint.negated, value)), None) is not None
         return constraint.check(value)  # type: ignore[misc]
 
     def violations(self, shape: Shape, focus: Any) -> Iterable[tuple[Shape, Any, Any, URIRef]]:
