@@ -1,0 +1,46 @@
+"""``mif-rdf reason``: infer triples over a bundle (profiles fast, rdfs, owlrl)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rdflib import URIRef
+
+from ..identity import GRAPH_INFERENCES, graph_iri
+from ..reasoning import PROFILES, SCOPES, infer
+from . import _common
+from .ontology import write_graph
+
+ORDER = 60
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "reason", help="infer triples (inverse, symmetric, subclass ...) into the inferences graph",
+        description="Load a bundle, put the ontologies into <base>#ontology and the inferred triples into "
+        "<base>#inferences. Profiles: fast (built in: inverse, symmetric, subproperty, domain/range, subclass over the "
+        "links graph), rdfs and owlrl (owlrl's closures; their cost grows about quadratically, use them on small bundles "
+        "or with --scope links).",
+    )
+    _common.bundle_options(parser)
+    parser.add_argument("--profile", choices=PROFILES, default="fast", help="reasoning profile (default fast)")
+    parser.add_argument("--ontology", action="extend", nargs="+", metavar="FILE|ID", help="ontology ids, YAML or RDF files (repeatable; default mif-base)")
+    parser.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
+    parser.add_argument("--scope", choices=SCOPES, help="rdfs/owlrl: reason over all graphs (default) or the links graph only")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the inferred triples (format from the extension, default Turtle)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    bundle = _common.load(args)
+    for problem in bundle.problems:
+        print(problem, file=sys.stderr)
+    start = time.perf_counter()
+    count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
+    graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
+    print(f"{count} triples inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
+    if args.output:
+        write_graph(graph, args.output)
+    return _common.exit_for(list(bundle.problems))

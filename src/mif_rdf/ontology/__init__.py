@@ -1,0 +1,29 @@
+"""The ontology compiler: ontology YAML (spec 10.8) -> OWL/RDFS + SHACL.
+
+::
+
+    from mif_rdf.ontology import compile_ontologies, compile_shapes
+    result = compile_ontologies(["ai-memory"], search_path=["ontologies/"])
+    result.owl.serialize("ai-memory.ttl")          # OWL/RDFS, one owl:Ontology per ontology
+    shapes = compile_shapes(["ai-memory"], bundle="my-bundle")   # SHACL for validate --ontology
+
+Ontologies are named by id (looked up along the search path: built-in
+``ontologies/``, user folders, a bundle's ``.mif/ontologies/``) or by file.
+See docs/ontology.md.
+"""
+from __future__ import annotations
+
+from .compiler import Compilation, compile_ontologies, compile_owl, compile_shapes
+from .registry import Registry, builtin_dir, search_path
+from .vocabulary import vocabulary
+
+__all__ = [
+    "Compilation",
+    "Registry",
+    "builtin_dir",
+    "compile_ontologies",
+    "compile_owl",
+    "compile_shapes",
+    "search_path",
+    "vocabulary",
+]

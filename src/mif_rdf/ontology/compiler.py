@@ -1,0 +1,167 @@
+"""Ontology YAML -> resolved model -> OWL/RDFS and SHACL (DESIGN section 5).
+
+:func:`compile_ontologies` does everything that can fail first (reading,
+``extends``, trait composition, ``subtype_of`` checks) so a bad ontology is
+one clear :class:`~mif_rdf.errors.MifRdfError`, then writes both graphs.
+Warnings (things that compile but deserve a look) are collected in
+``Compilation.warnings``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import OWL, RDF, RDFS, SH
+
+from ..bundle import Bundle
+from ..errors import MifRdfError, Problem, Severity
+from ..identity import default_base_iri, document_iri
+from ..namespaces import bind_prefixes
+from ..parse import parse_config
+from .iris import MIFO, VOCABULARY, shape_iri, term_namespace
+from .loader import config_relationships
+from .model import RelationshipDef
+from .owl import OwlWriter, field_declarations, relationship
+from .registry import Registry
+from .registry import search_path as build_search_path
+from .resolution import ResolvedOntology, resolve
+from .shapes import ShapeWriter, Target
+from .subtypes import check_subtypes
+from .traits import ComposedEntity, Composer
+
+OntologyRef = str | Path
+BundleRef = Bundle | Path | str | None
+CONFIG = ".mif/config.yaml"
+
+
+@dataclass
+class Compilation:
+    """Compiled ontologies: the OWL graph, the SHACL shapes graph and the warnings."""
+
+    roots: list[ResolvedOntology]
+    composers: list[Composer]
+    owl: Graph
+    shapes: Graph
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def new_graph() -> Graph:
+    graph = bind_prefixes(Graph())
+    graph.bind("mifo", MIFO)
+    graph.bind("sh", SH)
+    return graph
+
+
+def compile_ontologies(
+    ontologies: Iterable[OntologyRef],
+    *,
+    search_path: Iterable[Path | str] = (),
+    bundle: BundleRef = None,
+    with_ancestors: bool = True,
+) -> Compilation:
+    """Compile ontologies named by id (found along the search path) or by file.
+
+    The search path is the built-in ``ontologies/`` folder, then
+    ``search_path``, then ``bundle``'s ``.mif/ontologies/``; a bundle also
+    contributes the ``relationship_types`` of its ``.mif/config.yaml``.  The OWL
+    graph holds every named ontology and, unless ``with_ancestors`` is false,
+    every ontology they extend (each its own ``owl:Ontology``), so the output
+    stands alone.  Raises :class:`MifRdfError` for any ontology that cannot
+    compile.
+    """
+    root = bundle.root if isinstance(bundle, Bundle) else Path(bundle) if bundle is not None else None
+    if root is not None and not root.is_dir():
+        raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
+    registry = Registry(build_search_path(search_path, root))
+    cache: dict[int, ResolvedOntology] = {}
+    roots = [resolve(registry, registry.get(ref), cache) for ref in ontologies]
+    composers = [Composer(view) for view in cache.values()]  # parents first
+    warnings = [w for composer in composers for w in composer.view.file.warnings]
+    for composer in composers:
+        composer.all_traits()
+        warnings.extend(check_subtypes(composer.view, composer))
+        for name in composer.view.entity_types:
+            composer.compose(name)
+    written = composers if with_ancestors else [c for c in composers if any(c.view is r for r in roots)]
+    owl = new_graph()
+    declarations = field_declarations(composers, warnings)
+    for composer in written:
+        owl.bind(composer.view.id, term_namespace(composer.view.id))
+        OwlWriter(owl, composer, declarations, warnings).write()
+    if root is not None:
+        _config_ontology(owl, bundle, root, warnings)
+    return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings)
+
+
+def compile_owl(ontologies: Iterable[OntologyRef], **options: Any) -> Graph:
+    """The OWL/RDFS graph of :func:`compile_ontologies`."""
+    return compile_ontologies(ontologies, **options).owl
+
+
+def compile_shapes(ontologies: Iterable[OntologyRef], **options: Any) -> Graph:
+    """The SHACL shapes graph of :func:`compile_ontologies` (validate with pyshacl ``advanced=True``)."""
+    return compile_ontologies(ontologies, **options).shapes
+
+
+def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem]) -> dict[str, RelationshipDef]:
+    """The ``relationship_types`` of a bundle's config (spec 8.1)."""
+    if isinstance(bundle, Bundle):
+        config: dict[str, Any] = bundle.config
+    elif (root / CONFIG).is_file():
+        config, problems = parse_config(root, CONFIG)
+        warnings.extend(problems)
+    else:
+        config = {}
+    return config_relationships(root / CONFIG, config.get("relationship_types"), warnings)
+
+
+def _config_ontology(graph: Graph, bundle: BundleRef, root: Path, warnings: list[Problem]) -> None:
+    relationships = bundle_relationships(bundle, root, warnings)
+    if not relationships:
+        return
+    base = bundle.base_iri if isinstance(bundle, Bundle) else default_base_iri(root)
+    iri = URIRef(document_iri(base, CONFIG))
+    graph.add((iri, RDF.type, OWL.Ontology))
+    graph.add((iri, RDFS.label, Literal(f"relationship types of bundle {root.name}")))
+    graph.add((iri, OWL.imports, VOCABULARY))
+    for rel in relationships.values():
+        relationship(graph, rel, iri, None, None)
+
+
+def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: list[Problem]) -> Graph:
+    """Node shapes for every entity type any compiled ontology sees.
+
+    One entity type name can compose differently in two views (a child
+    overrides a trait; two unrelated ontologies both define ``observation``):
+    then each version targets the memories whose ``ontology: id`` picks it.
+    """
+    graph = new_graph()
+    writer = ShapeWriter(graph)
+    versions: dict[str, dict[str, tuple[ComposedEntity, list[str]]]] = {}
+    for composer in composers:
+        for name in composer.view.entity_types:
+            composed = composer.compose(name)
+            versions.setdefault(name, {}).setdefault(composed.fingerprint(), (composed, []))[1].append(composer.view.id)
+    root_ids = {r.id for r in roots}
+    known = tuple(dict.fromkeys(c.view.id for c in composers))
+    for name, found in versions.items():
+        if len(found) == 1:
+            composed, _ = next(iter(found.values()))
+            writer.entity(shape_iri(composed.entity.origin.ontology, name), composed, Target(name))
+            continue
+        described = "; ".join(f"{c.entity.origin} as seen by {', '.join(ids)}" for c, ids in found.values())
+        first = next(iter(found.values()))[0]
+        warnings.append(Problem(
+            str(first.entity.origin.file),
+            f"entity type '{name}' composes differently in the compiled ontologies ({described}); memories are checked "
+            f"against the version of the ontology their 'ontology: id' names, memories naming none against the named ontologies' versions",
+            Severity.WARNING, key=name, rule="ontology",
+        ))
+        for composed, ids in found.values():
+            owner = composed.entity.origin.ontology if composed.entity.origin.ontology in ids else ids[0]
+            target = Target(name, tuple(ids), any(i in root_ids for i in ids), known)
+            writer.entity(shape_iri(owner, name), composed, target)
+    return graph

@@ -1,0 +1,171 @@
+"""An entity field in RDF: the property the loader uses for it and the values it writes.
+
+Shapes must describe the data the loader actually produces, so nothing here
+guesses: the property IRI is what ``mif_context().expand_key`` gives for the
+key, and every value is described through the same context term (type
+coercion, containers).  Facts about the JSON-LD encoding that matter:
+
+* a payload field with no term gets ``mif:<key>`` and an *uncoerced* value: a
+  string is an ``xsd:string`` literal even when the schema says
+  ``format: date`` (so shapes check the lexical form), an integer is
+  ``xsd:integer``, a float ``xsd:double``;
+* an array under a term without a container becomes one RDF list
+  (``rdf:first``/``rdf:rest``); under an ``@set`` term (``tags``, ``aliases``)
+  each item is its own value;
+* a key that is a context term keeps the term's coercion (``created`` is an
+  ``xsd:dateTime``, ``uri`` an IRI) and a key meaning ``@type`` becomes
+  ``rdf:type`` with vocabulary IRIs.
+
+OWL states the schema's intent (``format: date`` -> ``xsd:date``), the way an
+ontology engineer reads a JSON Schema; see docs/ontology.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rdflib import URIRef
+from rdflib.namespace import RDF, SH, XSD
+from rdflib.term import Node
+
+from ..context import ActiveContext, Term, mif_context
+from ..tordf import Walker
+
+RDF_JSON = URIRef(str(RDF) + "JSON")
+#: Formats with an XSD datatype; others stay ``xsd:string``.
+FORMAT_DATATYPES = {
+    "date-time": XSD.dateTime, "date": XSD.date, "time": XSD.time, "duration": XSD.duration,
+    "uri": XSD.anyURI, "uri-reference": XSD.anyURI, "iri": XSD.anyURI, "iri-reference": XSD.anyURI,
+}
+#: Lexical forms checked for formatted strings (Python and XPath regex alike).
+FORMAT_PATTERNS = {
+    "date-time": r"^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$",
+    "date": r"^-?[0-9]{4,}-[0-9]{2}-[0-9]{2}$",
+    "time": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$",
+    "duration": r"^-?P([0-9]+Y)?([0-9]+M)?([0-9]+W)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$",
+    "uri": r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]*$",
+    "iri": r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]*$",
+    "email": r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+    "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+}
+_EXAMPLES = {"date-time": "2026-01-15T10:30:00Z", "date": "2026-01-15", "time": "10:30:00", "duration": "P30D",
+             "uri": "https://example.org/x", "iri": "https://example.org/x", "email": "name@example.org"}
+_JSON_DATATYPES = {"string": (XSD.string,), "integer": (XSD.integer,), "number": (XSD.integer, XSD.decimal, XSD.double), "boolean": (XSD.boolean,), "null": (RDF_JSON,)}
+_OWL_RANGES = {"string": XSD.string, "integer": XSD.integer, "number": XSD.decimal, "boolean": XSD.boolean}
+_LABELS = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+           "object": "a mapping", "array": "a list", "null": "null"}
+_DATATYPE_LABELS = {
+    XSD.dateTime: f"a date-time such as {_EXAMPLES['date-time']}", XSD.date: f"a date such as {_EXAMPLES['date']}",
+    XSD.duration: f"a duration such as {_EXAMPLES['duration']}", XSD.integer: _LABELS["integer"],
+    XSD.decimal: "a decimal number", XSD.boolean: _LABELS["boolean"], XSD.string: _LABELS["string"],
+}
+_walker = Walker("urn:mif-rdf:enum")
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One JSON value of a field: the RDF term the loader writes for it, and its OWL range."""
+
+    label: str
+    datatypes: tuple[URIRef, ...] = ()  # a literal with one of these datatypes ...
+    node_kind: URIRef | None = None  # ... or a node of this kind
+    pattern: str | None = None  # lexical form of the literal
+    format_datatype: URIRef | None = None  # also accepted: a literal already typed by its format
+    enum: tuple[Node, ...] = ()
+    owl_range: URIRef | None = None
+    nested: tuple[FieldSpec, ...] = ()  # an object's own fields
+    nested_required: tuple[str, ...] = ()
+    list_item: ValueSpec | None = None  # the value is an RDF list of these
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """A field: its property and how its JSON value is encoded."""
+
+    name: str
+    predicate: URIRef | None  # None: the key is JSON-LD's @id (or maps to nothing) and cannot be checked
+    core: bool  # the key is a term of the MIF contexts (its IRI is already defined elsewhere)
+    array: bool  # a JSON array: repeatable
+    encoding: str  # "value" (one RDF value per JSON value), "list" (one RDF list), "json" (one rdf:JSON literal)
+    value: ValueSpec  # for arrays, one item
+
+
+def field_spec(name: str, schema: dict[str, Any], ctx: ActiveContext | None = None) -> FieldSpec:
+    """How the field ``name`` with JSON Schema ``schema`` looks in the loaded graph."""
+    ctx = ctx if ctx is not None else mif_context()
+    iri, term = ctx.expand_key(name)
+    child = ctx.child(term)
+    array = _types(schema) == ["array"] or (not _types(schema) and "items" in schema)
+    if iri == "@type":
+        item = _iris(schema.get("items", {}) if array else schema, child, vocab=True)
+        return FieldSpec(name, RDF.type, True, array, "value", item)
+    if iri is None or iri.startswith("@"):
+        return FieldSpec(name, None, True, array, "value", ValueSpec("anything"))
+    coerce = term.coerce if term else None
+    container = term.container if term else None
+    if coerce == "@json":
+        return FieldSpec(name, URIRef(iri), term is not None, array, "json", ValueSpec("any JSON value", (RDF_JSON,)))
+    if array:
+        item = value_spec(schema.get("items") or {}, term, child)
+        encoding = "value" if container == "@set" else "list"
+        return FieldSpec(name, URIRef(iri), term is not None, True, encoding, item)
+    return FieldSpec(name, URIRef(iri), term is not None, False, "value", value_spec(schema, term, child))
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    return list(kind) if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+
+
+def _enum(schema: dict[str, Any], coerce: str | None, ctx: ActiveContext) -> tuple[Node, ...]:
+    """The RDF terms the loader writes for the enum's values (so ``sh:in`` compares like for like)."""
+    values = schema.get("enum") or []
+    return tuple(t for t in (_walker.object(v, coerce, ctx) for v in values if not isinstance(v, (dict, list))) if t is not None)
+
+
+def _iris(schema: dict[str, Any], ctx: ActiveContext, *, vocab: bool) -> ValueSpec:
+    enum = tuple(URIRef(i) for i in (ctx.expand_iri(v, vocab=vocab) for v in schema.get("enum") or [] if isinstance(v, str)) if i)
+    return ValueSpec("an IRI", node_kind=SH.IRI, enum=enum)
+
+
+def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) -> ValueSpec:
+    """One JSON value with schema ``schema`` under ``term``."""
+    coerce = term.coerce if term else None
+    if coerce in ("@id", "@vocab"):
+        return _iris(schema, ctx, vocab=coerce == "@vocab")
+    if coerce == "@json":
+        return ValueSpec("any JSON value", (RDF_JSON,))
+    types = _types(schema)
+    fmt = schema.get("format")
+    if coerce is not None:  # a typed term: every scalar becomes a literal of that datatype
+        datatype = URIRef(coerce)
+        label = _DATATYPE_LABELS.get(datatype, f"a value of type xsd:{datatype.split('#')[-1]}")
+        return ValueSpec(label, (datatype,), enum=_enum(schema, coerce, ctx), owl_range=datatype)
+    if types == ["object"]:
+        nested = tuple(field_spec(k, v or {}, ctx) for k, v in (schema.get("properties") or {}).items())
+        return ValueSpec("a mapping", node_kind=SH.BlankNodeOrIRI, nested=nested, nested_required=tuple(schema.get("required") or ()))
+    if types == ["array"]:
+        return ValueSpec("a list", node_kind=SH.BlankNodeOrIRI, list_item=value_spec(schema.get("items") or {}, None, ctx))
+    if len(types) != 1:  # no type, or several: a datatype check only when all are scalars
+        scalar = bool(types) and all(t in _JSON_DATATYPES for t in types)
+        datatypes = tuple(d for t in types for d in _JSON_DATATYPES[t]) if scalar else ()
+        label = " or ".join(_LABELS[t] for t in types) if types else "any value"
+        return ValueSpec(label, datatypes, enum=_enum(schema, None, ctx))
+    kind = types[0]
+    label = _LABELS[kind]
+    pattern = schema.get("pattern")
+    format_datatype = None
+    if kind == "string" and isinstance(fmt, str):
+        format_datatype = FORMAT_DATATYPES.get(fmt)
+        if fmt in FORMAT_PATTERNS:
+            label = f"a {fmt}" + (f" such as {_EXAMPLES[fmt]}" if fmt in _EXAMPLES else "")
+            pattern = pattern or FORMAT_PATTERNS[fmt]
+    return ValueSpec(
+        label,
+        _JSON_DATATYPES[kind],
+        pattern=pattern,
+        format_datatype=format_datatype,
+        enum=_enum(schema, None, ctx),
+        owl_range=format_datatype or _OWL_RANGES.get(kind),
+    )
+

@@ -1,0 +1,384 @@
+"""OWL/RDFS output: one ``owl:Ontology`` per ontology YAML, what LinkML or Protégé users expect.
+
+* the ontology with ``owl:versionInfo`` and ``owl:imports`` of the ontologies
+  it extends (a root imports the MIF vocabulary);
+* entity types as ``owl:Class`` under their base type (``mif:SemanticType``
+  ...) and, for ``subtype_of``, under their supertypes; the composed fields
+  (traits resolved per spec 10.8.6) as class restrictions: ``owl:allValuesFrom``
+  the field's range and ``owl:minCardinality 1`` for required fields (single
+  values and every other closed-world rule are SHACL's, see shapes.py);
+* fields as ``owl:DatatypeProperty``/``owl:ObjectProperty`` with a global
+  ``rdfs:range`` when every definition in the compiled set agrees (the same
+  key is one property for all entity types, because the loader gives it one
+  IRI); keys that are MIF context terms or MIF vocabulary terms are not
+  redeclared;
+* relationship types as ``owl:ObjectProperty``: ``from``/``to`` as
+  ``rdfs:domain``/``rdfs:range`` (a union for several), ``symmetric`` as
+  ``owl:SymmetricProperty``, ``inverse`` as ``owl:inverseOf``;
+* namespace trees as a SKOS concept scheme (``skos:notation`` is the path
+  memories write in ``namespace:``, ``mif:typeHint`` the type hint);
+* traits, discovery patterns, aliases, exemplars and every other key kept as
+  annotations (upstream ontology context IRIs where it has one).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.collection import Collection
+from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
+
+from ..errors import Problem, Severity
+from ..identity import relationship_iri
+from ..namespaces import MIF
+from ..tordf import json_lexical
+from .fields import RDF_JSON, FieldSpec, field_spec
+from .iris import (
+    BASE_CLASSES,
+    VOCABULARY,
+    annotation_iri,
+    entity_class,
+    namespace_iri,
+    ontology_iri,
+    scheme_iri,
+    trait_iri,
+)
+from .model import FieldDef, NamespaceDef, OntologyFile, RelationshipDef
+from .resolution import ResolvedOntology
+from .traits import ComposedEntity, Composer
+from .vocabulary import vocabulary_terms
+
+#: YAML keys with a standard RDF term (the rest become ``mifo:<key>`` annotations).
+ANNOTATION_TERMS = {"aliases": SKOS.altLabel, "exemplars": SKOS.example}
+
+
+@dataclass
+class PropertyDeclaration:
+    """What every definition of one field property in the compiled set says."""
+
+    label: str
+    kind: URIRef  # owl:DatatypeProperty, owl:ObjectProperty or rdf:Property
+    range: URIRef | None
+    description: str | None
+
+
+_KINDS = {"object": OWL.ObjectProperty, "datatype": OWL.DatatypeProperty}
+
+
+def _field_kind(spec: FieldSpec) -> tuple[str | None, URIRef | None]:
+    """("object" | "datatype" | None for untyped, the global range it allows)."""
+    value = spec.value
+    if value.node_kind is not None or value.list_item is not None:
+        return "object", None
+    if value.owl_range is not None or value.datatypes:
+        return "datatype", (None if spec.array else value.owl_range)
+    return None, None
+
+
+def own_fields(onto: OntologyFile) -> list[FieldDef]:
+    """The fields an ontology file itself writes (in its traits and entity types)."""
+    fields = [f for t in onto.traits.values() for f in t.fields.values()]
+    return fields + [f for e in onto.entity_types.values() for f in e.properties.values()]
+
+
+def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -> dict[URIRef, PropertyDeclaration]:
+    """One declaration per field property of the compiled set that the MIF vocabulary does not define.
+
+    The kind and the global range are stated only when every definition agrees;
+    a field that is a mapping in one place and a plain value in another is warned about.
+    """
+    uses: dict[URIRef, list[tuple[FieldDef, str | None, URIRef | None]]] = {}
+    for composer in composers:
+        for fdef in own_fields(composer.view.file):
+            spec = field_spec(fdef.name, fdef.schema)
+            if spec.predicate is None:
+                warnings.append(Problem(
+                    str(fdef.origin.file),
+                    f"{fdef.origin.short}: field '{fdef.name}' is JSON-LD's @id in the MIF context (it names the "
+                    f"entity node), so no property, range or SHACL rule can describe it",
+                    Severity.WARNING, key=fdef.name, rule="ontology",
+                ))
+            elif not spec.core and spec.predicate not in vocabulary_terms():
+                uses.setdefault(spec.predicate, []).append((fdef, *_field_kind(spec)))
+    out: dict[URIRef, PropertyDeclaration] = {}
+    for predicate, found in uses.items():
+        typed = [(fdef, kind, range_) for fdef, kind, range_ in found if kind]
+        kinds = {kind for _, kind, _ in typed}
+        ranges = {range_ for _, _, range_ in typed}
+        if len(kinds) > 1:
+            by_kind = {kind: fdef for fdef, kind, _ in typed}
+            warnings.append(Problem(
+                str(by_kind["object"].origin.file),
+                f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a plain "
+                f"value in {by_kind['datatype'].origin}: declared as rdf:Property, without a range",
+                Severity.WARNING, key=found[0][0].name, rule="ontology",
+            ))
+        agreed = len(kinds) == 1
+        description = next((d.schema["description"] for d, _, _ in found if isinstance(d.schema.get("description"), str)), None)
+        out[predicate] = PropertyDeclaration(
+            found[0][0].name,
+            _KINDS[next(iter(kinds))] if agreed else RDF.Property,
+            next(iter(ranges)) if agreed and len(ranges) == 1 else None,
+            description,
+        )
+    return out
+
+
+def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> None:
+    """Keep a YAML value as an annotation: scalars as literals, anything nested as an rdf:JSON literal."""
+    predicate = ANNOTATION_TERMS.get(key)
+    if predicate is None:  # an open set of keys: declare the property where it is used
+        predicate = annotation_iri(key)
+        graph.add((predicate, RDF.type, OWL.AnnotationProperty))
+    for item in value if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value) else [value]:
+        if item is None:
+            continue
+        if isinstance(item, (dict, list)):
+            graph.add((subject, predicate, Literal(json_lexical(item), datatype=RDF_JSON)))
+        else:
+            graph.add((subject, predicate, Literal(item) if isinstance(item, (bool, int, float)) else Literal(str(item))))
+
+
+def _union(graph: Graph, members: list[URIRef]) -> URIRef | BNode:
+    if len(members) == 1:
+        return members[0]
+    node = BNode()
+    graph.add((node, RDF.type, OWL.Class))
+    graph.add((node, OWL.unionOf, Collection(graph, BNode(), list(members)).uri))
+    return node
+
+
+class OwlWriter:
+    """Writes one ontology's view into a graph."""
+
+    def __init__(self, graph: Graph, composer: Composer, declarations: dict[URIRef, PropertyDeclaration], warnings: list[Problem]) -> None:
+        self.g = graph
+        self.composer = composer
+        self.view: ResolvedOntology = composer.view
+        self.file: OntologyFile = composer.view.file
+        self.iri = ontology_iri(self.file.id)
+        self.declarations = declarations
+        self.warnings = warnings
+
+    def warn(self, element: str, message: str) -> None:
+        self.warnings.append(Problem(str(self.file.path), f"ontology '{self.file.id}', {element}: {message}", Severity.WARNING, key=element, rule="ontology"))
+
+    def write(self) -> None:
+        self.header()
+        for trait in self.file.traits.values():
+            self.trait(trait.name)
+        for entity in self.file.entity_types.values():
+            self.entity(self.composer.compose(entity.name))
+        self.properties()
+        for rel in self.file.relationships.values():
+            relationship(self.g, rel, self.iri, self.endpoint_classes(rel, rel.sources, "from"), self.endpoint_classes(rel, rel.targets, "to"))
+        for node in self.file.namespaces.values():
+            self.namespace(node, None)
+        if self.file.discovery:
+            self.discovery()
+
+    # -- the ontology ------------------------------------------------------------------------
+    def header(self) -> None:
+        g, f = self.g, self.file
+        g.add((self.iri, RDF.type, OWL.Ontology))
+        g.add((self.iri, RDFS.label, Literal(f.id)))
+        if f.description:
+            g.add((self.iri, RDFS.comment, Literal(f.description)))
+        if f.version:
+            g.add((self.iri, OWL.versionInfo, Literal(f.version)))
+            g.add((self.iri, OWL.versionIRI, URIRef(f"{self.iri}/{f.version}")))
+        if f.schema_url:
+            g.add((self.iri, RDFS.isDefinedBy, URIRef(f.schema_url.strip())))
+        parents = [ontology_iri(p.id) for p in self.view.parents if p.id != f.id]
+        for parent in parents or [VOCABULARY]:
+            g.add((self.iri, OWL.imports, parent))
+        for key, value in f.annotations.items():
+            annotate(g, self.iri, key, value)
+
+    def defined(self, subject: URIRef, label: str, description: str | None) -> None:
+        self.g.add((subject, RDFS.label, Literal(label)))
+        self.g.add((subject, RDFS.isDefinedBy, self.iri))
+        if description:
+            self.g.add((subject, RDFS.comment, Literal(description)))
+
+    # -- traits and entity types --------------------------------------------------------------------
+    def trait_ref(self, name: str) -> URIRef:
+        return trait_iri(self.view.traits[name].origin.ontology, name)
+
+    def trait(self, name: str) -> None:
+        trait = self.view.traits[name]
+        subject = trait_iri(self.file.id, name)
+        self.g.add((subject, RDF.type, MIF.Trait))
+        self.defined(subject, name, trait.description)
+        for parent in trait.extends:
+            self.composer.trait(parent, trait.origin)
+            self.g.add((subject, annotation_iri("extends"), self.trait_ref(parent)))
+        for fdef in trait.fields.values():
+            spec = field_spec(fdef.name, fdef.schema)
+            if spec.predicate is not None:
+                self.g.add((subject, MIF.hasField, spec.predicate))
+        for key in trait.requires:
+            self.g.add((subject, MIF.requiresField, field_spec(key, {}).predicate or Literal(key)))
+
+    def class_ref(self, name: str) -> URIRef:
+        return entity_class(self.view.entity_types[name].origin.ontology, name)
+
+    def entity(self, composed: ComposedEntity) -> None:
+        g, entity = self.g, composed.entity
+        subject = entity_class(self.file.id, entity.name)
+        g.add((subject, RDF.type, OWL.Class))
+        self.defined(subject, entity.name, entity.description)
+        g.add((subject, RDFS.subClassOf, BASE_CLASSES[entity.base]))
+        for parent in entity.subtype_of:
+            g.add((subject, RDFS.subClassOf, self.class_ref(parent)))
+        for name in entity.traits:
+            g.add((subject, MIF.definesTrait, self.trait_ref(name)))
+        for key, value in entity.annotations.items():
+            annotate(g, subject, key, value)
+        for name, fdef in composed.fields.items():
+            if name not in composed.inherited:
+                self.restrictions(subject, field_spec(name, fdef.schema))
+        for name in composed.required:
+            predicate = field_spec(name, composed.fields[name].schema if name in composed.fields else {}).predicate
+            if predicate is not None:
+                self.restriction(subject, predicate, OWL.minCardinality, Literal(1, datatype=XSD.nonNegativeInteger))
+
+    def restriction(self, subject: URIRef, predicate: URIRef, kind: URIRef, value: Any) -> None:
+        node = BNode()
+        self.g.add((node, RDF.type, OWL.Restriction))
+        self.g.add((node, OWL.onProperty, predicate))
+        self.g.add((node, kind, value))
+        self.g.add((subject, RDFS.subClassOf, node))
+
+    def restrictions(self, subject: URIRef, spec: FieldSpec) -> None:
+        if spec.predicate is None:
+            return
+        value = spec.value
+        if value.enum and all(isinstance(v, Literal) for v in value.enum):
+            datarange = BNode()
+            self.g.add((datarange, RDF.type, RDFS.Datatype))
+            self.g.add((datarange, OWL.oneOf, Collection(self.g, BNode(), list(value.enum)).uri))
+            self.restriction(subject, spec.predicate, OWL.allValuesFrom, datarange)
+        elif value.owl_range is not None:
+            self.restriction(subject, spec.predicate, OWL.allValuesFrom, value.owl_range)
+
+    def properties(self) -> None:
+        """Declare the field properties this ontology's own traits and entity types introduce."""
+        for fdef in own_fields(self.file):
+            predicate = field_spec(fdef.name, fdef.schema).predicate
+            declaration = self.declarations.get(predicate) if predicate is not None else None
+            if predicate is None or declaration is None:
+                continue
+            self.g.add((predicate, RDF.type, declaration.kind))
+            self.defined(predicate, declaration.label, declaration.description)
+            if declaration.range is not None:
+                self.g.add((predicate, RDFS.range, declaration.range))
+
+    # -- relationships ----------------------------------------------------------------------------------
+    def endpoint_classes(self, rel: RelationshipDef, names: tuple[str, ...], side: str) -> list[URIRef] | None:
+        """Classes for ``from``/``to``; None (no axiom) when one of them is unknown here."""
+        missing = [n for n in names if n not in self.view.entity_types]
+        if missing:
+            self.warn(
+                f"relationship '{rel.spellings[0]}'",
+                f"'{side}' names {', '.join(repr(m) for m in missing)}, not an entity type of this ontology or those it "
+                f"extends; no rdfs:{'domain' if side == 'from' else 'range'} is stated (the names are kept as annotations)",
+            )
+            return None
+        return [self.class_ref(n) for n in names]
+
+    # -- namespaces (SKOS) ---------------------------------------------------------------------------------
+    def namespace(self, node: NamespaceDef, parent: URIRef | None) -> None:
+        g, scheme = self.g, scheme_iri(self.file.id)
+        if parent is None:
+            g.add((scheme, RDF.type, SKOS.ConceptScheme))
+            g.add((scheme, RDFS.label, Literal(f"{self.file.id} namespaces")))
+            g.add((scheme, RDFS.isDefinedBy, self.iri))
+            g.add((self.iri, MIF.hasNamespace, scheme))
+        subject = namespace_iri(self.file.id, node.path)
+        g.add((subject, RDF.type, SKOS.Concept))
+        g.add((subject, SKOS.inScheme, scheme))
+        g.add((subject, SKOS.prefLabel, Literal(node.path.rsplit("/", 1)[-1])))
+        g.add((subject, SKOS.notation, Literal(node.path)))
+        if node.description:
+            g.add((subject, SKOS.definition, Literal(node.description)))
+        if node.type_hint:
+            g.add((subject, MIF.typeHint, Literal(node.type_hint)))
+        if node.replaces:
+            g.add((subject, MIF.replaces, Literal(node.replaces)))
+        if parent is None:
+            g.add((subject, SKOS.topConceptOf, scheme))
+            g.add((scheme, SKOS.hasTopConcept, subject))
+        else:
+            g.add((subject, SKOS.broader, parent))
+            g.add((parent, SKOS.narrower, subject))
+        for child in node.children.values():
+            self.namespace(child, subject)
+
+    # -- discovery -----------------------------------------------------------------------------------------
+    def discovery(self) -> None:
+        g, config = self.g, BNode()
+        g.add((self.iri, MIF.discoveryConfig, config))
+        for key, value in self.file.discovery.items():
+            if key == "enabled" and isinstance(value, bool):
+                g.add((config, MIF.discoveryEnabled, Literal(value)))
+            elif key == "confidence_threshold" and isinstance(value, (int, float)):
+                g.add((config, MIF.confidenceThreshold, Literal(str(value), datatype=XSD.decimal)))
+            elif key in ("patterns", "content_patterns", "file_patterns") and isinstance(value, list):
+                for pattern in value:
+                    g.add((config, MIF.hasDiscoveryPattern, self.pattern(pattern, key)))
+            else:
+                annotate(g, config, key, value)
+
+    def pattern(self, spec: Any, list_key: str) -> BNode:
+        node = BNode()
+        if not isinstance(spec, dict):
+            annotate(self.g, node, "pattern", spec)
+            return node
+        keyed = {"content_patterns": MIF.contentPattern, "file_patterns": MIF.filePattern}
+        for key, value in spec.items():
+            if key == "pattern" and list_key in keyed:
+                self.g.add((node, keyed[list_key], Literal(str(value))))
+            elif key in ("content_pattern", "file_pattern"):
+                self.g.add((node, MIF.contentPattern if key == "content_pattern" else MIF.filePattern, Literal(str(value))))
+            elif key in ("namespace", "namespaces", "suggest_namespace"):
+                for ns in value if isinstance(value, list) else [value]:
+                    self.g.add((node, MIF.suggestsNamespace, Literal(str(ns))))
+            elif key == "suggest_entity" and isinstance(value, str):
+                if value in self.view.entity_types:
+                    self.g.add((node, MIF.suggestsEntityType, self.class_ref(value)))
+                else:
+                    self.warn("discovery", f"suggest_entity '{value}' is not an entity type of this ontology or those it extends; kept as text")
+                    self.g.add((node, MIF.suggestsEntityType, Literal(value)))
+            else:
+                annotate(self.g, node, key, value)
+        return node
+
+
+def relationship(graph: Graph, rel: RelationshipDef, defined_by: URIRef, domain: list[URIRef] | None, range_: list[URIRef] | None) -> None:
+    """A relationship type as an object property (with its inverse)."""
+    subject = URIRef(relationship_iri(rel.name))
+    graph.add((subject, RDF.type, OWL.ObjectProperty))
+    graph.add((subject, RDFS.isDefinedBy, defined_by))
+    for spelling in rel.spellings:
+        graph.add((subject, RDFS.label, Literal(spelling)))
+    for description in rel.descriptions:
+        graph.add((subject, RDFS.comment, Literal(description)))
+    if rel.symmetric:
+        graph.add((subject, RDF.type, OWL.SymmetricProperty))
+    for side, names, classes, axiom in (("from", rel.sources, domain, RDFS.domain), ("to", rel.targets, range_, RDFS.range)):
+        if classes:
+            graph.add((subject, axiom, _union(graph, classes)))
+        elif names:
+            annotate(graph, subject, side, list(names))
+    if rel.inverse:
+        inverse = URIRef(relationship_iri(rel.inverse))
+        graph.add((subject, OWL.inverseOf, inverse))
+        graph.add((inverse, RDF.type, OWL.ObjectProperty))
+        graph.add((inverse, RDFS.label, Literal(rel.inverse)))
+        graph.add((inverse, RDFS.isDefinedBy, defined_by))
+    for key, value in rel.annotations.items():
+        annotate(graph, subject, key, value)
+

@@ -1,0 +1,129 @@
+"""Finding ontologies by id along a search path, and resolving ``extends`` (spec 10.8.5).
+
+Sources are searched in precedence order: the built-in ``ontologies/`` folder,
+then user folders, then a bundle's ``.mif/ontologies/``, then files named on
+the command line.  When two sources hold the same ontology id the later one
+wins (it overrides); a later ontology may also *extend* the earlier definition
+of its own id (``id: mif-base`` with ``extends: [mif-base]``), which then
+resolves to the next earlier source.  Two files with one id in the same
+source are ambiguous and an error.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..errors import MifRdfError
+from ..resources import data_dir
+from .loader import read_ontology
+from .model import OntologyFile
+
+#: File names that hold ontologies inside a search folder (spec 10.8.1 and 10.8.5).
+PATTERNS = ("*.ontology.yaml", "*.ontology.yml", "ontology.yaml", "ontology.yml")
+
+
+def builtin_dir() -> Path:
+    """The shipped ``ontologies/`` folder (mif-base and the mif: vocabulary)."""
+    return data_dir("ontologies")
+
+
+def bundle_ontology_dir(bundle_root: Path) -> Path:
+    return Path(bundle_root) / ".mif" / "ontologies"
+
+
+def search_path(user_dirs: Iterable[Path | str] = (), bundle_root: Path | str | None = None) -> list[Path]:
+    """Built-in folder, then ``user_dirs``, then the bundle's ``.mif/ontologies`` (when present)."""
+    dirs = [builtin_dir()]
+    for folder in user_dirs:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise MifRdfError(f"ontology search folder {str(folder)!r} does not exist")
+        dirs.append(folder)
+    if bundle_root is not None and bundle_ontology_dir(Path(bundle_root)).is_dir():
+        dirs.append(bundle_ontology_dir(Path(bundle_root)))
+    return dirs
+
+
+class Registry:
+    """All ontology files of a search path, by id, with ``extends`` resolution."""
+
+    def __init__(self, dirs: Sequence[Path]) -> None:
+        self.dirs = list(dirs)
+        self._by_id: dict[str, list[OntologyFile]] = {}
+        self._by_path: dict[Path, OntologyFile] = {}
+        for index, folder in enumerate(self.dirs):
+            for path in _ontology_files(folder):
+                self._add(path, index)
+
+    def _add(self, path: Path, index: int) -> OntologyFile:
+        key = path.resolve()
+        found = self._by_path.get(key)
+        if found is not None:
+            return found
+        onto = read_ontology(path, source_index=index)
+        same = [o for o in self._by_id.get(onto.id, []) if o.source_index == index]
+        if same:
+            raise MifRdfError(f"ontology id '{onto.id}' is defined by two files of the same source: {same[0].path} and {path}")
+        self._by_path[key] = onto
+        self._by_id.setdefault(onto.id, []).append(onto)
+        return onto
+
+    def add_file(self, path: Path | str) -> OntologyFile:
+        """An ontology file named directly: it takes precedence over every folder."""
+        path = Path(path)
+        if not path.is_file():
+            raise MifRdfError(f"ontology file {str(path)!r} does not exist")
+        return self._add(path, len(self.dirs))
+
+    def get(self, ref: str | Path) -> OntologyFile:
+        """An ontology by id (the latest source wins) or by file path."""
+        if isinstance(ref, Path) or _looks_like_path(ref):
+            return self.add_file(ref)
+        candidates = self._by_id.get(ref)
+        if not candidates:
+            raise MifRdfError(f"no ontology with id '{ref}' in the search path ({self._where()})")
+        return max(candidates, key=lambda o: o.source_index)
+
+    def parent(self, child: OntologyFile, parent_id: str) -> OntologyFile:
+        """The ontology ``child`` extends under ``parent_id`` (see the module docstring)."""
+        candidates = sorted(self._by_id.get(parent_id, []), key=lambda o: o.source_index)
+        if candidates and candidates[-1] is child:
+            candidates = [o for o in candidates if o.source_index < child.source_index]
+        if not candidates:
+            raise MifRdfError(
+                f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path ({self._where()})"
+            )
+        return candidates[-1]
+
+    def closure(self, onto: OntologyFile) -> list[OntologyFile]:
+        """``onto`` and every ontology it extends, parents before children; cycles are errors."""
+        order: list[OntologyFile] = []
+        done: set[int] = set()
+
+        def visit(node: OntologyFile, stack: tuple[OntologyFile, ...]) -> None:
+            if id(node) in done:
+                return
+            if any(node is s for s in stack):
+                cycle = " -> ".join(f"'{o.id}' ({o.path})" for o in stack[[s is node for s in stack].index(True):] + (node,))
+                raise MifRdfError(f"ontology extends cycle: {cycle}")
+            for parent_id in node.extends:
+                visit(self.parent(node, parent_id), stack + (node,))
+            done.add(id(node))
+            order.append(node)
+
+        visit(onto, ())
+        return order
+
+    def _where(self) -> str:
+        return ", ".join(str(d) for d in self.dirs) or "no folders"
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml")) or "/" in ref or "\\" in ref
+
+
+def _ontology_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    found = {p for pattern in PATTERNS for p in folder.rglob(pattern) if p.is_file()}
+    return sorted(found)

@@ -1,0 +1,191 @@
+"""Trait inheritance and entity composition, exactly as spec 10.8.6 says.
+
+| scenario                                          | resolution                     |
+|---------------------------------------------------|--------------------------------|
+| same field inherited via different paths          | the shared ancestor's definition (no conflict) |
+| same field defined differently by independent traits | error at composition time, naming the field, both traits and both files |
+| field in a trait overrides an inherited field     | the child trait's definition   |
+| field in an entity's schema overrides a trait field | the entity's definition (this also resolves a conflict) |
+
+An entity type that is ``subtype_of`` others also takes their fields (a
+subtype must be usable wherever its supertype is); a supertype's field and a
+trait's field that disagree are a conflict like two traits.  Definitions are
+"the same" when they are one definition reached twice or have equal content
+(descriptions aside): the corpus repeats traits verbatim across ontologies.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import MifRdfError
+from .model import EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint
+from .resolution import ResolvedOntology
+
+Sources = list[tuple[str, dict[str, FieldDef]]]
+
+
+@dataclass
+class ComposedEntity:
+    """An entity type with every field it ends up with, each with its origin."""
+
+    entity: EntityTypeDef
+    fields: dict[str, FieldDef]
+    #: the entity's ``schema.required``, or its supertypes' when it states none
+    required: tuple[str, ...] = ()
+    #: fields taken unchanged from a supertype (OWL subclassing carries them already)
+    inherited: set[str] = field(default_factory=set)
+    #: MIF memory fields the entity's traits require (``requires:``), with the trait's origin
+    requires: dict[str, Origin] = field(default_factory=dict)
+    #: every trait that applies, directly or through ``extends``
+    traits: dict[str, TraitDef] = field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        """Content of the composition, to tell apart two views of one entity type."""
+        return fingerprint({
+            "entity": self.entity.raw, "fields": {k: v.schema for k, v in sorted(self.fields.items())},
+            "required": self.required, "requires": sorted(self.requires),
+        })
+
+
+def merge(sources: Sources, descends: Callable[[Origin, Origin], bool]) -> tuple[dict[str, FieldDef], dict[str, list[tuple[str, FieldDef]]]]:
+    """Union of the sources' fields, and the fields two independent sources define differently.
+
+    ``descends(a, b)``: the trait (or entity type) that wrote ``a`` extends the
+    one that wrote ``b``, so ``a`` overrides ``b`` (child definition wins).
+    """
+    merged: dict[str, FieldDef] = {}
+    first: dict[str, str] = {}
+    conflicts: dict[str, list[tuple[str, FieldDef]]] = {}
+    for label, fields in sources:
+        for name, definition in fields.items():
+            known = merged.get(name)
+            if known is None or descends(definition.origin, known.origin):
+                merged[name], first[name] = definition, label
+            elif not known.same_as(definition) and not descends(known.origin, definition.origin):
+                entries = conflicts.setdefault(name, [(first[name], known)])
+                if not any(d.same_as(definition) for _, d in entries):
+                    entries.append((label, definition))
+    return merged, conflicts
+
+
+def conflict_error(owner: Origin, name: str, entries: list[tuple[str, FieldDef]], how: str) -> MifRdfError:
+    sides = " and ".join(
+        f"{d.origin if label == d.origin.element else f'{label} (from {d.origin})'} as {_short(d.schema)}" for label, d in entries
+    )
+    return MifRdfError(
+        f"{owner.file}: {owner.short}: field '{name}' is defined differently by {sides}; {how} (spec 10.8.6)"
+    )
+
+
+def _short(schema: dict) -> str:
+    return fingerprint(schema).replace('"', "")
+
+
+class Composer:
+    """Resolves traits and composes entity types within one ontology's view."""
+
+    def __init__(self, view: ResolvedOntology) -> None:
+        self.view = view
+        self._traits: dict[str, dict[str, FieldDef]] = {}
+        self._entities: dict[str, ComposedEntity] = {}
+
+    def trait(self, name: str, used_by: Origin, stack: tuple[str, ...] = ()) -> TraitDef:
+        trait = self.view.traits.get(name)
+        if trait is None:
+            raise MifRdfError(
+                f"{used_by.file}: {used_by.short} uses trait '{name}', which is not defined by ontology "
+                f"'{self.view.id}' or any ontology it extends"
+            )
+        if name in stack:
+            raise MifRdfError(f"{trait.origin.file}: trait extends cycle: {' -> '.join(stack + (name,))} ({trait.origin})")
+        return trait
+
+    def trait_fields(self, name: str, used_by: Origin, stack: tuple[str, ...] = ()) -> dict[str, FieldDef]:
+        """A trait's fields after its ``extends`` (child definitions win)."""
+        found = self._traits.get(name)
+        if found is not None:
+            return found
+        trait = self.trait(name, used_by, stack)
+        sources: Sources = [(f"trait '{p}'", self.trait_fields(p, trait.origin, stack + (name,))) for p in trait.extends]
+        merged, conflicts = merge(sources, self.descends)
+        for field_name, entries in conflicts.items():
+            if field_name not in trait.fields:
+                raise conflict_error(trait.origin, field_name, entries, f"define '{field_name}' in trait '{name}' to resolve")
+        result = {**merged, **trait.fields}
+        self._traits[name] = result
+        return result
+
+    def trait_closure(self, names: tuple[str, ...], used_by: Origin) -> dict[str, TraitDef]:
+        """The traits ``names`` and everything they extend."""
+        out: dict[str, TraitDef] = {}
+        todo = list(names)
+        while todo:
+            name = todo.pop(0)
+            if name not in out:
+                out[name] = self.trait(name, used_by)
+                todo.extend(out[name].extends)
+        return out
+
+    def compose(self, name: str, stack: tuple[str, ...] = ()) -> ComposedEntity:
+        """An entity type's fields: supertypes, then traits, then its own schema (which wins)."""
+        found = self._entities.get(name)
+        if found is not None:
+            return found
+        entity = self.view.entity_types[name]
+        if name in stack:
+            raise MifRdfError(f"{entity.origin.file}: subtype_of cycle: {' -> '.join(stack + (name,))}")
+        supers = [self.compose(parent, stack + (name,)) for parent in entity.subtype_of if parent in self.view.entity_types]
+        sources: Sources = [(f"supertype '{s.entity.name}'", s.fields) for s in supers]
+        for trait in entity.traits:
+            self.trait(trait, entity.origin)
+            sources.append((f"trait '{trait}'", self.trait_fields(trait, entity.origin)))
+        merged, conflicts = merge(sources, self.descends)
+        for field_name, entries in conflicts.items():
+            if field_name not in entity.properties:
+                raise conflict_error(
+                    entity.origin, field_name, entries,
+                    f"override '{field_name}' in the entity type's schema.properties to resolve",
+                )
+        fields = {**merged, **entity.properties}
+        inherited = {f for f in fields if any(f in s.fields and s.fields[f] is fields[f] for s in supers)}
+        traits = self.trait_closure(entity.traits, entity.origin)
+        requires: dict[str, Origin] = {}
+        for s in supers:
+            requires.update(s.requires)
+        for used in traits.values():
+            for key in used.requires:
+                requires.setdefault(key, used.origin)
+        required = entity.required if entity.required is not None else tuple(dict.fromkeys(r for s in supers for r in s.required))
+        composed = ComposedEntity(entity, fields, required, inherited, requires, traits)
+        self._entities[name] = composed
+        return composed
+
+    def descends(self, newer: Origin, older: Origin) -> bool:
+        """Whether the trait or entity type that wrote ``newer`` extends the one that wrote ``older``."""
+        if newer == older:
+            return False
+        if newer.kind == "trait":
+            trait = self.view.traits.get(newer.name)
+            if trait is None or trait.origin != newer:
+                return False
+            return any(t.origin == older for t in self.trait_closure(trait.extends, trait.origin).values())
+        if newer.kind == "entity type":
+            return older.kind == "entity type" and older in self.supertypes(newer.name)
+        return False
+
+    def supertypes(self, name: str) -> set[Origin]:
+        """Origins of every entity type ``name`` is (transitively) a subtype of."""
+        out: set[Origin] = set()
+        todo = list(self.view.entity_types[name].subtype_of) if name in self.view.entity_types else []
+        while todo:
+            parent = self.view.entity_types.get(todo.pop())
+            if parent is not None and parent.origin not in out:
+                out.add(parent.origin)
+                todo.extend(parent.subtype_of)
+        return out
+
+    def all_traits(self) -> None:
+        """Resolve every trait the view defines, so conflicts show at load time (10.8.6 guidance)."""
+        for name, trait in self.view.traits.items():
+            self.trait_fields(name, trait.origin)
