@@ -317,3 +317,21 @@ def test_report_formats(tmp_path: Path) -> None:
     graph = report.report_graph()
     from rdflib.namespace import SH
     assert (None, SH.conforms, None) in graph and len(list(graph.subjects(SH.resultSeverity, None))) == 1
+
+
+# -- ontology shapes (validate --ontology) ----------------------------------------------------------
+def test_ontology_shapes_join_validation(tmp_path: Path) -> None:
+    from mif_rdf.cli import main
+
+    profile = UPSTREAM / "profiles" / "ai-memory" / "ontology.yaml"
+    session = {"id": "s1", "type": "episodic", "created": "2026-01-15T10:30:00Z",
+               "entity": {"name": "Debug", "entity_type": "session", "session_type": "karaoke", "summary": "x"}}
+    write_file(tmp_path, "s1.md", render_memory(session, "\nA session.\n"))
+    plain = validate(load_bundle(tmp_path), level=1)
+    assert plain.conforms
+    corpus = UPSTREAM.parent / "ontologies"  # shared-traits, which ai-memory extends
+    report = validate(load_bundle(tmp_path), level=1, ontologies=[str(profile)], search_path=[corpus])
+    (finding,) = [r for r in report.results if r.rule and r.rule.startswith("ontology")]
+    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, "ontology ai-memory")
+    assert finding.value == "karaoke" and "ai-memory" in finding.message
+    assert main(["validate", str(tmp_path), "--level", "1", "--ontology", str(profile), "--path", str(corpus)]) == 1

@@ -23,13 +23,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", type=int, choices=(1, 2, 3), default=3, help="conformance level (default 3, full)")
     parser.add_argument("--format", choices=("text", "json", "turtle"), default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph")
     parser.add_argument("--strict-temporal", action="store_true", help="a derived-from/supersedes target created after its source is an error, not a warning")
+    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply the SHACL shapes compiled from this ontology's entity schemas (repeatable)")
+    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id (repeatable; the built-in ones and the bundle's .mif/ontologies are always searched)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
-    report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal)
+    report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology, search_path=args.path)
     if args.format == "json":
         text = json.dumps(report.to_json(), indent=2, default=str, ensure_ascii=False) + "\n"
     elif args.format == "turtle":

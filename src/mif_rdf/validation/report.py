@@ -65,6 +65,16 @@ class ValidationReport:
             lines.append(f"  {result.severity.value:<7} {where}{key}{result.message}{value}{rule}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the verdict, then every finding as a table."""
+        from ..display import problems_html
+
+        counts = self.counts()
+        verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
+        head = (f"<p>{self.memories} memories checked at level {self.level}: {verdict} "
+                f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)</p>")
+        return head + problems_html(self.sorted_results(), caption="Validation findings")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "conforms": self.conforms,

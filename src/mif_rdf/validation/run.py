@@ -1,7 +1,8 @@
 """Running a validation: SHACL over the dataset, then the bundle rules, one report."""
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 from typing import Literal as Literal_
 
 import pyshacl
@@ -10,6 +11,7 @@ from rdflib.namespace import SH
 
 from ..bundle import Bundle
 from ..errors import Problem, Severity
+from ..namespaces import MIF
 from .bundle_rules import bundle_problems
 from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
@@ -28,7 +30,8 @@ def validate(
     level: int = 3,
     *,
     strict_temporal: bool = False,
-    extra_shapes: Graph | None = None,
+    ontologies: Sequence[str | Path] = (),
+    search_path: Sequence[str | Path] = (),
     engine: Engine = "auto",
 ) -> ValidationReport:
     """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
@@ -36,18 +39,26 @@ def validate(
     The report holds the bundle's load problems, the SHACL results (each with
     its file, frontmatter key path, value, rule and level) and the body and
     cross-memory rules.  ``strict_temporal`` makes a derivation target created
-    after its source an error instead of a warning.  ``extra_shapes`` adds
-    shapes (for example compiled from an ontology) to the run.  ``engine``:
-    ``"fast"`` is mif-rdf's own engine for the SHACL Core subset the shapes
-    use (tested to give pyshacl's results), ``"pyshacl"`` the reference,
-    ``"auto"`` the fast one unless the shapes need more.
+    after its source an error instead of a warning.  ``ontologies`` (ids or
+    YAML files, resolved along ``search_path`` and the bundle's
+    ``.mif/ontologies/``) add the SHACL shapes compiled from their entity
+    schemas, applied to memories whose ``entity:`` payload has that type.
+    ``engine``: ``"fast"`` is mif-rdf's own engine for the SHACL Core subset
+    the shipped shapes use (tested to give pyshacl's results), ``"pyshacl"``
+    the reference, ``"auto"`` the fast one unless the shapes need more (the
+    ontology shapes use SPARQL targets: pyshacl runs those).
     """
     shapes = shapes_graph(level)
-    if extra_shapes is not None:
-        shapes = shapes + extra_shapes
     report_graph = shacl_report(bundle.dataset, shapes, engine)
     results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
-    results += shacl_problems(bundle, report_graph, level)
+    results += shacl_problems(bundle, report_graph, level, shapes)
+    if ontologies:
+        from ..ontology import compile_shapes
+
+        extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
+        extra_report = shacl_report(bundle.dataset, extra, engine)
+        results += shacl_problems(bundle, extra_report, level, extra)
+        report_graph += extra_report
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
 
@@ -56,7 +67,7 @@ def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto") -> Graph:
     """The SHACL validation report graph of ``data``, by the chosen engine."""
     if engine == "pyshacl":
         _, report, _ = pyshacl.validate(
-            data, shacl_graph=shapes, inference="none", advanced=False,
+            data, shacl_graph=shapes, inference="none", advanced=True,
             allow_warnings=True, allow_infos=True, abort_on_first=False,
         )
         return report
@@ -68,12 +79,12 @@ def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto") -> Graph:
         return shacl_report(data, shapes, "pyshacl")
 
 
-def shacl_problems(bundle: Bundle, report: Graph, level: int) -> list[Problem]:
+def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> list[Problem]:
     """pyshacl's results as problems that name file, key path, value, rule and level."""
     known = rules(level)
     problems: list[Problem] = []
     seen: set[tuple[Any, ...]] = set()
-    for result in report.subjects(SH.resultSeverity, None):
+    for result in report.objects(None, SH.result):  # top-level results only (sh:detail nests others)
         focus = report.value(result, SH.focusNode)
         if isinstance(focus, Literal):  # a plain value where an object belongs: its parent's *-object rule says so
             continue
@@ -81,20 +92,27 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int) -> list[Problem]:
         shape = report.value(result, SH.sourceShape)
         rule = known.get(shape) if isinstance(shape, URIRef) else None
         record = owner(bundle, focus)
-        key = key_path(bundle, record, focus, path) if record is not None else None
         message = report.value(result, SH.resultMessage)
         value: Any = report.value(result, SH.value) if path is not None else None  # node shapes: the value is the node
         identity = (focus, path, shape, value)  # one finding per rule and value, however many components failed
         if identity in seen:
             continue
         seen.add(identity)
+        if record is None:
+            key = None
+        elif isinstance(path, URIRef) or path is None:
+            key = key_path(bundle, record, focus, path)
+        else:  # an ontology field rule: its path runs mif:entity / mif:<field> ...
+            field = shapes.value(shape, SH.name)
+            key = f"entity.{field}" if field is not None else "entity"
+        source = shapes.value(shape, MIF.sourceOntology)
         problems.append(Problem(
             path=record.relpath if record is not None else str(focus),
             message=str(message) if message is not None else "does not conform to a SHACL shape",
             severity=severity_of(report.value(result, SH.resultSeverity)),
             key=key,
             value=shown_value(bundle, record, value, key or ""),
-            rule=rule.name if rule else str(shape),
+            rule=rule.name if rule else (f"ontology {source}" if source is not None else str(shape)),
             level=rule.level if rule else None,
         ))
     return problems
