@@ -1,0 +1,62 @@
+"""``mif-rdf query``: run a SPARQL query on a bundle and print the result."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..errors import MifRdfError
+from ..queries import FORMATS, format_result, run_query
+from . import _common
+
+ORDER = 40
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "query", help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
+        description="Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared.",
+    )
+    _common.bundle_options(parser)
+    parser.add_argument("query", nargs="?", help="the query text (or use --file)")
+    parser.add_argument("--file", type=Path, metavar="FILE", help="read the query from this file (.rq)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
+    parser.add_argument("--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = _query_text(args.query, args.file)
+    bundle = _common.load(args)
+    if args.reason:
+        added = _reason(bundle, args.reason)
+        print(f"reasoning ({args.reason}): {added} inferred triples", file=sys.stderr)
+    result = run_query(bundle.dataset, text)
+    sys.stdout.write(format_result(result, args.format))
+    errors = sum(1 for p in bundle.problems if p.severity.value == "error")
+    if errors:
+        print(f"note: the bundle has {errors} error(s); 'mif-rdf load {args.bundle}' lists them", file=sys.stderr)
+    return _common.EXIT_OK
+
+
+def _query_text(query: str | None, path: Path | None) -> str:
+    if (query is None) == (path is None):
+        raise MifRdfError("give the query either as an argument or with --file, not both" if query else "no query: give it as an argument or with --file FILE")
+    if path is None:
+        return query  # type: ignore[return-value]
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MifRdfError(f"cannot read the query file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _reason(bundle: Bundle, profile: str) -> int:
+    """Run the ontology engineer's reasoner, imported only when asked for (it is optional)."""
+    try:
+        from ..reasoning import infer
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__.rsplit('.', 1)[0]}.reasoning":
+            raise
+        raise MifRdfError("--reason needs mif_rdf.reasoning, which this installation does not have") from None
+    return int(infer(bundle, profile))

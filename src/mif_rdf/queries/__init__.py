@@ -1,0 +1,60 @@
+"""SPARQL on MIF bundles: running queries, formatting results, and the query helpers.
+
+::
+
+    from mif_rdf import load_bundle
+    from mif_rdf.queries import run_query, memories_with_tag, neighbours
+
+    bundle = load_bundle("examples")
+    memories_with_tag(bundle, "incident").to_dataframe()
+    neighbours(bundle, "8b8080e5-d237-47de-8ba5-66af64a00dcf", "derived-from", depth=2)
+    run_query(bundle.dataset, "SELECT ?m WHERE { ?m mif:supersedes ?old }")
+"""
+from __future__ import annotations
+
+from .helpers import (
+    TRUST_LEVELS,
+    conflicts,
+    current_version,
+    decay_profiles,
+    freshness,
+    memories_about,
+    memories_between,
+    memories_in_namespace,
+    memories_of_type,
+    memories_with_tag,
+    neighbours,
+    recorded_by,
+    relationship_edges,
+    supersession_chain,
+    trusted,
+    valid_at,
+)
+from .results import FORMATS, Table, format_result, python_value
+from .sparql import INIT_NS, QuerySyntaxError, run_query
+
+__all__ = [
+    "FORMATS",
+    "INIT_NS",
+    "TRUST_LEVELS",
+    "QuerySyntaxError",
+    "Table",
+    "conflicts",
+    "current_version",
+    "decay_profiles",
+    "format_result",
+    "freshness",
+    "memories_about",
+    "memories_between",
+    "memories_in_namespace",
+    "memories_of_type",
+    "memories_with_tag",
+    "neighbours",
+    "python_value",
+    "recorded_by",
+    "relationship_edges",
+    "run_query",
+    "supersession_chain",
+    "trusted",
+    "valid_at",
+]

@@ -1,0 +1,453 @@
+"""Query helpers: the questions people ask a MIF bundle, as parameterized SPARQL.
+
+Each helper runs plain SPARQL 1.1 SELECTs through :func:`run_query`, so it
+works on any rdflib Graph or Dataset: the in-memory store (rdflib's engine),
+the Oxigraph store (Oxigraph's engine) and a remote endpoint through
+``SPARQLStore``.  They read the graph described in ``docs/mapping.md``; a
+*memory* is a node the links graph gives a ``mif:location`` (entities only get
+a ``mif:path``), so these helpers need the links graph loaded with the rest.
+
+Parameters are RDF terms passed as bindings, never formatted into the text.
+The templates keep to the rules that make bindings mean the same everywhere:
+
+* every parameter is projected by the SELECT (Oxigraph only substitutes
+  projected variables);
+* FILTER and BIND use parameters only at the top level of the WHERE group;
+  inside UNION branches and OPTIONALs they appear in triple patterns only,
+  where joining early (rdflib) or late (standard bottom-up evaluation of a
+  nested group) gives the same rows;
+* rdflib's engine recurses once per step of a ``+`` or ``*`` path and ends
+  in RecursionError on large graphs (DESIGN section 8), so neighbour searches
+  have an explicit maximum depth, written as one fixed-length chain per UNION
+  branch; only supersession follows ``supersedes*``, from a bound memory,
+  so rdflib walks that memory's versions and nothing else;
+* the shapes let both engines start from the bound parameter (see
+  :func:`_chain` and :func:`relationship_edges`): the two optimizers fail in
+  different ways on the obvious ones.
+
+Every helper returns a :class:`Table` of plain Python rows (``.to_dataframe()``
+for pandas) ordered the same way on every store.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from itertools import product
+from typing import Any, Iterable
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import DCTERMS
+
+from ..bundle import Bundle
+from ..context import is_valid_iri
+from ..errors import MifRdfError
+from ..freshness import DecayProfile, as_utc
+from ..identity import BASE_TYPES, MEMORY_PREFIX, memory_iri, relationship_iri
+from ..namespaces import MIF
+from .results import Table
+from .sparql import run_query
+
+GraphLike = Graph | Bundle
+Instant = datetime | date | str
+#: Trust levels of spec 12.2, lowest first.
+TRUST_LEVELS = ("uncertain", "low_confidence", "moderate_confidence", "high_confidence", "user_stated", "verified")
+DIRECTIONS = ("out", "in", "both")
+#: Upper bound for neighbour searches: a query has one UNION branch per length (per turn sequence for a typed ``both``).
+MAX_NEIGHBOUR_DEPTH = 4
+
+_MEMORY = "?memory mif:location ?location ; mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
+_COLUMNS = ("memory", "path", "title")
+
+
+# -- selection by field ------------------------------------------------------------
+def memories_of_type(graph: GraphLike, base_type: str) -> Table:
+    """Memories of one base type: ``semantic``, ``episodic`` or ``procedural``."""
+    if base_type not in BASE_TYPES:
+        raise MifRdfError(f"unknown base type {base_type!r}: use one of {', '.join(BASE_TYPES)}")
+    query = f"SELECT ?type ?memory ?path ?title WHERE {{ ?memory mif:conceptType ?type . {_MEMORY} }} ORDER BY ?path"
+    return _select(graph, query, _COLUMNS, type=MIF[base_type.capitalize() + "Type"])
+
+
+def memories_in_namespace(graph: GraphLike, prefix: str) -> Table:
+    """Memories whose namespace is ``prefix`` or below it (``_semantic`` holds ``_semantic/decisions``)."""
+    prefix = _text(prefix, "namespace prefix").strip("/")
+    query = f"""SELECT ?prefix ?memory ?path ?title ?namespace WHERE {{
+      ?memory mif:namespace ?namespace . {_MEMORY}
+      FILTER(STR(?namespace) = ?prefix || STRSTARTS(STR(?namespace), CONCAT(?prefix, "/")))
+    }} ORDER BY ?path"""
+    return _select(graph, query, (*_COLUMNS, "namespace"), prefix=Literal(prefix))
+
+
+def memories_with_tag(graph: GraphLike, tag: str) -> Table:
+    """Memories carrying ``tag`` (exactly, case included)."""
+    query = f"SELECT ?tag ?memory ?path ?title WHERE {{ ?memory mif:tags ?tag . {_MEMORY} }} ORDER BY ?path"
+    return _select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag")))
+
+
+def memories_about(graph: GraphLike, entity: str | URIRef) -> Table:
+    """Memories whose ``entities`` list references ``entity`` (its IRI), with the role given.
+
+    Relationships *to* an entity (``uses``, ``created-by``) are edges of the
+    links graph: ask :func:`neighbours` with ``direction="in"`` for those.
+    """
+    query = f"""SELECT ?entity ?memory ?path ?title ?role WHERE {{
+      ?memory mif:entities ?reference . ?reference mif:entity ?entity .
+      OPTIONAL {{ ?reference mif:role ?role }}
+      {_MEMORY}
+    }} ORDER BY ?path ?role"""
+    return _select(graph, query, (*_COLUMNS, "role"), entity=_iri(entity, "entity"))
+
+
+def memories_between(graph: GraphLike, start: Instant | None = None, end: Instant | None = None, *, field: str = "created") -> Table:
+    """Memories whose ``created`` (or ``modified``) time is in ``[start, end)``; either bound may be left open."""
+    predicates = {"created": DCTERMS.created, "modified": DCTERMS.modified}
+    if field not in predicates:
+        raise MifRdfError(f"unknown time field {field!r}: use created or modified")
+    filters = _filters({"FILTER(?when >= ?start)": start, "FILTER(?when < ?end)": end})
+    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {_MEMORY} {filters} }} ORDER BY ?when ?path"
+    return _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
+
+
+# -- bi-temporal -----------------------------------------------------------------------
+_TEMPORAL_COLUMNS = (*_COLUMNS, "valid_from", "valid_until", "recorded_at")
+
+
+def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) -> Table:
+    filters = _filters({
+        "FILTER((!BOUND(?valid_from) || ?valid_from <= ?valid_at) && (!BOUND(?valid_until) || ?valid_at < ?valid_until))": valid,
+        "FILTER(BOUND(?recorded_at) && ?recorded_at <= ?known_at)": known,
+    })
+    query = f"""SELECT ?valid_at ?known_at ?memory ?path ?title ?valid_from ?valid_until ?recorded_at WHERE {{
+      {_MEMORY}
+      OPTIONAL {{ ?memory dc:created ?created }}
+      OPTIONAL {{ ?memory mif:temporal ?t .
+        OPTIONAL {{ ?t mif:validFrom ?valid_from . FILTER(DATATYPE(?valid_from) = xsd:dateTime) }}
+        OPTIONAL {{ ?t mif:validUntil ?valid_until . FILTER(DATATYPE(?valid_until) = xsd:dateTime) }}
+        OPTIONAL {{ ?t mif:recordedAt ?recorded }} }}
+      BIND(COALESCE(?recorded, ?created) AS ?recorded_at)
+      {filters}
+    }} ORDER BY ?path"""
+    return _select(graph, query, _TEMPORAL_COLUMNS, valid_at=_instant(valid), known_at=_instant(known))
+
+
+def valid_at(graph: GraphLike, at: Instant, *, known_at: Instant | None = None) -> Table:
+    """Memories whose fact holds at ``at`` (valid time): ``validFrom <= at < validUntil``.
+
+    A missing ``validFrom`` or a ``validUntil`` of null leaves that side open.
+    With ``known_at`` (transaction time) only memories already recorded then
+    count: "what did we hold true for ``at``, as of ``known_at``".
+    """
+    return _temporal(graph, at, known_at)
+
+
+def recorded_by(graph: GraphLike, at: Instant) -> Table:
+    """The bundle as recorded at ``at`` (transaction time): memories whose ``recordedAt`` (else ``created``) is not later."""
+    return _temporal(graph, None, at)
+
+
+# -- freshness ---------------------------------------------------------------------------
+def decay_profiles(graph: GraphLike) -> Table:
+    """Every memory with its :class:`DecayProfile` (column ``profile``), to compute freshness at any time."""
+    query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced WHERE {{
+      {_MEMORY}
+      OPTIONAL {{ ?memory dc:created ?created }}
+      OPTIONAL {{ ?memory mif:temporal ?t .
+        OPTIONAL {{ ?t mif:recordedAt ?recorded }}
+        OPTIONAL {{ ?t mif:ttl ?ttl }}
+        OPTIONAL {{ ?t mif:decay ?d .
+          OPTIONAL {{ ?d mif:model ?model }}
+          OPTIONAL {{ ?d mif:halfLife ?half_life }}
+          OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
+    }} ORDER BY ?path"""
+    rows = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"))
+    return Table((*_COLUMNS, "profile"), ({**{c: row[c] for c in _COLUMNS}, "profile": _profile(row)} for row in rows))
+
+
+def _profile(row: dict[str, Any]) -> DecayProfile:
+    recorded = row["recorded"] if isinstance(row["recorded"], datetime) else row["created"]
+    return DecayProfile(
+        model=row["model"] or "none",
+        recorded=recorded if isinstance(recorded, datetime) else None,
+        reinforced=row["reinforced"] if isinstance(row["reinforced"], datetime) else None,
+        ttl=row["ttl"], half_life=row["half_life"],
+    )
+
+
+def freshness(graph: GraphLike, at: Instant) -> Table:
+    """Each memory's freshness at ``at`` under its decay model (spec 9.2; see :mod:`mif_rdf.freshness`).
+
+    ``freshness`` is None for a memory not yet recorded at ``at`` and for one
+    whose decay cannot be evaluated; ``problem`` then says why.
+    """
+    moment = _moment(at)
+    rows = []
+    for row in decay_profiles(graph):
+        profile: DecayProfile = row["profile"]
+        try:
+            value, problem = profile.strength_at(moment), None
+        except MifRdfError as exc:
+            value, problem = None, str(exc)
+        if value is None and problem is None:
+            problem = "not recorded yet"
+        rows.append({**{c: row[c] for c in _COLUMNS}, "model": profile.model, "freshness": value, "problem": problem})
+    return Table((*_COLUMNS, "model", "freshness", "problem"), rows)
+
+
+# -- relationships -------------------------------------------------------------------------
+def neighbours(graph: GraphLike, memory: str | URIRef, relationship: str | URIRef | None = None, *, direction: str = "out", depth: int = 1) -> Table:
+    """Memories and entities within ``depth`` relationship steps of ``memory``, each with its shortest distance.
+
+    ``relationship`` is a type name in any spelling (``derived-from``,
+    ``DerivedFrom``, ``derived_from``, ``team:reinforces``) or an IRI; None
+    follows every relationship type.  ``direction`` is ``out`` (the memory's
+    own relationships), ``in`` (relationships pointing at it) or ``both``.
+    Paths only pass through nodes of the bundle (memories and entities).
+    """
+    if direction not in DIRECTIONS:
+        raise MifRdfError(f"unknown direction {direction!r}: use one of {', '.join(DIRECTIONS)}")
+    _check_depth(depth)
+    if relationship is None:
+        chains = [(length, _any_chain(length, direction)) for length in range(1, depth + 1)]
+    else:
+        turns = ("out", "in") if direction == "both" else (direction,)
+        chains = [(length, _typed_chain(way)) for length in range(1, depth + 1) for way in product(turns, repeat=length)]
+    branches = " UNION ".join(f"{{ {chain} BIND({length} AS ?d) }}" for length, chain in chains)
+    query = f"""SELECT ?start ?relationship ?neighbour (MIN(?d) AS ?depth) (SAMPLE(?p) AS ?path) (SAMPLE(COALESCE(?t, ?n)) AS ?title) WHERE {{
+      {branches}
+      FILTER(?neighbour != ?start)
+      OPTIONAL {{ ?neighbour mif:path ?p }} OPTIONAL {{ ?neighbour dc:title ?t }} OPTIONAL {{ ?neighbour schema:name ?n }}
+    }} GROUP BY ?start ?relationship ?neighbour ORDER BY ?depth ?path"""
+    rel = None if relationship is None else _relationship(relationship)
+    return _select(graph, query, ("neighbour", "path", "title", "depth"), start=_memory(memory), relationship=rel)
+
+
+#: One step along any relationship; the links graph also gives every node a mif:path and memories a mif:location.
+_ANY_STEP = {
+    "out": "!(mif:path|mif:location)",
+    "in": "^!(mif:path|mif:location)",
+    "both": "(!(mif:path|mif:location)|^!(mif:path|mif:location))",
+}
+
+
+def _any_chain(length: int, direction: str) -> str:
+    """``length`` steps of any relationship type, each landing on a node of the bundle."""
+    return _chain([f"{{a}} {_ANY_STEP[direction]} {{b}} ." for _ in range(length)])
+
+
+def _typed_chain(turns: tuple[str, ...]) -> str:
+    """One step of ``?relationship`` per turn, forwards (``out``) or backwards (``in``).
+
+    A predicate given as a parameter cannot sit in a property path, so a step
+    is a pattern and ``both`` directions become one chain per sequence of
+    turns (a UNION per step, nested in the chain, would make rdflib evaluate
+    each step on its own, over the whole graph).
+    """
+    return _chain(["{a} ?relationship {b} ." if turn == "out" else "{b} ?relationship {a} ." for turn in turns])
+
+
+def _chain(steps: list[str]) -> str:
+    """The steps joined from ?start to ?neighbour, every node reached checked to be a node of the bundle.
+
+    Memory graphs also link memories to blank nodes and to ontology IRIs,
+    which must not count as steps.  The checks are FILTER EXISTS rather than
+    patterns so both engines walk out from ``?start``: rdflib puts the pattern
+    with bound ``?start`` first and keeps the written order after it, and
+    Oxigraph, given ``?node mif:path ?p`` patterns, may start from every node.
+    """
+    nodes = ["?start", *(f"?h{i}" for i in range(1, len(steps))), "?neighbour"]
+    walk = " ".join(step.format(a=a, b=b) for step, a, b in zip(steps, nodes, nodes[1:]))
+    return walk + " " + " ".join(f"FILTER EXISTS {{ {node} mif:path [] }}" for node in nodes[1:])
+
+
+def relationship_edges(graph: GraphLike) -> Table:
+    """Every direct relationship between two nodes of the bundle (memories and entities), with labels.
+
+    The inner group makes rdflib join edges to their source before looking at
+    targets; as one flat group it would pair every node with every node first.
+    """
+    query = """SELECT ?source ?source_label ?relationship ?target ?target_label WHERE {
+      { ?source mif:path ?source_path . ?source ?relationship ?target . }
+      ?target mif:path ?target_path .
+      OPTIONAL { ?source dc:title ?st } OPTIONAL { ?source schema:name ?sn }
+      OPTIONAL { ?target dc:title ?tt } OPTIONAL { ?target schema:name ?tn }
+      BIND(COALESCE(?st, ?sn, ?source_path) AS ?source_label)
+      BIND(COALESCE(?tt, ?tn, ?target_path) AS ?target_label)
+    } ORDER BY ?source_path ?relationship ?target_path"""
+    return _select(graph, query, ("source", "source_label", "relationship", "target", "target_label"))
+
+
+def conflicts(graph: GraphLike) -> Table:
+    """Pairs of memories joined by ``conflicts-with`` (in either direction), each pair once."""
+    query = """SELECT DISTINCT ?memory ?path ?title ?other ?other_path ?other_title WHERE {
+      { ?memory mif:conflicts-with ?other } UNION { ?other mif:conflicts-with ?memory }
+      FILTER(STR(?memory) < STR(?other))
+      ?memory mif:path ?path . ?other mif:path ?other_path .
+      OPTIONAL { ?memory dc:title ?title } OPTIONAL { ?other dc:title ?other_title }
+    } ORDER BY ?path ?other_path"""
+    return _select(graph, query, (*_COLUMNS, "other", "other_path", "other_title"))
+
+
+# -- supersession ----------------------------------------------------------------------------
+def supersession_chain(graph: GraphLike, memory: str | URIRef) -> Table:
+    """The versions around ``memory``, newest first: ``offset`` > 0 supersedes it, < 0 is superseded by it, 0 is itself.
+
+    Every memory that supersedes ``memory`` (directly or not) and every one it
+    supersedes, with its shortest distance.  Empty when ``memory`` is not in
+    the graph.
+    """
+    start = _memory(memory)
+    versions = _Versions(graph, start)
+    rows = [{**versions.about[m], "offset": offset} for m, offset in versions.offsets().items() if m in versions.about]
+    return Table((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or "")))
+
+
+def current_version(graph: GraphLike, memory: str | URIRef) -> Table:
+    """The newest version(s) of ``memory``: the end of its ``supersedes`` chain, which nothing supersedes.
+
+    One row, unless the chain forks; ``memory`` itself when nothing
+    supersedes it.  Raises :class:`MifRdfError` when ``memory`` is not in the
+    graph, or when every newer version is superseded in turn (a cycle).
+    """
+    start = _memory(memory)
+    versions = _Versions(graph, start)
+    if str(start) not in versions.about:
+        raise MifRdfError(f"no memory {str(start)!r} in the graph")
+    newer = {m: offset for m, offset in versions.offsets().items() if offset >= 0}
+    heads = [{**versions.about[m], "offset": newer[m]} for m in newer if not versions.superseded_by.get(m)]
+    if not heads:
+        raise MifRdfError(f"{str(start)!r}: every newer version is superseded in turn (a supersedes cycle)")
+    return Table((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or ""))
+
+
+class _Versions:
+    """Every version of one memory, what each supersedes, its path and title: one query.
+
+    ``mif:supersedes*``/``+`` from the bound memory: Oxigraph evaluates paths
+    natively, and rdflib only walks the versions of that memory (a chain of
+    600 versions works), not the whole graph.  Distances are counted here,
+    from the edges.  The edges are OPTIONAL lookups per version: as a plain
+    pattern, Oxigraph would start from every ``supersedes`` edge of the graph.
+    """
+
+    def __init__(self, graph: GraphLike, start: URIRef) -> None:
+        query = """SELECT ?start ?x ?y ?path ?title WHERE {
+          { ?x mif:supersedes* ?start } UNION { ?start mif:supersedes+ ?x }
+          OPTIONAL { ?x mif:supersedes ?y }
+          OPTIONAL { ?x mif:path ?path } OPTIONAL { ?x dc:title ?title }
+        }"""
+        self.start = str(start)
+        self.about: dict[str, dict[str, Any]] = {}  # the versions that are nodes of the bundle
+        self.supersedes: dict[str, set[str]] = {}
+        self.superseded_by: dict[str, set[str]] = {}
+        for row in _select(graph, query, ("x", "y", "path", "title"), start=start):
+            if row["path"] is not None:
+                self.about[row["x"]] = {"memory": row["x"], "path": row["path"], "title": row["title"]}
+            if row["y"] is not None:
+                self.supersedes.setdefault(row["x"], set()).add(row["y"])
+                self.superseded_by.setdefault(row["y"], set()).add(row["x"])
+
+    def offsets(self) -> dict[str, int]:
+        """Each version's signed distance from the start: newer ones positive, older ones negative."""
+        found = {self.start: 0}
+        for sign, edges in ((1, self.superseded_by), (-1, self.supersedes)):
+            frontier, distance = [self.start], 0
+            while frontier:
+                distance += 1
+                reached = list(dict.fromkeys(n for node in frontier for n in sorted(edges.get(node, ())) if n not in found))
+                found.update((n, sign * distance) for n in reached)
+                frontier = reached
+        return found
+
+
+# -- trust --------------------------------------------------------------------------------------
+_TRUST_TABLE = " ".join(
+    f'(mif:{"".join(p.capitalize() for p in level.split("_"))} "{level}" {rank})' for rank, level in enumerate(TRUST_LEVELS)
+)
+
+
+def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: float | None = None) -> Table:
+    """Memories whose provenance reaches ``min_trust`` (spec 12.2 order) and ``min_confidence``, most trusted first.
+
+    A bound left as None is not checked; a memory without the field asked
+    about does not pass that check.
+    """
+    if min_trust is not None and min_trust not in TRUST_LEVELS:
+        raise MifRdfError(f"unknown trust level {min_trust!r}: use one of {', '.join(reversed(TRUST_LEVELS))}")
+    if min_confidence is not None and (isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0 <= min_confidence <= 1):
+        raise MifRdfError(f"min_confidence must be a number from 0 to 1 (got {min_confidence!r})")
+    query = f"""SELECT ?min_rank ?min_confidence ?memory ?path ?title ?trust_level ?confidence WHERE {{
+      {_MEMORY}
+      ?memory mif:provenance ?provenance .
+      OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}
+      OPTIONAL {{ ?provenance mif:confidence ?confidence }}
+      {_filters({"FILTER(BOUND(?rank) && ?rank >= ?min_rank)": min_trust, "FILTER(BOUND(?confidence) && ?confidence >= ?min_confidence)": min_confidence})}
+    }} ORDER BY DESC(?rank) DESC(?confidence) ?path"""
+    return _select(
+        graph, query, (*_COLUMNS, "trust_level", "confidence"),
+        min_rank=None if min_trust is None else Literal(TRUST_LEVELS.index(min_trust)),
+        min_confidence=None if min_confidence is None else Literal(Decimal(repr(float(min_confidence)))),
+    )
+
+
+# -- parameters ---------------------------------------------------------------------------------
+def _select(source: GraphLike, query: str, columns: Iterable[str], **params: Any) -> Table:
+    graph = source.dataset if isinstance(source, Bundle) else source
+    bound = {name: term for name, term in params.items() if term is not None}
+    return Table.from_result(run_query(graph, query, bound), tuple(columns))
+
+
+def _filters(conditions: dict[str, object]) -> str:
+    """The FILTERs whose parameter was given.
+
+    Leaving a FILTER out beats ``!BOUND(?param) || ...``: Oxigraph's optimizer
+    folds ``BOUND`` of a variable no pattern binds to false before it
+    substitutes the parameters, so that form would never filter there.
+    """
+    return " ".join(text for text, value in conditions.items() if value is not None)
+
+
+def _check_depth(depth: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_NEIGHBOUR_DEPTH:
+        raise MifRdfError(f"depth must be a whole number from 1 to {MAX_NEIGHBOUR_DEPTH} (got {depth!r})")
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.strip("/ "):
+        raise MifRdfError(f"the {what} must be a non-empty string (got {value!r})")
+    return value
+
+
+def _iri(value: str | URIRef, what: str) -> URIRef:
+    if not isinstance(value, str) or not is_valid_iri(value):
+        raise MifRdfError(f"the {what} must be an absolute IRI such as urn:mif:entity:technology:redis (got {value!r})")
+    return URIRef(value)
+
+
+def _memory(value: str | URIRef) -> URIRef:
+    """A memory (or entity) IRI from an IRI or a bare memory id."""
+    if not isinstance(value, str) or not value:
+        raise MifRdfError(f"a memory is given by its id or its IRI (got {value!r})")
+    iri = value if isinstance(value, URIRef) or value.startswith(MEMORY_PREFIX) else memory_iri(value)
+    if not is_valid_iri(iri):
+        raise MifRdfError(f"{value!r} is neither a memory id nor a memory IRI (urn:mif:<id>)")
+    return URIRef(iri)
+
+
+def _relationship(value: str | URIRef) -> URIRef:
+    iri = value if isinstance(value, URIRef) or "://" in str(value) else relationship_iri(_text(value, "relationship type"))
+    return _iri(iri, "relationship type")
+
+
+def _moment(value: Instant) -> datetime:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise MifRdfError(f"{value!r} is not an ISO 8601 date or date-time") from None
+    if not isinstance(value, (datetime, date)):
+        raise MifRdfError(f"a time must be a datetime, a date or an ISO 8601 string (got {value!r})")
+    return as_utc(value)
+
+
+def _instant(value: Instant | None) -> Literal | None:
+    return None if value is None else Literal(_moment(value))

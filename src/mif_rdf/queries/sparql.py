@@ -1,0 +1,159 @@
+"""Running SPARQL on a bundle's graph.
+
+* The usual prefixes (``mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos:
+  mifp:``) are predeclared, so queries can use them without ``PREFIX`` lines.
+* Parameters are RDF terms handed to the store as bindings, never spliced into
+  query text by string formatting: rdflib binds them before evaluation,
+  Oxigraph substitutes them (it requires them in the ``SELECT`` projection).
+* Syntax errors from either engine become one :class:`QuerySyntaxError` that
+  names the line and column.
+
+A remote SPARQL endpoint (rdflib's ``SPARQLStore``) has no parameter mechanism
+at all: rdflib appends the bindings as a trailing ``VALUES`` clause, which
+SPARQL joins only *after* the ``WHERE`` clause, so a ``FILTER`` in it never
+sees them.  :func:`bind_for_store` moves such bindings to the front of the
+``WHERE`` group instead, written by :func:`sparql_term`, which refuses
+anything that is not a well-formed term.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Mapping
+
+from pyparsing import ParseBaseException
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.sparql import Query
+from rdflib.plugins.stores.memory import Memory, SimpleMemory
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from rdflib.query import Result
+from rdflib.term import Identifier, Node
+
+from ..context import is_valid_iri
+from ..errors import MifRdfError
+from ..namespaces import PREFIXES
+
+#: Prefixes every query may use without declaring them.
+INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
+Bindings = Mapping[str, Identifier]
+
+_OXIGRAPH_POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
+_RDFLIB_POSITION = re.compile(r"\s*\(at char \d+\), \(line:\d+, col:\d+\)$")
+_UNKNOWN_PREFIX = re.compile(r"^Unknown namespace prefix : (\S*)$")
+_PREFIXED_NAME_END = re.compile(r"([A-Za-z][\w.-]*|):[\w.-]*$")
+_WHERE = re.compile(r"\bWHERE\s*\{", re.I)
+
+
+class QuerySyntaxError(MifRdfError):
+    """A query that does not parse; ``line`` and ``column`` count from 1 when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        where = f" at line {line}, column {column}" if line is not None else ""
+        super().__init__(f"query syntax error{where}: {message}")
+        self.line, self.column = line, column
+
+
+def run_query(graph: Graph, query: str, bindings: Bindings | None = None) -> Result:
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on any rdflib graph.
+
+    A Dataset loaded with ``store="Oxigraph"`` is queried by Oxigraph's own
+    engine, a ``SPARQLStore`` graph by its endpoint, anything else by rdflib's
+    (which keeps its parse of each query text: parsing costs rdflib more than
+    evaluating most helper queries).  ``bindings`` maps variable names
+    (without ``?``) to RDF terms; see :func:`bind_for_store` for remote
+    stores.  Raises :class:`QuerySyntaxError` when the query does not parse.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise MifRdfError("the query is empty")
+    query, bindings = bind_for_store(graph, query, bindings or {})
+    try:
+        if isinstance(graph.store, (Memory, SimpleMemory)):
+            return graph.query(_parsed(query), initBindings=dict(bindings))
+        return graph.query(query, initNs=INIT_NS, initBindings=dict(bindings))
+    except ParseBaseException as exc:
+        raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
+    except SyntaxError as exc:  # pyoxigraph: "error at LINE:COLUMN: message"
+        raise _oxigraph_syntax_error(query, str(exc)) from None
+    except Exception as exc:  # rdflib reports an undeclared prefix as a bare Exception
+        match = _UNKNOWN_PREFIX.match(str(exc)) if type(exc) is Exception else None
+        if match is None:
+            raise
+        prefix = "" if match.group(1) == "None" else match.group(1)  # rdflib names the empty prefix None
+        line, column = _position_of(query, prefix)
+        raise QuerySyntaxError(f"prefix {prefix}: is not declared", line, column) from None
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(query: str) -> Query:
+    """rdflib's parse of a query, kept: parsing costs rdflib more than evaluating most helper queries."""
+    return prepareQuery(query, initNs=INIT_NS)
+
+
+def _oxigraph_syntax_error(query: str, text: str) -> QuerySyntaxError:
+    match = _OXIGRAPH_POSITION.match(text)
+    if match is None:
+        return QuerySyntaxError(_one_line(text))
+    line, column, message = int(match.group(1)), int(match.group(2)), match.group(3)
+    if "Prefix not found" in message:  # Oxigraph lists every character it expected instead
+        before = (query.splitlines()[line - 1] if line <= len(query.splitlines()) else "")[: column - 1]
+        name = _PREFIXED_NAME_END.search(before)
+        if name is not None:
+            return QuerySyntaxError(f"prefix {name.group(1)}: is not declared", line, name.start() + 1)
+    return QuerySyntaxError(_one_line(message), line, column)
+
+
+def _one_line(message: str, limit: int = 200) -> str:
+    """Engine messages on one line, cut short: Oxigraph may list every token it expected."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _position_of(text: str, prefix: str) -> tuple[int | None, int | None]:
+    """Line and column of the first use of ``prefix:`` as a prefixed name (not inside another name or IRI)."""
+    found = re.search(rf"(?<![\w.:/<-]){re.escape(prefix)}:", text)
+    if found is None:
+        return None, None
+    index = found.start()
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def bind_for_store(graph: Graph, query: str, bindings: Bindings) -> tuple[str, Bindings]:
+    """The query and bindings to hand to ``graph``'s store so the bindings apply from the start.
+
+    Unchanged for stores that bind natively (rdflib's engine, Oxigraph).  For
+    a remote endpoint the bindings become a ``VALUES`` block opening the first
+    ``WHERE {`` group: the query's author guarantees that this is the outer
+    group (no ``WHERE {`` in a comment or string before it).
+    """
+    if not bindings or not isinstance(graph.store, SPARQLStore):
+        return query, bindings
+    match = _WHERE.search(query)
+    if match is None:
+        raise MifRdfError("parameters for a remote store need a query with a 'WHERE {' clause")
+    names = list(bindings)
+    for name in names:
+        if isinstance(bindings[name], BNode):
+            raise MifRdfError(f"parameter ?{name} is a blank node; SPARQL cannot bind those")
+    values = f" VALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(sparql_term(bindings[n]) for n in names)}) }}"
+    return query[: match.end()] + values + query[match.end() :], {}
+
+
+def sparql_term(term: Node) -> str:
+    """A term in SPARQL/N-Triples syntax; raises :class:`MifRdfError` for an IRI that is not one."""
+    if isinstance(term, URIRef):
+        if not is_valid_iri(str(term)):
+            raise MifRdfError(f"{str(term)!r} is not a valid IRI")
+        return f"<{term}>"
+    if isinstance(term, Literal):
+        text = '"' + "".join(_ESCAPES.get(c, c) for c in str(term)) + '"'
+        if term.language:
+            return f"{text}@{term.language}"
+        return f"{text}^^{sparql_term(term.datatype)}" if term.datatype else text
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    raise MifRdfError(f"cannot write {term!r} as a SPARQL term")
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}

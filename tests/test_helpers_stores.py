@@ -1,0 +1,193 @@
+"""The helpers give the same rows on every store, and parameters cannot change a query.
+
+Three stores: rdflib's in-memory store (rdflib's SPARQL engine), oxrdflib's
+Oxigraph store (Oxigraph's engine), and a ``SPARQLStore`` whose HTTP call is
+replaced by a local pyoxigraph store, so the text a remote endpoint would
+receive is really parsed and evaluated (results come back through the W3C
+JSON results format, as over the wire).  Rows are compared as sets, values
+by value.
+"""
+from __future__ import annotations
+
+import io
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from conftest import EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rdflib import Dataset
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from rdflib.query import Result
+
+from mif_rdf import load_bundle
+from mif_rdf.errors import MifRdfError
+from mif_rdf.namespaces import MIF
+from mif_rdf.queries import (
+    conflicts,
+    current_version,
+    freshness,
+    memories_about,
+    memories_between,
+    memories_in_namespace,
+    memories_of_type,
+    memories_with_tag,
+    neighbours,
+    recorded_by,
+    relationship_edges,
+    supersession_chain,
+    trusted,
+    valid_at,
+)
+from mif_rdf.synthetic import generate_bundle
+
+STORES = ("memory", "oxigraph", "remote")
+
+
+class LocalEndpoint(SPARQLStore):
+    """A SPARQL endpoint whose 'server' is a pyoxigraph store in this process."""
+
+    def __init__(self, store: ox.Store) -> None:
+        super().__init__(query_endpoint="http://endpoint.invalid/sparql", returnFormat="json")
+        self.server, self.sent = store, []
+
+    def _query(self, query: str, default_graph: str | None = None) -> Result:
+        self.sent.append(query)
+        answer = self.server.query(query, use_default_graph_as_union=True)
+        return Result.parse(io.BytesIO(answer.serialize(format=ox.QueryResultsFormat.JSON)), format="json")
+
+
+def _stores(root: Path) -> dict:
+    memory = load_bundle(root)
+    server = ox.Store()
+    server.load(memory.dataset.serialize(format="nquads").encode("utf-8"), format=ox.RdfFormat.N_QUADS)
+    return {
+        "memory": memory,
+        "oxigraph": load_bundle(root, store="Oxigraph"),
+        "remote": Dataset(store=LocalEndpoint(server), default_union=True),
+        "bundle": memory,
+    }
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict:
+    return _stores(EXAMPLES)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("synthetic") / "bundle"
+    generate_bundle(root, 120, seed=5)
+    return _stores(root)
+
+
+def _calls(bundle) -> dict:
+    """Every helper, with arguments that have answers in ``bundle``."""
+    memories = sorted(bundle.memories.values(), key=lambda m: m.relpath)
+    superseded = next(
+        (m.iri for m in memories for r in bundle.memories.values() for rel in r.frontmatter.get("relationships", []) if rel["type"] == "supersedes" and rel["target"].endswith(m.relpath)),
+        memories[0].iri,
+    )
+    hub = max(memories, key=lambda m: len(m.frontmatter.get("relationships", []))).iri
+    cited = Counter(str(o) for s, p, o in bundle.links if p == MIF["relates-to"] and str(o) in {m.iri for m in memories})
+    popular = max(sorted(cited), key=cited.__getitem__)
+    times = sorted(_when(m.frontmatter["created"]) for m in memories)
+    tag = next(t for m in memories for t in m.frontmatter.get("tags", []))
+    entity = next(ref["entity"]["@id"] for m in memories for ref in m.frontmatter.get("entities", []))
+    namespace = next(m.frontmatter["namespace"] for m in memories if "namespace" in m.frontmatter).split("/")[0]
+    return {
+        "type": lambda g: memories_of_type(g, "semantic"),
+        "namespace": lambda g: memories_in_namespace(g, namespace),
+        "tag": lambda g: memories_with_tag(g, tag),
+        "entity": lambda g: memories_about(g, entity),
+        "between": lambda g: memories_between(g, times[2].isoformat(), times[len(times) // 2]),
+        "modified": lambda g: memories_between(g, start=times[len(times) // 3], field="modified"),
+        "valid": lambda g: valid_at(g, times[len(times) // 2]),
+        "valid-known": lambda g: valid_at(g, times[len(times) // 2], known_at=times[len(times) // 3]),
+        "recorded": lambda g: recorded_by(g, times[len(times) // 2].date()),
+        "freshness": lambda g: freshness(g, times[-1] + timedelta(days=20)),
+        "neighbours": lambda g: neighbours(g, hub, direction="both", depth=2),
+        "neighbours-in": lambda g: neighbours(g, popular, "relates-to", direction="in", depth=3),
+        "neighbours-typed-both": lambda g: neighbours(g, hub, "derived-from", direction="both", depth=3),
+        "chain": lambda g: supersession_chain(g, superseded),
+        "current": lambda g: current_version(g, superseded),
+        "conflicts": conflicts,
+        "trusted": lambda g: trusted(g, "high_confidence", 0.5),
+        "edges": relationship_edges,
+    }
+
+
+def _when(value: object) -> datetime:
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _rows(table) -> set:
+    return {tuple(sorted((k, v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items())) for row in table}
+
+
+@pytest.mark.parametrize("bundle_name", ["examples", "synthetic"])
+def test_every_helper_gives_the_same_rows_on_every_store(request, bundle_name: str) -> None:
+    stores = request.getfixturevalue(bundle_name)
+    answered = 0
+    for name, call in _calls(stores["bundle"]).items():
+        results = {store: call(stores[store] if store == "remote" else stores[store].dataset) for store in STORES}
+        reference = _rows(results["memory"])
+        for store in STORES[1:]:
+            assert _rows(results[store]) == reference, f"{bundle_name}: {name} differs on {store}"
+        answered += bool(reference)
+    assert answered == len(_calls(stores["bundle"]))  # every call had rows to compare
+
+
+def test_the_remote_store_gets_parameters_ahead_of_the_where_clause(examples) -> None:
+    endpoint: LocalEndpoint = examples["remote"].store
+    trusted(examples["remote"], "verified", 0.95)
+    sent = endpoint.sent[-1]
+    body = sent.split("WHERE {", 1)[1]
+    assert body.lstrip().startswith('VALUES (?min_rank ?min_confidence) { ("5"^^<http://www.w3.org/2001/XMLSchema#integer> "0.95"^^')
+    assert "\nVALUES" not in sent  # not the trailing VALUES rdflib would append, which FILTERs never see
+
+
+# -- parameters are data, never query text --------------------------------------------------
+INJECTIONS = [
+    'incident" } ; DROP ALL ; #',
+    "incident' } UNION { ?memory ?p ?o } #",
+    'x" . ?memory mif:tags ?any . } #',
+    '\\" ) } UNION { ?memory ?p ?o } #',
+    'line\nbreak"""\n} UNION { ?memory ?p ?o }',
+    "incident\" } INSERT DATA { <urn:x> <urn:y> <urn:z> } #",
+]
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("text", INJECTIONS)
+def test_text_parameters_cannot_change_the_query(examples, store: str, text: str) -> None:
+    graph = examples[store] if store == "remote" else examples[store].dataset
+    before = len(examples["memory"].dataset)
+    assert memories_with_tag(graph, text) == []
+    assert memories_in_namespace(graph, text) == []
+    assert len(examples["memory"].dataset) == before
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("text", ["x> } UNION { ?memory ?p ?o } #", 'urn:mif:x" ) }', "urn:mif:a b", "urn:mif:entity:x>"])
+def test_iri_parameters_that_are_not_iris_are_refused(examples, store: str, text: str) -> None:
+    graph = examples[store] if store == "remote" else examples[store].dataset
+    with pytest.raises(MifRdfError, match="not a valid IRI|neither a memory id nor a memory IRI|must be an absolute IRI"):
+        neighbours(graph, text)
+    with pytest.raises(MifRdfError):
+        memories_about(graph, text)
+    if " " not in text:  # a relationship type name turns spaces into hyphens (identity.canonical_relationship_name)
+        with pytest.raises(MifRdfError):
+            neighbours(graph, "urn:mif:8b8080e5-d237-47de-8ba5-66af64a00dcf", text)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.sampled_from(["incident", "policy", "decision", "kafka"]), st.text(min_size=1, max_size=30).filter(lambda t: t.strip("/ "))))
+def test_any_tag_text_means_exactly_that_tag_on_the_remote_store(examples, tag: str) -> None:
+    bundle = examples["bundle"]
+    expected = {m.iri for m in bundle.memories.values() if tag in m.frontmatter.get("tags", [])}
+    assert set(memories_with_tag(examples["remote"], tag).column("memory")) == expected
