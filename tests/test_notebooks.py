@@ -45,6 +45,7 @@ def test_explore_runs_and_shows_the_bundle_tables_and_pictures(explored) -> None
     html = _outputs(explored, "text/html")
     assert any("Bundle examples" in page and "17 (episodic 4, procedural 3, semantic 10)" in page for page in html)
     assert any("Idempotency Key Policy" in page and "<table" in page for page in html)
+    assert any("checked at level 3: conforms" in page and "retired-rate-limit-policy" in page for page in html)  # validation
     assert len(_outputs(explored, "image/png")) == 2  # the freshness curves and the relationship graph
     printed = "".join(o.get("text", "") for cell in explored.cells for o in cell.get("outputs", []) if o.get("output_type") == "stream")
     assert "nodes" in printed and "edges" in printed
