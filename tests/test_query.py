@@ -268,3 +268,40 @@ def test_table_html_escapes_and_truncates() -> None:
     page = table._repr_html_()
     assert "&lt;script&gt;" in page and "<script>" not in page
     assert page.count("<tr>") == 101 and "... and 30 more rows" in page
+
+
+# -- safety (issue 7): no update through a query, no network unless asked ---------------------------
+def test_update_is_refused_with_a_clear_message(capsys) -> None:
+    from mif_rdf.cli import main
+
+    assert main(["query", str(EXAMPLES), "INSERT DATA { <urn:a> <urn:b> <urn:c> }"]) == 2
+    assert "SPARQL Update" in capsys.readouterr().err
+
+
+def test_update_runs_only_when_asked() -> None:
+    from rdflib import URIRef
+
+    from mif_rdf import load_bundle
+    from mif_rdf.queries import run_update
+
+    bundle = load_bundle(EXAMPLES)
+    run_update(bundle.dataset, "INSERT DATA { GRAPH <urn:x:g> { <urn:a> <urn:b> <urn:c> } }")
+    assert (URIRef("urn:a"), URIRef("urn:b"), URIRef("urn:c")) in bundle.dataset
+
+
+def test_service_is_off_unless_allowed(capsys) -> None:
+    import socket
+
+    from mif_rdf.cli import main
+    from mif_rdf.queries import check_query_safety
+
+    query = "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"
+    calls = []
+    original = socket.create_connection
+    socket.create_connection = lambda *a, **k: calls.append(a) or original(*a, **k)  # type: ignore[assignment]
+    try:
+        assert main(["query", str(EXAMPLES), query]) == 2
+    finally:
+        socket.create_connection = original  # type: ignore[assignment]
+    assert calls == [] and "SERVICE federation is off" in capsys.readouterr().err
+    check_query_safety(query, allow_service=True)  # allowed when asked

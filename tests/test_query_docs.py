@@ -70,3 +70,10 @@ def test_each_python_example_runs(monkeypatch, code: str) -> None:
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/queries.md", "exec"), {})  # noqa: S102 - running the documentation is the point
     assert "Idempotency Key Policy" in out.getvalue()
+
+
+def test_the_readme_shows_the_same_ten_queries() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("### The ten queries a new user wants first")
+    shown = _blocks("sparql", readme[start : readme.index("\n## ", start)])
+    assert shown == TEN  # and TEN is run on both stores above

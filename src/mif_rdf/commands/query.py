@@ -8,6 +8,7 @@ from pathlib import Path
 from ..bundle import Bundle
 from ..errors import MifRdfError
 from ..queries import FORMATS, format_result, run_query
+from ..queries.sparql import check_query_safety
 from . import _common
 
 ORDER = 40
@@ -23,16 +24,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--file", type=Path, metavar="FILE", help="read the query from this file (.rq)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
     parser.add_argument("--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying")
+    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     text = _query_text(args.query, args.file)
+    check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)
     if args.reason:
         added = _reason(bundle, args.reason)
         print(f"reasoning ({args.reason}): {added} inferred triples", file=sys.stderr)
-    result = run_query(bundle.dataset, text)
+    result = run_query(bundle.dataset, text, allow_service=args.allow_service)
     sys.stdout.write(format_result(result, args.format))
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     if errors:

@@ -31,7 +31,7 @@ from .helpers import (
     valid_at,
 )
 from .results import FORMATS, Table, format_result, python_value
-from .sparql import INIT_NS, QuerySyntaxError, run_query
+from .sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
 
 __all__ = [
     "FORMATS",
@@ -53,7 +53,9 @@ __all__ = [
     "python_value",
     "recorded_by",
     "relationship_edges",
+    "check_query_safety",
     "run_query",
+    "run_update",
     "supersession_chain",
     "trusted",
     "valid_at",

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from pyparsing import ParseBaseException
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
 from rdflib.plugins.stores.memory import Memory, SimpleMemory
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
@@ -54,7 +55,7 @@ class QuerySyntaxError(MifRdfError):
         self.line, self.column = line, column
 
 
-def run_query(graph: Graph, query: str, bindings: Bindings | None = None) -> Result:
+def run_query(graph: Graph, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on any rdflib graph.
 
     A Dataset loaded with ``store="Oxigraph"`` is queried by Oxigraph's own
@@ -62,10 +63,14 @@ def run_query(graph: Graph, query: str, bindings: Bindings | None = None) -> Res
     (which keeps its parse of each query text: parsing costs rdflib more than
     evaluating most helper queries).  ``bindings`` maps variable names
     (without ``?``) to RDF terms; see :func:`bind_for_store` for remote
-    stores.  Raises :class:`QuerySyntaxError` when the query does not parse.
+    stores.  Raises :class:`QuerySyntaxError` when the query does not parse,
+    :class:`MifRdfError` for a SPARQL Update (use :func:`run_update`) and for
+    ``SERVICE`` federation unless ``allow_service`` (it would make the query
+    engine fetch from the network).
     """
     if not isinstance(query, str) or not query.strip():
         raise MifRdfError("the query is empty")
+    check_query_safety(query, allow_service=allow_service)
     query, bindings = bind_for_store(graph, query, bindings or {})
     try:
         if isinstance(graph.store, (Memory, SimpleMemory)):
@@ -82,6 +87,63 @@ def run_query(graph: Graph, query: str, bindings: Bindings | None = None) -> Res
         prefix = "" if match.group(1) == "None" else match.group(1)  # rdflib names the empty prefix None
         line, column = _position_of(query, prefix)
         raise QuerySyntaxError(f"prefix {prefix}: is not declared", line, column) from None
+
+
+def check_query_safety(query: str, *, allow_service: bool = False) -> None:
+    """Refuse updates and (unless allowed) SERVICE federation, before anything runs."""
+    try:
+        parsed = _parsed(query)
+    except ParseBaseException:
+        if _is_update(query):
+            raise MifRdfError(
+                "this is a SPARQL Update; queries only read. A bundle's markdown files are its source of truth: "
+                "change them, or call mif_rdf.queries.run_update on a loaded dataset and write it back"
+            ) from None
+        return  # the engine reports the syntax error with its position
+    except Exception:  # an undeclared prefix: the engine reports it with its position
+        return
+    if not allow_service:
+        services = list(_service_iris(parsed.algebra))
+        if services:
+            raise MifRdfError(
+                f"SERVICE federation is off: this query would fetch from {', '.join(services)}; "
+                "allow it explicitly (--allow-service, allow_service=True) if you trust that endpoint"
+            )
+
+
+def run_update(graph: Graph, update: str, *, allow_service: bool = False) -> None:
+    """Run a SPARQL Update on a loaded graph (only ever when asked for by calling this)."""
+    from rdflib.plugins.sparql import prepareUpdate
+
+    try:
+        prepared = prepareUpdate(update, initNs=INIT_NS)
+    except ParseBaseException as exc:
+        raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
+    if not allow_service and list(_service_iris(prepared.algebra)):
+        raise MifRdfError("SERVICE federation is off; pass allow_service=True to run this update")
+    graph.update(prepared)
+
+
+def _is_update(text: str) -> bool:
+    from rdflib.plugins.sparql.parser import parseUpdate
+
+    try:
+        parseUpdate(text)
+    except ParseBaseException:
+        return False
+    return True
+
+
+def _service_iris(node: object) -> Iterator[str]:
+    """IRIs of every SERVICE clause in a parsed query or update (its algebra tree)."""
+    if isinstance(node, CompValue):
+        if node.name == "ServiceGraphPattern":
+            yield str(node.get("term"))
+        for value in node.values():
+            yield from _service_iris(value)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _service_iris(item)
 
 
 @functools.lru_cache(maxsize=512)
