@@ -21,6 +21,7 @@ from mif_rdf.cli import main
 from mif_rdf import Severity
 from mif_rdf.context import document_loader
 from mif_rdf.parse import parse_memory
+from mif_rdf.push.access import export_policy
 from mif_rdf.roundtrip import equivalent
 
 from conftest import EXAMPLES, REPO, assert_isomorphic, comparable_graph, memory_text, write_file
@@ -132,8 +133,9 @@ def test_load_output_turtle_holds_the_union_graph(capsys, tmp_path: Path, exampl
     assert code == 0
     assert f"wrote {target} (turtle)" in out
     graph = Graph().parse(target, format="turtle")
-    assert len(graph) == len(example_bundle.dataset) > 0
-    assert len(graph) == len(set(example_bundle.dataset.triples((None, None, None))))
+    shared = export_policy(example_bundle).restrict(example_bundle).dataset  # _local memories never leave (spec 10.2)
+    assert len(graph) == len(shared) > 0 and len(shared) < len(example_bundle.dataset)
+    assert len(graph) == len(set(shared.triples((None, None, None))))
 
 
 def test_load_output_format_follows_the_extension(capsys, tmp_path: Path, example_bundle) -> None:
@@ -148,6 +150,7 @@ def test_load_output_format_follows_the_extension(capsys, tmp_path: Path, exampl
 # -- export ------------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", ["turtle", "nt", "nquads", "trig", "json-ld"])
 def test_export_every_format_parses(capsys, tmp_path: Path, fmt: str, example_bundle) -> None:
+    example_bundle = export_policy(example_bundle).restrict(example_bundle)  # _local memories never leave (spec 10.2)
     target = tmp_path / f"bundle.{fmt}"
     code, out, err = run(capsys, "export", EXAMPLES, "--format", fmt, "-o", target)
     assert code == 0
@@ -174,7 +177,8 @@ def test_export_to_stdout(capsysbinary) -> None:
     out, _ = capsysbinary.readouterr()
     assert code == 0
     graph = Graph().parse(data=out.decode("utf-8"), format="nt")
-    assert len(graph) == len(mif_rdf.load_bundle(EXAMPLES).dataset)
+    bundle = mif_rdf.load_bundle(EXAMPLES)
+    assert len(graph) == len(export_policy(bundle).restrict(bundle).dataset)
 
 
 # -- exit codes --------------------------------------------------------------------
@@ -215,7 +219,11 @@ def test_convert_folder_without_output_exits_2(capsys) -> None:
 
 
 def test_output_path_that_is_a_folder_exits_2(capsys, tmp_path: Path) -> None:
-    assert_one_line_error(*run(capsys, "load", EXAMPLES, "-o", tmp_path))
+    code, out, err = run(capsys, "load", EXAMPLES, "-o", tmp_path)
+    withheld = [line for line in err.splitlines() if line.startswith("withheld ")]  # what export leaves out, said first
+    rest = "\n".join(line for line in err.splitlines() if not line.startswith("withheld ")) + "\n"
+    assert len(withheld) == 1
+    assert_one_line_error(code, out, rest)
 
 
 @pytest.mark.parametrize(

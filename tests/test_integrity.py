@@ -70,3 +70,15 @@ def test_validation_never_crashes(frontmatter: dict) -> None:
             report = validate(bundle, level=level)
             assert report.memories == 1
             assert all(r.path for r in report.results)
+
+
+def test_export_with_hashes_writes_verifiable_digests(tmp_path: Path) -> None:
+    from mif_rdf.cli import main
+
+    _memory(tmp_path / "in", content_hash(BODY))
+    out = tmp_path / "b.nq"
+    assert main(["export", str(tmp_path / "in"), "--format", "nquads", "--with-hashes", "-o", str(out)]) == 0
+    assert main(["convert", "to-markdown", str(out), "-o", str(tmp_path / "md")]) == 0
+    again = load_bundle(tmp_path / "md")
+    assert again.memories["h1"].frontmatter["extensions"]["mif-rdf"]["hash"] == content_hash(BODY)
+    assert [p for p in again.problems if p.rule == "integrity"] == []

@@ -52,12 +52,22 @@ def serialize_bundle(bundle: Bundle, fmt: str, out: IO[bytes]) -> None:
 
 def write_nquads(dataset: Dataset, out: IO[bytes]) -> None:
     """Stream N-Quads quad by quad: no second copy of the dataset is built."""
-    for s, p, o, g in dataset.quads((None, None, None, None)):
-        graph = getattr(g, "identifier", g)
-        parts = [s.n3(), p.n3(), nt_term(o)]
-        if graph is not None and graph != DATASET_DEFAULT_GRAPH_ID:
-            parts.append(graph.n3())
-        out.write((" ".join(parts) + " .\n").encode("utf-8"))
+    write_quads(dataset.quads((None, None, None, None)), out)
+
+
+def write_quads(quads: Iterable[tuple[Any, Any, Any, Any]], out: IO[bytes]) -> None:
+    """Stream any quads (a filtered view of a dataset, say) as N-Quads, one line at a time."""
+    for s, p, o, g in quads:
+        out.write(nquad_line(s, p, o, g).encode("utf-8"))
+
+
+def nquad_line(s: Any, p: Any, o: Any, graph: Any = None) -> str:
+    """One N-Quads line; without a graph (or for the default graph) an N-Triples line."""
+    graph = getattr(graph, "identifier", graph)
+    parts = [s.n3(), p.n3(), nt_term(o)]
+    if graph is not None and graph != DATASET_DEFAULT_GRAPH_ID:
+        parts.append(graph.n3())
+    return " ".join(parts) + " .\n"
 
 
 _NT_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})

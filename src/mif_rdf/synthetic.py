@@ -42,6 +42,8 @@ from typing import Any
 
 import yaml
 
+from .integrity import content_hash
+
 __all__ = [
     "CORE_RELATIONSHIP_TYPES",
     "CUSTOM_RELATIONSHIP_TYPE",
@@ -891,8 +893,10 @@ def generate_memory(
         parts.append("")
         parts.extend(citation_lines)
         parts.append("")
-    body = "\n".join(parts)
-    return path, f"---\n{dump_yaml(fm)}---\n\n{body}"
+    body = "\n" + "\n".join(parts)
+    if isinstance(fm.get("extensions", {}).get("subcog"), dict):  # a real digest of the body (spec 18.2)
+        fm["extensions"]["subcog"]["hash"] = content_hash(body)
+    return path, f"---\n{dump_yaml(fm)}---\n{body}"
 
 
 def _config_yaml() -> str:

@@ -48,6 +48,16 @@ def format_for(path: Path | None, fmt: str | None) -> str:
     return by_suffix.get(path.suffix, "turtle") if path else "turtle"
 
 
+def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
+    """Write what may leave the machine (spec 10.2: never ``_local``) and say on stderr what was withheld."""
+    from ..push.access import export_bundle, export_policy
+
+    policy = export_policy(bundle)
+    for item in policy.withheld.values():
+        print(f"withheld {item.label}: {item.reason}", file=sys.stderr)
+    write(path, lambda out: export_bundle(bundle, fmt, out, policy))
+
+
 def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
     """Run ``writer`` on the output file, or on standard output when ``path`` is None."""
     if path is None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..bundle import Bundle
 from ..errors import Severity
-from ..serialize import FORMATS, serialize_bundle
+from ..serialize import FORMATS
 from . import _common
 
 ORDER = 10
@@ -19,7 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and every problem found.",
     )
     _common.bundle_options(parser)
-    parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension)")
+    parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
     parser.add_argument("--format", choices=tuple(FORMATS), help="format of --output (default: from its extension, else turtle)")
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
     parser.set_defaults(func=run)
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     fmt = _common.format_for(args.output, args.format) if args.output else None
     if args.output:
-        _common.write(args.output, lambda out: serialize_bundle(bundle, fmt, out))  # type: ignore[arg-type]
+        _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]
     if args.json:
         report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in bundle.problems]}
         if args.output:
