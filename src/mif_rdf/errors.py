@@ -51,14 +51,6 @@ class Problem:
         key = f" [{self.key}]" if self.key else ""
         return f"{where}: {self.severity.value}{key}: {self.message}"
 
-    def describe(self) -> str:
-        """One line with everything a person needs to fix it: value, rule and level too."""
-        value = f" (value: {self.value!r})" if self.value is not None else ""
-        rule = f"rule {self.rule}" if self.rule else ""
-        level = {None: "", 0: "OKF"}.get(self.level, f"level {self.level}")
-        tail = ", ".join(part for part in (rule, level) if part)
-        return f"{self}{value}" + (f" [{tail}]" if tail else "")
-
 
 @dataclass
 class ProblemLog:

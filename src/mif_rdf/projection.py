@@ -39,7 +39,11 @@ from .context import (
 from .errors import Problem, Severity
 from .identity import memory_iri, resolve_target, target_spelling
 
-XSD_DOUBLE = "http://www.w3.org/2001/XMLSchema#double"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_DOUBLE = XSD + "double"
+_NUMERIC = {XSD + name for name in ("integer", "decimal", "double", "float", "int", "long", "short", "nonNegativeInteger")}
+#: The coerced datatypes whose lexical forms give a YAML scalar of each type back unchanged.
+_FITS = {bool: {XSD + "boolean"}, int: _NUMERIC, float: _NUMERIC - {XSD + "integer", XSD + "int", XSD + "long", XSD + "short", XSD + "nonNegativeInteger"}}
 EXT_PROVIDER = MIF_NS + "extensionProvider"
 EXT_VALUE = MIF_NS + "extensionValue"
 #: Keys of a memory's frontmatter the projection handles itself.
@@ -145,6 +149,10 @@ class _Encoder:
     def item(self, value: Any, coerce: str | None, ctx: ActiveContext, keypath: str) -> Any:
         if value is None:
             return json_literal(None)
+        if isinstance(value, (bool, int, float)) and coerce not in (None, "@id", "@vocab") and coerce not in _FITS[type(value)]:
+            # `created: 2026` or `modified: false`: JSON-LD would write "false"^^xsd:dateTime and the
+            # reverse path could not tell it from the string "false"; the value keeps its own type.
+            return {"@value": value} if not isinstance(value, float) or math.isfinite(value) else self.item(value, None, ctx, keypath)
         if isinstance(value, bool) or isinstance(value, int):
             return value
         if isinstance(value, float):
