@@ -71,11 +71,6 @@ def graph_iri(base: str, name: str) -> str:
     return f"{base}#{name}"
 
 
-def okf_id(relpath: str) -> str:
-    """A concept's OKF identity: its bundle-relative path minus ``.md``."""
-    return relpath[:-3] if relpath.endswith(".md") else relpath
-
-
 def resolve_target(target: str, doc_iri: str, base: str) -> str:
     """The IRI a relationship target denotes.
 
