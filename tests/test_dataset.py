@@ -185,3 +185,20 @@ def test_reverse_on_other_engine_is_identical(tmp_path: Path) -> None:
     assert a.keys() == b.keys()
     for name in a:
         assert_isomorphic(a[name], b[name], name)
+
+
+def test_the_oxigraph_store_holds_the_same_graphs(example_bundle) -> None:
+    """Bulk loading into Oxigraph gives, graph by graph, what the memory store holds."""
+    from mif_rdf.oxigraph_sink import sink_for
+
+    oxigraph = load_bundle(EXAMPLES, store="Oxigraph")
+    assert sink_for(oxigraph.dataset) is not None  # the bulk path is the one under test
+    ours = {str(g.identifier): g for g in example_bundle.dataset.graphs() if len(g)}
+    theirs = {str(g.identifier): g for g in oxigraph.dataset.graphs() if len(g)}
+    assert ours.keys() == theirs.keys()
+    for name in ours:
+        assert_isomorphic(ours[name], theirs[name], name)
+    memory_id = next(iter(oxigraph.memories))
+    before = len(oxigraph.graph(memory_id))
+    oxigraph.reload(oxigraph.memories[memory_id].relpath)  # reload flushes its one graph
+    assert len(oxigraph.graph(memory_id)) == before

@@ -34,6 +34,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
+from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, parse_config, parse_entity, parse_memory
 from .projection import Projection, project_entity, project_memory
 from .reference import pyld_graph
@@ -166,7 +167,9 @@ class Bundle:
             del self.memories[old.id]
         self.problems.drop_path(relpath)
         if (self.root / relpath).is_file():
-            _Loader(self).memory(relpath)
+            loader = _Loader(self)
+            loader.memory(relpath)
+            loader.flush()
         self.rebuild_links()
 
     def add_content_hashes(self) -> None:
@@ -177,12 +180,15 @@ class Bundle:
             self.dataset.remove_graph(URIRef(record.iri))
             del self.memories[record.id]
             loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
+        loader.flush()
 
     def rebuild_links(self) -> None:
         self.dataset.remove_graph(URIRef(self.links_graph_iri))
         for problem in [p for p in self.problems if p.rule == "link"]:
             self.problems.items.remove(problem)
-        _Loader(self).links()
+        loader = _Loader(self)
+        loader.links()
+        loader.flush()
 
 
 class _Loader:
@@ -191,13 +197,22 @@ class _Loader:
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
+        self.sink = sink_for(bundle.dataset)  # bulk loading on Oxigraph; call flush() when done
         self.to_triples: Callable[[Projection], Iterable[Triple]] = (
             _pyld_triples if bundle.engine == "pyld" else _fast_triples
         )
 
     def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
+        if self.sink is not None:
+            self.sink.add(URIRef(name), triples)
+            return
         graph = self.ds.graph(URIRef(name))
         self.ds.addN((s, p, o, graph) for s, p, o in triples)
+
+    def flush(self) -> None:
+        """Write what a bulk sink still holds (a no-op for other stores)."""
+        if self.sink is not None:
+            self.sink.flush()
 
     def memory(self, relpath: str) -> None:
         parsed, problems = parse_memory(self.bundle.root, relpath, self.bundle.limits)
@@ -368,3 +383,4 @@ def _fill(bundle: Bundle, progress: bool | None) -> None:
     for relpath in files.entities:
         loader.entity(relpath)
     loader.links()
+    loader.flush()
