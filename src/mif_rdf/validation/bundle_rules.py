@@ -5,6 +5,7 @@ The rule names match the comment in ``shapes/okf.ttl``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, timezone
 from typing import Iterator
@@ -73,21 +74,21 @@ def mirror_problems(bundle: Bundle, record: MemoryRecord) -> list[Problem]:
     body_lines = list(body_relationships(record.body))
     if not front and not body_lines:
         return []
-    offset = _body_offset(bundle, record) - 1
+    offset = functools.cache(lambda: _body_offset(bundle, record) - 1)  # read the file again only to name a line
     problems: list[Problem] = []
     mirrored = set()
     for number, line, kind, target in body_lines:
         if target is not None and target.startswith("[["):
             problems.append(Problem(
                 record.relpath, f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link '- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
-                Severity.ERROR, key="content", line=offset + number, value=line.strip(), rule="okf-wiki-link", level=0))
+                Severity.ERROR, key="content", line=offset() + number, value=line.strip(), rule="okf-wiki-link", level=0))
             continue
         if (kind, target) in front:
             mirrored.add((kind, target))
             continue
         problems.append(Problem(
             record.relpath, f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} (Invariant 3: frontmatter is authoritative, the body mirrors it)",
-            Severity.ERROR, key="relationships", line=offset + number, value=line.strip(), rule="okf-relationship-mirror", level=0))
+            Severity.ERROR, key="relationships", line=offset() + number, value=line.strip(), rule="okf-relationship-mirror", level=0))
     for (kind, target), index in sorted(front.items(), key=lambda item: item[1]):
         if (kind, target) not in mirrored:
             problems.append(Problem(
