@@ -13,14 +13,14 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Literal as TypingLiteral
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.store import Store
 
 from .context import MIF_NS, is_absolute_iri
 from .errors import MifRdfError, ProblemLog, Severity
-from .integrity import hash_problems, with_hash
+from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .identity import (
     ENTITY_PREFIX,
@@ -35,12 +35,15 @@ from .identity import (
     resolve_target,
 )
 from .oxigraph_sink import sink_for
-from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, parse_config, parse_entity, parse_memory
-from .projection import Projection, project_entity, project_memory
-from .reference import pyld_graph
-from .tordf import Triple, document_triples
+from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
+from .pipeline import Engine, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
+from .projection import project_entity
+from .tordf import Triple
 
-Engine = TypingLiteral["fast", "pyld"]
+if TYPE_CHECKING:
+    from .cache import CacheReport
+
+T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
 #: Above this many files a progress bar is shown (on a terminal only).
@@ -83,6 +86,27 @@ class Link:
     resolved: str | None  # IRI of the memory or entity it points at, None when broken or external
 
 
+RecordMaps = tuple[dict[str, MemoryRecord], dict[str, EntityRecord]]
+
+
+class Records:
+    """A bundle's memory and entity records, possibly still to be read.
+
+    A warm load from the cache hands out the dataset at once and reads the
+    records (tens of megabytes of parsed frontmatter at 10,000 memories) only
+    when something asks for them: most SPARQL work never does.
+    """
+
+    def __init__(self, read: Callable[[], RecordMaps] | None = None, maps: RecordMaps | None = None) -> None:
+        self._read = read
+        self._maps: RecordMaps = maps or ({}, {})
+
+    def maps(self) -> RecordMaps:
+        if self._read is not None:
+            self._maps, self._read = self._read(), None
+        return self._maps
+
+
 @dataclass
 class Bundle:
     """A loaded bundle: the Dataset plus everything needed to explain and reverse it."""
@@ -91,11 +115,21 @@ class Bundle:
     base_iri: str
     dataset: Dataset
     engine: Engine = "fast"
-    memories: dict[str, MemoryRecord] = field(default_factory=dict)
-    entities: dict[str, EntityRecord] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     problems: ProblemLog = field(default_factory=ProblemLog)
     limits: Limits = DEFAULT_LIMITS
+    cache: CacheReport | None = None  # what the cache did, when loaded with one
+    records: Records = field(default_factory=Records, repr=False)
+
+    @property
+    def memories(self) -> dict[str, MemoryRecord]:
+        """Every loaded memory by id, in path order."""
+        return self.records.maps()[0]
+
+    @property
+    def entities(self) -> dict[str, EntityRecord]:
+        """Every loaded entity file by entity IRI."""
+        return self.records.maps()[1]
 
     @property
     def links_graph_iri(self) -> str:
@@ -156,21 +190,36 @@ class Bundle:
         }
 
     # -- incremental ---------------------------------------------------------------
-    def reload(self, relpath: str) -> None:
-        """Re-read one changed (or new, or deleted) memory file; only its graph is replaced.
+    def reload(self, *relpaths: str) -> None:
+        """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
-        The links graph, which depends on every memory, is rebuilt.
+        The links graph, which depends on every memory, is rebuilt once at the end.
         """
-        old = self.memory_by_path(relpath)
-        if old is not None:
-            self.dataset.remove_graph(URIRef(old.iri))
-            del self.memories[old.id]
-        self.problems.drop_path(relpath)
-        if (self.root / relpath).is_file():
-            loader = _Loader(self)
-            loader.memory(relpath)
-            loader.flush()
+        for relpath in relpaths:
+            self.forget(relpath)
+        loader = _Loader(self)
+        for relpath in relpaths:
+            if (self.root / relpath).is_file():
+                if is_entity_path(relpath):
+                    loader.entity(relpath)
+                else:
+                    loader.memory(relpath)
+        loader.flush()
         self.rebuild_links()
+
+    def forget(self, relpath: str) -> None:
+        """Drop what one file contributed: its graph, its record and its problems (not its links)."""
+        if is_entity_path(relpath):
+            entity = next((e for e in self.entities.values() if e.relpath == relpath), None)
+            if entity is not None:
+                self.dataset.remove_graph(URIRef(entity.iri))
+                del self.entities[entity.iri]
+        else:
+            old = self.memory_by_path(relpath)
+            if old is not None:
+                self.dataset.remove_graph(URIRef(old.iri))
+                del self.memories[old.id]
+        self.problems.drop_path(relpath)
 
     def add_content_hashes(self) -> None:
         """Give every memory ``extensions.mif-rdf.hash`` (spec 18.2) in the dataset; files are untouched."""
@@ -198,9 +247,6 @@ class _Loader:
         self.bundle = bundle
         self.ds = bundle.dataset
         self.sink = sink_for(bundle.dataset)  # bulk loading on Oxigraph; call flush() when done
-        self.to_triples: Callable[[Projection], Iterable[Triple]] = (
-            _pyld_triples if bundle.engine == "pyld" else _fast_triples
-        )
 
     def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
         if self.sink is not None:
@@ -215,29 +261,30 @@ class _Loader:
             self.sink.flush()
 
     def memory(self, relpath: str) -> None:
-        parsed, problems = parse_memory(self.bundle.root, relpath, self.bundle.limits)
-        self.bundle.problems.extend(problems)
+        bundle = self.bundle
+        self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine))
+
+    def accept(self, prepared: PreparedMemory) -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id is taken."""
+        self.bundle.problems.extend(prepared.problems)
+        parsed = prepared.parsed
         if parsed is None:
             return
         clash = self.bundle.memories.get(parsed.id)
         if clash is not None:
             self.bundle.problems.add(
-                relpath,
+                prepared.relpath,
                 f"duplicate id {parsed.id!r}: already used by {clash.relpath}; this file is not loaded",
                 key="id", value=parsed.id, rule="duplicate-id",
             )
             return
-        self.add_memory(parsed)
+        self.bundle.problems.extend(prepared.notes)
+        record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
+        self.bundle.memories[parsed.id] = record
+        self.add_graph(record.iri, prepared.triples)
 
     def add_memory(self, parsed: ParsedMemory) -> None:
-        self.bundle.problems.extend(hash_problems(parsed.relpath, parsed.frontmatter, parsed.body))
-        base = self.bundle.base_iri
-        doc_iri = document_iri(base, parsed.relpath)
-        projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)
-        self.bundle.problems.extend(projection.notes)
-        record = MemoryRecord(parsed.id, parsed.relpath, doc_iri, parsed.frontmatter, parsed.body, projection.document)
-        self.bundle.memories[parsed.id] = record
-        self.add_graph(record.iri, self.to_triples(projection))
+        self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine))
 
     def entity(self, relpath: str) -> None:
         parsed, problems = parse_entity(self.bundle.root, relpath, self.bundle.limits)
@@ -256,7 +303,7 @@ class _Loader:
         projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri, base=base)
         self.bundle.problems.extend(projection.notes)
         self.bundle.entities[parsed.iri] = EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document)
-        self.add_graph(parsed.iri, self.to_triples(projection))
+        self.add_graph(parsed.iri, triples(projection, self.bundle.engine))
 
     def links(self) -> None:
         self.add_graph(self.bundle.links_graph_iri, self.link_triples())
@@ -288,24 +335,16 @@ def _expects_bundle_target(target: str) -> bool:
     return not is_absolute_iri(target)
 
 
-def _fast_triples(projection: Projection) -> list[Triple]:
-    return document_triples(projection.document, projection.doc_iri)
-
-
-def _pyld_triples(projection: Projection) -> Graph:
-    return pyld_graph(projection.document, projection.doc_iri)
-
-
-def _progress(items: list[str], enabled: bool | None, label: str) -> Iterable[str]:
+def _progress(items: Iterable[T], total: int, enabled: bool | None, label: str) -> Iterable[T]:
     if enabled is None:
-        enabled = len(items) >= PROGRESS_THRESHOLD and sys.stderr.isatty()
+        enabled = total >= PROGRESS_THRESHOLD and sys.stderr.isatty()
     if not enabled:
         return items
     try:
         from tqdm import tqdm
     except ImportError:  # progress is a nicety, never a requirement
         return items
-    return tqdm(items, desc=label, unit="file", file=sys.stderr, leave=False)
+    return tqdm(items, total=total, desc=label, unit="file", file=sys.stderr, leave=False)
 
 
 def new_dataset(store: str | Store = "default") -> Dataset:
@@ -321,16 +360,23 @@ def load_bundle(
     store: str | Store = "default",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    cache: bool | str | Path | None = None,
+    workers: int | None = None,
 ) -> Bundle:
     """Load a MIF bundle folder into an rdflib Dataset.
 
     ``engine="fast"`` walks the precompiled context; ``engine="pyld"`` runs
-    pyld's JSON-LD toRdf on every memory (the reference, about 10x slower).
+    pyld's JSON-LD toRdf on every memory (the reference, about 3x slower).
     ``store`` is any rdflib store name or instance (``"Oxigraph"`` with
     oxrdflib installed).  ``limits`` bounds file size, YAML expansion and depth,
-    and the number of memories (:class:`~mif_rdf.limits.Limits`).  Problems
-    with single files never raise: they are in ``bundle.problems``.  Raises :class:`MifRdfError` only when the folder
-    itself cannot be read.
+    and the number of memories (:class:`~mif_rdf.limits.Limits`).  ``cache``
+    keeps the load for the next one (:mod:`mif_rdf.cache`): ``True`` in the
+    user cache folder, or a folder; only changed files are read again.
+    ``workers`` is the number of worker processes that prepare memories (0:
+    none; default: one per spare core for bundles of 1,000 files or more);
+    they change the speed of a load, never its result.
+    Problems with single files never raise: they are in ``bundle.problems``.
+    Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
     root = Path(root)
     if root.is_file():
@@ -341,14 +387,23 @@ def load_bundle(
         raise MifRdfError(f"unknown engine {engine!r}: use 'fast' or 'pyld'")
     root = root.resolve()
     base = normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-    bundle = Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits)
-    with _no_cyclic_gc():
-        _fill(bundle, progress)
+    if cache is not None and cache is not False:
+        from .cache import default_cache_dir, load_cached  # the cache is built on this module
+
+        folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
+        return load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+    return fill(Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits), progress, workers)
+
+
+def fill(bundle: Bundle, progress: bool | None = None, workers: int | None = None) -> Bundle:
+    """Read every file of ``bundle.root`` into the (empty) bundle and return it."""
+    with no_cyclic_gc():
+        _fill(bundle, progress, workers)
     return bundle
 
 
 @contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
+def no_cyclic_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector during a bulk load.
 
     A load allocates millions of long-lived objects (terms, index entries) and
@@ -364,7 +419,7 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _fill(bundle: Bundle, progress: bool | None) -> None:
+def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
     root = bundle.root
     files: BundleFiles = discover(root)
     bundle.problems.extend(files.problems)
@@ -378,8 +433,9 @@ def _fill(bundle: Bundle, progress: bool | None) -> None:
             f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
         memories = memories[: bundle.limits.max_memories]
     loader = _Loader(bundle)
-    for relpath in _progress(memories, progress, "memories"):
-        loader.memory(relpath)
+    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, worker_count(len(memories), workers))
+    for memory in _progress(prepared, len(memories), progress, "memories"):
+        loader.accept(memory)
     for relpath in files.entities:
         loader.entity(relpath)
     loader.links()

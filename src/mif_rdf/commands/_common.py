@@ -23,6 +23,9 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: one per spare core, for 1,000 files or more)")
+    parser.add_argument("--cache", action="store_true", help="keep this load for the next one, which then reads only the files that changed (in the user cache folder, ~/.cache/mif-rdf)")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
     parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
 
 
@@ -30,10 +33,13 @@ def load(args: argparse.Namespace) -> Bundle:
     """The bundle named by :func:`bundle_options` arguments."""
     if args.max_file_size <= 0 or args.max_memories <= 0:
         raise MifRdfError("--max-file-size and --max-memories must be positive")
+    if args.workers is not None and args.workers < 0:
+        raise MifRdfError("--workers must be 0 or more")
     limits = replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
     return load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=STORES[args.store],
-        progress=False if args.no_progress else None, limits=limits,
+        progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
+        workers=args.workers,
     )
 
 

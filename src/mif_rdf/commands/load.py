@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from ..bundle import Bundle
+from ..cache import CacheReport
 from ..errors import Severity
 from ..serialize import FORMATS
 from . import _common
@@ -32,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
         _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]
     if args.json:
         report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in bundle.problems]}
+        if bundle.cache is not None:
+            report["cache"] = {"state": bundle.cache.state, "entry": str(bundle.cache.entry), "reason": bundle.cache.reason,
+                               "reparsed": list(bundle.cache.reparsed), "removed": list(bundle.cache.removed)}
         if args.output:
             report["output"] = {"path": str(args.output), "format": fmt}
         print(json.dumps(report, indent=2, default=str))
@@ -40,6 +44,12 @@ def run(args: argparse.Namespace) -> int:
         if args.output:
             print(f"wrote {args.output} ({fmt})")
     return _common.exit_for(list(bundle.problems))
+
+
+def cache_text(report: CacheReport) -> str:
+    if report.state == "cold":
+        return f"cold, entry written ({report.reason}): {report.entry}"
+    return f"warm, {len(report.reparsed)} files read again, {len(report.removed)} gone: {report.entry}"
 
 
 def summary_text(bundle: Bundle) -> str:
@@ -53,6 +63,8 @@ def summary_text(bundle: Bundle) -> str:
         f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
         f"  problems: {sev['error']} errors, {sev['warning']} warnings, {sev['info']} notes",
     ]
+    if bundle.cache is not None:
+        lines.insert(3, f"  cache: {cache_text(bundle.cache)}")
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     lines += [f"    {p}" for p in sorted(bundle.problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
     return "\n".join(lines)

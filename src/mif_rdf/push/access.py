@@ -41,7 +41,7 @@ from rdflib import Dataset, URIRef
 from rdflib.term import IdentifiedNode, Node
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from ..bundle import Bundle, MemoryRecord, new_dataset
+from ..bundle import Bundle, MemoryRecord, Records, new_dataset
 from ..context import mif_context
 from ..identity import GRAPH_INFERENCES, graph_iri
 from ..namespaces import MIF
@@ -100,11 +100,9 @@ class ExportPolicy:
         """A copy of the bundle holding only what may leave (for formats that need a whole Bundle)."""
         dataset = new_dataset()
         dataset.addN((s, p, o, dataset.graph(g)) for s, p, o, g in self.quads(bundle.dataset))
-        return dataclasses.replace(
-            bundle, dataset=dataset,
-            memories={k: m for k, m in bundle.memories.items() if self.allows(m.iri)},
-            entities={k: e for k, e in bundle.entities.items() if self.allows(e.iri)},
-        )
+        memories = {k: m for k, m in bundle.memories.items() if self.allows(m.iri)}
+        entities = {k: e for k, e in bundle.entities.items() if self.allows(e.iri)}
+        return dataclasses.replace(bundle, dataset=dataset, records=Records(maps=(memories, entities)))
 
 
 def local_only(namespace: object) -> str | None:

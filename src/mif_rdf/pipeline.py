@@ -1,0 +1,146 @@
+"""Reading memory files into loadable pieces, in this process or in worker processes.
+
+Preparing a memory -- reading the file, its YAML, the checks, the projection
+and the triples -- needs nothing but that file, so for large bundles it runs
+in worker processes while the main process adds the pieces already prepared
+to the store: on two cores the two halves of a load overlap.  The main process
+takes the pieces in path order, so duplicate ids, the order of problems and
+the records are exactly those of a load in one process (tests compare the
+two).  Terms cross between processes through :mod:`mif_rdf.termpickle`, which
+keeps every lexical form.
+
+When worker processes cannot start (no ``fork`` and a script whose ``__main__``
+is not import-safe, a sandbox without semaphores), the load quietly goes on in
+this process: workers change the speed of a load, never its result.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import pickle
+import sys
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Literal as TypingLiteral
+
+from . import termpickle
+from .errors import Problem
+from .identity import document_iri
+from .integrity import hash_problems
+from .limits import Limits
+from .parse import ParsedMemory, parse_memory
+from .projection import Projection, project_memory
+from .reference import pyld_graph
+from .tordf import Triple, document_triples
+
+Engine = TypingLiteral["fast", "pyld"]
+#: Memories per task sent to a worker: large enough to amortize the round trip.
+CHUNK = 64
+#: Below this many memory files a load stays in one process (starting workers costs more).
+PARALLEL_THRESHOLD = 1_000
+
+
+@dataclass
+class PreparedMemory:
+    """One memory file, read and turned into what the loader adds."""
+
+    relpath: str
+    problems: list[Problem]  # from reading and parsing the file
+    parsed: ParsedMemory | None = None  # None when the file cannot be loaded
+    notes: list[Problem] = field(default_factory=list)  # hash check and projection: kept only if the memory is loaded
+    doc_iri: str = ""
+    document: dict[str, Any] = field(default_factory=dict)
+    triples: list[Triple] = field(default_factory=list)
+
+
+def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine) -> PreparedMemory:
+    """Read, parse, check, project and turn one memory file into triples."""
+    parsed, problems = parse_memory(root, relpath, limits)
+    if parsed is None:
+        return PreparedMemory(relpath, problems)
+    return complete(parsed, base, engine, problems)
+
+
+def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None) -> PreparedMemory:
+    """The rest of :func:`prepare_memory`, for a memory already parsed."""
+    notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
+    doc_iri = document_iri(base, parsed.relpath)
+    projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)
+    notes.extend(projection.notes)
+    return PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, triples(projection, engine))
+
+
+def triples(projection: Projection, engine: Engine) -> list[Triple]:
+    """The triples of a projection document: the fast walker, or pyld's toRdf (the reference)."""
+    if engine == "pyld":
+        return list(pyld_graph(projection.document, projection.doc_iri))
+    return document_triples(projection.document, projection.doc_iri)
+
+
+def worker_count(files: int, workers: int | None) -> int:
+    """Worker processes for ``files`` memory files: ``workers`` when given, else one per spare core."""
+    if workers is not None:
+        return max(0, workers)
+    if files < PARALLEL_THRESHOLD:
+        return 0
+    return max(1, min((os.cpu_count() or 1) - 1, 8))
+
+
+def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int) -> Iterator[PreparedMemory]:
+    """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one)."""
+    if workers <= 0 or len(relpaths) <= CHUNK:
+        yield from (prepare_memory(root, relpath, base, limits, engine) for relpath in relpaths)
+        return
+    starts = deque(range(0, len(relpaths), CHUNK))
+    pending: deque[tuple[int, Future[bytes]]] = deque()
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=gc.disable)
+    except (OSError, ValueError, ImportError):  # no process support here: one process it is
+        yield from prepare_memories(root, relpaths, base, limits, engine, 0)
+        return
+    try:
+        def submit() -> None:
+            if starts:
+                start = starts.popleft()
+                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine)))
+
+        for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
+            submit()
+        while pending:
+            start, future = pending.popleft()
+            try:
+                payload = future.result()
+            except BrokenProcessPool:  # the workers could not start or died: finish here
+                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0)
+                return
+            submit()
+            yield from pickle.loads(payload)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine) -> bytes:
+    return termpickle.dumps([prepare_memory(root, relpath, base, limits, engine) for relpath in relpaths])
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """``fork`` when this process has a single thread (fast, nothing re-imported), else a fresh interpreter.
+
+    Forking a process with other threads (a Jupyter kernel, an open Oxigraph
+    database) can deadlock the child on a lock another thread held.
+    """
+    if sys.platform.startswith("linux") and _threads() == 1:
+        return multiprocessing.get_context("fork")
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0

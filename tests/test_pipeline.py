@@ -1,0 +1,77 @@
+"""Worker processes change the speed of a load, never its result."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from rdflib import Graph, Literal
+from rdflib.compare import isomorphic
+
+import mif_rdf.pipeline
+from mif_rdf import load_bundle
+from mif_rdf.pipeline import CHUNK, worker_count
+from mif_rdf.synthetic import generate_bundle
+
+from conftest import EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def mixed_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """More memories than three worker tasks, with bad files and a duplicate id between the tasks."""
+    root = tmp_path_factory.mktemp("mixed") / "bundle"
+    generate_bundle(root, 3 * CHUNK + 10, seed=11)
+    shutil.copytree(EXAMPLES / ".mif" / "entities", root / ".mif" / "entities", dirs_exist_ok=True)
+    (root / "aaa-broken.md").write_text("---\nid: [unclosed\n---\nBody\n", encoding="utf-8")
+    (root / "zzz-no-frontmatter.md").write_text("just text\n", encoding="utf-8")
+    first = sorted(root.rglob("*.md"))[5]
+    shutil.copy(first, root / "zzz-duplicate.md")  # same id as a memory prepared by another task
+    return root
+
+
+def test_workers_give_the_load_of_one_process(mixed_bundle: Path) -> None:
+    alone = load_bundle(mixed_bundle, workers=0)
+    shared = load_bundle(mixed_bundle, workers=2)
+    assert [str(p) for p in shared.problems] == [str(p) for p in alone.problems]  # same problems, same order
+    assert any(p.rule == "duplicate-id" for p in alone.problems) and any(p.rule == "yaml" for p in alone.problems)
+    assert list(shared.memories) == list(alone.memories)
+    for memory_id, record in alone.memories.items():
+        other = shared.memories[memory_id]
+        assert (other.relpath, other.frontmatter, other.body, other.document) == (record.relpath, record.frontmatter, record.body, record.document)
+    names = {str(g.identifier) for g in alone.dataset.graphs() if len(g)}
+    assert names == {str(g.identifier) for g in shared.dataset.graphs() if len(g)}
+    for name in names:
+        a, b = Graph(), Graph()
+        for triple in alone.dataset.graph(name):
+            a.add(triple)
+        for triple in shared.dataset.graph(name):
+            b.add(triple)
+        assert isomorphic(a, b), name
+
+
+def test_lexical_forms_cross_between_processes_unchanged(tmp_path: Path) -> None:
+    """rdflib's own pickling would turn ...Z into ...+00:00 on the way back from a worker."""
+    generate_bundle(tmp_path / "b", CHUNK + 5, seed=3)
+    literals = [
+        {str(o) for _, _, o, _ in load_bundle(tmp_path / "b", workers=w).dataset.quads((None, None, None, None)) if isinstance(o, Literal)}
+        for w in (0, 1)
+    ]
+    assert literals[0] == literals[1]
+    assert any(value.endswith("Z") and "T" in value for value in literals[1])
+
+
+def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generate_bundle(tmp_path / "b", CHUNK + 5, seed=3)
+
+    def no_processes(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError("no semaphores here")
+
+    monkeypatch.setattr(mif_rdf.pipeline, "ProcessPoolExecutor", no_processes)
+    bundle = load_bundle(tmp_path / "b", workers=2)
+    assert len(bundle.memories) == CHUNK + 5 and not bundle.problems
+
+
+def test_small_bundles_stay_in_one_process() -> None:
+    assert worker_count(10, None) == 0
+    assert worker_count(10_000, None) >= 1
+    assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3
