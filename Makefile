@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-scale clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -23,9 +23,13 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The benchmark suite on 10,000 generated memories (under 10 minutes), one table.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_load.py
-	$(BIN)/python benchmarks/bench_validation.py
+	$(BIN)/python benchmarks/suite.py
+
+# The 100,000-memory cases (Oxigraph store): load, warm reload, validation, queries, peak memory.
+bench-scale: $(STAMP)
+	$(BIN)/python benchmarks/suite.py --scale
 
 clean:
 	rm -rf $(VENV) out build dist .pytest_cache

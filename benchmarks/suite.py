@@ -1,0 +1,345 @@
+"""The benchmark suite: one table of our time against a baseline, measured in the same run.
+
+``make bench`` runs it on 10,000 generated memories (every field family, 5 %
+of them with a seeded SHACL violation); ``make bench-scale`` runs the
+100,000-memory cases.  Every measurement runs in a fresh Python process, so
+the peak memory printed is that measurement's own and no case warms another
+(only the operating system's file cache is shared, equally by all).  The
+machine is small and noisy: the ratios are the result, seconds are for the
+record.  Usage::
+
+    python benchmarks/suite.py [--count N] [--data DIR] [--scale]
+    python benchmarks/suite.py --measure CASE --data DIR    # one measurement, prints JSON
+
+Rows (target in brackets, from the performance issue):
+
+* cold load, memory store      / store floor: rdflib adding the same prebuilt quads   [<= 1.3x]
+* cold load, Oxigraph store    vs the pyld path (pyld toRdf per memory)              [>= 20x]
+* cold load, memory store      vs the pyld path                                      [>= 2.5x]
+* warm reload (cache), both stores, and one changed file, vs the cold load           [>= 3x; Oxigraph <= 0.5 s]
+* SHACL level 3 + OKF          vs one pyshacl run (the results must be identical)    [>= 5x]
+* reasoning, fast profile      vs owlrl's OWL 2 RL closure on the links graph
+* query helpers (all, one run) on Oxigraph vs rdflib's engine
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {}
+
+
+def measure(name: str) -> Callable[[Callable[[Path], dict[str, Any]]], Callable[[Path], dict[str, Any]]]:
+    def register(function: Callable[[Path], dict[str, Any]]) -> Callable[[Path], dict[str, Any]]:
+        MEASURES[name] = function
+        return function
+
+    return register
+
+
+def timed(run: Callable[[], Any]) -> tuple[Any, float]:
+    gc.collect()
+    start = time.perf_counter()
+    value = run()
+    return value, time.perf_counter() - start
+
+
+def bundle_of(data: Path) -> Path:
+    return data / "bundle"
+
+
+def cache_of(data: Path, store: str) -> Path:
+    return data / f"cache-{store.lower()}"
+
+
+def loaded(data: Path, store: str = "default") -> Any:
+    """The bundle for measurements that start from a loaded one (through the cache when it is primed)."""
+    from mif_rdf import load_bundle
+
+    cache = cache_of(data, store)
+    return load_bundle(bundle_of(data), store=store, progress=False, cache=cache if cache.is_dir() else None)
+
+
+# -- loads ----------------------------------------------------------------------------
+def _load(data: Path, **options: Any) -> dict[str, Any]:
+    from mif_rdf import load_bundle
+
+    bundle, seconds = timed(lambda: load_bundle(bundle_of(data), progress=False, **options))
+    return {"seconds": seconds, "triples": len(bundle.dataset), "memories": len(bundle.memories)}
+
+
+@measure("load-memory")
+def load_memory(data: Path) -> dict[str, Any]:
+    return _load(data)
+
+
+@measure("load-memory-1-process")
+def load_memory_one_process(data: Path) -> dict[str, Any]:
+    return _load(data, workers=0)
+
+
+@measure("load-oxigraph")
+def load_oxigraph(data: Path) -> dict[str, Any]:
+    return _load(data, store="Oxigraph")
+
+
+@measure("load-pyld")
+def load_pyld(data: Path) -> dict[str, Any]:
+    return _load(data, engine="pyld")
+
+
+@measure("store-floor")
+def store_floor(data: Path) -> dict[str, Any]:
+    """rdflib's memory store adding the quads of the bundle, already built (the collector paused, as in a load)."""
+    from mif_rdf import new_dataset
+
+    quads = list(loaded(data).dataset.quads((None, None, None, None)))
+
+    def add() -> Any:
+        dataset, graphs = new_dataset(), {}
+        gc.disable()
+        try:
+            dataset.addN((s, p, o, graphs[g] if g in graphs else graphs.setdefault(g, dataset.graph(g))) for s, p, o, g in quads)
+        finally:
+            gc.enable()
+        return dataset
+
+    dataset, seconds = timed(add)
+    return {"seconds": seconds, "triples": len(dataset)}
+
+
+def _cached(data: Path, store: str) -> dict[str, Any]:
+    from mif_rdf import load_bundle
+
+    bundle, seconds = timed(lambda: load_bundle(bundle_of(data), store=store, progress=False, cache=cache_of(data, store)))
+    return {"seconds": seconds, "state": bundle.cache.state, "reparsed": len(bundle.cache.reparsed), "triples": len(bundle.dataset)}
+
+
+for _store in ("default", "Oxigraph"):
+    for _case in ("prime", "warm", "one-changed"):
+        def _run(data: Path, store: str = _store, case: str = _case) -> dict[str, Any]:
+            if case == "one-changed":
+                path = sorted(bundle_of(data).rglob("*.md"))[len(list(bundle_of(data).rglob("*.md"))) // 2]
+                path.write_text(path.read_text(encoding="utf-8") + f"\nEdited at {time.time()}.\n", encoding="utf-8")
+            return _cached(data, store)
+
+        measure(f"cache-{_case}-{_store.lower()}")(_run)
+
+
+# -- validation, reasoning, queries ---------------------------------------------------------
+def _validation(data: Path, engine: str) -> dict[str, Any]:
+    from rdflib.namespace import SH
+
+    from mif_rdf.validation.run import shacl_report
+    from mif_rdf.validation.shapes import shapes_graph
+
+    bundle, shapes = loaded(data), shapes_graph(3)
+    report, seconds = timed(lambda: shacl_report(bundle.dataset, shapes, engine))  # type: ignore[arg-type]
+    keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
+    found = sorted(repr(tuple(report.value(r, k) for k in keys)) for r in report.subjects(SH.resultSeverity, None))
+    return {"seconds": seconds, "results": len(found), "digest": hashlib.sha256("\n".join(found).encode()).hexdigest()}
+
+
+@measure("validate-engine")
+def validate_engine(data: Path) -> dict[str, Any]:
+    return _validation(data, "fast")
+
+
+@measure("validate-pyshacl")
+def validate_pyshacl(data: Path) -> dict[str, Any]:
+    return _validation(data, "pyshacl")
+
+
+@measure("reason-fast")
+def reason_fast(data: Path) -> dict[str, Any]:
+    from mif_rdf.reasoning import infer
+
+    bundle = loaded(data)
+    count, seconds = timed(lambda: infer(bundle, "fast"))
+    return {"seconds": seconds, "inferred": count}
+
+
+@measure("reason-owlrl")
+def reason_owlrl(data: Path) -> dict[str, Any]:
+    from mif_rdf.reasoning import ontology_graph, owlrl_closure
+
+    bundle = loaded(data)
+    ontology = ontology_graph(bundle)
+    inferred, seconds = timed(lambda: owlrl_closure(bundle.links, ontology, "owlrl"))
+    return {"seconds": seconds, "inferred": len(inferred)}
+
+
+def _queries(data: Path, store: str) -> dict[str, Any]:
+    sys.path.insert(0, str(HERE))
+    from bench_queries import helper_calls
+
+    bundle = loaded(data, store)
+    calls = helper_calls(bundle)
+    seconds: dict[str, float] = {}
+    for name, call in calls.items():
+        seconds[name] = timed(call)[1]
+    return {"seconds": sum(seconds.values()), "slowest": max(seconds, key=seconds.__getitem__), "max": max(seconds.values())}
+
+
+@measure("queries-oxigraph")
+def queries_oxigraph(data: Path) -> dict[str, Any]:
+    return _queries(data, "Oxigraph")
+
+
+@measure("queries-memory")
+def queries_memory(data: Path) -> dict[str, Any]:
+    return _queries(data, "default")
+
+
+@measure("validate-oxigraph")
+def validate_oxigraph(data: Path) -> dict[str, Any]:
+    """The scale case: the full validation (shapes and bundle rules) of a bundle in the Oxigraph store."""
+    from mif_rdf.validation.run import validate
+
+    bundle = loaded(data, "Oxigraph")
+    report, seconds = timed(lambda: validate(bundle, 3))
+    return {"seconds": seconds, "results": len(report.results)}
+
+
+# -- the table --------------------------------------------------------------------------
+#: (case, ours, baseline, how the ratio reads, target)
+ROWS = [
+    ("cold load, memory store", "load-memory", "store-floor", "over", "<= 1.3x the floor"),
+    ("cold load, memory store, 1 process", "load-memory-1-process", "store-floor", "over", ""),
+    ("cold load, Oxigraph store", "load-oxigraph", "load-pyld", "faster", ">= 20x the pyld path"),
+    ("cold load, memory store", "load-memory", "load-pyld", "faster", ">= 2.5x the pyld path"),
+    ("warm reload, memory store", "cache-warm-default", "load-memory", "faster", ">= 3x the cold load"),
+    ("one file changed, memory store", "cache-one-changed-default", "load-memory", "faster", ""),
+    ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
+    ("one file changed, Oxigraph store", "cache-one-changed-oxigraph", "load-oxigraph", "faster", ""),
+    ("SHACL level 3 + OKF (same results)", "validate-engine", "validate-pyshacl", "faster", ">= 5x pyshacl"),
+    ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
+    ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", "each < 1 s at 100k"),
+]
+#: The cache entries first (later measurements load through them: warm loads are the same bundle),
+#: the one-changed-file cases last (they edit a file).
+ORDER = [
+    "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
+    "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "load-pyld",
+    "validate-engine", "validate-pyshacl", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
+    "cache-one-changed-default", "cache-one-changed-oxigraph",
+]
+SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "queries-oxigraph"]
+SCALE_ROWS = [
+    ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
+    ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
+    ("validation, level 3, Oxigraph store", "validate-oxigraph", None, "", "fits in 24 GiB"),
+    ("query helpers, all, Oxigraph store", "queries-oxigraph", None, "", "each < 1 s"),
+]
+
+
+def run_measure(name: str, data: Path) -> dict[str, Any]:
+    """One measurement in a fresh process; its result plus that process's peak memory."""
+    done = subprocess.run([sys.executable, __file__, "--measure", name, "--data", str(data)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"measurement {name} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"  {name:<28} {result['seconds']:9.2f} s   peak {result['peak_gib']:5.2f} GiB", file=sys.stderr, flush=True)
+    return result
+
+
+def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, dict[str, Any]], size: int) -> str:
+    lines = [
+        "| case | size | ours | baseline | ratio | target | peak memory (ours) |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for case, ours, baseline, reads, target in rows:
+        mine = results[ours]
+        if baseline is None:
+            base_text, ratio = "", ""
+        else:
+            base = results[baseline]["seconds"]
+            base_text = f"{base:,.2f} s"
+            ratio = f"{mine['seconds'] / base:.2f}x the floor" if reads == "over" else f"{base / mine['seconds']:.1f}x faster"
+        lines.append(f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | {mine['peak_gib']:.2f} GiB |")
+    return "\n".join(lines)
+
+
+def prepare(data: Path, count: int, seed: int) -> None:
+    """A generated bundle with seeded violations, reused when ``data`` already holds one."""
+    from mif_rdf.markdown import render_memory, split_frontmatter
+    from mif_rdf.synthetic import generate_bundle
+    from mif_rdf.yamlio import load_yaml
+
+    if (bundle_of(data) / ".mif").is_dir():
+        return
+    print(f"generating {count:,} memories in {bundle_of(data)} ...", file=sys.stderr, flush=True)
+    paths = generate_bundle(bundle_of(data), count, seed=seed)
+    rng = random.Random(seed)
+    breakers = [
+        lambda fm: fm.update(created="2026-01-15"),
+        lambda fm: fm["temporal"]["decay"].update(model="cubic"),
+        lambda fm: fm["provenance"].update(confidence=1.7),
+        lambda fm: fm.update(namespace="has space"),
+    ]
+    for path in rng.sample(paths, len(paths) // 20):
+        split = split_frontmatter(path.read_text(encoding="utf-8"))
+        frontmatter = load_yaml(split.frontmatter).data
+        try:
+            rng.choice(breakers)(frontmatter)
+        except (KeyError, TypeError):
+            continue
+        path.write_text(render_memory(frontmatter, split.body), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, help="memories to generate (default 10,000; 100,000 with --scale)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data", type=Path, help="working folder to (re)use; default: a temporary folder")
+    parser.add_argument("--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries")
+    parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.measure:
+        result = MEASURES[args.measure](args.data)
+        result["peak_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        print(json.dumps(result))
+        return 0
+
+    count = args.count or (100_000 if args.scale else 10_000)
+    temporary = None if args.data else tempfile.mkdtemp(prefix="mif-bench-")
+    data = args.data or Path(temporary)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    try:
+        prepare(data, count, args.seed)
+        for store in ("default", "oxigraph"):
+            shutil.rmtree(cache_of(data, store), ignore_errors=True)
+        rows = SCALE_ROWS if args.scale else ROWS
+        order = SCALE_ORDER if args.scale else ORDER
+        results: dict[str, dict[str, Any]] = {}
+        for name in order:
+            results[name] = run_measure(name, data)
+    finally:
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+    print(f"\n{count:,} memories, {results['load-oxigraph'].get('triples', 0):,} quads; "
+          f"suite took {time.perf_counter() - started:,.0f} s ({sys.version.split()[0]}, {time.strftime('%Y-%m-%d')})\n")
+    print(table(rows, results, count))
+    if not args.scale:
+        same = results["validate-engine"]["digest"] == results["validate-pyshacl"]["digest"]
+        print(f"\nSHACL results identical to pyshacl: {same} ({results['validate-engine']['results']} results)")
+        print(f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
+        return 0 if same else 1
+    print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
