@@ -87,7 +87,15 @@ def worker_count(files: int, workers: int | None) -> int:
         return max(0, workers)
     if files < PARALLEL_THRESHOLD:
         return 0
-    return max(1, min((os.cpu_count() or 1) - 1, 8))
+    return max(1, min(_cores() - 1, 8))
+
+
+def _cores() -> int:
+    """Cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int) -> Iterator[PreparedMemory]:
