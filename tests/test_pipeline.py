@@ -74,4 +74,5 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
 def test_small_bundles_stay_in_one_process() -> None:
     assert worker_count(10, None) == 0
     assert worker_count(10_000, None) >= 1
+    assert worker_count(10_000, None, busy_main=False) >= worker_count(10_000, None)
     assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3

@@ -433,7 +433,8 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
             f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
         memories = memories[: bundle.limits.max_memories]
     loader = _Loader(bundle)
-    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, worker_count(len(memories), workers))
+    workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
+    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers)
     for memory in _progress(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
     for relpath in files.entities:

@@ -81,13 +81,17 @@ def triples(projection: Projection, engine: Engine) -> list[Triple]:
     return document_triples(projection.document, projection.doc_iri)
 
 
-def worker_count(files: int, workers: int | None) -> int:
-    """Worker processes for ``files`` memory files: ``workers`` when given, else one per spare core."""
+def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
+    """Worker processes for ``files`` memory files: ``workers`` when given, else one per spare core.
+
+    A main process that fills rdflib's memory store is as busy as a worker, so
+    it keeps a core; one that hands quads to Oxigraph in bulk is mostly idle.
+    """
     if workers is not None:
         return max(0, workers)
     if files < PARALLEL_THRESHOLD:
         return 0
-    return max(1, min(_cores() - 1, 8))
+    return max(1, min(_cores() - (1 if busy_main else 0), 8))
 
 
 def _cores() -> int:
