@@ -35,6 +35,20 @@ def _uri(iri: str) -> URIRef:
     return found
 
 
+_literal_cache: dict[tuple[Any, ...], Literal] = {}
+
+
+def _cached_literal(key: tuple[Any, ...], make: Callable[[], Literal]) -> Literal:
+    """One Literal per distinct (type, value, datatype): two thirds of a bundle's literals repeat
+    (enums, flags, names), and building an rdflib Literal is the walker's largest cost."""
+    found = _literal_cache.get(key)
+    if found is None:
+        if len(_literal_cache) > 200_000:
+            _literal_cache.clear()
+        found = _literal_cache[key] = make()
+    return found
+
+
 def canonical_double(value: float) -> str:
     """xsd:double in canonical form (``1.5E0``) with the shortest digits that give ``value`` back.
 
@@ -151,13 +165,18 @@ class Walker:
                     return BNode(iri[2:])
                 return _uri(iri) if is_absolute_iri(iri) else None
             if coerce is None or coerce == _XSD_STRING:
-                return Literal(item)
-            return Literal(item, datatype=_uri(coerce), normalize=False)
+                return _cached_literal((str, item, None), lambda: Literal(item))
+            return _cached_literal((str, item, coerce), lambda: Literal(item, datatype=_uri(coerce), normalize=False))
         datatype = coerce if coerce not in (None, "@id", "@vocab", "@json") else None
         return self.literal(item, datatype)
 
     @staticmethod
     def literal(value: Any, datatype: str | None) -> Literal:
+        key = repr(value) if isinstance(value, float) else value  # -0.0 == 0.0, but their literals differ
+        return _cached_literal((type(value), key, datatype), lambda: Walker.make_literal(value, datatype))
+
+    @staticmethod
+    def make_literal(value: Any, datatype: str | None) -> Literal:
         if isinstance(value, bool):
             return Literal("true" if value else "false", datatype=_uri(datatype or str(XSD.boolean)), normalize=False)
         if isinstance(value, int):
