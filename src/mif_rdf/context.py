@@ -48,10 +48,12 @@ _ABSOLUTE_IRI = re.compile(r"^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$")
 _BAD_IRI_CHARS = re.compile(r'[\x00-\x20<>"{}|\\^`\x7f]')
 
 
+@lru_cache(maxsize=1 << 16)  # the same few hundred term and type IRIs are checked for every memory
 def is_absolute_iri(value: str) -> bool:
     return bool(_ABSOLUTE_IRI.match(value))
 
 
+@lru_cache(maxsize=1 << 16)
 def is_valid_iri(value: str) -> bool:
     """Absolute, and free of characters that no IRI may contain."""
     return is_absolute_iri(value) and not _BAD_IRI_CHARS.search(value) and not value.startswith("_:")
