@@ -71,8 +71,10 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
     assert len(bundle.memories) == CHUNK + 5 and not bundle.problems
 
 
-def test_small_bundles_stay_in_one_process() -> None:
-    assert worker_count(10, None) == 0
-    assert worker_count(10_000, None) >= 1
-    assert worker_count(10_000, None, busy_main=False) >= worker_count(10_000, None)
+def test_workers_by_default_only_with_cores_to_spare(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 2)
+    assert worker_count(10_000, None) == 0 and worker_count(10_000, None, busy_main=False) == 0
+    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 8)
+    assert worker_count(10, None) == 0  # small bundles stay in one process
+    assert worker_count(10_000, None) == 6 and worker_count(10_000, None, busy_main=False) == 7
     assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from rdflib import BNode, Dataset, Literal, URIRef
+from rdflib import BNode, Dataset, Graph, Literal, URIRef
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = None
 
 BATCH = 200_000
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 class OxigraphSink:
@@ -53,6 +54,42 @@ class OxigraphSink:
                 return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
             return ox.Literal(str(node))
         raise TypeError(f"cannot store {node!r} in Oxigraph")
+
+
+def memory_copy(dataset: Dataset) -> Graph | None:
+    """The union of an Oxigraph-backed dataset as an rdflib memory Graph, or None for other stores.
+
+    oxrdflib answers one triple pattern at a time, converting every term it
+    returns; work that asks thousands of patterns (the SHACL engine) is many
+    times faster on a copy made in one bulk read.  Each distinct term is
+    converted once; ``xsd:string`` literals become plain ones, as the loader
+    made them (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does
+    not take as equal, so a ``sh:in`` list of plain strings would not match).
+    """
+    inner = getattr(dataset.store, "_inner", None)
+    if ox is None or type(dataset.store).__name__ != "OxigraphStore" or inner is None:
+        return None
+    known: dict[Any, Any] = {}
+
+    def term(node: Any) -> Any:
+        found = known.get(node)
+        if found is None:
+            if isinstance(node, ox.NamedNode):
+                found = URIRef(node.value)
+            elif isinstance(node, ox.BlankNode):
+                found = BNode(node.value)
+            elif node.language:
+                found = Literal(node.value, lang=node.language)
+            elif node.datatype.value == _XSD_STRING:  # RDF 1.1: the same literal as a plain one, as rdflib writes it
+                found = Literal(node.value)
+            else:
+                found = Literal(node.value, datatype=URIRef(node.datatype.value))
+            known[node] = found
+        return found
+
+    copy = Graph()
+    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, None))
+    return copy
 
 
 def sink_for(dataset: Dataset) -> OxigraphSink | None:

@@ -82,16 +82,23 @@ def triples(projection: Projection, engine: Engine) -> list[Triple]:
 
 
 def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
-    """Worker processes for ``files`` memory files: ``workers`` when given, else one per spare core.
+    """Worker processes for ``files`` memory files: ``workers`` when given, else a guess from the cores.
 
-    A main process that fills rdflib's memory store is as busy as a worker, so
-    it keeps a core; one that hands quads to Oxigraph in bulk is mostly idle.
+    Workers only pay when they get cores of their own: on the 2-core project
+    machine one worker took a third off a load on idle cores but made it up to
+    2.5x slower when other work held a core (it adds about 30 % CPU for
+    pickling).  So the default keeps one core for the main process (which
+    fills the store) and one for everything else on the machine, and uses
+    workers only with 4 cores or more; ``--workers`` overrides it.
+    ``busy_main`` is False for Oxigraph, whose bulk loading leaves the main
+    process nearly idle.
     """
     if workers is not None:
         return max(0, workers)
     if files < PARALLEL_THRESHOLD:
         return 0
-    return max(1, min(_cores() - (1 if busy_main else 0), 8))
+    spare = _cores() - (2 if busy_main else 1)
+    return min(spare, 8) if spare >= 2 else 0
 
 
 def _cores() -> int:

@@ -12,6 +12,7 @@ from rdflib.namespace import SH
 from ..bundle import Bundle
 from ..errors import Problem, Severity
 from ..namespaces import MIF
+from ..oxigraph_sink import memory_copy
 from .bundle_rules import bundle_problems
 from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
@@ -49,14 +50,16 @@ def validate(
     ontology shapes use SPARQL targets: pyshacl runs those).
     """
     shapes = shapes_graph(level)
-    report_graph = shacl_report(bundle.dataset, shapes, engine)
+    copy = memory_copy(bundle.dataset)  # Oxigraph: one bulk read, not a round trip per pattern
+    data = bundle.dataset if copy is None else copy
+    report_graph = shacl_report(data, shapes, engine)
     results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
     results += shacl_problems(bundle, report_graph, level, shapes)
     if ontologies:
         from ..ontology import compile_shapes
 
         extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
-        extra_report = shacl_report(bundle.dataset, extra, engine)
+        extra_report = shacl_report(data, extra, engine)
         results += shacl_problems(bundle, extra_report, level, extra)
         report_graph += extra_report
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
