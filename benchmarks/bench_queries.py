@@ -4,12 +4,23 @@ For each size (default 10,000 and 100,000 generated memories, every field
 family) and each store, a fresh child process loads the bundle and runs every
 query helper ``--repeat`` times, so load time and peak memory are measured per
 store, not accumulated.  Printed per helper: rows, the median latency on each
-store and the ratio rdflib/oxigraph; plus load times and peak RSS.  The first
-run of a helper is left out of the median on rdflib (it parses the query;
-later runs reuse the parse) and reported separately.  The machine is small and
-shared: ratios travel, absolute figures are for the record.  Usage::
+store and the ratio of the first two columns; plus load times and peak RSS.
+The first run of a helper is left out of the median on rdflib (it parses the
+query; later runs reuse the parse) and reported separately.  The machine is
+small and shared: ratios travel, absolute figures are for the record.  Usage::
 
     python benchmarks/bench_queries.py [--counts 10000,100000] [--repeat 3] [--data DIR]
+        [--bundle DIR] [--stores rdflib,oxigraph] [--baseline SRC]
+
+``--bundle DIR`` uses (or generates, for a single count) the bundle in DIR
+itself.  ``--baseline SRC`` also runs each store with the package from
+another source tree (``PYTHONPATH=SRC``, e.g. an export of the last commit,
+with the data folders next to ``src``), right before the current code, so a
+change is measured against what it replaces in the same run::
+
+    git archive HEAD src context shapes ontologies | tar -x -C /tmp/baseline
+    python benchmarks/bench_queries.py --counts 100000 --bundle /tmp/bench100k \\
+        --stores oxigraph --baseline /tmp/baseline/src
 
 A helper that fails (rdflib's RecursionError, say) or outlives
 ``--helper-timeout`` seconds is reported as such instead of a latency.
@@ -18,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import signal
 import statistics
@@ -118,19 +130,34 @@ def _gib(n: float) -> str:
 
 
 def print_report(count: int, reports: dict[str, dict[str, Any]]) -> None:
-    rdf, oxi = reports["rdflib"], reports["oxigraph"]
-    print(f"\n{count:,} memories, {rdf['triples']:,} triples")
-    print(f"  load         rdflib {rdf['load']:8.1f} s    oxigraph {oxi['load']:8.1f} s    ratio {rdf['load'] / oxi['load']:5.2f}")
-    print(f"  peak RSS     rdflib {_gib(rdf['peak_rss']):>10}    oxigraph {_gib(oxi['peak_rss']):>10}    (after load: {_gib(rdf['rss_after_load'])} / {_gib(oxi['rss_after_load'])})")
-    print(f"  {'helper':<30} {'rows':>8} {'rdflib ms':>11} {'(first)':>9} {'oxigraph ms':>12} {'rdflib/oxigraph':>16}")
-    for name, r in rdf["helpers"].items():
-        o = oxi["helpers"][name]
-        rows = r["rows"] if r["rows"] == o["rows"] or r["failure"] else f"{r['rows']}!={o['rows']}"
-        left = r["failure"] or f"{_median(r['runs'], 'rdflib') * 1000:11.1f}"
-        first = "" if r["failure"] else f"{r['runs'][0] * 1000:9.1f}"
-        right = o["failure"] or f"{_median(o['runs'], 'oxigraph') * 1000:12.1f}"
-        ratio = "" if r["failure"] or o["failure"] else f"{_median(r['runs'], 'rdflib') / max(_median(o['runs'], 'oxigraph'), 1e-6):16.1f}"
-        print(f"  {name:<30} {rows if rows is not None else '-':>8} {left:>11} {first:>9} {right:>12} {ratio:>16}", flush=True)
+    """One column per run (``rdflib``, ``oxigraph``, ``... baseline``), the ratio of the first two."""
+    labels = list(reports)
+    first = reports[labels[0]]
+    print(f"\n{count:,} memories, {first['triples']:,} triples")
+    for label, report in reports.items():
+        print(f"  {label:<22} load {report['load']:8.1f} s   peak RSS {_gib(report['peak_rss']):>10} (after load: {_gib(report['rss_after_load'])})")
+    ratio_label = f"{labels[0]}/{labels[1]}" if len(labels) > 1 else ""
+    columns = "".join(f" {label + ' ms':>20}" + (f" {'(first)':>9}" if _store(label) == "rdflib" else "") for label in labels)
+    print(f"  {'helper':<30} {'rows':>8}{columns} {ratio_label:>28}")
+    for name in first["helpers"]:
+        results = [reports[label]["helpers"][name] for label in labels]
+        counted = {r["rows"] for r in results if not r["failure"]}
+        rows = "-" if not counted else str(counted.pop()) if len(counted) == 1 else "!=".join(str(r["rows"]) for r in results)
+        cells = ""
+        for label, r in zip(labels, results):
+            median = r["failure"] or f"{_median(r['runs'], _store(label)) * 1000:.1f}"
+            cells += f" {median:>20}"
+            if _store(label) == "rdflib":
+                first_run = "" if r["failure"] else f"{r['runs'][0] * 1000:.1f}"
+                cells += f" {first_run:>9}"
+        ratio = ""
+        if len(results) > 1 and not results[0]["failure"] and not results[1]["failure"]:
+            ratio = f"{_median(results[0]['runs'], _store(labels[0])) / max(_median(results[1]['runs'], _store(labels[1])), 1e-6):.1f}"
+        print(f"  {name:<30} {rows:>8}{cells} {ratio:>28}", flush=True)
+
+
+def _store(label: str) -> str:
+    return label.split()[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per helper (default 3)")
     parser.add_argument("--helper-timeout", type=int, default=300, help="give up on one helper run after this many seconds")
     parser.add_argument("--data", type=Path, help="folder to keep generated bundles in (bundle-<count>/), reused across runs")
+    parser.add_argument("--bundle", type=Path, help="the bundle folder itself (generated there if missing; one count only)")
+    parser.add_argument("--stores", default=",".join(STORES), help="stores to run, comma-separated (default rdflib,oxigraph)")
+    parser.add_argument("--baseline", type=Path, help="also run each store with the package from this source tree, first")
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -149,22 +179,32 @@ def main(argv: list[str] | None = None) -> int:
     from mif_rdf.synthetic import generate_bundle
 
     counts = [int(c) for c in args.counts.split(",") if c.strip()]
+    stores = [s.strip() for s in args.stores.split(",") if s.strip()]
+    if not stores or any(s not in STORES for s in stores):
+        parser.error(f"--stores takes {', '.join(STORES)}")
+    if args.bundle is not None and len(counts) != 1:
+        parser.error("--bundle takes one count")
+    if args.baseline is not None and not (args.baseline / "mif_rdf").is_dir():
+        parser.error(f"--baseline: no mif_rdf package in {args.baseline}")
+    runs = [(f"{store} baseline", store, str(args.baseline.resolve())) for store in stores if args.baseline] + [(store, store, None) for store in stores]
+    runs.sort(key=lambda run: stores.index(run[1]))  # each store's baseline right before it
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data or Path(tmp)
         print(f"query benchmark ({sys.version.split()[0]}), repeat {args.repeat}, seed {args.seed}", flush=True)
         for count in counts:
-            root = folder / f"bundle-{count}"
+            root = args.bundle or folder / f"bundle-{count}"
             if not (root / ".mif").is_dir():
                 print(f"generating {count:,} memories in {root} ...", flush=True)
                 generate_bundle(root, count, seed=args.seed)
             reports = {}
-            for store in STORES:
+            for label, store, source in runs:
                 command = [sys.executable, __file__, "--child", str(root), store, "--repeat", str(args.repeat), "--helper-timeout", str(args.helper_timeout)]
-                done = subprocess.run(command, capture_output=True, text=True, check=False)
+                env = None if source is None else {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+                done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
                 if done.returncode != 0:
-                    print(f"{store} run failed:\n{done.stderr}", file=sys.stderr)
+                    print(f"{label} run failed:\n{done.stderr}", file=sys.stderr)
                     return 1
-                reports[store] = json.loads(done.stdout.strip().splitlines()[-1])
+                reports[label] = json.loads(done.stdout.strip().splitlines()[-1])
             print_report(count, reports)
     return 0
 

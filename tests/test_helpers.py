@@ -191,6 +191,9 @@ def test_relationship_edges(example_bundle, links) -> None:
     table = relationship_edges(example_bundle)
     assert {(r["source"], r["relationship"], r["target"]) for r in table} == {(a, k, b) for a, b, k in links.edges(keys=True)}
     assert all(r["source_label"] and r["target_label"] for r in table)
+    paths = {str(s): str(o) for s, p, o in example_bundle.links if p == MIF.path}
+    order = [(paths[r["source"]], r["relationship"], paths[r["target"]]) for r in table]
+    assert order == sorted(order)  # by source path, relationship, target path
 
 
 def test_conflicts_are_pairs_listed_once(example_bundle) -> None:

@@ -5,13 +5,16 @@ Oxigraph store (Oxigraph's engine), and a ``SPARQLStore`` whose HTTP call is
 replaced by a local pyoxigraph store, so the text a remote endpoint would
 receive is really parsed and evaluated (results come back through the W3C
 JSON results format, as over the wire).  Rows are compared as sets, values
-by value.
+by value, on all three; the two local stores give equal tables, row for row
+with the same types, and so do Oxigraph's two ways out (rows read straight
+from pyoxigraph, or through oxrdflib's rdflib terms), for helpers and for
+every kind of term.
 """
 from __future__ import annotations
 
 import io
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -27,6 +30,7 @@ from mif_rdf import load_bundle
 from mif_rdf.errors import MifRdfError
 from mif_rdf.namespaces import MIF
 from mif_rdf.queries import (
+    Table,
     conflicts,
     current_version,
     freshness,
@@ -38,6 +42,8 @@ from mif_rdf.queries import (
     neighbours,
     recorded_by,
     relationship_edges,
+    run_query,
+    select,
     supersession_chain,
     trusted,
     valid_at,
@@ -191,3 +197,91 @@ def test_any_tag_text_means_exactly_that_tag_on_the_remote_store(examples, tag: 
     bundle = examples["bundle"]
     expected = {m.iri for m in bundle.memories.values() if tag in m.frontmatter.get("tags", [])}
     assert set(memories_with_tag(examples["remote"], tag).column("memory")) == expected
+
+
+# -- the Oxigraph store: same tables, to the type, whichever way the rows come out -------------
+def _typed(table) -> list:
+    """Rows with each value's type and its exact form (a datetime's offset, a float's sign and NaN included)."""
+    return [tuple((k, type(v).__name__, v.isoformat() if isinstance(v, (datetime, date)) else repr(v) if isinstance(v, float) else v) for k, v in row.items()) for row in table]
+
+
+def _by_oxrdflib(monkeypatch) -> None:
+    """Send Oxigraph-backed graphs the old way: oxrdflib's rdflib terms, rdflib's Result, Table.from_result."""
+    monkeypatch.setattr("mif_rdf.queries.native.oxigraph_store", lambda graph: None)
+
+
+@pytest.mark.parametrize("bundle_name", ["examples", "synthetic"])
+def test_every_helper_gives_equal_tables_on_both_local_stores(request, bundle_name: str) -> None:
+    stores = request.getfixturevalue(bundle_name)
+    for name, call in _calls(stores["bundle"]).items():
+        memory, oxigraph = call(stores["memory"].dataset), call(stores["oxigraph"].dataset)
+        assert memory.columns == oxigraph.columns, name
+        assert _typed(memory) == _typed(oxigraph), f"{bundle_name}: {name} differs"  # in the same order, too
+
+
+@pytest.mark.parametrize("bundle_name", ["examples", "synthetic"])
+def test_oxigraph_tables_come_straight_from_pyoxigraph_unchanged(request, monkeypatch, bundle_name: str) -> None:
+    stores = request.getfixturevalue(bundle_name)
+    native = {name: call(stores["oxigraph"]) for name, call in _calls(stores["bundle"]).items()}
+    _by_oxrdflib(monkeypatch)  # and parameters substituted, not a VALUES block
+    for name, call in _calls(stores["bundle"]).items():
+        through_rdflib = call(stores["oxigraph"])
+        assert native[name].columns == through_rdflib.columns, name
+        assert _typed(native[name]) == _typed(through_rdflib), f"{bundle_name}: {name} differs"  # in the same order, too
+
+
+def test_the_native_path_is_taken_for_oxigraph(examples, monkeypatch) -> None:
+    def no_rdflib(*args, **kwargs):
+        raise AssertionError("went through rdflib")
+
+    monkeypatch.setattr("mif_rdf.queries.native.run_query", no_rdflib)
+    assert len(memories_of_type(examples["oxigraph"], "semantic")) > 0
+    with pytest.raises(AssertionError, match="through rdflib"):
+        memories_of_type(examples["memory"], "semantic")
+
+
+XSD_ = "http://www.w3.org/2001/XMLSchema#"
+DATATYPES = [
+    XSD_ + name
+    for name in (
+        "string", "integer", "decimal", "double", "float", "boolean", "dateTime", "date", "time", "duration", "dayTimeDuration",
+        "yearMonthDuration", "gYear", "int", "long", "unsignedByte", "negativeInteger", "normalizedString", "token", "anyURI",
+        "hexBinary", "base64Binary",
+    )
+] + ["http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON", "urn:example:datatype"]
+LEXICAL = st.one_of(
+    st.text(max_size=12),
+    st.integers(-(10**20), 10**20).map(str),
+    st.decimals(allow_nan=False, allow_infinity=False, places=3).map(str),
+    st.floats().map(repr),
+    st.sampled_from(["true", "false", "1", "0", "TRUE", "yes", "INF", "-INF", "NaN", "-0", "+7", "007", ".5", "1e3", " 12 ", "1_000", "P1Y2M", "PT36H", "P0D", "-P1D"]),
+    st.datetimes(timezones=st.sampled_from([None, timezone.utc, timezone(timedelta(hours=-5, minutes=-30))])).map(lambda d: d.isoformat()),
+    st.dates().map(str),
+    st.sampled_from(["2026-01-15T10:30:00Z", "2026-01-15T10:30:00.1234567Z", "2026-01-15", "2026-01-15Z", "2026-01-15+02:00", "10:30:00", "24:00:00", "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "12026-01-01T00:00:00Z"]),
+)
+TERMS = st.one_of(
+    st.tuples(LEXICAL, st.sampled_from(DATATYPES)).map(lambda t: ox.Literal(t[0], datatype=ox.NamedNode(t[1]))),
+    st.tuples(st.text(max_size=12), st.sampled_from(["en", "de-CH", "fr", "zh-Hant-TW"])).map(lambda t: ox.Literal(t[0], language=t[1])),
+    st.text(max_size=12).map(ox.Literal),
+    st.sampled_from(["urn:x:a", "https://example.org/a?b=c#d", "urn:x:é"]).map(ox.NamedNode),
+    st.sampled_from(["b1", "node7"]).map(ox.BlankNode),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TERMS, min_size=1, max_size=8))
+def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
+    import warnings
+
+    dataset = Dataset(store="Oxigraph", default_union=True)
+    inner = dataset.store._inner
+    for i, term in enumerate(terms):
+        inner.add(ox.Quad(ox.NamedNode(f"urn:s:{i}"), ox.NamedNode("urn:p"), term, ox.NamedNode("urn:g")))
+        inner.add(ox.Quad(ox.NamedNode(f"urn:s:{i}"), ox.NamedNode("urn:q"), ox.Literal(str(i), datatype=ox.NamedNode(XSD_ + "integer")), ox.NamedNode("urn:g")))
+    query = "SELECT ?i ?o ?none WHERE { ?s <urn:p> ?o ; <urn:q> ?i } ORDER BY ?i"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rdflib warns about a boolean such as "yes"
+        native = select(dataset, query)
+        through_rdflib = Table.from_result(run_query(dataset, query))
+    assert native.columns == through_rdflib.columns == ("i", "o", "none")
+    assert _typed(native) == _typed(through_rdflib)

@@ -23,6 +23,7 @@ from mif_rdf.queries import (
     format_result,
     python_value,
     run_query,
+    select,
     trusted,
 )
 
@@ -185,6 +186,42 @@ def test_graph_results_in_every_format(stores) -> None:
 def test_unknown_format(stores) -> None:
     with pytest.raises(MifRdfError, match="unknown result format 'xml'"):
         format_result(run_query(stores["memory"].dataset, "ASK {}"), "xml")
+
+
+# -- select: a SELECT as a Table ---------------------------------------------------------------
+def test_select_gives_equal_tables_on_both_stores(stores) -> None:
+    tables = {name: select(bundle.dataset, SELECT) for name, bundle in stores.items()}
+    assert tables["memory"].columns == tables["oxigraph"].columns == ("memory", "level", "confidence", "title")
+    assert len(tables["memory"]) == 17
+    typed = {name: [[(k, type(v), v) for k, v in row.items()] for row in table] for name, table in tables.items()}
+    assert typed["memory"] == typed["oxigraph"]  # same order (ORDER BY ?memory), values and types
+    assert {type(r["confidence"]) for r in tables["oxigraph"]} == {float, type(None)}
+
+
+def test_select_takes_bindings_columns_and_bundles(stores) -> None:
+    query = "SELECT ?memory ?level WHERE { ?memory mif:provenance ?p . ?p mif:trustLevel ?level }"
+    for bundle in stores.values():
+        table = select(bundle, query, {"level": URIRef("https://mif-spec.dev/ns/Uncertain")}, columns=("nothing", "memory", "nada"))
+        assert table.columns == ("nothing", "memory", "nada")
+        assert table == [{"nothing": None, "memory": "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127", "nada": None}]
+
+
+def test_select_on_one_named_graph_sees_only_it(stores) -> None:
+    query = "SELECT ?s ?o WHERE { ?s mif:supersedes ?o }"
+    counts = {name: (len(select(bundle.links, query)), len(select(bundle.graph(next(iter(bundle.memories))), query))) for name, bundle in stores.items()}
+    assert counts["memory"] == counts["oxigraph"] == (1, 0)
+
+
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])
+def test_select_refuses_what_is_not_a_select(stores, store: str) -> None:
+    dataset = stores[store].dataset
+    with pytest.raises(MifRdfError, match="a table needs a SELECT query, not ASK"):
+        select(dataset, "ASK { ?s ?p ?o }")
+    with pytest.raises(MifRdfError, match="SPARQL Update"):
+        select(dataset, "INSERT DATA { <urn:a> <urn:b> <urn:c> }")
+    with pytest.raises(QuerySyntaxError) as caught:
+        select(dataset, "SELECT ?x\nWHERE { ?x nope:p ?o }")
+    assert (caught.value.line, caught.value.column) == (2, 12)
 
 
 # -- the command -------------------------------------------------------------------------------

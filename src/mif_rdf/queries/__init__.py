@@ -9,6 +9,7 @@
     memories_with_tag(bundle, "incident").to_dataframe()
     neighbours(bundle, "8b8080e5-d237-47de-8ba5-66af64a00dcf", "derived-from", depth=2)
     run_query(bundle.dataset, "SELECT ?m WHERE { ?m mif:supersedes ?old }")
+    select(bundle.dataset, "SELECT ?m ?old WHERE { ?m mif:supersedes ?old }")  # as a Table
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .helpers import (
     trusted,
     valid_at,
 )
+from .native import select
 from .results import FORMATS, Table, format_result, python_value
 from .sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
 
@@ -56,6 +58,7 @@ __all__ = [
     "check_query_safety",
     "run_query",
     "run_update",
+    "select",
     "supersession_chain",
     "trusted",
     "valid_at",

@@ -1,14 +1,18 @@
 """Query helpers: the questions people ask a MIF bundle, as parameterized SPARQL.
 
-Each helper runs plain SPARQL 1.1 SELECTs through :func:`run_query`, so it
-works on any rdflib Graph or Dataset: the in-memory store (rdflib's engine),
-the Oxigraph store (Oxigraph's engine) and a remote endpoint through
-``SPARQLStore``.  They read the graph described in ``docs/mapping.md``; a
-*memory* is a node the links graph gives a ``mif:location`` (entities only get
-a ``mif:path``), so these helpers need the links graph loaded with the rest.
+Each helper runs plain SPARQL 1.1 SELECTs through :func:`.native.select_trusted`,
+so it works on any rdflib Graph or Dataset: the in-memory store (rdflib's
+engine), the Oxigraph store (Oxigraph's engine, rows read straight from
+pyoxigraph) and a remote endpoint through ``SPARQLStore``.  They read the
+graph described in ``docs/mapping.md``; a *memory* is a node the links graph
+gives a ``mif:location`` (entities only get a ``mif:path``), so these helpers
+need the links graph loaded with the rest.
 
-Parameters are RDF terms passed as bindings, never formatted into the text.
-The templates keep to the rules that make bindings mean the same everywhere:
+Parameters are RDF terms passed as bindings, never formatted into the text
+(rdflib binds them; Oxigraph and a remote endpoint get them as a ``VALUES``
+block opening the ``WHERE`` clause, written by a serializer that refuses
+anything that is not a well-formed term).  The templates keep to the rules
+that make bindings mean the same everywhere:
 
 * every parameter is projected by the SELECT (Oxigraph only substitutes
   projected variables);
@@ -25,6 +29,25 @@ The templates keep to the rules that make bindings mean the same everywhere:
   :func:`_chain` and :func:`relationship_edges`): the two optimizers fail in
   different ways on the obvious ones.
 
+Oxigraph plans each group greedily: it starts from the smallest pattern (a
+``VALUES`` block counts its rows), then looks up, row by row, each pattern
+that shares a variable with what it has; an OPTIONAL is one unit, and a
+FILTER runs as soon as every variable it reads is surely bound.  Each lookup
+on a memory walks that memory's few dozen triples, so at 100,000 memories
+the shapes decide the time (measured with ``benchmarks/bench_queries.py``):
+
+* required patterns come first, the most selective first, and OPTIONALs
+  after them: a pattern written after an OPTIONAL is joined to everything
+  before it at once;
+* a FILTER on a parameter that no pattern uses comes before an OPTIONAL, so
+  it runs before the lookups that follow (:func:`memories_in_namespace`), or
+  the parameter becomes a join (the trust levels at or above each minimum
+  of :func:`trusted`); otherwise it waits for every other pattern;
+* patterns that follow a UNION go inside each branch (:func:`conflicts`);
+* Oxigraph's ``ORDER BY`` reads the text of both terms back from the store
+  for each comparison, which is slow with several keys on hundreds of
+  thousands of rows: :func:`relationship_edges` sorts in Python.
+
 Every helper returns a :class:`Table` of plain Python rows (``.to_dataframe()``
 for pandas) ordered the same way on every store.
 """
@@ -33,7 +56,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 from itertools import product
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
@@ -44,8 +67,8 @@ from ..errors import MifRdfError
 from ..freshness import DecayProfile, as_utc
 from ..identity import BASE_TYPES, MEMORY_PREFIX, memory_iri, relationship_iri
 from ..namespaces import MIF
+from .native import no_cyclic_gc, select_trusted
 from .results import Table
-from .sparql import run_query
 
 GraphLike = Graph | Bundle
 Instant = datetime | date | str
@@ -55,6 +78,7 @@ DIRECTIONS = ("out", "in", "both")
 #: Upper bound for neighbour searches: a query has one UNION branch per length (per turn sequence for a typed ``both``).
 MAX_NEIGHBOUR_DEPTH = 4
 
+#: A memory with its path, then its title: required patterns first, OPTIONALs last (see the module notes).
 _MEMORY = "?memory mif:location ?location ; mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
 _COLUMNS = ("memory", "path", "title")
 
@@ -71,10 +95,13 @@ def memories_of_type(graph: GraphLike, base_type: str) -> Table:
 def memories_in_namespace(graph: GraphLike, prefix: str) -> Table:
     """Memories whose namespace is ``prefix`` or below it (``_semantic`` holds ``_semantic/decisions``)."""
     prefix = _text(prefix, "namespace prefix").strip("/")
-    query = f"""SELECT ?prefix ?memory ?path ?title ?namespace WHERE {{
-      ?memory mif:namespace ?namespace . {_MEMORY}
+    # the title OPTIONAL right after the FILTER lets Oxigraph filter before it looks up paths (module notes)
+    query = """SELECT ?prefix ?memory ?path ?title ?namespace WHERE {
+      ?memory mif:namespace ?namespace .
       FILTER(STR(?namespace) = ?prefix || STRSTARTS(STR(?namespace), CONCAT(?prefix, "/")))
-    }} ORDER BY ?path"""
+      OPTIONAL { ?memory dc:title ?title }
+      ?memory mif:location ?location ; mif:path ?path .
+    } ORDER BY ?path"""
     return _select(graph, query, (*_COLUMNS, "namespace"), prefix=Literal(prefix))
 
 
@@ -91,9 +118,9 @@ def memories_about(graph: GraphLike, entity: str | URIRef) -> Table:
     links graph: ask :func:`neighbours` with ``direction="in"`` for those.
     """
     query = f"""SELECT ?entity ?memory ?path ?title ?role WHERE {{
-      ?memory mif:entities ?reference . ?reference mif:entity ?entity .
-      OPTIONAL {{ ?reference mif:role ?role }}
+      ?reference mif:entity ?entity . ?memory mif:entities ?reference .
       {_MEMORY}
+      OPTIONAL {{ ?reference mif:role ?role }}
     }} ORDER BY ?path ?role"""
     return _select(graph, query, (*_COLUMNS, "role"), entity=_iri(entity, "entity"))
 
@@ -104,7 +131,7 @@ def memories_between(graph: GraphLike, start: Instant | None = None, end: Instan
     if field not in predicates:
         raise MifRdfError(f"unknown time field {field!r}: use created or modified")
     filters = _filters({"FILTER(?when >= ?start)": start, "FILTER(?when < ?end)": end})
-    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {_MEMORY} {filters} }} ORDER BY ?when ?path"
+    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }} ORDER BY ?when ?path"
     return _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
 
 
@@ -148,6 +175,12 @@ def recorded_by(graph: GraphLike, at: Instant) -> Table:
 # -- freshness ---------------------------------------------------------------------------
 def decay_profiles(graph: GraphLike) -> Table:
     """Every memory with its :class:`DecayProfile` (column ``profile``), to compute freshness at any time."""
+    with no_cyclic_gc():
+        rows = [{"memory": row["memory"], "path": row["path"], "title": row["title"], "profile": profile} for row, profile in _decay_rows(graph)]
+    return Table((*_COLUMNS, "profile"), rows)
+
+
+def _decay_rows(graph: GraphLike) -> Iterator[tuple[dict[str, Any], DecayProfile]]:
     query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced WHERE {{
       {_MEMORY}
       OPTIONAL {{ ?memory dc:created ?created }}
@@ -159,8 +192,8 @@ def decay_profiles(graph: GraphLike) -> Table:
           OPTIONAL {{ ?d mif:halfLife ?half_life }}
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
     }} ORDER BY ?path"""
-    rows = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"))
-    return Table((*_COLUMNS, "profile"), ({**{c: row[c] for c in _COLUMNS}, "profile": _profile(row)} for row in rows))
+    for row in _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced")):
+        yield row, _profile(row)
 
 
 def _profile(row: dict[str, Any]) -> DecayProfile:
@@ -181,15 +214,15 @@ def freshness(graph: GraphLike, at: Instant) -> Table:
     """
     moment = _moment(at)
     rows = []
-    for row in decay_profiles(graph):
-        profile: DecayProfile = row["profile"]
-        try:
-            value, problem = profile.strength_at(moment), None
-        except MifRdfError as exc:
-            value, problem = None, str(exc)
-        if value is None and problem is None:
-            problem = "not recorded yet"
-        rows.append({**{c: row[c] for c in _COLUMNS}, "model": profile.model, "freshness": value, "problem": problem})
+    with no_cyclic_gc():
+        for row, profile in _decay_rows(graph):
+            try:
+                value, problem = profile.strength_at(moment), None
+            except MifRdfError as exc:
+                value, problem = None, str(exc)
+            if value is None and problem is None:
+                problem = "not recorded yet"
+            rows.append({"memory": row["memory"], "path": row["path"], "title": row["title"], "model": profile.model, "freshness": value, "problem": problem})
     return Table((*_COLUMNS, "model", "freshness", "problem"), rows)
 
 
@@ -262,28 +295,40 @@ def _chain(steps: list[str]) -> str:
 def relationship_edges(graph: GraphLike) -> Table:
     """Every direct relationship between two nodes of the bundle (memories and entities), with labels.
 
-    The inner group makes rdflib join edges to their source before looking at
-    targets; as one flat group it would pair every node with every node first.
+    Ordered by source path, relationship and target path.  Edges are found
+    from their target: a memory has a few dozen triples of its own but only
+    its relationships point at it.  The inner group makes rdflib join edges
+    to their target before looking at sources; as one flat group it would
+    pair every node with every node first.  The rows are sorted here, not by
+    ``ORDER BY``: Oxigraph compares terms by reading their text back from the
+    store, which took longer than the rest of the query (3 s of 7 at 100,000
+    memories), and Python compares the plain strings in a tenth of a second.
     """
-    query = """SELECT ?source ?source_label ?relationship ?target ?target_label WHERE {
-      { ?source mif:path ?source_path . ?source ?relationship ?target . }
-      ?target mif:path ?target_path .
+    query = """SELECT ?source ?source_label ?relationship ?target ?target_label ?source_path ?target_path WHERE {
+      { ?target mif:path ?target_path . ?source ?relationship ?target . }
+      ?source mif:path ?source_path .
       OPTIONAL { ?source dc:title ?st } OPTIONAL { ?source schema:name ?sn }
       OPTIONAL { ?target dc:title ?tt } OPTIONAL { ?target schema:name ?tn }
       BIND(COALESCE(?st, ?sn, ?source_path) AS ?source_label)
       BIND(COALESCE(?tt, ?tn, ?target_path) AS ?target_label)
-    } ORDER BY ?source_path ?relationship ?target_path"""
-    return _select(graph, query, ("source", "source_label", "relationship", "target", "target_label"))
+    }"""
+    columns = ("source", "source_label", "relationship", "target", "target_label")
+    rows = _select(graph, query, (*columns, "source_path", "target_path"))
+    with no_cyclic_gc():
+        rows.sort(key=lambda row: (str(row["source_path"]), row["relationship"], str(row["target_path"])))
+        for row in rows:
+            del row["source_path"], row["target_path"]
+    return Table(columns, rows)
 
 
 def conflicts(graph: GraphLike) -> Table:
     """Pairs of memories joined by ``conflicts-with`` (in either direction), each pair once."""
-    query = """SELECT DISTINCT ?memory ?path ?title ?other ?other_path ?other_title WHERE {
-      { ?memory mif:conflicts-with ?other } UNION { ?other mif:conflicts-with ?memory }
-      FILTER(STR(?memory) < STR(?other))
+    pair = """FILTER(STR(?memory) < STR(?other))
       ?memory mif:path ?path . ?other mif:path ?other_path .
-      OPTIONAL { ?memory dc:title ?title } OPTIONAL { ?other dc:title ?other_title }
-    } ORDER BY ?path ?other_path"""
+      OPTIONAL { ?memory dc:title ?title } OPTIONAL { ?other dc:title ?other_title }"""
+    query = f"""SELECT DISTINCT ?memory ?path ?title ?other ?other_path ?other_title WHERE {{
+      {{ ?memory mif:conflicts-with ?other . {pair} }} UNION {{ ?other mif:conflicts-with ?memory . {pair} }}
+    }} ORDER BY ?path ?other_path"""
     return _select(graph, query, (*_COLUMNS, "other", "other_path", "other_title"))
 
 
@@ -360,8 +405,15 @@ class _Versions:
 
 
 # -- trust --------------------------------------------------------------------------------------
-_TRUST_TABLE = " ".join(
-    f'(mif:{"".join(p.capitalize() for p in level.split("_"))} "{level}" {rank})' for rank, level in enumerate(TRUST_LEVELS)
+_TRUST_IRIS = ["mif:" + "".join(p.capitalize() for p in level.split("_")) for level in TRUST_LEVELS]
+#: ``(?level ?trust_level ?rank)`` for every level.
+_TRUST_TABLE = " ".join(f'({iri} "{level}" {rank})' for rank, (level, iri) in enumerate(zip(TRUST_LEVELS, _TRUST_IRIS)))
+#: ``(?min_rank ?level ?trust_level ?rank)`` for every level at or above every minimum: a minimum is then a join, not a FILTER.
+_TRUST_AT_LEAST = " ".join(
+    f'({minimum} {iri} "{level}" {rank})'
+    for minimum in range(len(TRUST_LEVELS))
+    for rank, (level, iri) in enumerate(zip(TRUST_LEVELS, _TRUST_IRIS))
+    if rank >= minimum
 )
 
 
@@ -375,12 +427,23 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
         raise MifRdfError(f"unknown trust level {min_trust!r}: use one of {', '.join(reversed(TRUST_LEVELS))}")
     if min_confidence is not None and (isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0 <= min_confidence <= 1):
         raise MifRdfError(f"min_confidence must be a number from 0 to 1 (got {min_confidence!r})")
+    # a field that is checked is a required pattern, matched first; one that is not, an OPTIONAL at the end.
+    # The minimum trust joins a table of the levels at or above each minimum, so Oxigraph starts from those
+    # levels' provenances (a FILTER on ?min_rank would wait for every memory to be matched).
+    confidence = "?provenance mif:confidence ?confidence ."
+    checked, unchecked = [], []
+    if min_trust is None:
+        unchecked.append(f"OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}")
+    else:
+        checked.append(f"VALUES (?min_rank ?level ?trust_level ?rank) {{ {_TRUST_AT_LEAST} }} ?provenance mif:trustLevel ?level .")
+    if min_confidence is None:
+        unchecked.append(f"OPTIONAL {{ {confidence} }}")
+    else:
+        checked.append(f"{confidence} FILTER(?confidence >= ?min_confidence)")
     query = f"""SELECT ?min_rank ?min_confidence ?memory ?path ?title ?trust_level ?confidence WHERE {{
-      {_MEMORY}
-      ?memory mif:provenance ?provenance .
-      OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}
-      OPTIONAL {{ ?provenance mif:confidence ?confidence }}
-      {_filters({"FILTER(BOUND(?rank) && ?rank >= ?min_rank)": min_trust, "FILTER(BOUND(?confidence) && ?confidence >= ?min_confidence)": min_confidence})}
+      {" ".join(checked)}
+      ?memory mif:provenance ?provenance . {_MEMORY}
+      {" ".join(unchecked)}
     }} ORDER BY DESC(?rank) DESC(?confidence) ?path"""
     return _select(
         graph, query, (*_COLUMNS, "trust_level", "confidence"),
@@ -393,7 +456,7 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
 def _select(source: GraphLike, query: str, columns: Iterable[str], **params: Any) -> Table:
     graph = source.dataset if isinstance(source, Bundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
-    return Table.from_result(run_query(graph, query, bound), tuple(columns))
+    return select_trusted(graph, query, bound, tuple(columns), as_values=True)
 
 
 def _filters(conditions: dict[str, object]) -> str:

@@ -5,6 +5,8 @@
 * Parameters are RDF terms handed to the store as bindings, never spliced into
   query text by string formatting: rdflib binds them before evaluation,
   Oxigraph substitutes them (it requires them in the ``SELECT`` projection).
+  The helpers give them to Oxigraph as a leading ``VALUES`` block instead
+  (:func:`values_first`; see :mod:`.native`).
 * Syntax errors from either engine become one :class:`QuerySyntaxError` that
   names the line and column.
 
@@ -191,15 +193,25 @@ def bind_for_store(graph: Graph, query: str, bindings: Bindings) -> tuple[str, B
     """
     if not bindings or not isinstance(graph.store, SPARQLStore):
         return query, bindings
+    return values_first(query, bindings), {}
+
+
+def values_first(query: str, bindings: Bindings) -> str:
+    """``query`` with ``bindings`` as a ``VALUES`` block opening its first ``WHERE {`` group.
+
+    The query's author guarantees that this is the outer group.  Every term
+    is written by :func:`sparql_term`, which refuses anything that is not a
+    well-formed term; blank nodes are refused (SPARQL cannot bind those).
+    """
     match = _WHERE.search(query)
     if match is None:
-        raise MifRdfError("parameters for a remote store need a query with a 'WHERE {' clause")
+        raise MifRdfError("parameters as VALUES (a remote store) need a query with a 'WHERE {' clause")
     names = list(bindings)
     for name in names:
         if isinstance(bindings[name], BNode):
             raise MifRdfError(f"parameter ?{name} is a blank node; SPARQL cannot bind those")
     values = f" VALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(sparql_term(bindings[n]) for n in names)}) }}"
-    return query[: match.end()] + values + query[match.end() :], {}
+    return query[: match.end()] + values + query[match.end() :]
 
 
 def sparql_term(term: Node) -> str:
