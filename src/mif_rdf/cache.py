@@ -60,6 +60,7 @@ from . import termpickle
 from .bundle import Bundle, Engine, RecordMaps, Records, fill, new_dataset, no_cyclic_gc
 from .errors import MifRdfError, Problem, ProblemLog
 from .limits import Limits
+from .oxigraph_sink import oxigraph_store
 from .parse import BundleFiles, discover
 from .resources import data_dir
 
@@ -392,7 +393,7 @@ def _session_dataset(entry: Path, source: Path | None) -> Dataset:
 
 def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int]]:
     """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
-    inner = dataset.store._inner  # type: ignore[attr-defined]
+    inner = oxigraph_store(dataset)
     inner.flush()
     fresh = target.with_name(f".{target.name}.{os.getpid()}.new")
     shutil.rmtree(fresh, ignore_errors=True)

@@ -56,6 +56,19 @@ class OxigraphSink:
         raise TypeError(f"cannot store {node!r} in Oxigraph")
 
 
+def oxigraph_store(graph: object) -> Any:
+    """The pyoxigraph ``Store`` under ``graph`` when its store is oxrdflib's ``OxigraphStore``, else None.
+
+    The one place that looks under oxrdflib: anything unexpected (another
+    oxrdflib version) means None, and callers fall back to the rdflib API.
+    """
+    store = getattr(graph, "store", None)
+    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
+        return None
+    inner = getattr(store, "_inner", None)
+    return inner if isinstance(inner, ox.Store) else None
+
+
 def memory_copy(dataset: Dataset) -> Graph | None:
     """The union of an Oxigraph-backed dataset as an rdflib memory Graph, or None for other stores.
 
@@ -66,8 +79,8 @@ def memory_copy(dataset: Dataset) -> Graph | None:
     made them (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does
     not take as equal, so a ``sh:in`` list of plain strings would not match).
     """
-    inner = getattr(dataset.store, "_inner", None)
-    if ox is None or type(dataset.store).__name__ != "OxigraphStore" or inner is None:
+    inner = oxigraph_store(dataset)
+    if inner is None:
         return None
     known: dict[Any, Any] = {}
 
@@ -94,7 +107,5 @@ def memory_copy(dataset: Dataset) -> Graph | None:
 
 def sink_for(dataset: Dataset) -> OxigraphSink | None:
     """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
-    inner = getattr(dataset.store, "_inner", None)
-    if ox is None or type(dataset.store).__name__ != "OxigraphStore" or not hasattr(inner, "bulk_extend"):
-        return None
-    return OxigraphSink(inner)
+    inner = oxigraph_store(dataset)
+    return None if inner is None else OxigraphSink(inner)

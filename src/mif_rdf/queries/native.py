@@ -42,6 +42,7 @@ from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
 from ..bundle import Bundle, no_cyclic_gc
+from ..oxigraph_sink import OxigraphSink, oxigraph_store
 from ..errors import MifRdfError
 from .results import Table, python_value
 from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, run_query, values_first
@@ -100,15 +101,6 @@ def select_trusted(graph: Graph, query: str, bindings: Bindings, columns: Sequen
         return Table.from_result(run_query(graph, query, bindings), names)
 
 
-def oxigraph_store(graph: object) -> Any:
-    """The pyoxigraph ``Store`` under ``graph`` when its store is oxrdflib's ``OxigraphStore``, else None."""
-    store = getattr(graph, "store", None)
-    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
-        return None
-    inner = getattr(store, "_inner", None)
-    return inner if isinstance(inner, ox.Store) else None
-
-
 def _dataset_of(graph: Graph) -> dict[str, Any]:
     """The default graph rdflib would ask for (its ``query_graph``): the union, the default context, or the graph itself."""
     if graph.default_union:
@@ -125,15 +117,10 @@ def _prefixes(graph: Graph) -> dict[str, str]:
 def _to_ox(term: Node) -> Any:
     if term == DATASET_DEFAULT_GRAPH_ID:
         return ox.DefaultGraph()
-    if isinstance(term, URIRef):
-        return ox.NamedNode(str(term))
-    if isinstance(term, BNode):
-        return ox.BlankNode(str(term))
-    if isinstance(term, Literal):
-        if term.language:
-            return ox.Literal(str(term), language=term.language)
-        return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or XSD.string)))
-    raise MifRdfError(f"cannot use {term!r} as a query parameter")
+    try:
+        return OxigraphSink.term(term)
+    except TypeError:
+        raise MifRdfError(f"cannot use {term!r} as a query parameter") from None
 
 
 #: Datatypes whose values need no rdflib Literal: rdflib's own converter gives the value, or the text when it fails.

@@ -10,7 +10,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
 from ..bundle import Bundle
-from ..errors import Problem, Severity
+from ..errors import Problem
 from ..namespaces import MIF
 from ..oxigraph_sink import memory_copy
 from .bundle_rules import bundle_problems
