@@ -306,3 +306,10 @@ def test_the_cli_reuses_the_cache(bundle_dir: Path, tmp_path: Path, capsys: pyte
     assert any((tmp_path / "xdg" / "mif-rdf").iterdir())
     assert main(["load", str(bundle_dir), "--cache-dir", str(tmp_path / "mine"), "--no-progress"]) in (0, 1)
     assert "cache: cold" in capsys.readouterr().out and any((tmp_path / "mine").iterdir())
+
+
+def test_a_cache_folder_that_is_a_file_is_a_clear_error(bundle_dir: Path, tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x", encoding="utf-8")
+    with pytest.raises(MifRdfError, match="cache folder .*file.* cannot be used"):
+        load_bundle(bundle_dir, cache=not_a_folder)

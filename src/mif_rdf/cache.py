@@ -358,8 +358,11 @@ def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
 @contextlib.contextmanager
 def _locked(entry: Path) -> Iterator[None]:
     """One process at a time per entry (others wait); a no-op where ``fcntl`` is missing."""
-    entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # an existing folder keeps its mode
-    entry.mkdir(mode=0o700, exist_ok=True)
+    try:
+        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # an existing folder keeps its mode
+        entry.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise MifRdfError(f"cache folder {str(entry.parent)!r} cannot be used: {exc.strerror or exc}") from None
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
