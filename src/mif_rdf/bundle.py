@@ -36,7 +36,7 @@ from .identity import (
 )
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
-from .pipeline import Engine, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
+from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
 from .projection import project_entity
 from .tordf import Triple
 
@@ -246,7 +246,9 @@ class _Loader:
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
-        self.sink = sink_for(bundle.dataset)  # bulk loading on Oxigraph; call flush() when done
+        self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
+        #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
+        self.output: Output = "nquads" if self.sink is not None else "rdflib"
 
     def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
         if self.sink is not None:
@@ -262,7 +264,7 @@ class _Loader:
 
     def memory(self, relpath: str) -> None:
         bundle = self.bundle
-        self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine))
+        self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
     def accept(self, prepared: PreparedMemory) -> None:
         """Add one prepared memory, unless its file cannot be loaded or its id is taken."""
@@ -281,10 +283,21 @@ class _Loader:
         self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
         self.bundle.memories[parsed.id] = record
-        self.add_graph(record.iri, prepared.triples)
+        if prepared.nquads and self.sink is not None:
+            self.sink.add_text(record.iri, prepared.nquads)
+        else:
+            self.add_graph(record.iri, prepared.triples)
+
+    def refused(self, graph: str, message: str) -> None:
+        """A memory graph the store would not take: report its file and take back its record."""
+        record = next((m for m in self.bundle.memories.values() if m.iri == graph), None)
+        if record is None:  # pragma: no cover - the sink only queues memory graphs as text
+            return
+        del self.bundle.memories[record.id]
+        self.bundle.problems.add(record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store")
 
     def add_memory(self, parsed: ParsedMemory) -> None:
-        self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine))
+        self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
 
     def entity(self, relpath: str) -> None:
         parsed, problems = parse_entity(self.bundle.root, relpath, self.bundle.limits)
@@ -436,7 +449,7 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
         memories = memories[: bundle.limits.max_memories]
     loader = _Loader(bundle)
     workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
-    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers)
+    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
     for memory in _progress(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
     for relpath in files.entities:

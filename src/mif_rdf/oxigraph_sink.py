@@ -1,15 +1,21 @@
 """Bulk loading into an Oxigraph-backed Dataset (oxrdflib's store).
 
 oxrdflib's ``addN`` opens a transaction per call and dispatches an rdflib event
-per quad; a bundle load adds tens of thousands of small graphs.  Collecting
-the quads as pyoxigraph terms and handing them to pyoxigraph's
-``bulk_extend`` in large batches loads about 1.5x faster (and faster than
-rdflib's memory store).  Anything unexpected about the store (another
-oxrdflib version) means no sink, and the loader falls back to ``addN``.
+per quad; a bundle load adds tens of thousands of small graphs.  Memories
+arrive as N-Quads text (:func:`mif_rdf.tordf.document_nquads`), which
+Oxigraph parses in Rust, many memories per call; the few graphs built as
+rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
+terms and written with ``bulk_extend``.  Anything unexpected about the store
+(another oxrdflib version) means no sink, and the loader falls back to ``addN``.
+
+A batch of text that Oxigraph refuses (it cannot hold a lone surrogate; the
+walker never writes a bad IRI, but a store is not the place to assume it) is
+loaded again memory by memory -- ``Store.load`` is all or nothing -- and only
+the memories it still refuses are reported, through ``on_failure``.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 
@@ -19,15 +25,45 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = None
 
 BATCH = 200_000
+#: Characters of N-Quads text per ``Store.load`` call: large enough to amortize the call.
+TEXT_BATCH = 4_000_000
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 class OxigraphSink:
     """Buffers quads for one pyoxigraph store and writes them in bulk."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, on_failure: Callable[[str, str], None] | None = None) -> None:
         self.store = store
         self.pending: list[Any] = []
+        self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
+        self.text_size = 0
+        self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
+
+    def add_text(self, graph: str, nquads: str) -> None:
+        """Queue one graph given as N-Quads text (every quad in ``graph``)."""
+        self.texts.append((graph, nquads))
+        self.text_size += len(nquads)
+        if self.text_size >= TEXT_BATCH:
+            self.flush_text()
+
+    def flush_text(self) -> None:
+        texts, self.texts, self.text_size = self.texts, [], 0
+        if not texts:
+            return
+        try:
+            self._load("".join(text for _, text in texts))
+        except (SyntaxError, ValueError, UnicodeError):
+            for graph, text in texts:  # nothing of the batch was written: find the graphs at fault
+                try:
+                    self._load(text)
+                except (SyntaxError, ValueError, UnicodeError) as exc:
+                    if self.on_failure is None:
+                        raise
+                    self.on_failure(graph, str(exc))
+
+    def _load(self, text: str) -> None:
+        self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)
 
     def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
         name = ox.NamedNode(str(graph))
@@ -37,6 +73,7 @@ class OxigraphSink:
             self.flush()
 
     def flush(self) -> None:
+        self.flush_text()
         if self.pending:
             self.store.bulk_extend(self.pending)
             self.pending = []
@@ -105,7 +142,7 @@ def memory_copy(dataset: Dataset) -> Graph | None:
     return copy
 
 
-def sink_for(dataset: Dataset) -> OxigraphSink | None:
+def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
     """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
     inner = oxigraph_store(dataset)
-    return None if inner is None else OxigraphSink(inner)
+    return None if inner is None else OxigraphSink(inner, on_failure)

@@ -29,15 +29,17 @@ from typing import Any, Iterator, Literal as TypingLiteral
 
 from . import termpickle
 from .errors import Problem
-from .identity import document_iri
+from .identity import document_iri, memory_iri
 from .integrity import hash_problems
 from .limits import Limits
 from .parse import ParsedMemory, parse_memory
 from .projection import Projection, project_memory
 from .reference import pyld_graph
-from .tordf import Triple, document_triples
+from .tordf import Triple, document_nquads, document_triples
 
 Engine = TypingLiteral["fast", "pyld"]
+#: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
+Output = TypingLiteral["rdflib", "nquads"]
 #: Memories per task sent to a worker: large enough to amortize the round trip.
 CHUNK = 64
 #: Below this many memory files a load stays in one process (starting workers costs more).
@@ -55,23 +57,33 @@ class PreparedMemory:
     doc_iri: str = ""
     document: dict[str, Any] = field(default_factory=dict)
     triples: list[Triple] = field(default_factory=list)
+    nquads: str = ""  # instead of ``triples``, for an Oxigraph store: the memory's graph as N-Quads text
 
 
-def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine) -> PreparedMemory:
+def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
     """Read, parse, check, project and turn one memory file into triples."""
     parsed, problems = parse_memory(root, relpath, limits)
     if parsed is None:
         return PreparedMemory(relpath, problems)
-    return complete(parsed, base, engine, problems)
+    return complete(parsed, base, engine, problems, output)
 
 
-def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None) -> PreparedMemory:
-    """The rest of :func:`prepare_memory`, for a memory already parsed."""
+def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib") -> PreparedMemory:
+    """The rest of :func:`prepare_memory`, for a memory already parsed.
+
+    ``output="nquads"`` gives the fast engine's graph as N-Quads text in the
+    memory's named graph (the pyld engine, the reference, always gives triples).
+    """
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
     doc_iri = document_iri(base, parsed.relpath)
     projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)
     notes.extend(projection.notes)
-    return PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, triples(projection, engine))
+    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document)
+    if output == "nquads" and engine == "fast":
+        prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
+    else:
+        prepared.triples = triples(projection, engine)
+    return prepared
 
 
 def triples(projection: Projection, engine: Engine) -> list[Triple]:
@@ -109,23 +121,25 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int) -> Iterator[PreparedMemory]:
+def prepare_memories(
+    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib"
+) -> Iterator[PreparedMemory]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one)."""
     if workers <= 0 or len(relpaths) <= CHUNK:
-        yield from (prepare_memory(root, relpath, base, limits, engine) for relpath in relpaths)
+        yield from (prepare_memory(root, relpath, base, limits, engine, output) for relpath in relpaths)
         return
     starts = deque(range(0, len(relpaths), CHUNK))
     pending: deque[tuple[int, Future[bytes]]] = deque()
     try:
         pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=gc.disable)
     except (OSError, ValueError, ImportError):  # no process support here: one process it is
-        yield from prepare_memories(root, relpaths, base, limits, engine, 0)
+        yield from prepare_memories(root, relpaths, base, limits, engine, 0, output)
         return
     try:
         def submit() -> None:
             if starts:
                 start = starts.popleft()
-                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine)))
+                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output)))
 
         for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
             submit()
@@ -134,7 +148,7 @@ def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits,
             try:
                 payload = future.result()
             except BrokenProcessPool:  # the workers could not start or died: finish here
-                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0)
+                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output)
                 return
             submit()
             yield from pickle.loads(payload)
@@ -142,8 +156,8 @@ def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits,
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine) -> bytes:
-    return termpickle.dumps([prepare_memory(root, relpath, base, limits, engine) for relpath in relpaths])
+def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output) -> bytes:
+    return termpickle.dumps([prepare_memory(root, relpath, base, limits, engine, output) for relpath in relpaths])
 
 
 def _start_method() -> multiprocessing.context.BaseContext:

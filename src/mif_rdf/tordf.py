@@ -12,8 +12,9 @@ the canonical decimal of the author's number (pyld writes ``0.94`` as
 from __future__ import annotations
 
 import json
+import uuid
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any, Union
 
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
@@ -22,7 +23,8 @@ from .context import CONTEXT_URLS, ActiveContext, Term, is_absolute_iri, mif_con
 
 Triple = tuple[Any, Any, Any]
 _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(XSD.string)
-_RDF_JSON = URIRef(str(RDF) + "JSON")
+_XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
+_RDF_JSON_IRI = str(RDF) + "JSON"
 _uri_cache: dict[str, URIRef] = {}
 
 
@@ -35,18 +37,61 @@ def _uri(iri: str) -> URIRef:
     return found
 
 
-_literal_cache: dict[tuple[Any, ...], Literal] = {}
+class RdflibTerms:
+    """The walker's output as rdflib nodes: what rdflib stores hold and every rdflib API takes."""
+
+    TYPE, FIRST, REST, NIL = RDF.type, RDF.first, RDF.rest, RDF.nil
+    #: One Literal per distinct (type, value, datatype): two thirds of a bundle's literals repeat
+    #: (enums, flags, names), and building an rdflib Literal is the walker's largest cost.
+    literals: dict[tuple[Any, ...], Any] = {}
+
+    iri = staticmethod(_uri)
+
+    @staticmethod
+    def blank() -> BNode:
+        return BNode()
+
+    @staticmethod
+    def literal(lexical: str, datatype: str | None) -> Literal:
+        if datatype is None or datatype == _XSD_STRING:
+            return Literal(lexical)
+        return Literal(lexical, datatype=_uri(datatype), normalize=False)
 
 
-def _cached_literal(key: tuple[Any, ...], make: Callable[[], Literal]) -> Literal:
-    """One Literal per distinct (type, value, datatype): two thirds of a bundle's literals repeat
-    (enums, flags, names), and building an rdflib Literal is the walker's largest cost."""
-    found = _literal_cache.get(key)
-    if found is None:
-        if len(_literal_cache) > 200_000:
-            _literal_cache.clear()
-        found = _literal_cache[key] = make()
-    return found
+class NQuadsTerms:
+    """The walker's output as N-Triples term text, for loading into Oxigraph in one parse.
+
+    Building rdflib terms and converting them to pyoxigraph terms in Python
+    cost more than the rest of an Oxigraph load; Oxigraph parses this text in
+    Rust.  Literals are escaped with ``json.dumps``, whose escapes (quote,
+    backslash, ``\\n``, ``\\uXXXX`` ...) are all valid N-Triples.  Oxigraph gives the
+    blank nodes of each parse new names, so labels only need to be unique
+    within one load: a random prefix per document and a counter.
+    """
+
+    TYPE, FIRST, REST, NIL = (f"<{iri}>" for iri in (RDF.type, RDF.first, RDF.rest, RDF.nil))
+    literals: dict[tuple[Any, ...], Any] = {}
+
+    def __init__(self) -> None:
+        self.prefix = "_:b" + uuid.uuid4().hex[:16] + "x"
+        self.count = 0
+
+    @staticmethod
+    def iri(iri: str) -> str:
+        return "<" + iri + ">"
+
+    def blank(self) -> str:
+        self.count += 1
+        return self.prefix + str(self.count)
+
+    @staticmethod
+    def literal(lexical: str, datatype: str | None) -> str:
+        if datatype is None or datatype == _XSD_STRING:
+            return json.dumps(lexical, ensure_ascii=False)
+        return json.dumps(lexical, ensure_ascii=False) + "^^<" + datatype + ">"
+
+
+Terms = Union[RdflibTerms, NQuadsTerms]
 
 
 def canonical_double(value: float) -> str:
@@ -74,17 +119,19 @@ def json_lexical(value: Any) -> str:
 
 
 class Walker:
-    """Collects the triples of one JSON-LD document."""
+    """Collects the triples of one JSON-LD document, as rdflib nodes or as N-Triples term text."""
 
-    def __init__(self, base: str, bnode: Callable[[], BNode] = BNode) -> None:
+    def __init__(self, base: str, terms: Terms | None = None) -> None:
         self.base = base
-        self.bnode = bnode
+        self.terms = terms if terms is not None else RdflibTerms()
         self.triples: list[Triple] = []
+        self.labels: dict[str, Any] = {}  # the document's own blank node labels: scoped to it, as in JSON-LD
 
     def node(self, obj: dict[str, Any], ctx: ActiveContext) -> Any:
         local = obj.get("@context")
         if local is not None:
             ctx = ctx.embedded(local)
+        terms = self.terms
         subject = None
         types: list[str] = []
         props: list[tuple[str, Term | None, Any]] = []
@@ -93,26 +140,34 @@ class Walker:
                 continue
             iri, term = ctx.expand_key(key)
             if iri == "@id":
-                expanded = ctx.expand_iri(value, base=self.base) or ""
-                subject = BNode(expanded[2:]) if expanded.startswith("_:") else _uri(expanded)
+                subject = self.reference(ctx.expand_iri(value, base=self.base) or "")
             elif iri == "@type":
                 types.extend(value if isinstance(value, list) else [value])
             elif iri is not None and not iri.startswith("@") and is_absolute_iri(iri):
                 props.append((iri, term, value))
         if subject is None:
-            subject = self.bnode()
+            subject = terms.blank()
         add = self.triples.append
         for t in types:
-            add((subject, RDF.type, _uri(ctx.expand_iri(t, vocab=True, base=self.base) or "")))
+            add((subject, terms.TYPE, terms.iri(ctx.expand_iri(t, vocab=True, base=self.base) or "")))
         for iri, term, value in props:
-            self.values(subject, _uri(iri), value, term, ctx.child(term))
+            self.values(subject, terms.iri(iri), value, term, ctx.child(term))
         return subject
 
-    def values(self, subject: Any, predicate: URIRef, value: Any, term: Term | None, ctx: ActiveContext) -> None:
+    def reference(self, iri: str) -> Any:
+        """The node an expanded ``@id`` names: a blank node for ``_:label``, else the IRI."""
+        if iri.startswith("_:"):
+            found = self.labels.get(iri)
+            if found is None:
+                found = self.labels[iri] = self.terms.blank()
+            return found
+        return self.terms.iri(iri)
+
+    def values(self, subject: Any, predicate: Any, value: Any, term: Term | None, ctx: ActiveContext) -> None:
         container = term.container if term else None
         coerce = term.coerce if term else None
         if coerce == "@json":
-            self.triples.append((subject, predicate, Literal(json_lexical(value), datatype=_RDF_JSON)))
+            self.triples.append((subject, predicate, self.json_literal(value)))
             return
         if container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
             for item in value.values():
@@ -127,16 +182,17 @@ class Walker:
                 self.triples.append((subject, predicate, obj))
 
     def list(self, items: list[Any], coerce: str | None, ctx: ActiveContext) -> Any:
+        terms = self.terms
         objects = [o for o in (self.object(i, coerce, ctx) for i in items) if o is not None]
         if not objects:
-            return RDF.nil
-        head: Any = self.bnode()
+            return terms.NIL
+        head: Any = terms.blank()
         node: Any = head
         add = self.triples.append
         for index, obj in enumerate(objects):
-            add((node, RDF.first, obj))
-            nxt = self.bnode() if index + 1 < len(objects) else RDF.nil
-            add((node, RDF.rest, nxt))
+            add((node, terms.FIRST, obj))
+            nxt = terms.blank() if index + 1 < len(objects) else terms.NIL
+            add((node, terms.REST, nxt))
             node = nxt
         return head
 
@@ -147,7 +203,7 @@ class Walker:
             if "@value" in item:
                 datatype = item.get("@type")
                 if datatype == "@json":
-                    return Literal(json_lexical(item["@value"]), datatype=_RDF_JSON)
+                    return self.json_literal(item["@value"])
                 if item["@value"] is None:
                     return None
                 return self.literal(item["@value"], ctx.expand_iri(datatype, vocab=True) if datatype else None)
@@ -161,35 +217,39 @@ class Walker:
                 iri = ctx.expand_iri(item, vocab=coerce == "@vocab", base=self.base)
                 if iri is None:
                     return None
-                if iri.startswith("_:"):
-                    return BNode(iri[2:])
-                return _uri(iri) if is_absolute_iri(iri) else None
-            if coerce is None or coerce == _XSD_STRING:
-                return _cached_literal((str, item, None), lambda: Literal(item))
-            return _cached_literal((str, item, coerce), lambda: Literal(item, datatype=_uri(coerce), normalize=False))
+                return self.reference(iri) if iri.startswith("_:") or is_absolute_iri(iri) else None
+            return self.literal(item, None if coerce is None or coerce == _XSD_STRING else coerce)
         datatype = coerce if coerce not in (None, "@id", "@vocab", "@json") else None
         return self.literal(item, datatype)
 
-    @staticmethod
-    def literal(value: Any, datatype: str | None) -> Literal:
-        key = repr(value) if isinstance(value, float) else value  # -0.0 == 0.0, but their literals differ
-        return _cached_literal((type(value), key, datatype), lambda: Walker.make_literal(value, datatype))
+    def literal(self, value: Any, datatype: str | None) -> Any:
+        """The literal of a JSON value, built once per distinct (type, value, datatype)."""
+        key = (type(value), repr(value) if isinstance(value, float) else value, datatype)  # -0.0 == 0.0, but their literals differ
+        cache = self.terms.literals
+        found = cache.get(key)
+        if found is None:
+            if len(cache) > 200_000:
+                cache.clear()
+            found = cache[key] = self.terms.literal(*lexical_form(value, datatype))
+        return found
 
-    @staticmethod
-    def make_literal(value: Any, datatype: str | None) -> Literal:
-        if isinstance(value, bool):
-            return Literal("true" if value else "false", datatype=_uri(datatype or str(XSD.boolean)), normalize=False)
-        if isinstance(value, int):
-            if abs(value) >= 10**21:
-                return Literal(canonical_double(float(value)), datatype=_uri(datatype or _XSD_DOUBLE), normalize=False)
-            return Literal(str(value), datatype=_uri(datatype or str(XSD.integer)), normalize=False)
-        if isinstance(value, float):
-            if datatype == _XSD_DECIMAL:
-                return Literal(canonical_decimal(value), datatype=XSD.decimal, normalize=False)
-            return Literal(canonical_double(value), datatype=_uri(datatype or _XSD_DOUBLE), normalize=False)
-        if datatype is None or datatype == _XSD_STRING:
-            return Literal(value)
-        return Literal(value, datatype=_uri(datatype), normalize=False)
+    def json_literal(self, value: Any) -> Any:
+        return self.terms.literal(json_lexical(value), _RDF_JSON_IRI)
+
+
+def lexical_form(value: Any, datatype: str | None) -> tuple[str, str | None]:
+    """The lexical form and datatype (None: a plain string) JSON-LD toRdf gives a JSON value."""
+    if isinstance(value, bool):
+        return ("true" if value else "false"), datatype or _XSD_BOOLEAN
+    if isinstance(value, int):
+        if abs(value) >= 10**21:
+            return canonical_double(float(value)), datatype or _XSD_DOUBLE
+        return str(value), datatype or _XSD_INTEGER
+    if isinstance(value, float):
+        if datatype == _XSD_DECIMAL:
+            return canonical_decimal(value), _XSD_DECIMAL
+        return canonical_double(value), datatype or _XSD_DOUBLE
+    return str(value), None if datatype == _XSD_STRING else datatype
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -201,10 +261,16 @@ def _flatten(value: Any) -> list[Any]:
     return out
 
 
-def document_triples(document: dict[str, Any], base: str) -> list[Triple]:
-    """Triples of one projection document (the graph pyld's toRdf gives, by value)."""
+def document_triples(document: dict[str, Any], base: str, terms: Terms | None = None) -> list[Triple]:
+    """Triples of one projection document (the graph pyld's toRdf gives, by value), as rdflib nodes by default."""
     local = document.get("@context")
     ctx = mif_context() if local == list(CONTEXT_URLS) else ActiveContext({}, None).with_context(local)
-    walker = Walker(base)
+    walker = Walker(base, terms)
     walker.node(document, ctx)
     return walker.triples
+
+
+def document_nquads(document: dict[str, Any], base: str, graph: str) -> str:
+    """The triples of one projection document as N-Quads lines in the named graph ``graph``."""
+    tail = " <" + graph + "> .\n"
+    return "".join([f"{s} {p} {o}{tail}" for s, p, o in document_triples(document, base, NQuadsTerms())])
