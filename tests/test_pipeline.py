@@ -1,6 +1,7 @@
 """Worker processes change the speed of a load, never its result."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -71,10 +72,22 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
     assert len(bundle.memories) == CHUNK + 5 and not bundle.problems
 
 
-def test_workers_by_default_only_with_cores_to_spare(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 2)
+    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
+    assert worker_count(10_000, None) == 1 and worker_count(10_000, None, busy_main=False) == 2
+    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.9)  # another job holds a core
     assert worker_count(10_000, None) == 0 and worker_count(10_000, None, busy_main=False) == 0
     monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 1.2)
     assert worker_count(10, None) == 0  # small bundles stay in one process
     assert worker_count(10_000, None) == 6 and worker_count(10_000, None, busy_main=False) == 7
-    assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3
+    assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3  # asked for: always given
+
+
+def test_busy_cores_reads_this_machine() -> None:
+    """Two readings of /proc/stat: a number of cores between none and all of them (0 where there is no /proc)."""
+    from mif_rdf.pipeline import _busy_cores
+
+    busy = _busy_cores(0.05)
+    assert 0.0 <= busy <= (os.cpu_count() or 1) + 0.5

@@ -386,7 +386,7 @@ def load_bundle(
     keeps the load for the next one (:mod:`mif_rdf.cache`): ``True`` in the
     user cache folder, or a folder; only changed files are read again.
     ``workers`` is the number of worker processes that prepare memories (0:
-    none; default: only with 4 or more cores, for 1,000 files or more);
+    none; default: as many as there are idle cores, for 1,000 files or more);
     they change the speed of a load, never its result.
     Problems with single files never raise: they are in ``bundle.problems``.
     Raises :class:`MifRdfError` only when the folder itself cannot be read.

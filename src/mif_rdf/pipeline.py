@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -94,23 +95,27 @@ def triples(projection: Projection, engine: Engine) -> list[Triple]:
 
 
 def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
-    """Worker processes for ``files`` memory files: ``workers`` when given, else a guess from the cores.
+    """Worker processes for ``files`` memory files: ``workers`` when given, else as many as there are idle cores.
 
     Workers only pay when they get cores of their own: on the 2-core project
-    machine one worker took a third off a load on idle cores but made it up to
-    2.5x slower when other work held a core (it adds about 30 % CPU for
-    pickling).  So the default keeps one core for the main process (which
-    fills the store) and one for everything else on the machine, and uses
-    workers only with 4 cores or more; ``--workers`` overrides it.
-    ``busy_main`` is False for Oxigraph, whose bulk loading leaves the main
-    process nearly idle.
+    machine a worker took a fifth to a third off a load on idle cores but made
+    it up to 2.5x slower when other work held a core (workers add about 10-30 %
+    CPU for moving results between processes).  So the default counts the
+    cores idle right now (sampled over a tenth of a second; the load average
+    would count this process's own past work) and uses workers only when at
+    least two are idle: then the main process (which fills the store) keeps
+    one and the workers take the rest.  ``busy_main`` is False for Oxigraph,
+    whose main process mostly waits while Oxigraph parses in Rust, so every
+    idle core gets a worker.  ``--workers`` overrides the guess.
     """
     if workers is not None:
         return max(0, workers)
     if files < PARALLEL_THRESHOLD:
         return 0
-    spare = _cores() - (2 if busy_main else 1)
-    return min(spare, 8) if spare >= 2 else 0
+    idle = round(_cores() - _busy_cores())
+    if idle < 2:
+        return 0
+    return min(idle - 1 if busy_main else idle, 8)
 
 
 def _cores() -> int:
@@ -119,6 +124,25 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
         return os.cpu_count() or 1
+
+
+def _busy_cores(interval: float = 0.1) -> float:
+    """How many cores other processes keep busy now, from two readings of ``/proc/stat`` (0 where there is none)."""
+    def sample() -> tuple[int, int, int]:
+        with open("/proc/stat", encoding="ascii") as handle:
+            lines = handle.read().splitlines()
+        fields = [int(x) for x in lines[0].split()[1:]]
+        cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+        return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0), cpus  # all, idle + iowait, cpus
+
+    try:
+        total0, idle0, cpus = sample()
+        time.sleep(interval)
+        total1, idle1, _ = sample()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    elapsed = total1 - total0
+    return 0.0 if elapsed <= 0 else cpus * (elapsed - (idle1 - idle0)) / elapsed
 
 
 def prepare_memories(

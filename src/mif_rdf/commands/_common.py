@@ -23,7 +23,7 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: with 4 or more cores, for 1,000 files or more)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
     parser.add_argument("--cache", action="store_true", help="keep this load for the next one, which then reads only the files that changed (in the user cache folder, ~/.cache/mif-rdf)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
     parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
