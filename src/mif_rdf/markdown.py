@@ -7,6 +7,7 @@ same body.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,10 @@ class SplitText:
     had_bom: bool
 
 
+#: The closing delimiter: a line that is ``---`` but for trailing blanks and carriage returns (as _is_delimiter).
+_CLOSING = re.compile(r"^---[ \t]*\r*(?:\n|\Z)", re.MULTILINE)
+
+
 def _is_delimiter(line: str) -> bool:
     return line.rstrip("\r\n").rstrip(" \t") == "---"
 
@@ -39,19 +44,16 @@ def split_frontmatter(text: str) -> SplitText:
     had_bom = text.startswith(BOM)
     if had_bom:
         text = text[1:]
-    lines = text.split("\n")
+    lines = text.split("\n", 1)
     if not _is_delimiter(lines[0]) or len(lines) == 1:
         if _is_delimiter(lines[0]):
             raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
         raise FrontmatterError("no YAML frontmatter: the file must start with a '---' line", line=1)
-    start = offset = len(lines[0]) + 1
-    for line in lines[1:-1]:  # the last piece has no newline, so it cannot close the block
-        if _is_delimiter(line):
-            return SplitText(text[start:offset], text[offset + len(line) + 1 :], had_bom)
-        offset += len(line) + 1
-    if _is_delimiter(lines[-1]) and len(lines) > 1:
-        return SplitText(text[start:offset], "", had_bom)
-    raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
+    start = len(lines[0]) + 1
+    closing = _CLOSING.search(text, start)
+    if closing is None:
+        raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
+    return SplitText(text[start:closing.start()], text[closing.end():], had_bom)
 
 
 def render_memory(frontmatter: dict[str, Any], body: str) -> str:
