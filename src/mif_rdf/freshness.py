@@ -33,6 +33,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 from .errors import MifRdfError
 
@@ -71,7 +72,14 @@ def parse_duration(text: str) -> Duration:
     :class:`MifRdfError` for anything else, including negative durations, which
     mean nothing for a ``ttl`` or a ``halfLife``.
     """
-    match = _DURATION.match(text.strip()) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        raise MifRdfError(f"{text!r} is not an ISO 8601 duration (like P90D, PT12H or P1Y2M)")
+    return _parse_duration(text)
+
+
+@lru_cache(maxsize=4096)  # a bundle uses a handful of ttl and halfLife values, read again for every memory
+def _parse_duration(text: str) -> Duration:
+    match = _DURATION.match(text.strip())
     if match is None or not any(match.groupdict().values()):
         raise MifRdfError(f"{text!r} is not an ISO 8601 duration (like P90D, PT12H or P1Y2M)")
     parts = match.groupdict()
