@@ -9,6 +9,7 @@ are lines of the *file*: the opening ``---`` is line 1.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from rdflib.compare import isomorphic
 import mif_rdf
 from mif_rdf import Bundle, Problem, Severity
 
-from conftest import UPSTREAM, memory_text, write_file
+from conftest import EXAMPLES, UPSTREAM, memory_text, write_file
 
 GOOD = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"
@@ -462,3 +463,26 @@ def test_reload_clears_the_old_problems_of_that_file(tmp_path: Path) -> None:
     bundle.reload("new.md")
     assert [(p.path, p.key) for p in bundle.problems] == [("new.md", "id")]
     assert "not-a-uuid" in bundle.memories and len(bundle.memories) == 4
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_reload_leaves_the_links_graph_a_fresh_load_would_build(tmp_path: Path, store: str) -> None:
+    """The links graph is patched, not rebuilt: after edits it holds exactly what a new load puts there."""
+    root = tmp_path / "bundle"
+    shutil.copytree(EXAMPLES, root)
+    bundle = mif_rdf.load_bundle(root, store=store)
+    edited = root / "semantic" / "idempotency-policy.md"
+    text = edited.read_text(encoding="utf-8")
+    edited.write_text(text.replace("target: /semantic/idempotency-policy-v1.md", "target: /semantic/no-such-memory.md")
+                      .replace("type: relates-to", "type: refines", 1), encoding="utf-8")
+    moved = next(root.glob("episodic/*.md"))
+    moved.rename(root / "moved.md")
+    bundle.reload("semantic/idempotency-policy.md", str(moved.relative_to(root)), "moved.md")
+    fresh = mif_rdf.load_bundle(root, store=store)
+
+    def links(b: Bundle) -> set[tuple[str, str, str]]:
+        return {(str(s), str(p), str(o)) for s, p, o in b.links}
+
+    assert links(bundle) == links(fresh) and len(bundle.links) == len(fresh.links)
+    assert sorted(str(p) for p in bundle.problems if p.rule == "link") == sorted(str(p) for p in fresh.problems if p.rule == "link")
+    assert any("no-such-memory" in p.message for p in bundle.problems)

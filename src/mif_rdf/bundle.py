@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
+_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")
 LOCATION = URIRef(MIF_NS + "location")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
@@ -232,11 +233,21 @@ class Bundle:
         loader.flush()
 
     def rebuild_links(self) -> None:
-        self.dataset.remove_graph(URIRef(self.links_graph_iri))
-        for problem in [p for p in self.problems if p.rule == "link"]:
-            self.problems.items.remove(problem)
+        """Bring the links graph up to date with the memories: only triples that differ are removed or added.
+
+        A changed file changes a few links; removing the whole graph and adding
+        it again cost seconds on a large bundle (2 s for the removal alone in an
+        on-disk Oxigraph database at 10,000 memories).
+        """
+        self.problems.items = [p for p in self.problems if p.rule != "link"]  # found again below
         loader = _Loader(self)
-        loader.links()
+        graph = self.links
+        wanted = set(loader.link_triples())
+        stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
+        for key, triple in stored.items():
+            if key not in wanted:
+                graph.remove(triple)
+        loader.add_graph(self.links_graph_iri, [triple for triple in wanted if triple not in stored])
         loader.flush()
 
 
@@ -339,6 +350,14 @@ class _Loader:
                     f"relationship target {link.target!r} does not resolve to a memory of the bundle (broken link)",
                     Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target, rule="link",
                 )
+
+
+def _plain_strings(triple: Triple) -> Triple:
+    """``triple`` with an ``xsd:string`` object written as the plain literal it equals in RDF 1.1."""
+    s, p, o = triple
+    if isinstance(o, Literal) and o.datatype == _XSD_STRING and o.language is None:
+        return s, p, Literal(str(o))
+    return triple
 
 
 def _expects_bundle_target(target: str) -> bool:
