@@ -8,10 +8,13 @@ rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
 terms and written with ``bulk_extend``.  Anything unexpected about the store
 (another oxrdflib version) means no sink, and the loader falls back to ``addN``.
 
-A batch of text that Oxigraph refuses (it cannot hold a lone surrogate; the
-walker never writes a bad IRI, but a store is not the place to assume it) is
-loaded again memory by memory -- ``Store.load`` is all or nothing -- and only
-the memories it still refuses are reported, through ``on_failure``.
+Text goes in through ``Store.bulk_load`` (3x faster than ``load`` into an
+on-disk database, as fast in memory).  A batch Oxigraph refuses (it cannot
+hold a lone surrogate; the walker never writes a bad IRI, but a store is not
+the place to assume it) may be partly written, so each of its graphs is
+removed and loaded again on its own with ``Store.load``, which is all or
+nothing; only the memories it still refuses are reported, through
+``on_failure``.
 """
 from __future__ import annotations
 
@@ -52,18 +55,16 @@ class OxigraphSink:
         if not texts:
             return
         try:
-            self._load("".join(text for _, text in texts))
+            self.store.bulk_load("".join(text for _, text in texts).encode("utf-8"), format=ox.RdfFormat.N_QUADS)
         except (SyntaxError, ValueError, UnicodeError):
-            for graph, text in texts:  # nothing of the batch was written: find the graphs at fault
+            for graph, text in texts:  # bulk loading may have written part of the batch: each graph again, on its own
+                self.store.remove_graph(ox.NamedNode(graph))
                 try:
-                    self._load(text)
+                    self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
                 except (SyntaxError, ValueError, UnicodeError) as exc:
                     if self.on_failure is None:
                         raise
                     self.on_failure(graph, str(exc))
-
-    def _load(self, text: str) -> None:
-        self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)
 
     def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
         name = ox.NamedNode(str(graph))
