@@ -91,3 +91,14 @@ def test_fast_walker_matches_pyld_on_generated_frontmatter(frontmatter: dict, bo
     doc_iri = document_iri(BASE, "semantic/generated.md")
     projection = project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=BASE)
     assert_isomorphic(document_triples(projection.document, doc_iri), pyld_graph(projection.document, doc_iri), "generated")
+
+
+def test_blank_node_labels_belong_to_their_document() -> None:
+    """``"_:x"`` is one node inside a document and another node in the next document, as in JSON-LD (and pyld)."""
+    document = {"@context": {"p": {"@id": "https://example.org/p", "@type": "@id"}},
+                "@id": "https://example.org/s", "p": ["_:x", {"@id": "_:x", "p": "https://example.org/o"}]}
+    first, second = document_triples(document, BASE), document_triples(document, BASE)
+    assert_isomorphic(first, pyld_graph(document, BASE), "one document")
+    blanks = {t[2] for t in first if str(t[0]) == "https://example.org/s"}
+    assert len(blanks) == 1  # both mentions are one node
+    assert blanks.isdisjoint({t[2] for t in second if str(t[0]) == "https://example.org/s"})  # not the next document's

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
 from rdflib import Dataset, Graph, Literal, URIRef
+from rdflib.namespace import XSD
 from rdflib.store import Store
 
 from .context import MIF_NS, is_absolute_iri
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
-_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")
 LOCATION = URIRef(MIF_NS + "location")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
@@ -355,7 +355,7 @@ class _Loader:
 def _plain_strings(triple: Triple) -> Triple:
     """``triple`` with an ``xsd:string`` object written as the plain literal it equals in RDF 1.1."""
     s, p, o = triple
-    if isinstance(o, Literal) and o.datatype == _XSD_STRING and o.language is None:
+    if isinstance(o, Literal) and o.datatype == XSD.string and o.language is None:
         return s, p, Literal(str(o))
     return triple
 

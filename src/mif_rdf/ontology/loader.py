@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -221,18 +221,31 @@ def _traits(reader: _Reader, value: Any) -> dict[str, TraitDef]:
 
 
 # -- entity types ---------------------------------------------------------------------------------
-def _entity_types(reader: _Reader, value: Any) -> dict[str, EntityTypeDef]:
+def _named_definitions(reader: _Reader, value: Any, key: str, what: str) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """``(index, mapping, name)`` for each item of a list of named definitions (``entity_types``, ``relationship_types``)."""
     if value is None:
-        return {}
+        return
     if not isinstance(value, list):
-        raise reader.fail("entity_types", f"must be a list of entity type definitions, not {_kind(value)}")
-    out: dict[str, EntityTypeDef] = {}
+        raise reader.fail(key, f"must be a list of {what}, not {_kind(value)}")
     for index, spec in enumerate(value):
-        where = f"entity_types[{index}]"
+        where = f"{key}[{index}]"
         spec = reader.mapping(spec, where, empty_ok=False)
         name = spec.get("name")
         if not isinstance(name, str) or not name:
             raise reader.fail(where, "has no name")
+        yield index, spec, name
+
+
+def _symmetric(reader: _Reader, spec: dict[str, Any], where: str) -> bool:
+    symmetric = spec.get("symmetric", False)
+    if not isinstance(symmetric, bool):
+        raise reader.fail(where, f"symmetric must be true or false, not {symmetric!r}")
+    return symmetric
+
+
+def _entity_types(reader: _Reader, value: Any) -> dict[str, EntityTypeDef]:
+    out: dict[str, EntityTypeDef] = {}
+    for index, spec, name in _named_definitions(reader, value, "entity_types", "entity type definitions"):
         where = f"entity_types[{index}] ('{name}')"
         if name in out:
             raise reader.fail(where, f"entity type '{name}' is defined twice in this file")
@@ -264,9 +277,7 @@ def relationship_map(reader: _Reader, value: Any) -> dict[str, RelationshipDef]:
     for name, spec in reader.mapping(value, "relationships").items():
         where = f"relationships.{name}"
         spec = reader.mapping(spec, where)
-        symmetric = spec.get("symmetric", False)
-        if not isinstance(symmetric, bool):
-            raise reader.fail(where, f"symmetric must be true or false, not {symmetric!r}")
+        symmetric = _symmetric(reader, spec, where)
         description = reader.text(spec.get("description"), f"{where}.description")
         rel = RelationshipDef(
             name=canonical_relationship_name(name),
@@ -291,22 +302,13 @@ def config_relationships(path: Path, value: Any, warnings: list[Problem] | None 
     """
     reader = _Reader(path, warnings if warnings is not None else [])
     reader.id = reader.label = "bundle config"
-    if value is None:
-        return {}
-    if not isinstance(value, list):
-        raise reader.fail("relationship_types", f"must be a list of relationship types, not {_kind(value)}")
     out: dict[str, RelationshipDef] = {}
-    for index, spec in enumerate(value):
+    for index, spec, name in _named_definitions(reader, value, "relationship_types", "relationship types"):
         where = f"relationship_types[{index}]"
-        spec = reader.mapping(spec, where, empty_ok=False)
-        name, namespace = spec.get("name"), spec.get("namespace")
-        if not isinstance(name, str) or not name:
-            raise reader.fail(where, "has no name")
+        namespace = spec.get("namespace")
         if namespace is not None and (not isinstance(namespace, str) or not ID_RE.match(namespace.lower())):
             raise reader.fail(where, f"namespace {namespace!r} must be a short prefix such as 'team'")
-        symmetric = spec.get("symmetric", False)
-        if not isinstance(symmetric, bool):
-            raise reader.fail(where, f"symmetric must be true or false, not {symmetric!r}")
+        symmetric = _symmetric(reader, spec, where)
         qualified = f"{namespace}:{name}" if namespace else name
         inverse = reader.text(spec.get("inverse"), f"{where}.inverse")
         if inverse and namespace and ":" not in inverse:
