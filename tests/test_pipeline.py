@@ -1,8 +1,11 @@
 """Worker processes change the speed of a load, never its result."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ from rdflib.compare import isomorphic
 
 import mif_rdf.pipeline
 from mif_rdf import load_bundle
-from mif_rdf.pipeline import CHUNK, worker_count
+from mif_rdf.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
 from mif_rdf.synthetic import generate_bundle
 
 from conftest import EXAMPLES
@@ -73,6 +76,7 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
 
 
 def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mif_rdf.pipeline, "_reruns_main_script", lambda: False)
     monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 2)
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
     assert worker_count(10_000, None) == 1 and worker_count(10_000, None, busy_main=False) == 2
@@ -91,3 +95,35 @@ def test_busy_cores_reads_this_machine() -> None:
 
     busy = _busy_cores(0.05)
     assert 0.0 <= busy <= (os.cpu_count() or 1) + 0.5
+
+
+def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-interpreter workers import the main script; a default must not ask for that."""
+    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.0)
+    monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
+    assert worker_count(10_000, None) == 0
+    assert worker_count(10_000, 2) == 2  # asked for explicitly: the program is guarded
+    monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("fork"))
+    assert worker_count(10_000, None) == 7
+
+
+UNGUARDED = """
+import sys, threading, time
+from mif_rdf import load_bundle
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()  # another thread: fork is unsafe now
+bundle = load_bundle(sys.argv[1], store=sys.argv[2], cache=sys.argv[3], progress=False)
+print(len(bundle.memories), bundle.cache.state)
+"""
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_a_script_without_a_main_guard_loads_and_returns(tmp_path: Path, store: str) -> None:
+    """No ``if __name__ == "__main__"`` guard, threads running, a large bundle, the cache: it must neither hang nor recurse."""
+    generate_bundle(tmp_path / "b", PARALLEL_THRESHOLD, seed=4)
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "b"), store, str(tmp_path / "cache")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(PARALLEL_THRESHOLD), "cold"]

@@ -106,16 +106,34 @@ def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> 
     least two are idle: then the main process (which fills the store) keeps
     one and the workers take the rest.  ``busy_main`` is False for Oxigraph,
     whose main process mostly waits while Oxigraph parses in Rust, so every
-    idle core gets a worker.  ``--workers`` overrides the guess.
+    idle core gets a worker.  No workers by default where they would run the
+    program's script again (:func:`_reruns_main_script`).  ``--workers``
+    overrides the guess.
     """
     if workers is not None:
         return max(0, workers)
-    if files < PARALLEL_THRESHOLD:
+    if files < PARALLEL_THRESHOLD or _reruns_main_script():
         return 0
     idle = round(_cores() - _busy_cores())
     if idle < 2:
         return 0
     return min(idle - 1 if busy_main else idle, 8)
+
+
+def _reruns_main_script() -> bool:
+    """Whether worker processes would run the program's own script again.
+
+    Forking copies this process; where fork is unsafe (other threads: an open
+    Oxigraph database, a Jupyter kernel) the workers are fresh interpreters,
+    and multiprocessing imports the main script in each of them.  A script
+    without an ``if __name__ == "__main__":`` guard would then load the bundle
+    again in every worker (and wait forever on the cache lock its parent
+    holds), so a default never asks for that; interactive sessions have no
+    script to run again.  ``workers=N`` still starts them when asked.
+    """
+    if _start_method().get_start_method() == "fork":
+        return False
+    return getattr(sys.modules.get("__main__"), "__file__", None) is not None
 
 
 def _cores() -> int:
