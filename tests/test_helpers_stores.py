@@ -285,3 +285,47 @@ def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
         through_rdflib = Table.from_result(run_query(dataset, query))
     assert native.columns == through_rdflib.columns == ("i", "o", "none")
     assert _typed(native) == _typed(through_rdflib)
+
+
+# -- times without a zone: one meaning (UTC) on every store ----------------------------------------
+_ZONES = {  # file -> frontmatter lines after id and type
+    "bare-date.md": "created: 2026-01-15\n",  # unquoted: an ill-typed xsd:dateTime, kept as written
+    "no-zone.md": 'created: "2026-01-15T10:00:00"\n',
+    "utc.md": "created: 2026-01-15T10:00:00Z\n",
+    "offset.md": "created: 2026-01-15T10:00:00+05:00\n",
+    "recorded-no-zone.md": "created: 2026-01-01T00:00:00Z\ntemporal:\n  recordedAt: \"2026-01-16T00:00:00\"\n",
+    "valid-no-zone.md": 'created: 2026-01-01T00:00:00Z\ntemporal:\n  validFrom: "2026-01-10T00:00:00"\n  validUntil: "2026-02-01T00:00:00"\n',
+    "unreadable.md": 'created: "not a time"\n',
+}
+
+
+@pytest.fixture(scope="module")
+def zones(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("zones")
+    for index, (name, lines) in enumerate(_ZONES.items()):
+        (root / name).write_text(f"---\nid: 00000000-0000-4000-8000-00000000000{index}\ntype: semantic\n{lines}---\nBody\n", encoding="utf-8")
+    return _stores(root)
+
+
+@pytest.mark.parametrize("at", ["2024-06-13T11:47:11Z", "2026-01-15T05:00:00Z", "2026-01-15T10:00:00Z",
+                                "2026-01-15T12:00:00+02:00", "2026-01-20T00:00:00Z", "2030-01-01T00:00:00Z"])
+def test_times_without_a_zone_are_utc_on_every_store(zones: dict, at: str) -> None:
+    """rdflib and Oxigraph compare zoneless times differently; the helpers give both the package's reading (UTC)."""
+    moment = datetime.fromisoformat(at)
+
+    def expected(recorded: str | None, valid: tuple[str, str] | None = None) -> bool:
+        def utc(text: str) -> datetime:
+            value = datetime.fromisoformat(text)
+            return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return recorded is not None and utc(recorded) <= moment and (valid is None or utc(valid[0]) <= moment < utc(valid[1]))
+
+    recorded = {"bare-date.md": "2026-01-15", "no-zone.md": "2026-01-15T10:00:00", "utc.md": "2026-01-15T10:00:00Z",
+                "offset.md": "2026-01-15T10:00:00+05:00", "recorded-no-zone.md": "2026-01-16T00:00:00",
+                "valid-no-zone.md": "2026-01-01T00:00:00Z", "unreadable.md": None}
+    paths = {store: {row["path"] for row in recorded_by(zones[store], moment)} for store in STORES}
+    want = {name for name, when in recorded.items() if expected(when)}
+    assert paths == {store: want for store in STORES}
+    valid = {store: {row["path"] for row in valid_at(zones[store], moment, known_at=moment)} for store in STORES}
+    window = ("2026-01-10T00:00:00", "2026-02-01T00:00:00")
+    want_valid = {name for name, when in recorded.items() if expected(when, window if name == "valid-no-zone.md" else None)}
+    assert valid == {store: want_valid for store in STORES}

@@ -139,10 +139,24 @@ def memories_between(graph: GraphLike, start: Instant | None = None, end: Instan
 _TEMPORAL_COLUMNS = (*_COLUMNS, "valid_from", "valid_until", "recorded_at")
 
 
+#: True for a time written with a zone.  rdflib and Oxigraph disagree on comparing a time without one
+#: (and on an ill-typed ``"2026-01-15"^^xsd:dateTime``), so SPARQL lets those through and Python decides.
+_UNZONED = '!REGEX(STR({0}), "(Z|[+-][0-9][0-9]:[0-9][0-9])$")'
+
+
 def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) -> Table:
+    """Memories valid at ``valid`` and recorded by ``known`` (either may be None: no condition).
+
+    The SPARQL filters decide every time written with a zone, in the store;
+    a time without one is UTC (as for parameters and :mod:`mif_rdf.freshness`)
+    and a bare date is midnight UTC, decided in Python on the rows the
+    filters let through, so every store gives the same rows.  A time that
+    cannot be read at all leaves the memory out, as a SPARQL error would.
+    """
     filters = _filters({
-        "FILTER((!BOUND(?valid_from) || ?valid_from <= ?valid_at) && (!BOUND(?valid_until) || ?valid_at < ?valid_until))": valid,
-        "FILTER(BOUND(?recorded_at) && ?recorded_at <= ?known_at)": known,
+        "FILTER((!BOUND(?valid_from) || ?valid_from <= ?valid_at || " + _UNZONED.format("?valid_from") + ") && "
+        "(!BOUND(?valid_until) || ?valid_at < ?valid_until || " + _UNZONED.format("?valid_until") + "))": valid,
+        "FILTER(BOUND(?recorded_at) && (?recorded_at <= ?known_at || " + _UNZONED.format("?recorded_at") + "))": known,
     })
     query = f"""SELECT ?valid_at ?known_at ?memory ?path ?title ?valid_from ?valid_until ?recorded_at WHERE {{
       {_MEMORY}
@@ -154,7 +168,38 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) ->
       BIND(COALESCE(?recorded, ?created) AS ?recorded_at)
       {filters}
     }} ORDER BY ?path"""
-    return _select(graph, query, _TEMPORAL_COLUMNS, valid_at=_instant(valid), known_at=_instant(known))
+    table = _select(graph, query, _TEMPORAL_COLUMNS, valid_at=_instant(valid), known_at=_instant(known))
+    valid_moment, known_moment = (None if t is None else _moment(t) for t in (valid, known))
+    with no_cyclic_gc():
+        table[:] = [row for row in table if _holds(row, valid_moment, known_moment)]
+    return table
+
+
+def _holds(row: dict[str, Any], valid: datetime | None, known: datetime | None) -> bool:
+    """Whether a row of :func:`_temporal` meets its conditions, with times without a zone read as UTC."""
+    if valid is not None:
+        start, until = row["valid_from"], row["valid_until"]
+        if start is not None and not ((moment := _time_value(start)) is not None and moment <= valid):
+            return False
+        if until is not None and not ((moment := _time_value(until)) is not None and valid < moment):
+            return False
+    if known is not None:
+        recorded = _time_value(row["recorded_at"])
+        if recorded is None or recorded > known:
+            return False
+    return True
+
+
+def _time_value(value: Any) -> datetime | None:
+    """A row's time as an aware datetime (no zone: UTC; a date: midnight UTC), None when it is no time."""
+    if isinstance(value, (datetime, date)):
+        return as_utc(value)
+    if isinstance(value, str):
+        try:
+            return as_utc(datetime.fromisoformat(value))
+        except ValueError:
+            return None
+    return None
 
 
 def valid_at(graph: GraphLike, at: Instant, *, known_at: Instant | None = None) -> Table:
