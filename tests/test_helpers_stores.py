@@ -299,6 +299,11 @@ _ZONES = {  # file -> frontmatter lines after id and type
 }
 
 
+def _utc(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
 @pytest.fixture(scope="module")
 def zones(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("zones")
@@ -314,10 +319,7 @@ def test_times_without_a_zone_are_utc_on_every_store(zones: dict, at: str) -> No
     moment = datetime.fromisoformat(at)
 
     def expected(recorded: str | None, valid: tuple[str, str] | None = None) -> bool:
-        def utc(text: str) -> datetime:
-            value = datetime.fromisoformat(text)
-            return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-        return recorded is not None and utc(recorded) <= moment and (valid is None or utc(valid[0]) <= moment < utc(valid[1]))
+        return recorded is not None and _utc(recorded) <= moment and (valid is None or _utc(valid[0]) <= moment < _utc(valid[1]))
 
     recorded = {"bare-date.md": "2026-01-15", "no-zone.md": "2026-01-15T10:00:00", "utc.md": "2026-01-15T10:00:00Z",
                 "offset.md": "2026-01-15T10:00:00+05:00", "recorded-no-zone.md": "2026-01-16T00:00:00",
@@ -329,3 +331,15 @@ def test_times_without_a_zone_are_utc_on_every_store(zones: dict, at: str) -> No
     window = ("2026-01-10T00:00:00", "2026-02-01T00:00:00")
     want_valid = {name for name, when in recorded.items() if expected(when, window if name == "valid-no-zone.md" else None)}
     assert valid == {store: want_valid for store in STORES}
+    created = {**recorded, "recorded-no-zone.md": "2026-01-01T00:00:00Z"}
+    before = {store: [row["path"] for row in memories_between(zones[store], end=moment)] for store in STORES}
+    want_before = {name for name, when in created.items() if when is not None and _utc(when) < moment}  # end is excluded
+    assert {store: set(rows) for store, rows in before.items()} == {store: want_before for store in STORES}
+    assert len({tuple(rows) for rows in before.values()}) == 1  # in one order, too
+
+
+def test_memories_between_orders_every_time_as_utc(zones: dict) -> None:
+    rows = {store: [row["path"] for row in memories_between(zones[store])] for store in STORES}
+    assert len({tuple(paths) for paths in rows.values()}) == 1
+    # 10:00+05:00 is 05:00Z, a bare date is midnight UTC, the unreadable time last
+    assert rows["memory"][-5:] == ["bare-date.md", "offset.md", "no-zone.md", "utc.md", "unreadable.md"]

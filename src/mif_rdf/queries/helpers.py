@@ -53,7 +53,7 @@ for pandas) ordered the same way on every store.
 """
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from decimal import Decimal
 from itertools import product
 from typing import Any, Iterable, Iterator
@@ -81,6 +81,11 @@ MAX_NEIGHBOUR_DEPTH = 4
 #: A memory with its path, then its title: required patterns first, OPTIONALs last (see the module notes).
 _MEMORY = "?memory mif:location ?location ; mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
 _COLUMNS = ("memory", "path", "title")
+_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+#: True for a time written without a zone.  rdflib and Oxigraph disagree on comparing such a time (and
+#: an ill-typed ``"2026-01-15"^^xsd:dateTime``) with a zoned one, so the filters let them through and
+#: Python decides, reading them as UTC (:func:`_time_value`).
+_UNZONED = '!REGEX(STR({0}), "(Z|[+-][0-9][0-9]:[0-9][0-9])$")'
 
 
 # -- selection by field ------------------------------------------------------------
@@ -130,18 +135,24 @@ def memories_between(graph: GraphLike, start: Instant | None = None, end: Instan
     predicates = {"created": DCTERMS.created, "modified": DCTERMS.modified}
     if field not in predicates:
         raise MifRdfError(f"unknown time field {field!r}: use created or modified")
-    filters = _filters({"FILTER(?when >= ?start)": start, "FILTER(?when < ?end)": end})
-    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }} ORDER BY ?when ?path"
-    return _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
+    unzoned = _UNZONED.format("?when")
+    filters = _filters({f"FILTER(?when >= ?start || {unzoned})": start, f"FILTER(?when < ?end || {unzoned})": end})
+    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }}"
+    table = _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
+    lower, upper = (None if t is None else _moment(t) for t in (start, end))
+    with no_cyclic_gc():  # times without a zone are UTC here too (see _temporal); ordered the same way
+        rows = [(_time_value(row["when"]), row) for row in table]
+        if lower is not None or upper is not None:
+            rows = [(t, row) for t, row in rows if t is not None and (lower is None or lower <= t) and (upper is None or t < upper)]
+        rows.sort(key=lambda pair: (pair[0] is None, pair[0] or _EARLIEST, str(pair[1]["path"])))
+        table[:] = [row for _, row in rows]
+    return table
 
 
 # -- bi-temporal -----------------------------------------------------------------------
 _TEMPORAL_COLUMNS = (*_COLUMNS, "valid_from", "valid_until", "recorded_at")
 
 
-#: True for a time written with a zone.  rdflib and Oxigraph disagree on comparing a time without one
-#: (and on an ill-typed ``"2026-01-15"^^xsd:dateTime``), so SPARQL lets those through and Python decides.
-_UNZONED = '!REGEX(STR({0}), "(Z|[+-][0-9][0-9]:[0-9][0-9])$")'
 
 
 def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) -> Table:
