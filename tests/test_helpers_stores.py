@@ -338,6 +338,13 @@ def test_times_without_a_zone_are_utc_on_every_store(zones: dict, at: str) -> No
     assert len({tuple(rows) for rows in before.values()}) == 1  # in one order, too
 
 
+def test_freshness_reads_zoneless_times_alike_on_every_store(zones: dict) -> None:
+    at = datetime(2026, 1, 15, 7, tzinfo=timezone.utc)
+    tables = {store: {row["path"]: (row["freshness"], row["problem"]) for row in freshness(zones[store], at)} for store in STORES}
+    assert tables["oxigraph"] == tables["memory"] == tables["remote"]
+    assert tables["memory"]["bare-date.md"] == (1.0, None) and tables["memory"]["no-zone.md"] == (None, "not recorded yet")
+
+
 def test_memories_between_orders_every_time_as_utc(zones: dict) -> None:
     rows = {store: [row["path"] for row in memories_between(zones[store])] for store in STORES}
     assert len({tuple(paths) for paths in rows.values()}) == 1

@@ -253,11 +253,10 @@ def _decay_rows(graph: GraphLike) -> Iterator[tuple[dict[str, Any], DecayProfile
 
 
 def _profile(row: dict[str, Any]) -> DecayProfile:
-    recorded = row["recorded"] if isinstance(row["recorded"], datetime) else row["created"]
-    return DecayProfile(
+    return DecayProfile(  # times without a zone are UTC, as in _temporal
         model=row["model"] or "none",
-        recorded=recorded if isinstance(recorded, datetime) else None,
-        reinforced=row["reinforced"] if isinstance(row["reinforced"], datetime) else None,
+        recorded=_time_value(row["recorded"]) or _time_value(row["created"]),
+        reinforced=_time_value(row["reinforced"]),
         ttl=row["ttl"], half_life=row["half_life"],
     )
 
