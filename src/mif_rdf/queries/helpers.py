@@ -187,18 +187,25 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) ->
 
 
 def _holds(row: dict[str, Any], valid: datetime | None, known: datetime | None) -> bool:
-    """Whether a row of :func:`_temporal` meets its conditions, with times without a zone read as UTC."""
+    """Whether a row of :func:`_temporal` meets its conditions, with times without a zone read as UTC.
+
+    A time with a zone was decided by the store's filter already; only the others are looked at.
+    """
     if valid is not None:
         start, until = row["valid_from"], row["valid_until"]
-        if start is not None and not ((moment := _time_value(start)) is not None and moment <= valid):
+        if start is not None and not _zoned(start) and not ((moment := _time_value(start)) is not None and moment <= valid):
             return False
-        if until is not None and not ((moment := _time_value(until)) is not None and valid < moment):
+        if until is not None and not _zoned(until) and not ((moment := _time_value(until)) is not None and valid < moment):
             return False
     if known is not None:
-        recorded = _time_value(row["recorded_at"])
-        if recorded is None or recorded > known:
+        recorded = row["recorded_at"]
+        if not _zoned(recorded) and ((moment := _time_value(recorded)) is None or moment > known):
             return False
     return True
+
+
+def _zoned(value: Any) -> bool:
+    return type(value) is datetime and value.tzinfo is not None
 
 
 def _time_value(value: Any) -> datetime | None:
