@@ -10,13 +10,14 @@ from hypothesis import strategies as st
 from mif_rdf.bundle import load_bundle
 from mif_rdf.identity import document_iri
 from mif_rdf.parse import parse_memory
-from mif_rdf.projection import project_memory
+from mif_rdf.projection import Projection, project_memory
 from mif_rdf.reference import pyld_graph
 from mif_rdf.tordf import document_triples
 
 from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_files
 
 BASE = "mif://local/test/"
+GENERATED_ID = "0b191afe-df8d-5858-8e1d-438787ebdeee"
 
 
 def _cases():
@@ -57,7 +58,8 @@ _scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(max_size=20),
 )
 _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
-_known = st.fixed_dictionaries({}, optional={
+#: Frontmatter keys and values of every shape (shared with tests/test_oxigraph_text.py).
+GENERATED_FRONTMATTER = st.fixed_dictionaries({}, optional={
     "title": st.text(max_size=20),
     "namespace": st.sampled_from(["_semantic/decisions", "acme/team-a", "_local/x"]),
     "tags": st.lists(st.text(min_size=1, max_size=8), max_size=4),
@@ -85,12 +87,17 @@ _known = st.fixed_dictionaries({}, optional={
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frontmatter=_known, body=st.text(max_size=40))
+@given(frontmatter=GENERATED_FRONTMATTER, body=st.text(max_size=40))
 def test_fast_walker_matches_pyld_on_generated_frontmatter(frontmatter: dict, body: str) -> None:
-    frontmatter = {"id": "0b191afe-df8d-5858-8e1d-438787ebdeee", "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
+    projection = generated_projection(frontmatter, body)
+    assert_isomorphic(document_triples(projection.document, projection.doc_iri), pyld_graph(projection.document, projection.doc_iri), "generated")
+
+
+def generated_projection(frontmatter: dict, body: str) -> Projection:
+    """The projection of one generated memory: ``frontmatter`` plus the required keys, and ``body``."""
+    frontmatter = {"id": GENERATED_ID, "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
     doc_iri = document_iri(BASE, "semantic/generated.md")
-    projection = project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=BASE)
-    assert_isomorphic(document_triples(projection.document, doc_iri), pyld_graph(projection.document, doc_iri), "generated")
+    return project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=BASE)
 
 
 def test_blank_node_labels_belong_to_their_document() -> None:

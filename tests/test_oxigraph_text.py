@@ -14,14 +14,12 @@ from rdflib.namespace import XSD
 
 import mif_rdf.pipeline
 from mif_rdf import load_bundle
-from mif_rdf.identity import document_iri
 from mif_rdf.pipeline import CHUNK
-from mif_rdf.projection import project_memory
 from mif_rdf.synthetic import dump_yaml, generate_bundle
 from mif_rdf.tordf import document_nquads, document_triples
 
 from conftest import EXAMPLES, FIXTURE_BUNDLES, write_file
-from test_equivalence import BASE as EQUIVALENCE_BASE, _known as KNOWN_FRONTMATTER
+from test_equivalence import GENERATED_FRONTMATTER, GENERATED_ID, generated_projection
 
 #: Strings every escape of N-Triples has to get right: quotes, backslashes, line ends, controls, NUL, U+2028, astral.
 AWKWARD_ID = "4f6c1a52-7a8e-4a8e-9b1c-0d2e3f4a5b6c"
@@ -116,12 +114,10 @@ def test_a_memory_oxigraph_refuses_is_reported_and_the_rest_load(monkeypatch: py
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frontmatter=KNOWN_FRONTMATTER, body=st.text(max_size=40))
+@given(frontmatter=GENERATED_FRONTMATTER, body=st.text(max_size=40))
 def test_oxigraph_reads_generated_frontmatter_as_the_walkers_triples(frontmatter: dict, body: str) -> None:
     """Any text (controls, quotes, backslashes, astral characters) survives the N-Quads escaping exactly."""
-    frontmatter = {"id": "0b191afe-df8d-5858-8e1d-438787ebdeee", "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
-    doc_iri = document_iri(EQUIVALENCE_BASE, "semantic/generated.md")
-    projection = project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=EQUIVALENCE_BASE)
-    graph = "urn:mif:0b191afe-df8d-5858-8e1d-438787ebdeee"
-    text = document_nquads(projection.document, doc_iri, graph)
-    assert isomorphic(_parsed_by_oxigraph(text, graph), _walker_graph(projection.document, doc_iri))
+    projection = generated_projection(frontmatter, body)
+    graph = f"urn:mif:{GENERATED_ID}"
+    text = document_nquads(projection.document, projection.doc_iri, graph)
+    assert isomorphic(_parsed_by_oxigraph(text, graph), _walker_graph(projection.document, projection.doc_iri))

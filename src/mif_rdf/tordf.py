@@ -53,7 +53,7 @@ class RdflibTerms:
 
     @staticmethod
     def literal(lexical: str, datatype: str | None) -> Literal:
-        if datatype is None or datatype == _XSD_STRING:
+        if datatype is None:  # a plain string (lexical_form turns xsd:string into None)
             return Literal(lexical)
         return Literal(lexical, datatype=_uri(datatype), normalize=False)
 
@@ -86,7 +86,7 @@ class NQuadsTerms:
 
     @staticmethod
     def literal(lexical: str, datatype: str | None) -> str:
-        if datatype is None or datatype == _XSD_STRING:
+        if datatype is None:  # a plain string (lexical_form turns xsd:string into None)
             return json.dumps(lexical, ensure_ascii=False)
         return json.dumps(lexical, ensure_ascii=False) + "^^<" + datatype + ">"
 
@@ -218,7 +218,7 @@ class Walker:
                 if iri is None:
                     return None
                 return self.reference(iri) if iri.startswith("_:") or is_absolute_iri(iri) else None
-            return self.literal(item, None if coerce is None or coerce == _XSD_STRING else coerce)
+            return self.literal(item, coerce)
         datatype = coerce if coerce not in (None, "@id", "@vocab", "@json") else None
         return self.literal(item, datatype)
 
@@ -238,7 +238,12 @@ class Walker:
 
 
 def lexical_form(value: Any, datatype: str | None) -> tuple[str, str | None]:
-    """The lexical form and datatype (None: a plain string) JSON-LD toRdf gives a JSON value."""
+    """The lexical form and datatype JSON-LD toRdf gives a JSON value; None (a plain string) for ``xsd:string``."""
+    lexical, datatype = _typed_lexical(value, datatype)
+    return lexical, None if datatype == _XSD_STRING else datatype
+
+
+def _typed_lexical(value: Any, datatype: str | None) -> tuple[str, str | None]:
     if isinstance(value, bool):
         return ("true" if value else "false"), datatype or _XSD_BOOLEAN
     if isinstance(value, int):
@@ -249,7 +254,7 @@ def lexical_form(value: Any, datatype: str | None) -> tuple[str, str | None]:
         if datatype == _XSD_DECIMAL:
             return canonical_decimal(value), _XSD_DECIMAL
         return canonical_double(value), datatype or _XSD_DOUBLE
-    return str(value), None if datatype == _XSD_STRING else datatype
+    return str(value), datatype
 
 
 def _flatten(value: Any) -> list[Any]:

@@ -153,8 +153,6 @@ def memories_between(graph: GraphLike, start: Instant | None = None, end: Instan
 _TEMPORAL_COLUMNS = (*_COLUMNS, "valid_from", "valid_until", "recorded_at")
 
 
-
-
 def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) -> Table:
     """Memories valid at ``valid`` and recorded by ``known`` (either may be None: no condition).
 
@@ -564,14 +562,13 @@ def _relationship(value: str | URIRef) -> URIRef:
 
 
 def _moment(value: Instant) -> datetime:
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            raise MifRdfError(f"{value!r} is not an ISO 8601 date or date-time") from None
-    if not isinstance(value, (datetime, date)):
+    """A time parameter as an aware datetime, read as the rows' times are (:func:`_time_value`)."""
+    moment = _time_value(value)
+    if moment is None:
+        if isinstance(value, str):
+            raise MifRdfError(f"{value!r} is not an ISO 8601 date or date-time")
         raise MifRdfError(f"a time must be a datetime, a date or an ISO 8601 string (got {value!r})")
-    return as_utc(value)
+    return moment
 
 
 def _instant(value: Instant | None) -> Literal | None:
