@@ -58,7 +58,7 @@ _scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(max_size=20),
 )
 _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
-#: Frontmatter keys and values of every shape (shared with tests/test_oxigraph_text.py).
+#: Frontmatter keys and values of every shape (shared with tests/test_oxigraph_text.py and tests/test_integrity.py).
 GENERATED_FRONTMATTER = st.fixed_dictionaries({}, optional={
     "title": st.text(max_size=20),
     "namespace": st.sampled_from(["_semantic/decisions", "acme/team-a", "_local/x"]),

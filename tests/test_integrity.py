@@ -13,7 +13,7 @@ from mif_rdf.markdown import render_memory
 from mif_rdf.validation import validate
 
 from conftest import write_file
-from test_equivalence import _known
+from test_equivalence import GENERATED_FRONTMATTER
 
 BODY = "\n# Hashed\n\nThe body is what the hash protects.\n"
 
@@ -59,7 +59,7 @@ def test_added_hashes_verify_after_a_round_trip(tmp_path: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frontmatter=_known)
+@given(frontmatter=GENERATED_FRONTMATTER)
 def test_validation_never_crashes(frontmatter: dict) -> None:
     """Whatever a frontmatter holds, validation reports; it does not raise."""
     frontmatter = {"id": "p1", "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
