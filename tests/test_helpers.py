@@ -6,6 +6,7 @@ from SPARQL, so a wrong query cannot agree with itself.
 """
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
@@ -13,11 +14,13 @@ import networkx as nx
 import pytest
 from conftest import memory_text, write_file
 from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS
 
 from mif_rdf import load_bundle
 from mif_rdf.errors import MifRdfError
 from mif_rdf.identity import relationship_iri
 from mif_rdf.namespaces import MIF
+from mif_rdf.synthetic import generate_bundle
 from mif_rdf.queries import (
     TRUST_LEVELS,
     Table,
@@ -31,6 +34,7 @@ from mif_rdf.queries import (
     neighbours,
     recorded_by,
     relationship_edges,
+    select,
     supersession_chain,
     trusted,
     valid_at,
@@ -194,6 +198,28 @@ def test_relationship_edges(example_bundle, links) -> None:
     paths = {str(s): str(o) for s, p, o in example_bundle.links if p == MIF.path}
     order = [(paths[r["source"]], r["relationship"], paths[r["target"]]) for r in table]
     assert order == sorted(order)  # by source path, relationship, target path
+
+
+#: relationship_edges as one SPARQL query (its definition; the helper joins two queries in Python instead).
+EDGES_IN_ONE_QUERY = """SELECT ?source ?source_label ?relationship ?target ?target_label WHERE {
+  ?target mif:path ?target_path . ?source ?relationship ?target . ?source mif:path ?source_path .
+  OPTIONAL { ?source dc:title ?st } OPTIONAL { ?source schema:name ?sn }
+  OPTIONAL { ?target dc:title ?tt } OPTIONAL { ?target schema:name ?tn }
+  BIND(COALESCE(?st, ?sn, ?source_path) AS ?source_label) BIND(COALESCE(?tt, ?tn, ?target_path) AS ?target_label)
+}"""
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_relationship_edges_are_the_one_query_definition(tmp_path, store: str) -> None:
+    root = tmp_path / "bundle"
+    generate_bundle(root, 60, seed=8)
+    bundle = load_bundle(root, store=store)
+    hub = next(iri for iri in sorted(m.iri for m in bundle.memories.values()) if (URIRef(iri), None, None) in bundle.links)
+    bundle.links.add((URIRef(hub), DCTERMS.title, Literal("Second title")))  # two titles: each of its edges comes once per title
+    expected = Counter(tuple(row.values()) for row in select(bundle, EDGES_IN_ONE_QUERY))
+    table = relationship_edges(bundle)
+    assert Counter(tuple(row[c] for c in ("source", "source_label", "relationship", "target", "target_label")) for row in table) == expected
+    assert any(row["source_label"] == "Second title" or row["target_label"] == "Second title" for row in table)
 
 
 def test_conflicts_are_pairs_listed_once(example_bundle) -> None:

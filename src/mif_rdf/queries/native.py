@@ -212,21 +212,22 @@ class _TripleTerm(Exception):
 def _rows(tsv: str, names: tuple[str, ...]) -> list[dict[str, Any]]:
     """The rows of SPARQL TSV results (a header of ``?variables``, then one line per solution).
 
-    Column by column (:func:`_column`), then the columns are zipped back into rows.
+    Every cell of the text is cut out at once (a column is every ``width``-th
+    cell), read column by column (:func:`_column`), and the columns are
+    zipped back into rows.
     """
-    lines = tsv.split("\n")
-    variables = [name[1:] for name in lines[0].split("\t")] if lines[0] else []
-    del lines[0], lines[-1]  # the header, and the empty text after the last newline
-    where = {name: i for i, name in enumerate(variables)}
-    if not lines:
+    header, _, body = tsv.partition("\n")
+    variables = [name[1:] for name in header.split("\t")] if header else []
+    if not body:
         return []
+    if not variables:  # a SELECT of no variable: one empty line per solution
+        return [{} for _ in range(body.count("\n"))]
+    cells = body[:-1].replace("\n", "\t").split("\t")  # no cell holds a tab or a newline (TSV escapes them)
+    width, height = len(variables), len(cells) // len(variables)
+    where = {name: i for i, name in enumerate(variables)}
     convert = _converter()
-    if len(variables) == 1:
-        cells: list[Any] = [lines]
-    else:
-        cells = list(zip(*map(str.split, lines, repeat("\t"))))
-    columns = [_column(cells[where[name]], convert) if name in where else repeat(None, len(lines)) for name in names]
-    return [dict(zip(names, row)) for row in zip(*columns)] if names else [{} for _ in lines]
+    columns = [_column(cells[where[name] :: width], convert) if name in where else repeat(None, height) for name in names]
+    return [dict(zip(names, row)) for row in zip(*columns)] if names else [{} for _ in range(height)]
 
 
 #: A whole column of IRIs, or of plain strings without escapes (cells joined by newlines): each cell's value is its text.
