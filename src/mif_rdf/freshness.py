@@ -60,7 +60,9 @@ class Duration:
         return _add_months(start, self.months) + timedelta(seconds=self.seconds)
 
     def length(self, start: datetime) -> timedelta:
-        """How long this duration lasts when it starts at ``start``."""
+        """How long this duration lasts when it starts at ``start`` (the same wherever it starts, without months)."""
+        if not self.months:
+            return timedelta(seconds=self.seconds)
         return self.after(start) - start
 
 
@@ -147,9 +149,13 @@ class DecayProfile:
     def origin(self, at: datetime) -> datetime | None:
         """Where ``t`` starts for a freshness at ``at``: the latest of recording and reinforcement not after ``at``."""
         at = as_utc(at)
-        candidates = [as_utc(m) for m in (self.recorded, self.reinforced) if m is not None]
-        candidates = [m for m in candidates if m <= at]
-        return max(candidates) if candidates else None
+        latest = None
+        for moment in (self.recorded, self.reinforced):  # a loop, not lists: freshness runs this for every memory
+            if moment is not None:
+                moment = as_utc(moment)
+                if moment <= at and (latest is None or moment > latest):
+                    latest = moment
+        return latest
 
     def strength_at(self, at: datetime) -> float | None:
         """Freshness in [0, 1] at ``at``, or None when the memory was not recorded yet.

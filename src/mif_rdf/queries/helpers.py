@@ -56,7 +56,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from decimal import Decimal
 from itertools import product
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Sequence
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
@@ -67,7 +67,7 @@ from ..errors import MifRdfError
 from ..freshness import DecayProfile, as_utc
 from ..identity import BASE_TYPES, MEMORY_PREFIX, memory_iri, relationship_iri
 from ..namespaces import MIF
-from .native import SPLIT_HERE, no_cyclic_gc, select_trusted
+from .native import SPLIT_HERE, no_cyclic_gc, select_columns, select_trusted
 from .results import Table
 
 GraphLike = Graph | Bundle
@@ -210,6 +210,8 @@ def _zoned(value: Any) -> bool:
 
 def _time_value(value: Any) -> datetime | None:
     """A row's time as an aware datetime (no zone: UTC; a date: midnight UTC), None when it is no time."""
+    if type(value) is datetime and value.tzinfo is not None:  # most rows' times: nothing to do
+        return value
     if isinstance(value, (datetime, date)):
         return as_utc(value)
     if isinstance(value, str):
@@ -239,11 +241,12 @@ def recorded_by(graph: GraphLike, at: Instant) -> Table:
 def decay_profiles(graph: GraphLike) -> Table:
     """Every memory with its :class:`DecayProfile` (column ``profile``), to compute freshness at any time."""
     with no_cyclic_gc():
-        rows = [{"memory": row["memory"], "path": row["path"], "title": row["title"], "profile": profile} for row, profile in _decay_rows(graph)]
+        rows = [{"memory": memory, "path": path, "title": title, "profile": profile} for memory, path, title, profile in _decay_rows(graph)]
     return Table((*_COLUMNS, "profile"), rows)
 
 
-def _decay_rows(graph: GraphLike) -> Iterator[tuple[dict[str, Any], DecayProfile]]:
+def _decay_rows(graph: GraphLike) -> list[tuple[Any, Any, Any, DecayProfile]]:
+    """``(memory, path, title, profile)`` of every memory, ordered by path."""
     query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced WHERE {{
       {_EVERY_MEMORY}
       OPTIONAL {{ ?memory dc:created ?created }}
@@ -255,17 +258,18 @@ def _decay_rows(graph: GraphLike) -> Iterator[tuple[dict[str, Any], DecayProfile
           OPTIONAL {{ ?d mif:halfLife ?half_life }}
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
     }}"""
-    rows = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"), split_on="memory")
-    for row in _by_path(rows):
-        yield row, _profile(row)
+    found = _select_columns(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"), split_on="memory")
+    with no_cyclic_gc():
+        rows = sorted(zip(*found.values()), key=lambda row: str(row[1]))  # by path, as ORDER BY ?path (see _by_path)
+        return [(memory, path, title, _profile(*decay)) for memory, path, title, *decay in rows]
 
 
-def _profile(row: dict[str, Any]) -> DecayProfile:
+def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any) -> DecayProfile:
     return DecayProfile(  # times without a zone are UTC, as in _temporal
-        model=row["model"] or "none",
-        recorded=_time_value(row["recorded"]) or _time_value(row["created"]),
-        reinforced=_time_value(row["reinforced"]),
-        ttl=row["ttl"], half_life=row["half_life"],
+        model=model or "none",
+        recorded=_time_value(recorded) or _time_value(created),
+        reinforced=_time_value(reinforced),
+        ttl=ttl, half_life=half_life,
     )
 
 
@@ -278,14 +282,14 @@ def freshness(graph: GraphLike, at: Instant) -> Table:
     moment = _moment(at)
     rows = []
     with no_cyclic_gc():
-        for row, profile in _decay_rows(graph):
+        for memory, path, title, profile in _decay_rows(graph):
             try:
                 value, problem = profile.strength_at(moment), None
             except MifRdfError as exc:
                 value, problem = None, str(exc)
             if value is None and problem is None:
                 problem = "not recorded yet"
-            rows.append({"memory": row["memory"], "path": row["path"], "title": row["title"], "model": profile.model, "freshness": value, "problem": problem})
+            rows.append({"memory": memory, "path": path, "title": title, "model": profile.model, "freshness": value, "problem": problem})
     return Table((*_COLUMNS, "model", "freshness", "problem"), rows)
 
 
@@ -370,29 +374,28 @@ def relationship_edges(graph: GraphLike) -> Table:
     here, not by ``ORDER BY``: Oxigraph compares terms by reading their text
     back from the store (3 s at 100,000 memories).
     """
-    edges = _select(graph, """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
+    edges = _select_columns(graph, """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
       ?target mif:path ?target_path .
       """ + SPLIT_HERE + """      ?source ?relationship ?target .
       { SELECT ?source ?source_path WHERE { ?source mif:path ?source_path } }
-    }""", ("source", "relationship", "target", "source_path", "target_path"), split_on="target")
-    nodes = _select(graph, """SELECT ?node ?path ?label WHERE {
+    }""", ("source_path", "relationship", "target_path", "source", "target"), split_on="target")
+    nodes = _select_columns(graph, """SELECT ?node ?path ?label WHERE {
       ?node mif:path ?path .
       """ + SPLIT_HERE + """      OPTIONAL { ?node dc:title ?title } OPTIONAL { ?node schema:name ?name }
       BIND(COALESCE(?title, ?name, ?path) AS ?label)
     }""", ("node", "path", "label"), split_on="node")
-    columns = ("source", "source_label", "relationship", "target", "target_label")
     with no_cyclic_gc():
         labels: dict[tuple[Any, Any], list[Any]] = {}
-        for node in nodes:  # a node with two titles has two labels, and its edges two rows, as one query would give
-            labels.setdefault((node["node"], node["path"]), []).append(node["label"])
-        edges.sort(key=lambda row: (str(row["source_path"]), row["relationship"], str(row["target_path"])))
+        for key, label in zip(zip(nodes["node"], nodes["path"]), nodes["label"]):  # a node with two titles has two
+            labels.setdefault(key, []).append(label)  # labels, and its edges two rows each, as one query would give
+        ordered = sorted(zip(*edges.values()), key=lambda edge: (str(edge[0]), edge[1], str(edge[2])))
         rows = [
-            {"source": edge["source"], "source_label": source_label, "relationship": edge["relationship"], "target": edge["target"], "target_label": target_label}
-            for edge in edges
-            for source_label in labels[edge["source"], edge["source_path"]]
-            for target_label in labels[edge["target"], edge["target_path"]]
+            {"source": source, "source_label": source_label, "relationship": relationship, "target": target, "target_label": target_label}
+            for source_path, relationship, target_path, source, target in ordered
+            for source_label in labels[source, source_path]
+            for target_label in labels[target, target_path]
         ]
-    return Table(columns, rows)
+    return Table(("source", "source_label", "relationship", "target", "target_label"), rows)
 
 
 def conflicts(graph: GraphLike) -> Table:
@@ -531,6 +534,11 @@ def _select(source: GraphLike, query: str, columns: Iterable[str], *, split_on: 
     graph = source.dataset if isinstance(source, Bundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
     return select_trusted(graph, query, bound, tuple(columns), as_values=True, split_on=split_on)
+
+
+def _select_columns(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None) -> dict[str, Sequence[Any]]:
+    """:func:`_select` column by column, in the order of ``columns``, for a query without parameters."""
+    return select_columns(source.dataset if isinstance(source, Bundle) else source, query, {}, tuple(columns), split_on=split_on)
 
 
 def _by_path(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ results that took longer than the query.  :func:`select` skips rdflib there:
   default graph (the union of the bundle's graphs) and parameters oxrdflib
   would pass;
 * Oxigraph writes the rows as SPARQL TSV (W3C SPARQL 1.1 Query Results
-  CSV and TSV Formats), terms in N-Triples syntax, and :func:`_rows` reads
+  CSV and TSV Formats), terms in N-Triples syntax, and :func:`_columns` reads
   each cell into the value :func:`~mif_rdf.queries.results.python_value`
   gives for the rdflib term oxrdflib would have made: IRIs and blank nodes as
   text, strings as text, numbers, booleans, dates and timestamps through
@@ -44,8 +44,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from decimal import Decimal
-from itertools import repeat
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -102,14 +101,53 @@ def select_trusted(
     before the query's :data:`SPLIT_HERE` mark in the outer group), Oxigraph
     runs the query in parts on several cores (see the module notes).
     """
+    found = _in_oxigraph(graph, query, bindings, columns, as_values, split_on)
+    if found is None:
+        return _by_rdflib(graph, query, bindings, columns)
+    with no_cyclic_gc():
+        return Table(found.names, found.rows())
+
+
+def select_columns(
+    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str], *, as_values: bool = False, split_on: str | None = None
+) -> dict[str, Sequence[Any]]:
+    """:func:`select_trusted`'s rows column by column, ``{name: values}``, for helpers that read whole columns.
+
+    On Oxigraph the rows are never built: 100,000 dicts cost more than the
+    column lists they would be made from.
+    """
+    found = _in_oxigraph(graph, query, bindings, columns, as_values, split_on)
+    if found is None:
+        table = _by_rdflib(graph, query, bindings, columns)
+        return {name: [row[name] for row in table] for name in table.columns}
+    return dict(zip(found.names, found.values))
+
+
+class _Columns(NamedTuple):
+    names: tuple[str, ...]
+    height: int
+    values: list[Sequence[Any]]
+
+    def rows(self) -> list[dict[str, Any]]:
+        if not self.names:  # a SELECT of no variable: one empty row per solution
+            return [{} for _ in range(self.height)]
+        return [dict(zip(self.names, row)) for row in zip(*self.values)]
+
+
+def _by_rdflib(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None) -> Table:
+    result = run_query(graph, query, bindings)
+    if result.type != "SELECT":
+        raise MifRdfError(f"a table needs a SELECT query, not {result.type}")
+    return Table.from_result(result, columns)
+
+
+def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None, as_values: bool, split_on: str | None) -> _Columns | None:
+    """The columns of a SELECT run by Oxigraph (split when asked), None when ``graph`` is not in Oxigraph."""
     if split_on is not None and SPLIT_HERE not in query:  # on any store: each part would hold every solution
         raise ValueError(f"a query split on ?{split_on} needs the mark {SPLIT_HERE!r}")
     store = oxigraph_store(graph)
     if store is None:
-        result = run_query(graph, query, bindings)
-        if result.type != "SELECT":
-            raise MifRdfError(f"a table needs a SELECT query, not {result.type}")
-        return Table.from_result(result, columns)
+        return None
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
     options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **_dataset_of(graph)}
@@ -134,9 +172,11 @@ def select_trusted(
     names = tuple(columns) if columns is not None else variables
     try:
         with no_cyclic_gc():
-            return Table(names, _rows(text, names))
+            height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
-        return Table.from_result(run_query(graph, query, bindings), names)
+        table = Table.from_result(run_query(graph, query, bindings), names)
+        return _Columns(names, len(table), [[row[name] for row in table] for name in names])
+    return _Columns(names, height, values)
 
 
 def _parts(query: str, variable: str, count: int) -> list[str]:
@@ -209,45 +249,39 @@ class _TripleTerm(Exception):
     """An RDF 1.2 triple term in the results: left to rdflib (oxrdflib makes a tuple of it)."""
 
 
-def _rows(tsv: str, names: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The rows of SPARQL TSV results (a header of ``?variables``, then one line per solution).
+def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]]:
+    """The number of rows of SPARQL TSV results (a header of ``?variables``, then one line per solution) and
+    the values of the columns ``names`` (a column the results lack is all None).
 
     Every cell of the text is cut out at once (a column is every ``width``-th
-    cell), read column by column (:func:`_column`), and the columns are
-    zipped back into rows.
+    cell), then read column by column (:func:`_column`).
     """
     header, _, body = tsv.partition("\n")
     variables = [name[1:] for name in header.split("\t")] if header else []
-    if not body:
-        return []
-    if not variables:  # a SELECT of no variable: one empty line per solution
-        return [{} for _ in range(body.count("\n"))]
-    cells = body[:-1].replace("\n", "\t").split("\t")  # no cell holds a tab or a newline (TSV escapes them)
+    if not variables:  # no variable: one empty line per solution
+        return body.count("\n"), [[None] * body.count("\n") for _ in names]
+    cells = body[:-1].replace("\n", "\t").split("\t") if body else []  # no cell holds a tab or a newline (TSV escapes them)
     width, height = len(variables), len(cells) // len(variables)
     where = {name: i for i, name in enumerate(variables)}
     convert = _converter()
-    columns = [_column(cells[where[name] :: width], convert) if name in where else repeat(None, height) for name in names]
-    return [dict(zip(names, row)) for row in zip(*columns)] if names else [{} for _ in range(height)]
+    return height, [_column(cells[where[name] :: width], convert) if name in where else [None] * height for name in names]
 
 
-#: A whole column of IRIs, or of plain strings without escapes (cells joined by newlines): each cell's value is its text.
-_ALL_IRIS = re.compile(r"<[^<>\n]*>(?:\n<[^<>\n]*>)*")
-_ALL_PLAIN_STRINGS = re.compile(r'"[^"\\\n]*"(?:\n"[^"\\\n]*")*')
+#: A column (cells joined by newlines) of IRIs, plain strings without escapes and unbound (empty) cells only.
+_SIMPLE_COLUMN = re.compile(r'(?:<[^<>\n]*>|"[^"\\\n]*")?(?:\n(?:<[^<>\n]*>|"[^"\\\n]*")?)*')
 
 
 def _column(cells: Sequence[str], convert: Callable[[str], Any]) -> Sequence[Any]:
-    """The values of one column's cells: what ``convert`` gives each, found at C speed for the common columns.
+    """The values of one column's cells: what ``convert`` gives each, without a call per cell for the common columns.
 
-    A column of IRIs (no ``<<`` triple term can hide in one: ``<`` is not
-    allowed inside) or of plain strings with no escape is split in one call,
-    to the same values ``convert`` would give cell by cell; any other column
-    (numbers, times, unbound cells) goes cell by cell.
+    In a column of IRIs (no ``<<`` triple term hides in one: ``<`` is not
+    allowed inside), plain strings with no escape and unbound cells, which one
+    regular expression recognizes, a value is the text between the first and
+    last character, and an empty cell is None, as ``convert`` gives them;
+    any other column (numbers, times, blank nodes) goes cell by cell.
     """
-    joined = "\n".join(cells)
-    if _ALL_IRIS.fullmatch(joined):
-        return joined[1:-1].split(">\n<")
-    if _ALL_PLAIN_STRINGS.fullmatch(joined):
-        return joined[1:-1].split('"\n"')
+    if _SIMPLE_COLUMN.fullmatch("\n".join(cells)):
+        return [cell[1:-1] if cell else None for cell in cells]
     return list(map(convert, cells))
 
 
