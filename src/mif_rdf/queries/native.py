@@ -124,6 +124,8 @@ def select_columns(
 
 
 class _Columns(NamedTuple):
+    """A SELECT's rows as columns: ``values[i]`` holds column ``names[i]``, ``height`` values each."""
+
     names: tuple[str, ...]
     height: int
     values: list[Sequence[Any]]
