@@ -11,6 +11,7 @@ would hold every row).
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from rdflib import BNode, Literal
@@ -108,3 +109,13 @@ def test_a_split_without_the_mark_is_refused_on_every_store(tmp_path, store: str
     bundle = load_bundle(root, store=store)
     with pytest.raises(ValueError, match="needs the mark"):
         select_trusted(bundle.dataset, NODES.replace(SPLIT_HERE, ""), {}, split_on="node")
+
+
+def test_split_helpers_on_the_cached_on_disk_store(bundles, tmp_path) -> None:
+    """The cache hands out an on-disk (RocksDB) Oxigraph database: its parts run side by side too, with equal tables."""
+    root = Path(bundles["oxigraph"].root)
+    load_bundle(root, store="Oxigraph", cache=tmp_path / "cache")  # primes the cache
+    warm = load_bundle(root, store="Oxigraph", cache=tmp_path / "cache")
+    assert warm.cache.state == "warm"
+    for name, call in _split_helpers(bundles["oxigraph"]).items():
+        assert _typed(call(warm)) == _typed(call(bundles["oxigraph"])), name
