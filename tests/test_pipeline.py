@@ -77,12 +77,12 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
 
 def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mif_rdf.pipeline, "_reruns_main_script", lambda: False)
-    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 2)
+    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 2)
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
     assert worker_count(10_000, None) == 1 and worker_count(10_000, None, busy_main=False) == 2
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.9)  # another job holds a core
     assert worker_count(10_000, None) == 0 and worker_count(10_000, None, busy_main=False) == 0
-    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 8)
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 1.2)
     assert worker_count(10, None) == 0  # small bundles stay in one process
     assert worker_count(10_000, None) == 6 and worker_count(10_000, None, busy_main=False) == 7
@@ -99,7 +99,7 @@ def test_busy_cores_reads_this_machine() -> None:
 
 def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh-interpreter workers import the main script; a default must not ask for that."""
-    monkeypatch.setattr(mif_rdf.pipeline, "_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 8)
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.0)
     monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
     assert worker_count(10_000, None) == 0

@@ -114,7 +114,7 @@ def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> 
         return max(0, workers)
     if files < PARALLEL_THRESHOLD or _reruns_main_script():
         return 0
-    idle = round(_cores() - _busy_cores())
+    idle = round(usable_cores() - _busy_cores())
     if idle < 2:
         return 0
     return min(idle - 1 if busy_main else idle, 8)
@@ -136,7 +136,7 @@ def _reruns_main_script() -> bool:
     return getattr(sys.modules.get("__main__"), "__file__", None) is not None
 
 
-def _cores() -> int:
+def usable_cores() -> int:
     """Cores this process may run on (a container's CPU set, not the host's count)."""
     try:
         return len(os.sched_getaffinity(0))

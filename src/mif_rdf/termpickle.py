@@ -48,11 +48,11 @@ def _literal_as_is(lexical: str, language: str | None, datatype: URIRef | None, 
 
 
 #: Python values of literals that pickle exactly and cheaply; others are parsed again from the lexical form.
-_PLAIN_VALUES = (str, int, float, Decimal, datetime.datetime, datetime.date, datetime.time, datetime.timedelta, type(None))
+_PLAIN_VALUES = (str, bool, int, float, Decimal, datetime.datetime, datetime.date, datetime.time, datetime.timedelta, type(None))
 
 
 def _reduce_literal(literal: Literal) -> tuple[Any, tuple[Any, ...]]:
     value = literal._value  # noqa: SLF001 - restored exactly, see _literal_as_is
-    if type(value) in _PLAIN_VALUES or type(value) is bool:
+    if type(value) in _PLAIN_VALUES:
         return _literal_as_is, (str(literal), literal._language, literal._datatype, value, literal._ill_typed)  # noqa: SLF001
     return _literal, (str(literal), literal.language, literal.datatype)

@@ -39,7 +39,6 @@ particular order, and the helper sorts them.
 """
 from __future__ import annotations
 
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
@@ -53,6 +52,7 @@ from rdflib.term import Node, XSDToPython
 
 from ..bundle import Bundle, no_cyclic_gc
 from ..oxigraph_sink import OxigraphSink, oxigraph_store
+from ..pipeline import usable_cores
 from ..errors import MifRdfError
 from .results import Table, python_value
 from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, run_query, values_first
@@ -203,11 +203,7 @@ def _parts(query: str, variable: str, count: int) -> list[str]:
 
 def _part_count() -> int:
     """Threads for a split query: the cores this process may run on, at most :data:`MAX_PARTS`."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return min(MAX_PARTS, cores)
+    return min(MAX_PARTS, usable_cores())
 
 
 def _dataset_of(graph: Graph) -> dict[str, Any]:
@@ -261,7 +257,8 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     header, _, body = tsv.partition("\n")
     variables = [name[1:] for name in header.split("\t")] if header else []
     if not variables:  # no variable: one empty line per solution
-        return body.count("\n"), [[None] * body.count("\n") for _ in names]
+        height = body.count("\n")
+        return height, [[None] * height for _ in names]
     cells = body[:-1].replace("\n", "\t").split("\t") if body else []  # no cell holds a tab or a newline (TSV escapes them)
     width, height = len(variables), len(cells) // len(variables)
     where = {name: i for i, name in enumerate(variables)}
