@@ -306,6 +306,27 @@ def test_columns_of_one_kind_have_the_values_rdflib_gives_them(terms: list) -> N
     test_every_kind_of_term_has_the_value_rdflib_gives_it.hypothesis.inner_test(terms)
 
 
+#: Terms that end or start like a simple cell without being one: a column holding one must be read cell by cell.
+LOOKALIKES = [
+    ox.Triple(ox.NamedNode("urn:x:a"), ox.NamedNode("urn:x:p"), ox.Literal("o")),  # <<( ... )>> starts with <
+    ox.Literal('say "hi"'),  # escaped quotes end with "
+    ox.Literal("a\\b"),
+    ox.Literal("x", datatype=ox.NamedNode("urn:example:datatype")),  # ends with >
+    ox.Literal("x", language="en"),
+    ox.Literal("7", datatype=ox.NamedNode(XSD_ + "integer")),  # bare
+    ox.BlankNode("b1"),
+]
+
+
+@pytest.mark.parametrize("odd", LOOKALIKES, ids=str)
+@pytest.mark.parametrize("where", [0, 1, 3])
+@pytest.mark.parametrize("kind", [ox.NamedNode("urn:x:plain"), ox.Literal("plain")], ids=["iris", "strings"])
+def test_one_lookalike_in_a_simple_column_is_read_as_itself(odd, where: int, kind) -> None:
+    terms = [kind] * 3
+    terms.insert(where, odd)
+    test_every_kind_of_term_has_the_value_rdflib_gives_it.hypothesis.inner_test(terms)
+
+
 # -- times without a zone: one meaning (UTC) on every store ----------------------------------------
 _ZONES = {  # file -> frontmatter lines after id and type
     "bare-date.md": "created: 2026-01-15\n",  # unquoted: an ill-typed xsd:dateTime, kept as written

@@ -266,22 +266,37 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     return height, [_column(cells[where[name] :: width], convert) if name in where else [None] * height for name in names]
 
 
-#: A column (cells joined by newlines) of IRIs, plain strings without escapes and unbound (empty) cells only.
-_SIMPLE_COLUMN = re.compile(r'(?:<[^<>\n]*>|"[^"\\\n]*")?(?:\n(?:<[^<>\n]*>|"[^"\\\n]*")?)*')
-
-
-def _column(cells: Sequence[str], convert: Callable[[str], Any]) -> Sequence[Any]:
+def _column(cells: list[str], convert: Callable[[str], Any]) -> Sequence[Any]:
     """The values of one column's cells: what ``convert`` gives each, without a call per cell for the common columns.
 
-    In a column of IRIs (no ``<<`` triple term hides in one: ``<`` is not
-    allowed inside), plain strings with no escape and unbound cells, which one
-    regular expression recognizes, a value is the text between the first and
-    last character, and an empty cell is None, as ``convert`` gives them;
-    any other column (numbers, times, blank nodes) goes cell by cell.
+    In a column of IRIs, plain strings with no escape and unbound cells
+    (:func:`_is_simple`), a value is the text between the first and last
+    character, and an empty cell is None, as ``convert`` gives them; any
+    other column (numbers, times, blank nodes) goes cell by cell.
     """
-    if _SIMPLE_COLUMN.fullmatch("\n".join(cells)):
+    if _is_simple(cells):
         return [cell[1:-1] if cell else None for cell in cells]
     return list(map(convert, cells))
+
+
+def _is_simple(cells: list[str]) -> bool:
+    """True when every cell is an IRI, a plain string without escapes, or empty, told by counting characters.
+
+    Each cell is one term as Oxigraph writes it, with no tab or newline: a
+    cell that starts with ``<`` is an IRI (``<<`` opens a triple term), and
+    one that ends with ``"`` is a plain string (typed and language-tagged
+    literals end otherwise, numbers are bare).  With no backslash anywhere
+    no cell holds an escape.  So when the IRIs, the plain strings and the
+    empty cells add up to every cell, the column is simple.  Counting runs
+    in C over the joined text: a regular expression over it cost 0.09 s per
+    220,000 cells.
+    """
+    text = "\n".join(cells)
+    if "\\" in text or "\n<<" in text or text.startswith("<<"):
+        return False
+    iris = text.count("\n<") + text.startswith("<")
+    strings = text.count('"\n') + text.endswith('"')
+    return iris + strings + cells.count("") == len(cells)
 
 
 _STRING_END = '"'
