@@ -109,3 +109,28 @@ def test_blank_node_labels_belong_to_their_document() -> None:
     blanks = {t[2] for t in first if str(t[0]) == "https://example.org/s"}
     assert len(blanks) == 1  # both mentions are one node
     assert blanks.isdisjoint({t[2] for t in second if str(t[0]) == "https://example.org/s"})  # not the next document's
+
+
+#: References and bases of every shape pyld's resolver tells apart: dot segments, queries, fragments, authorities.
+_IRI_PIECES = st.text(alphabet="ab./?#:%-_é", max_size=10)
+_BASES = st.one_of(
+    st.sampled_from(["mif://local/test/", "mif://local/test/semantic/x.md", "http://h", "http://h/", "urn:x:y", "mif:a/b",
+                     "http://h/a?q=1/b", "http://h/a/./b/../c", "http://h/a#frag/x", "file:///tmp/b/"]),
+    st.builds(lambda a, b: f"https://h/{a}/{b}", _IRI_PIECES, _IRI_PIECES),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(_IRI_PIECES, st.builds(lambda a, b: f"{a}/{b}", _IRI_PIECES, _IRI_PIECES)), _BASES)
+def test_iri_resolution_is_pyld_s(reference: str, base: str) -> None:
+    from pyld.iri_resolver import resolve
+
+    from mif_rdf.context import resolve_iri
+
+    try:
+        expected = resolve(reference, base)
+    except ValueError:  # pyld refuses some (reference, base) pairs: so must we
+        with pytest.raises(ValueError):
+            resolve_iri(reference, base)
+        return
+    assert resolve_iri(reference, base) == expected

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -115,6 +116,7 @@ def canonical_relationship_name(name: str) -> str:
     return f"{prefix}{sep}{kebab}"
 
 
+@lru_cache(maxsize=4096)  # a bundle spells a few dozen types, once per relationship
 def relationship_iri(name: str) -> str:
     """The IRI of a relationship type, the same for all three spellings."""
     canonical = canonical_relationship_name(name)
