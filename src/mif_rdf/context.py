@@ -65,7 +65,7 @@ def resolve_iri(reference: str, base: str) -> str:
     Most references a bundle holds are plain relative paths (``decisions/x.md``)
     against a base with an authority and a path.  Resolving one is joining
     it to the base's folder: pyld's dot-segment removal leaves a path with no
-    ``/.`` in it as it is.  Those are joined here (a tenth of the cost; a
+    ``/.`` in it as it is.  Those are joined here (0.25 instead of 7.5 us; a
     10,000-memory load resolves some 40,000); every other reference goes
     to pyld.
     """
