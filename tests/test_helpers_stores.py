@@ -306,7 +306,8 @@ def test_columns_of_one_kind_have_the_values_rdflib_gives_them(terms: list) -> N
     test_every_kind_of_term_has_the_value_rdflib_gives_it.hypothesis.inner_test(terms)
 
 
-#: Terms that end or start like a simple cell without being one: a column holding one must be read cell by cell.
+#: Terms that end or start like a simple cell or a timestamp without being one (or that Python cannot read as one):
+#: a column holding one must still give rdflib's values.
 LOOKALIKES = [
     ox.Triple(ox.NamedNode("urn:x:a"), ox.NamedNode("urn:x:p"), ox.Literal("o")),  # <<( ... )>> starts with <
     ox.Literal('say "hi"'),  # escaped quotes end with "
@@ -315,12 +316,19 @@ LOOKALIKES = [
     ox.Literal("x", language="en"),
     ox.Literal("7", datatype=ox.NamedNode(XSD_ + "integer")),  # bare
     ox.BlankNode("b1"),
+    ox.Literal("2026-02-30T00:00:00Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # ill-typed: kept as text
+    ox.Literal("2026-01-15T10:30:00.1234567Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # Python reads 6 digits only
+    ox.Literal("2026-01-15", datatype=ox.NamedNode(XSD_ + "date")),
 ]
 
 
 @pytest.mark.parametrize("odd", LOOKALIKES, ids=str)
 @pytest.mark.parametrize("where", [0, 1, 3])
-@pytest.mark.parametrize("kind", [ox.NamedNode("urn:x:plain"), ox.Literal("plain")], ids=["iris", "strings"])
+@pytest.mark.parametrize(
+    "kind",
+    [ox.NamedNode("urn:x:plain"), ox.Literal("plain"), ox.Literal("2026-01-15T10:30:00+02:00", datatype=ox.NamedNode(XSD_ + "dateTime"))],
+    ids=["iris", "strings", "timestamps"],
+)
 def test_one_lookalike_in_a_simple_column_is_read_as_itself(odd, where: int, kind) -> None:
     terms = [kind] * 3
     terms.insert(where, odd)

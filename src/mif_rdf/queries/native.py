@@ -271,11 +271,19 @@ def _column(cells: list[str], convert: Callable[[str], Any]) -> Sequence[Any]:
 
     In a column of IRIs, plain strings with no escape and unbound cells
     (:func:`_is_simple`), a value is the text between the first and last
-    character, and an empty cell is None, as ``convert`` gives them; any
-    other column (numbers, times, blank nodes) goes cell by cell.
+    character, and an empty cell is None, as ``convert`` gives them.  A
+    column of ``xsd:dateTime`` literals (:func:`_all_timestamps`) is read
+    with the converter ``convert`` uses, unless one of them cannot be read.
+    Any other column (numbers, durations, blank nodes) goes cell by cell.
     """
     if _is_simple(cells):
         return [cell[1:-1] if cell else None for cell in cells]
+    if _all_timestamps(cells):
+        to_datetime, end = _CONVERTERS[str(XSD.dateTime)], -len(_DATETIME_END)
+        try:
+            return [to_datetime(cell[1:end]) if cell else None for cell in cells]
+        except ValueError:  # an ill-typed timestamp keeps its text: convert knows how
+            pass
     return list(map(convert, cells))
 
 
@@ -301,6 +309,15 @@ def _is_simple(cells: list[str]) -> bool:
     iris = text.count("\n<") + text.startswith("<")
     strings = text.count('"\n') + text.endswith('"')
     return iris + strings + cells.count("") == len(cells)
+
+
+def _all_timestamps(cells: list[str]) -> bool:
+    """True when every cell is an ``xsd:dateTime`` literal without escapes, or empty (counted as in :func:`_is_simple`)."""
+    first = next(filter(None, cells), "")
+    if not first.endswith(_DATETIME_END):
+        return False
+    text = "\n".join(cells)
+    return "\\" not in text and text.count(_DATETIME_END + "\n") + text.endswith(_DATETIME_END) + cells.count("") == len(cells)
 
 
 _STRING_END = '"'
