@@ -317,7 +317,7 @@ LOOKALIKES = [
     ox.Literal("7", datatype=ox.NamedNode(XSD_ + "integer")),  # bare
     ox.BlankNode("b1"),
     ox.Literal("2026-02-30T00:00:00Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # ill-typed: kept as text
-    ox.Literal("2026-01-15T10:30:00.1234567Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # Python reads 6 digits only
+    ox.Literal("2026-01-15T10:30:00.1234567Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # Python keeps 6 of the digits
     ox.Literal("2026-01-15", datatype=ox.NamedNode(XSD_ + "date")),
 ]
 
@@ -329,7 +329,7 @@ LOOKALIKES = [
     [ox.NamedNode("urn:x:plain"), ox.Literal("plain"), ox.Literal("2026-01-15T10:30:00+02:00", datatype=ox.NamedNode(XSD_ + "dateTime"))],
     ids=["iris", "strings", "timestamps"],
 )
-def test_one_lookalike_in_a_simple_column_is_read_as_itself(odd, where: int, kind) -> None:
+def test_one_lookalike_in_a_column_of_one_kind_gives_rdflib_s_value(odd, where: int, kind) -> None:
     terms = [kind] * 3
     terms.insert(where, odd)
     test_every_kind_of_term_has_the_value_rdflib_gives_it.hypothesis.inner_test(terms)
