@@ -119,7 +119,7 @@ def select_columns(
     found = _in_oxigraph(graph, query, bindings, columns, as_values, split_on)
     if found is None:
         table = _by_rdflib(graph, query, bindings, columns)
-        return {name: [row[name] for row in table] for name in table.columns}
+        return {name: table.column(name) for name in table.columns}
     return dict(zip(found.names, found.values))
 
 
@@ -177,7 +177,7 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
             height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
         table = Table.from_result(run_query(graph, query, bindings), names)
-        return _Columns(names, len(table), [[row[name] for row in table] for name in names])
+        return _Columns(names, len(table), [table.column(name) for name in names])
     return _Columns(names, height, values)
 
 
@@ -279,9 +279,8 @@ def _column(cells: list[str], convert: Callable[[str], Any]) -> Sequence[Any]:
     if _is_simple(cells):
         return [cell[1:-1] if cell else None for cell in cells]
     if _all_timestamps(cells):
-        to_datetime, end = _CONVERTERS[str(XSD.dateTime)], -len(_DATETIME_END)
         try:
-            return [to_datetime(cell[1:end]) if cell else None for cell in cells]
+            return [_TO_DATETIME(cell[1:_DATETIME_CUT]) if cell else None for cell in cells]
         except ValueError:  # an ill-typed timestamp keeps its text: convert knows how
             pass
     return list(map(convert, cells))
@@ -307,8 +306,7 @@ def _is_simple(cells: list[str]) -> bool:
     if "\\" in text or "\n<<" in text or text.startswith("<<"):
         return False
     iris = text.count("\n<") + text.startswith("<")
-    strings = text.count('"\n') + text.endswith('"')
-    return iris + strings + cells.count("") == len(cells)
+    return iris + _ending_with(text, '"') + cells.count("") == len(cells)
 
 
 def _all_timestamps(cells: list[str]) -> bool:
@@ -317,11 +315,18 @@ def _all_timestamps(cells: list[str]) -> bool:
     if not first.endswith(_DATETIME_END):
         return False
     text = "\n".join(cells)
-    return "\\" not in text and text.count(_DATETIME_END + "\n") + text.endswith(_DATETIME_END) + cells.count("") == len(cells)
+    return "\\" not in text and _ending_with(text, _DATETIME_END) + cells.count("") == len(cells)
+
+
+def _ending_with(text: str, end: str) -> int:
+    """How many of the cells joined by newlines in ``text`` end with ``end`` (no cell holds a newline)."""
+    return text.count(end + "\n") + text.endswith(end)
 
 
 _STRING_END = '"'
 _DATETIME_END = f'"^^<{XSD.dateTime}>'
+_DATETIME_CUT = -len(_DATETIME_END)  # cell[1:_DATETIME_CUT] is a timestamp cell's lexical form
+_TO_DATETIME = _CONVERTERS[str(XSD.dateTime)]
 
 
 def _converter() -> Callable[[str], Any]:
@@ -333,8 +338,6 @@ def _converter() -> Callable[[str], Any]:
     cell.
     """
     seen: dict[str, Any] = {}
-    datetime_end = -len(_DATETIME_END)
-    to_datetime = _CONVERTERS[str(XSD.dateTime)]
 
     def convert(cell: str) -> Any:
         if not cell:
@@ -351,9 +354,9 @@ def _converter() -> Callable[[str], Any]:
                 return cell[1:-1]
             if cell.endswith(_DATETIME_END):  # as _literal does it, without the memo: timestamps rarely repeat
                 try:
-                    return to_datetime(cell[1:datetime_end])
+                    return _TO_DATETIME(cell[1:_DATETIME_CUT])
                 except Exception:  # rdflib: an ill-typed literal keeps its text
-                    return cell[1:datetime_end]
+                    return cell[1:_DATETIME_CUT]
         try:
             return seen[cell]
         except KeyError:
