@@ -1,10 +1,12 @@
 # Every target bootstraps .venv itself, so each works from a fresh clone.
 PYTHON ?= python3
+# the shared/ folder with the upstream MIF data (only `make conformance` reads it)
+SHARED ?= ../shared
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-scale clean
+.PHONY: demo test conformance bench bench-scale clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -22,6 +24,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The upstream-conformance suite: the same properties on the public MIF data in $(SHARED).
+# A missing folder is an error, never a skip.
+conformance: $(STAMP)
+	$(BIN)/python -m pytest tests/conformance --shared $(SHARED)
 
 # The benchmark suite on 10,000 generated memories (under 10 minutes), one table.
 bench: $(STAMP)

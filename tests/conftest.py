@@ -13,22 +13,46 @@ from rdflib.namespace import RDF, XSD
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-SHARED = Path(os.environ.get("MIF_SHARED_DIR", REPO.parent / "shared"))
-UPSTREAM = SHARED / "fixtures" / "upstream" / "mif"
+FIXTURES = REPO / "tests" / "fixtures"
+BUNDLES = FIXTURES / "bundles"
 
-if not UPSTREAM.is_dir():  # fail loudly: a silently smaller suite proves less
-    raise RuntimeError(f"upstream fixtures not found at {UPSTREAM}; set MIF_SHARED_DIR to the shared/ folder")
-
-#: Folders that are bundles of valid MIF v1.0 memories.
+#: The project's own fixture bundles (every field family of MIF v1.0), beside the example bundle.
 FIXTURE_BUNDLES = {
-    "upstream-examples": UPSTREAM / "examples",
-    "ai-memory-examples": UPSTREAM / "profiles" / "ai-memory" / "examples",
-    "properties": UPSTREAM / "test" / "properties",
-    "temporal-good": UPSTREAM / "test" / "temporal" / "good",
-    "temporal-bad": UPSTREAM / "test" / "temporal" / "bad",
-    "legacy-0.1": UPSTREAM / "test" / "fixtures" / "legacy-0.1-bundle",
+    "core": BUNDLES / "core",
+    "levels": BUNDLES / "levels",
+    "properties": BUNDLES / "properties",
+    "temporal-good": BUNDLES / "temporal" / "good",
+    "temporal-bad": BUNDLES / "temporal" / "bad",
+    "legacy-0.1": BUNDLES / "legacy-0.1",
     "examples": EXAMPLES,
 }
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--shared",
+        metavar="PATH",
+        default=None,
+        help="the shared/ folder with the upstream MIF data: runs the upstream-conformance suite (tests/conformance)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The conformance suite never passes by skipping: a missing --shared path is a usage error."""
+    shared = config.getoption("shared")
+    if shared is not None and not (Path(shared) / "fixtures" / "upstream" / "mif").is_dir():
+        raise pytest.UsageError(f"--shared {shared}: no fixtures/upstream/mif there; give the path of the shared/ folder")
+    if shared is not None:
+        os.environ["MIF_SHARED_DIR"] = str(Path(shared).resolve())
+    if shared is None and any("conformance" in Path(str(arg)).parts for arg in config.args):
+        raise pytest.UsageError("the upstream-conformance suite needs --shared PATH (the shared/ folder): make conformance")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The main suite runs on a bare clone: the conformance suite is collected only with --shared."""
+    if collection_path.name == "conformance" and config.getoption("shared") is None:
+        return True
+    return None
 _NUMERIC = {XSD.integer, XSD.decimal, XSD.double, XSD.float}
 
 
