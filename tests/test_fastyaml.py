@@ -31,7 +31,7 @@ from mif_rdf.synthetic import generate_bundle
 from mif_rdf.yamlio import YamlTimestamp
 from mif_rdf.yamlio import load_yaml as reference_load
 
-from conftest import EXAMPLES, REPO, SHARED
+from conftest import EXAMPLES, REPO
 
 HAVE_BACKEND = importlib.util.find_spec("yaml_rs") is not None
 needs_backend = pytest.mark.skipif(not HAVE_BACKEND, reason="yaml-rs is not installed: only the PyYAML fallback is in use")
@@ -135,13 +135,18 @@ def _yaml_texts(folder: Path) -> list[tuple[str, str]]:
 
 
 def _fixture_folders() -> dict[str, Path]:
-    return {"tests/fixtures": REPO / "tests" / "fixtures", "examples": EXAMPLES, "shared": SHARED}
+    return {"tests/fixtures": REPO / "tests" / "fixtures", "examples": EXAMPLES}
 
 
 @pytest.mark.parametrize("label", sorted(_fixture_folders()))
 def test_every_fixture_reads_the_same(label: str) -> None:
-    texts = _yaml_texts(_fixture_folders()[label])
-    assert texts, f"no YAML found under {label}"
+    check_every_yaml_text_reads_the_same(_fixture_folders()[label])
+
+
+def check_every_yaml_text_reads_the_same(folder: Path) -> None:
+    """The fast YAML path gives PyYAML's outcome on every frontmatter and YAML file under folder."""
+    texts = _yaml_texts(folder)
+    assert texts, f"no YAML found under {folder}"
     for name, text in texts:
         expected = outcome(reference_load, text)
         assert outcome(fastyaml.load_yaml, text) == expected, name

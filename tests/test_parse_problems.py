@@ -19,7 +19,7 @@ from rdflib.compare import isomorphic
 import mif_rdf
 from mif_rdf import Bundle, Problem, Severity
 
-from conftest import EXAMPLES, UPSTREAM, memory_text, write_file
+from conftest import EXAMPLES, FIXTURE_BUNDLES, memory_text, write_file
 
 GOOD = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"
@@ -311,14 +311,19 @@ def test_symlinked_folder_is_not_followed(tmp_path: Path) -> None:
 
 
 def test_legacy_bundle_gives_warnings_and_loads() -> None:
-    root = UPSTREAM / "test" / "fixtures" / "legacy-0.1-bundle"
-    assert (root / "decision-sample.memory.md").is_file()
+    check_legacy_bundle_gives_warnings_and_loads(FIXTURE_BUNDLES["legacy-0.1"], "pick-logger")
+
+
+def check_legacy_bundle_gives_warnings_and_loads(root: Path, memory_id: str) -> None:
+    """A MIF 0.1 draft memory loads, with warnings only, all on its file: the slug id and the .memory.md name."""
+    filename = f"{memory_id}.memory.md"
+    assert (root / filename).is_file()
     bundle = mif_rdf.load_bundle(root)
-    assert set(bundle.memories) == {"decision-sample"}
-    assert len(bundle.graph("decision-sample")) > 0
+    assert set(bundle.memories) == {memory_id}
+    assert len(bundle.graph(memory_id)) > 0
     problems = list(bundle.problems)
     assert problems and all(p.severity == Severity.WARNING for p in problems), [str(p) for p in problems]
-    assert all(p.path == "decision-sample.memory.md" for p in problems)
+    assert all(p.path == filename for p in problems)
     assert any(p.key == "id" and "UUID" in p.message for p in problems)
     assert any(".memory.md" in p.message for p in problems)
 

@@ -26,8 +26,12 @@ BASE = "mif://local/rt/"
 
 @pytest.mark.parametrize("name", list(FIXTURE_BUNDLES))
 def test_markdown_nquads_file_markdown(name: str, tmp_path: Path) -> None:
-    """md -> N-Quads file -> parse -> md on every fixture bundle."""
-    bundle = load_bundle(FIXTURE_BUNDLES[name])
+    check_markdown_nquads_file_markdown(FIXTURE_BUNDLES[name], tmp_path)
+
+
+def check_markdown_nquads_file_markdown(root: Path, tmp_path: Path) -> None:
+    """md -> N-Quads file -> parse -> md gives back every memory's body and frontmatter."""
+    bundle = load_bundle(root)
     nquads = tmp_path / "bundle.nq"
     with open(nquads, "wb") as out:
         serialize_bundle(bundle, "nquads", out)
@@ -54,9 +58,13 @@ def _set_insensitive(value):
     return value
 
 
-def test_upstream_examples_come_back_identical_but_for_list_order() -> None:
-    """No normalisation at all beyond @set order on the reference bundle."""
-    bundle = load_bundle(FIXTURE_BUNDLES["upstream-examples"], base_iri=BASE)
+def test_core_examples_come_back_identical_but_for_list_order() -> None:
+    check_identical_but_for_list_order(FIXTURE_BUNDLES["core"])
+
+
+def check_identical_but_for_list_order(root: Path) -> None:
+    """No normalisation at all beyond @set order."""
+    bundle = load_bundle(root, base_iri=BASE)
     for record in bundle.memories.values():
         recovered = recover_memory(bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=BASE)
         assert _set_insensitive(recovered.frontmatter) == _set_insensitive(record.frontmatter)
@@ -75,7 +83,7 @@ def test_timestamps_keep_their_lexical_form_and_quoting_is_irrelevant(tmp_path: 
 
 def test_the_equivalence_is_not_lenient() -> None:
     """Changing any value, type or list order is reported, not excused."""
-    bundle = load_bundle(FIXTURE_BUNDLES["ai-memory-examples"], base_iri=BASE)
+    bundle = load_bundle(FIXTURE_BUNDLES["levels"], base_iri=BASE)
     record = next(r for r in bundle.memories.values() if r.relpath == "level-3-full.md")
     fm, doc, base = record.frontmatter, record.doc_iri, BASE
     mutations = [
@@ -85,7 +93,7 @@ def test_the_equivalence_is_not_lenient() -> None:
         ("null", lambda f: f["temporal"].update(validUntil="2026-02-01T00:00:00Z")),
         ("tag", lambda f: f["tags"].append("new")),
         ("target", lambda f: f["relationships"][0].update(target="/elsewhere.md")),
-        ("extension", lambda f: f["extensions"]["subcog"].update(domain="work")),
+        ("extension", lambda f: f["extensions"]["stationkit"].update(domain="work")),
         ("nested id", lambda f: f["provenance"]["wasAttributedTo"].update({"@id": "urn:mif:entity:person:someone"})),
     ]
     for label, mutate in mutations:
@@ -96,9 +104,9 @@ def test_the_equivalence_is_not_lenient() -> None:
     reordered["tags"].reverse()  # tags is an @set: order is not data
     assert equivalent(fm, reordered, doc_iri=doc, base=base)
     listed = copy.deepcopy(fm)
-    listed["extensions"]["subcog"]["labels"] = ["a", "b"]
+    listed["extensions"]["stationkit"]["labels"] = ["a", "b"]
     other = copy.deepcopy(fm)
-    other["extensions"]["subcog"]["labels"] = ["b", "a"]  # a plain list keeps its order
+    other["extensions"]["stationkit"]["labels"] = ["b", "a"]  # a plain list keeps its order
     assert not equivalent(listed, other, doc_iri=doc, base=base)
 
 

@@ -13,7 +13,7 @@ from mif_rdf.validation import validate
 from mif_rdf.validation.shapes import rules
 from mif_rdf.yamlio import load_yaml
 
-from conftest import FIXTURE_BUNDLES, UPSTREAM, write_file
+from conftest import FIXTURE_BUNDLES, write_file
 
 TARGET_ID = "11111111-1111-4111-8111-111111111111"
 MEMORY_ID = "22222222-2222-4222-8222-222222222222"
@@ -256,7 +256,12 @@ def test_mirror_missing_in_body_and_in_frontmatter(tmp_path: Path) -> None:
     ("good", False, []), ("bad", False, [("observation.md", W)]), ("bad", True, [("observation.md", E)]),
 ])
 def test_temporal_fixtures(verdict: str, strict: bool, expected: list) -> None:
-    bundle = load_bundle(UPSTREAM / "test" / "temporal" / verdict)
+    check_temporal_fixture(FIXTURE_BUNDLES[f"temporal-{verdict}"], verdict, strict, expected)
+
+
+def check_temporal_fixture(root: Path, verdict: str, strict: bool, expected: list) -> None:
+    """A derived-from source created after the memory is a warning (an error with strict_temporal)."""
+    bundle = load_bundle(root)
     report = validate(bundle, level=3, strict_temporal=strict)
     found = [(r.path, r.severity) for r in report.results if r.rule == "temporal-derivation"]
     assert found == expected
@@ -275,7 +280,11 @@ def test_duplicate_ids_are_in_the_report(tmp_path: Path) -> None:
 
 
 def test_legacy_bundle_gets_clear_problems() -> None:
-    report = validate(load_bundle(FIXTURE_BUNDLES["legacy-0.1"]), level=3)
+    check_legacy_bundle_gets_clear_problems(FIXTURE_BUNDLES["legacy-0.1"])
+
+
+def check_legacy_bundle_gets_clear_problems(root: Path) -> None:
+    report = validate(load_bundle(root), level=3)
     rules_found = {r.rule for r in report.results}
     assert {"okf-wiki-link", "legacy", "id"} <= rules_found
     assert not report.conforms
@@ -283,10 +292,14 @@ def test_legacy_bundle_gets_clear_problems() -> None:
 
 # -- the valid fixtures conform at their level ------------------------------------------------------
 @pytest.mark.parametrize(("name", "level"), [
-    ("upstream-examples", 3), ("properties", 3), ("temporal-good", 3), ("examples", 3),
+    ("core", 3), ("properties", 3), ("temporal-good", 3), ("examples", 3),
 ])
 def test_valid_bundles_conform(name: str, level: int) -> None:
-    report = validate(load_bundle(FIXTURE_BUNDLES[name]), level=level)
+    check_bundle_conforms(FIXTURE_BUNDLES[name], level)
+
+
+def check_bundle_conforms(root: Path, level: int) -> None:
+    report = validate(load_bundle(root), level=level)
     assert report.conforms, report.to_text()
     assert {r.rule for r in report.results} <= {"link"}
 
@@ -294,9 +307,13 @@ def test_valid_bundles_conform(name: str, level: int) -> None:
 @pytest.mark.parametrize(("filename", "level"), [
     ("level-1-minimal.md", 1), ("level-2-standard.md", 2), ("level-3-citations.md", 3), ("level-3-full.md", 3),
 ])
-def test_ai_memory_examples_conform_at_their_level(tmp_path: Path, filename: str, level: int) -> None:
-    source = FIXTURE_BUNDLES["ai-memory-examples"] / filename
-    (tmp_path / filename).write_bytes(source.read_bytes())
+def test_level_examples_conform_at_their_level(tmp_path: Path, filename: str, level: int) -> None:
+    check_memory_conforms_at_its_level(FIXTURE_BUNDLES["levels"] / filename, level, tmp_path)
+
+
+def check_memory_conforms_at_its_level(source: Path, level: int, tmp_path: Path) -> None:
+    """A memory alone in a bundle conforms at its level; its targets outside are only link warnings."""
+    (tmp_path / source.name).write_bytes(source.read_bytes())
     report = validate(load_bundle(tmp_path), level=level)
     assert report.conforms, report.to_text()
     # their targets live outside the example folder; their hashes are truncated digests (noted, not checked)
@@ -320,18 +337,43 @@ def test_report_formats(tmp_path: Path) -> None:
 
 
 # -- ontology shapes (validate --ontology) ----------------------------------------------------------
+#: An ontology of the suite's own: a session entity type with an enum field, over mif-base.
+FIELD_WORK_ONTOLOGY = """\
+ontology:
+  id: field-work
+  version: "1.0.0"
+  extends: [mif-base]
+entity_types:
+  - name: session
+    base: episodic
+    schema:
+      required: [session_type, summary]
+      properties:
+        session_type:
+          type: string
+          enum: [debug, inspection, calibration]
+        summary:
+          type: string
+"""
+
+
 def test_ontology_shapes_join_validation(tmp_path: Path) -> None:
+    profile = write_file(tmp_path / "ontologies", "field-work.ontology.yaml", FIELD_WORK_ONTOLOGY)
+    check_ontology_shapes_join_validation(tmp_path / "bundle", profile, "field-work", [tmp_path / "ontologies"])
+
+
+def check_ontology_shapes_join_validation(tmp_path: Path, profile: Path, ontology_id: str, search_path: list[Path]) -> None:
+    """An enum violation of an ontology's entity schema is an error naming the file, key and ontology."""
     from mif_rdf.cli import main
 
-    profile = UPSTREAM / "profiles" / "ai-memory" / "ontology.yaml"
     session = {"id": "s1", "type": "episodic", "created": "2026-01-15T10:30:00Z",
                "entity": {"name": "Debug", "entity_type": "session", "session_type": "karaoke", "summary": "x"}}
     write_file(tmp_path, "s1.md", render_memory(session, "\nA session.\n"))
     plain = validate(load_bundle(tmp_path), level=1)
     assert plain.conforms
-    corpus = UPSTREAM.parent / "ontologies"  # shared-traits, which ai-memory extends
-    report = validate(load_bundle(tmp_path), level=1, ontologies=[str(profile)], search_path=[corpus])
+    report = validate(load_bundle(tmp_path), level=1, ontologies=[str(profile)], search_path=search_path)
     (finding,) = [r for r in report.results if r.rule and r.rule.startswith("ontology")]
-    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, "ontology ai-memory")
-    assert finding.value == "karaoke" and "ai-memory" in finding.message
-    assert main(["validate", str(tmp_path), "--level", "1", "--ontology", str(profile), "--path", str(corpus)]) == 1
+    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, f"ontology {ontology_id}")
+    assert finding.value == "karaoke" and ontology_id in finding.message
+    paths = [arg for folder in search_path for arg in ("--path", str(folder))]
+    assert main(["validate", str(tmp_path), "--level", "1", "--ontology", str(profile), *paths]) == 1
