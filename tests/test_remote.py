@@ -75,14 +75,44 @@ def test_a_generated_bundle_answers_alike(oxigraph: OxigraphServer, tmp_path: Pa
 def test_without_union_params_oxigraphs_default_graph_is_empty(oxigraph: OxigraphServer, example_bundle) -> None:
     """Why ``union_params`` exists: Oxigraph's default graph is not the union unless asked."""
     push(oxigraph, example_bundle)
-    plain = remote_dataset(oxigraph.query_url)
+    plain = remote_dataset(oxigraph.query_url, union_params={})
     assert not list(plain.query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"))
     assert list(plain.query("SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"))
 
 
 def test_remote_faults_are_one_line_errors() -> None:
-    dead = remote_dataset(f"http://127.0.0.1:{free_port()}/query", timeout=2)
+    with pytest.raises(StoreUnreachable, match="cannot reach the store"):  # the probe finds out
+        remote_dataset(f"http://127.0.0.1:{free_port()}/query", timeout=2)
+    dead = remote_dataset(f"http://127.0.0.1:{free_port()}/query", timeout=2, union_params={})
     with pytest.raises(StoreUnreachable, match="cannot reach the store"):
         dead.query("ASK { ?s ?p ?o }")
     with pytest.raises(MifRdfError, match="query endpoint must be an http"):
         remote_dataset("file:///etc/passwd")
+
+
+def test_without_union_params_the_store_is_probed(oxigraph: OxigraphServer, example_bundle) -> None:
+    """A store whose default graph is empty: the union parameter is found, so helpers do not return 0 rows silently."""
+    from mif_rdf.queries import memories_with_tag
+
+    local = push(oxigraph, example_bundle)
+    remote = remote_dataset(oxigraph.query_url)
+    assert remote.store.union_params == dict(OXIGRAPH_UNION)
+    expected = sorted(memories_with_tag(local, "incident").column("path"))
+    assert expected and sorted(memories_with_tag(remote, "incident").column("path")) == expected
+
+
+def test_an_empty_store_needs_no_union_params(oxigraph: OxigraphServer) -> None:
+    assert remote_dataset(oxigraph.query_url).store.union_params == {}
+
+
+def test_a_store_no_parameter_can_unite_is_an_error(oxigraph: OxigraphServer, monkeypatch) -> None:
+    """If no known parameter makes the default graph the union, say what to pass instead of returning nothing."""
+    import mif_rdf.remote as remote
+
+    oxigraph_graph = "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }"
+    from mif_rdf.push.gsp import GraphStore as _Store
+
+    _Store(oxigraph.store_url, update_endpoint=oxigraph.update_url).update(oxigraph_graph.encode(), "insert")
+    monkeypatch.setattr(remote, "OXIGRAPH_UNION", {"no-such-parameter": ""})
+    with pytest.raises(MifRdfError, match="union_params"):
+        remote.remote_dataset(oxigraph.query_url)

@@ -324,7 +324,8 @@ def test_report_formats(tmp_path: Path) -> None:
     frontmatter = _base()
     frontmatter["temporal"]["decay"]["model"] = "cubic"
     report = validate(_bundle(tmp_path, frontmatter), level=3)
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(report.to_json())
+    assert data == json.loads(json.dumps(report.to_dict(), default=str))
     assert data["conforms"] is False and data["counts"]["error"] == 1
     (result,) = data["results"]
     assert result == {"path": "memory.md", "message": result["message"], "severity": "error", "key": "temporal.decay.model",

@@ -13,16 +13,19 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import XSD
+from rdflib.query import Result
 from rdflib.store import Store
+from rdflib.term import Identifier
 
 from .context import MIF_NS, is_absolute_iri
 from .errors import MifRdfError, ProblemLog, Severity
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
+from .namespaces import bind_prefixes
 from .identity import (
     ENTITY_PREFIX,
     GRAPH_LINKS,
@@ -49,6 +52,8 @@ PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
+#: Store names the API and the CLI share (``--store memory|oxigraph``), with rdflib's plugin names.
+STORES = {"memory": "default", "oxigraph": "Oxigraph"}
 
 
 @dataclass
@@ -170,6 +175,22 @@ class Bundle:
 
     def __len__(self) -> int:
         return len(self.dataset)
+
+    def __repr__(self) -> str:
+        """One line: where it is and what it holds (the Dataset and config are too big to print)."""
+        problems = Counter(p.severity.value for p in self.problems)
+        found = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in problems.items()) or "no problems"
+        return f"<Bundle {str(self.root)!r}: {len(self.memories)} memories, {len(self.dataset)} triples, {found}>"
+
+    def query(self, query: str, bindings: Mapping[str, Identifier] | None = None, *, allow_service: bool = False) -> Result:
+        """Run SPARQL over the union of the bundle's graphs, with the project's prefixes declared.
+
+        The same as :func:`mif_rdf.queries.run_query` on ``self.dataset``: updates
+        and (unless allowed) ``SERVICE`` are refused, syntax errors name the line.
+        """
+        from .queries.sparql import run_query
+
+        return run_query(self.dataset, query, bindings, allow_service=allow_service)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""
@@ -379,9 +400,18 @@ def _progress(items: Iterable[T], total: int, enabled: bool | None, label: str) 
     return tqdm(items, total=total, desc=label, unit="file", file=sys.stderr, leave=False)
 
 
-def new_dataset(store: str | Store = "default") -> Dataset:
-    """An empty Dataset whose queries see the union of all graphs."""
-    return Dataset(store=store, default_union=True)
+def new_dataset(store: str | Store = "memory") -> Dataset:
+    """An empty Dataset whose queries see the union of all graphs.
+
+    ``store`` is ``"memory"``, ``"oxigraph"`` (needs oxrdflib), any rdflib
+    store plugin name, or a store instance.  The project's prefixes are bound,
+    ``dc:`` to DCMI terms as the loader writes them (rdflib's own default binds
+    ``dc:`` to the older elements namespace, which would make
+    ``dataset.query("... dc:title ...")`` silently find nothing).
+    """
+    dataset = Dataset(store=STORES.get(store.lower(), store) if isinstance(store, str) else store, default_union=True)
+    bind_prefixes(dataset)
+    return dataset
 
 
 def load_bundle(
@@ -389,7 +419,7 @@ def load_bundle(
     *,
     base_iri: str | None = None,
     engine: Engine = "fast",
-    store: str | Store = "default",
+    store: str | Store = "memory",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
     cache: bool | str | Path | None = None,
@@ -399,10 +429,10 @@ def load_bundle(
 
     ``engine="fast"`` walks the precompiled context; ``engine="pyld"`` runs
     pyld's JSON-LD toRdf on every memory (the reference, about 3x slower).
-    ``store`` is any rdflib store name or instance (``"Oxigraph"`` with
-    oxrdflib installed).  ``limits`` bounds file size, YAML expansion and depth,
-    and the number of memories (:class:`~mif_rdf.limits.Limits`).  ``cache``
-    keeps the load for the next one (:mod:`mif_rdf.cache`): ``True`` in the
+    ``store`` is ``"memory"`` (default) or ``"oxigraph"`` (with oxrdflib
+    installed), as on the command line, or any rdflib store name or instance.
+    ``limits`` bounds file size, YAML expansion and depth, and the number of
+    memories (:class:`~mif_rdf.limits.Limits`).  ``cache`` keeps the load for the next one (:mod:`mif_rdf.cache`): ``True`` in the
     user cache folder, or a folder; only changed files are read again.
     ``workers`` is the number of worker processes that prepare memories (0:
     none; default: as many as there are idle cores, for 1,000 files or more);
@@ -471,6 +501,9 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
         bundle.config, problems = parse_config(root, files.config, bundle.limits)
         bundle.problems.extend(problems)
     memories = files.memories
+    if not memories:
+        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter (index.md and log.md are reserved names)",
+                            Severity.WARNING, rule="empty")
     if len(memories) > bundle.limits.max_memories:
         bundle.problems.add(
             ".", f"{len(memories):,} memory files, over the limit of {bundle.limits.max_memories:,} (--max-memories); "

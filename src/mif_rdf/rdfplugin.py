@@ -5,6 +5,12 @@ rdflib opens the source before it picks the parser, which fails on a folder;
 when, and only when, ``format="mif"``.  It runs when :mod:`mif_rdf` is
 imported.  A file inside the bundle (``bundle/.mif/config.yaml``, any memory)
 works without it: the bundle root is then found by walking up to ``.mif/``.
+
+Where the triples go: ``Dataset().parse(...)`` gets one named graph per
+memory and entity plus the links graph, as :func:`~mif_rdf.load_bundle`
+loads them; any other graph (a plain ``Graph``) gets their union, since it has
+no named graphs to hold them.  A memory ``.md`` file is read as a one-memory
+bundle: its own graph and its links, resolved against its bundle.
 """
 from __future__ import annotations
 
@@ -14,7 +20,8 @@ from typing import Any
 
 import rdflib.graph
 import rdflib.parser
-from rdflib import Dataset, Graph
+from rdflib import Dataset, Graph, URIRef
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.parser import InputSource, Parser
 
 from .errors import MifRdfError
@@ -48,16 +55,22 @@ def install() -> None:
     _installed = True
 
 
-def bundle_root(source: InputSource) -> Path:
-    """The bundle folder an input source points into."""
+def source_path(source: InputSource) -> Path:
+    """The local folder or file an input source names."""
     if isinstance(source, _FolderSource):
         return Path(source.folder)
     system_id = source.getSystemId() or ""
     if not system_id.startswith("file:"):
-        raise MifRdfError(f"format 'mif' reads local bundle folders, not {system_id!r}")
+        raise MifRdfError(f"format 'mif' reads local bundle folders and memory files, not {system_id!r}")
     from urllib.request import url2pathname
 
-    path = Path(url2pathname(system_id[len("file://") :] if system_id.startswith("file://") else system_id[5:]))
+    return Path(url2pathname(system_id[len("file://") :] if system_id.startswith("file://") else system_id[5:]))
+
+
+def bundle_root(path: Path) -> Path:
+    """The bundle folder a file belongs to: the nearest ancestor holding ``.mif/``, else its folder."""
+    if path.is_dir():
+        return path
     for folder in [path.parent, *path.parent.parents]:
         if (folder / ".mif").is_dir():
             return folder
@@ -70,8 +83,13 @@ class MifParser(Parser):
     def parse(self, source: InputSource, sink: Graph, **kwargs: Any) -> None:
         from .bundle import load_bundle
 
-        bundle = load_bundle(bundle_root(source), base_iri=kwargs.get("base_iri"), progress=kwargs.get("progress"))
-        if sink.store.context_aware:  # a Dataset (rdflib hands the parser a graph on its store)
+        path = source_path(source)
+        root = bundle_root(path)
+        bundle = load_bundle(root, base_iri=kwargs.get("base_iri"), progress=kwargs.get("progress"))
+        quads = bundle.dataset.quads((None, None, None, None))
+        if path.suffix == ".md":
+            quads = _one_memory(bundle, path.resolve().relative_to(root.resolve()).as_posix())
+        if sink.identifier == DATASET_DEFAULT_GRAPH_ID:  # Dataset.parse hands the parser its default graph
             target = Dataset(store=sink.store)
             graphs: dict[Any, Graph] = {}
 
@@ -81,8 +99,19 @@ class MifParser(Parser):
                     graphs[name] = target.graph(name)
                 return graphs[name]
 
-            target.addN((s, p, o, graph(g)) for s, p, o, g in bundle.dataset.quads((None, None, None, None)))
+            target.addN((s, p, o, graph(g)) for s, p, o, g in quads)
         else:
-            sink.addN((s, p, o, sink) for s, p, o in bundle.dataset.triples((None, None, None)))
+            sink.addN((s, p, o, sink) for s, p, o, _ in quads)
         for prefix, namespace in bundle.dataset.namespaces():
             sink.bind(prefix, namespace, override=False)
+
+
+def _one_memory(bundle: Any, relpath: str) -> Any:
+    """The quads of one memory: its graph, and the links-graph triples about it."""
+    record = bundle.memory_by_path(relpath)
+    if record is None:
+        problems = "; ".join(str(p) for p in bundle.problems.for_path(relpath)) or "not a memory file of the bundle"
+        raise MifRdfError(f"{relpath}: {problems}")
+    memory, links = URIRef(record.iri), URIRef(bundle.links_graph_iri)
+    yield from ((s, p, o, memory) for s, p, o in bundle.dataset.graph(memory))
+    yield from ((s, p, o, links) for s, p, o in bundle.links.triples((memory, None, None)))

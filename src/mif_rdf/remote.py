@@ -8,7 +8,10 @@ endpoint (rdflib's read-only ``SPARQLStore``) with the same two behaviours:
   the union of its named graphs by ``union_params`` -- store-specific, hence a
   parameter: :data:`OXIGRAPH_UNION` for Oxigraph, :data:`FUSEKI_UNION` for
   Fuseki/TDB2, nothing for GraphDB and Virtuoso (their default graph already
-  is the union), or start Oxigraph with ``--union-default-graph``;
+  is the union), or start Oxigraph with ``--union-default-graph``.  Left out,
+  it is found by probing (:func:`union_params_for`): a store whose named
+  graphs hold data while its default graph looks empty would otherwise make
+  every query silently return nothing;
 * ``ds.graph(URIRef(iri))`` reads one named graph (``default-graph-uri``), and
   ``ds.graphs()`` lists them.
 
@@ -26,10 +29,13 @@ from rdflib import BNode, Dataset, Graph
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
+from .errors import MifRdfError
 from .push.gsp import Credentials, HttpClient, RetryPolicy, check_endpoint, with_params
 
 OXIGRAPH_UNION: Mapping[str, str] = {"union-default-graph": ""}
 FUSEKI_UNION: Mapping[str, str] = {"default-graph-uri": "urn:x-arq:UnionGraph"}
+_PROBE_NAMED = "ASK { GRAPH ?g { ?s ?p ?o } }"
+_PROBE_DEFAULT = "ASK { ?s ?p ?o }"
 
 
 class RemoteStore(SPARQLStore):
@@ -61,6 +67,34 @@ def remote_dataset(
     query_endpoint: str, *, union_params: Mapping[str, str] | None = None,
     credentials: Credentials | None = None, timeout: float = 30.0, retry: RetryPolicy | None = None,
 ) -> Dataset:
-    """A read-only Dataset over a SPARQL endpoint whose queries see the union of the named graphs."""
-    store = RemoteStore(query_endpoint, union_params=union_params, client=HttpClient(credentials, timeout, retry))
-    return Dataset(store=store, default_union=True)
+    """A read-only Dataset over a SPARQL endpoint whose queries see the union of the named graphs.
+
+    Without ``union_params``, two or three ASK queries find them (see
+    :func:`union_params_for`); raises :class:`MifRdfError` when no known
+    parameter makes the default graph the union.
+    """
+    client = HttpClient(credentials, timeout, retry)
+    if union_params is None:
+        union_params = union_params_for(query_endpoint, client)
+    return Dataset(store=RemoteStore(query_endpoint, union_params=union_params, client=client), default_union=True)
+
+
+def union_params_for(query_endpoint: str, client: HttpClient | None = None) -> Mapping[str, str]:
+    """The request parameters that make this store's default graph the union of its named graphs.
+
+    Nothing when the default graph already answers (GraphDB, Virtuoso, an
+    Oxigraph started with ``--union-default-graph``, or an empty store), else
+    the first of :data:`OXIGRAPH_UNION` and :data:`FUSEKI_UNION` under which it does.
+    """
+    store = RemoteStore(query_endpoint, client=client)
+    if not store.query(_PROBE_NAMED).askAnswer or store.query(_PROBE_DEFAULT).askAnswer:
+        return {}
+    for params in (OXIGRAPH_UNION, FUSEKI_UNION):
+        store.union_params = dict(params)
+        if store.query(_PROBE_DEFAULT).askAnswer:
+            return params
+    raise MifRdfError(
+        f"{query_endpoint}: the named graphs hold data but the default graph is empty, and neither Oxigraph's nor "
+        "Fuseki's union parameter changes that; pass union_params (the store's parameter that makes the default graph "
+        "the union of the named graphs), or configure the store so"
+    )

@@ -7,13 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
-from ..bundle import Bundle, load_bundle
+from ..bundle import STORES, Bundle, load_bundle
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
 from ..serialize import EXTENSIONS
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
-STORES = {"memory": "default", "oxigraph": "Oxigraph"}
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +36,7 @@ def load(args: argparse.Namespace) -> Bundle:
         raise MifRdfError("--workers must be 0 or more")
     limits = replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
     return load_bundle(
-        args.bundle, base_iri=args.base, engine=args.engine, store=STORES[args.store],
+        args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
         progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
         workers=args.workers,
     )

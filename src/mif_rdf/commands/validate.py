@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..validation import validate
@@ -33,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology, search_path=args.path)
     if args.format == "json":
-        text = json.dumps(report.to_json(), indent=2, default=str, ensure_ascii=False) + "\n"
+        text = report.to_json()
     elif args.format == "turtle":
         text = report.report_graph().serialize(format="turtle")
     else:

@@ -73,6 +73,10 @@ class Table(list[dict[str, Any]]):
     def __repr__(self) -> str:
         return f"Table(columns={self.columns!r}, rows={list.__repr__(self)})"
 
+    def __str__(self) -> str:
+        """The rows as a text table, as ``mif-rdf query --format table`` prints them."""
+        return text_table(list(self.columns), [[_cell(row.get(c)) for c in self.columns] for row in self])
+
 
 def _solutions(result: Result) -> Iterable[dict[str, Node]]:
     """Each solution of a SELECT as ``{variable name: term}`` (unbound variables left out)."""
@@ -161,22 +165,34 @@ def _json_term(term: Node) -> dict[str, str]:
 
 
 def _table(names: list[str], rows: list[dict[str, Node]]) -> str:
-    cells = [[_short(row.get(n)) for n in names] for row in rows]
+    return text_table(names, [[_short(row.get(n)) for n in names] for row in rows])
+
+
+def text_table(names: list[str], cells: list[list[str]]) -> str:
+    """Aligned columns under a header, with a row count: for people reading a terminal."""
     widths = [max([len(n)] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
     line = lambda values: "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()
     out = [line(names), line(["-" * w for w in widths])] + [line(r) for r in cells]
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    out.append(f"({len(cells)} row{'s' if len(cells) != 1 else ''})")
     return "\n".join(out) + "\n"
+
+
+def _cell(value: Any) -> str:
+    """A Python value of a Table row as one short line: IRIs compacted, None empty."""
+    if value is None:
+        return ""
+    return _one_line(compact_iri(value) if isinstance(value, str) else str(value))
 
 
 def _short(term: Node | None) -> str:
     """A cell for people: prefixed names for known namespaces, literals without quotes, one line."""
     if term is None:
         return ""
-    if isinstance(term, URIRef):
-        text = compact_iri(str(term))
-    else:
-        text = _plain(term).replace("\r", "").replace("\n", "\\n")
+    return _one_line(compact_iri(str(term)) if isinstance(term, URIRef) else _plain(term))
+
+
+def _one_line(text: str) -> str:
+    text = text.replace("\r", "").replace("\n", "\\n")
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"
 
 

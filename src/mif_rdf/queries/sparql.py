@@ -33,6 +33,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import Identifier, Node
 
+from ..bundle import Bundle
 from ..context import is_valid_iri
 from ..errors import MifRdfError
 from ..namespaces import PREFIXES
@@ -57,8 +58,8 @@ class QuerySyntaxError(MifRdfError):
         self.line, self.column = line, column
 
 
-def run_query(graph: Graph, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
-    """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on any rdflib graph.
+def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on a bundle or any rdflib graph.
 
     A Dataset loaded with ``store="Oxigraph"`` is queried by Oxigraph's own
     engine, a ``SPARQLStore`` graph by its endpoint, anything else by rdflib's
@@ -70,6 +71,8 @@ def run_query(graph: Graph, query: str, bindings: Bindings | None = None, *, all
     ``SERVICE`` federation unless ``allow_service`` (it would make the query
     engine fetch from the network).
     """
+    if isinstance(graph, Bundle):
+        graph = graph.dataset
     if not isinstance(query, str) or not query.strip():
         raise MifRdfError("the query is empty")
     check_query_safety(query, allow_service=allow_service)

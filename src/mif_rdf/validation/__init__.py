@@ -4,7 +4,7 @@ need the markdown body or several memories at once, in one report.
     from mif_rdf import load_bundle
     from mif_rdf.validation import validate
     report = validate(load_bundle("examples"), level=3)
-    report.conforms, report.errors, report.to_json()
+    report.conforms, report.errors, report.to_dict()
 """
 from __future__ import annotations
 

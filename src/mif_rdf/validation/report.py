@@ -75,7 +75,8 @@ class ValidationReport:
                 f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)</p>")
         return head + problems_html(self.sorted_results(), caption="Validation findings")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data: ``conforms``, ``level``, ``memories``, ``counts`` and ``results``."""
         return {
             "conforms": self.conforms,
             "level": self.level,
@@ -83,6 +84,10 @@ class ValidationReport:
             "counts": self.counts(),
             "results": [r.to_dict() for r in self.sorted_results()],
         }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text, as ``mif-rdf validate --format json`` prints it."""
+        return json.dumps(self.to_dict(), indent=2, default=str, ensure_ascii=False) + "\n"
 
     def report_graph(self) -> Graph:
         """The SHACL validation report as RDF: pyshacl's results plus mif-rdf's own rules."""

@@ -10,7 +10,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
 from ..bundle import Bundle
-from ..errors import Problem
+from ..errors import Problem, Severity
 from ..namespaces import MIF
 from ..oxigraph_sink import memory_copy
 from .bundle_rules import bundle_problems
@@ -63,6 +63,8 @@ def validate(
         results += shacl_problems(bundle, extra_report, level, extra)
         report_graph += extra_report
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+    if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
+        results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
 
 
