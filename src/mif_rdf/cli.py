@@ -31,8 +31,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse with options anywhere, as users expect: ``query BUNDLE --format csv 'SELECT ...'``.
+
+    Plain ``parse_args`` takes the positionals of a command in one run, so an
+    optional positional after an option is left over as "unrecognized".
+    ``parse_intermixed_args`` does not have that flaw but refuses parsers with
+    subcommands, so it runs on the innermost command's own parser, found by
+    walking the command names; the names are recorded as ``parse_args`` would.
+    """
+    words, found = list(argv), argparse.Namespace()
+    while True:
+        commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if commands is None:
+            return parser.parse_intermixed_args(words, found)
+        if not words or words[0].startswith("-") or words[0] not in commands.choices:
+            return parser.parse_args(words, found)  # help, version, a missing or unknown command: argparse's own message
+        if commands.dest is not argparse.SUPPRESS:
+            setattr(found, commands.dest, words[0])
+        for key, value in parser._defaults.items():  # set_defaults of the outer command (its func, say)
+            setattr(found, key, value)
+        parser, words = commands.choices[words[0]], words[1:]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), sys.argv[1:] if argv is None else argv)
     try:
         return int(args.func(args))
     except MifRdfError as exc:
