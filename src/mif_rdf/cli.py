@@ -8,6 +8,7 @@ set ``MIF_RDF_DEBUG=1`` to see one for internal errors.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from typing import Sequence
@@ -56,6 +57,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), sys.argv[1:] if argv is None else argv)
+    _quiet_rdflib()
     try:
         return int(args.func(args))
     except MifRdfError as exc:
@@ -68,6 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("MIF_RDF_DEBUG"):
             raise
         return _fail(f"internal error ({type(exc).__name__}: {exc}); rerun with MIF_RDF_DEBUG=1 and report it")
+
+
+def _quiet_rdflib() -> None:
+    """rdflib logs a traceback for every ill-typed literal it builds (an entity field ``strength: weak``
+    under the context's ``xsd:decimal`` term): no traceback on user input, unless MIF_RDF_DEBUG is set."""
+    logger = logging.getLogger("rdflib.term")
+    if not os.environ.get("MIF_RDF_DEBUG") and not logger.handlers:
+        logger.addHandler(logging.NullHandler())
 
 
 def _fail(message: str) -> int:

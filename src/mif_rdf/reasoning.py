@@ -198,12 +198,17 @@ def owlrl_closure(data: Iterable[Triple], ontology: Graph, profile: str) -> set[
 
     Left out: tautologies, and statements about the ontology's own blank nodes
     (restrictions, unions), which describe the schema rather than the bundle.
+    Ill-typed literals of the data (``strength: strong`` under the
+    ``xsd:decimal`` term) are not given to owlrl, which stops on some of them
+    (decimal's InvalidOperation is no ValueError); OWL RL infers nothing from
+    them but an inconsistency, which this function does not report.
     """
     import owlrl  # type: ignore[import-untyped]  # imported here: only these two profiles need it
 
     graph = Graph()
     for triple in data:
-        graph.add(triple)
+        if not (isinstance(triple[2], Literal) and triple[2].ill_typed):
+            graph.add(triple)
     source = set(graph)
     graph += ontology
     schema_nodes = {s for s in ontology.subjects() if isinstance(s, BNode)}

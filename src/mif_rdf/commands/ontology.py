@@ -27,7 +27,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "compile", help="ontology YAML -> OWL/RDFS (+ SHACL shapes)",
         description="Compile ontologies, named by id (searched in the built-in ontologies/, then each --path, then the "
         "--bundle's .mif/ontologies/; later folders win) or by file. extends chains are resolved, traits composed per "
-        "spec 10.8.6; a cycle, a missing parent or a trait conflict is an error naming both sources.",
+        "spec 10.8.6. Errors: an extends or subtype_of cycle, a missing parent, independent traits of one entity type "
+        "defining a field differently, a subtype dropping a required field. Two definitions that disagree otherwise "
+        "compile with a warning naming both (child, trait, entity and subtype win; see docs/ontology.md), as does an "
+        "undefined trait; --strict makes those warnings errors.",
     )
     compile_.add_argument("ontologies", nargs="+", metavar="FILE|ID", help="ontology YAML files or ontology ids")
     compile_.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
@@ -35,11 +38,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     compile_.add_argument("-o", "--output", type=Path, metavar="FILE", help="OWL/RDFS output (default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)")
     compile_.add_argument("--shapes", type=Path, metavar="FILE", help="also write the SHACL shapes of the entity types")
     compile_.add_argument("--only", action="store_true", help="write only the named ontologies, not those they extend (owl:imports still names them)")
+    compile_.add_argument("--strict", action="store_true", help="two definitions that disagree (resolved by precedence) and undefined traits are errors, not warnings")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only)
+    result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
     for warning in result.warnings:
         print(warning, file=sys.stderr)
     write_graph(result.owl, args.output)

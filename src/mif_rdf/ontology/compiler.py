@@ -4,7 +4,8 @@
 ``extends``, trait composition, ``subtype_of`` checks) so a bad ontology is
 one clear :class:`~mif_rdf.errors.MifRdfError`, then writes both graphs.
 Warnings (things that compile but deserve a look) are collected in
-``Compilation.warnings``.
+``Compilation.warnings``; with ``strict`` the ones where a precedence chose
+between two definitions, or a trait is undefined, are errors.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..namespaces import bind_prefixes
 from ..parse import parse_config
 from .iris import MIFO, VOCABULARY, shape_iri, term_namespace
 from .loader import config_relationships
-from .model import RelationshipDef
+from .model import STRICT_RULES, RelationshipDef
 from .owl import OwlWriter, field_declarations, relationship
 from .registry import Registry
 from .registry import search_path as build_search_path
@@ -61,6 +62,7 @@ def compile_ontologies(
     search_path: Iterable[Path | str] = (),
     bundle: BundleRef = None,
     with_ancestors: bool = True,
+    strict: bool = False,
 ) -> Compilation:
     """Compile ontologies named by id (found along the search path) or by file.
 
@@ -70,7 +72,9 @@ def compile_ontologies(
     graph holds every named ontology and, unless ``with_ancestors`` is false,
     every ontology they extend (each its own ``owl:Ontology``), so the output
     stands alone.  Raises :class:`MifRdfError` for any ontology that cannot
-    compile.
+    compile, and with ``strict`` for the first warning where two definitions
+    disagreed and a precedence of docs/ontology.md chose one, or a trait is
+    undefined.
     """
     root = bundle.root if isinstance(bundle, Bundle) else Path(bundle) if bundle is not None else None
     if root is not None and not root.is_dir():
@@ -79,12 +83,16 @@ def compile_ontologies(
     cache: dict[int, ResolvedOntology] = {}
     roots = [resolve(registry, registry.get(ref), cache) for ref in ontologies]
     composers = [Composer(view) for view in cache.values()]  # parents first
-    warnings = [w for composer in composers for w in composer.view.file.warnings]
+    warnings = [w for composer in composers for w in composer.view.file.warnings + composer.view.warnings]
     for composer in composers:
         composer.all_traits()
         warnings.extend(check_subtypes(composer.view, composer))
         for name in composer.view.entity_types:
             composer.compose(name)
+        warnings.extend(composer.warnings.values())
+    warnings = list(dict.fromkeys(warnings))  # a definition inherited by several views is reported once
+    if strict:
+        _refuse(warnings)
     written = composers if with_ancestors else [c for c in composers if any(c.view is r for r in roots)]
     owl = new_graph()
     declarations = field_declarations(composers, warnings)
@@ -94,6 +102,14 @@ def compile_ontologies(
     if root is not None:
         _config_ontology(owl, bundle, root, warnings)
     return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings)
+
+
+def _refuse(warnings: list[Problem]) -> None:
+    """``strict``: the first warning of :data:`STRICT_RULES` as an error."""
+    lenient = [w for w in warnings if w.rule in STRICT_RULES]
+    if lenient:
+        more = f" (--strict; {len(lenient) - 1} more like it)" if len(lenient) > 1 else " (--strict)"
+        raise MifRdfError(f"{lenient[0].path}: {lenient[0].message}{more}")
 
 
 def compile_owl(ontologies: Iterable[OntologyRef], **options: Any) -> Graph:

@@ -14,13 +14,20 @@ coercion, containers).  Facts about the JSON-LD encoding that matter:
   each item is its own value;
 * a key that is a context term keeps the term's coercion (``created`` is an
   ``xsd:dateTime``, ``uri`` an IRI) and a key meaning ``@type`` becomes
-  ``rdf:type`` with vocabulary IRIs.
+  ``rdf:type`` with vocabulary IRIs;
+* a term's datatype applies whatever the value: ``strength`` is an
+  ``xsd:decimal`` term, so an entity field ``strength: weak`` is loaded as the
+  ill-typed ``"weak"^^xsd:decimal`` (JSON-LD does the same).  When the
+  declared type does not fit the term's datatype (or an enum value is not a
+  valid lexical form of it), shapes check the text (``sh:pattern``) and OWL
+  uses the declared type: no compiled literal is ill-typed.
 
 OWL states the schema's intent (``format: date`` -> ``xsd:date``), the way an
 ontology engineer reads a JSON Schema; see docs/ontology.md.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +36,7 @@ from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import Node
 
 from ..context import ActiveContext, Term, mif_context
-from ..tordf import Walker
+from ..tordf import Walker, lexical_form
 
 RDF_JSON = URIRef(str(RDF) + "JSON")
 #: Formats with an XSD datatype; others stay ``xsd:string``.
@@ -60,6 +67,10 @@ _DATATYPE_LABELS = {
     XSD.decimal: "a decimal number", XSD.boolean: _LABELS["boolean"], XSD.string: _LABELS["string"],
 }
 _walker = Walker("urn:mif-rdf:enum")
+#: JSON types whose values fit a term's datatype (types not listed: text, checked by _LEXICAL where it has a form).
+_DATATYPE_KINDS = {XSD.decimal: ("number", "integer"), XSD.integer: ("integer",), XSD.boolean: ("boolean",)}
+_LEXICAL = {XSD.dateTime: FORMAT_PATTERNS["date-time"], XSD.date: FORMAT_PATTERNS["date"], XSD.duration: FORMAT_PATTERNS["duration"]}
+_PYTHON_KINDS = {"number": (int, float), "integer": (int,), "boolean": (bool,)}
 
 
 @dataclass(frozen=True)
@@ -73,9 +84,16 @@ class ValueSpec:
     format_datatype: URIRef | None = None  # also accepted: a literal already typed by its format
     enum: tuple[Node, ...] = ()
     owl_range: URIRef | None = None
+    owl_enum: tuple[Node, ...] | None = None  # the enum as OWL states it, when not ``enum``
+    written_as: URIRef | None = None  # the context term's datatype, when the declared type does not fit it
     nested: tuple[FieldSpec, ...] = ()  # an object's own fields
     nested_required: tuple[str, ...] = ()
     list_item: ValueSpec | None = None  # the value is an RDF list of these
+
+    @property
+    def ontology_enum(self) -> tuple[Node, ...]:
+        """The allowed values for ``owl:oneOf``: typed by the declared type, never ill-typed."""
+        return self.enum if self.owl_enum is None else self.owl_enum
 
 
 @dataclass(frozen=True)
@@ -139,6 +157,8 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
     fmt = schema.get("format")
     if coerce is not None:  # a typed term: every scalar becomes a literal of that datatype
         datatype = URIRef(coerce)
+        if not fits(types, schema.get("enum") or [], datatype):
+            return _text_of(schema, datatype, ctx)
         label = _DATATYPE_LABELS.get(datatype, f"a value of type xsd:{datatype.split('#')[-1]}")
         return ValueSpec(label, (datatype,), enum=_enum(schema, coerce, ctx), owl_range=datatype)
     if types == ["object"]:
@@ -169,3 +189,41 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
         owl_range=format_datatype or _OWL_RANGES.get(kind),
     )
 
+
+
+def fits(types: list[str], enum: list[Any], datatype: URIRef) -> bool:
+    """Whether values of the declared ``types`` (and each ``enum`` value) make valid literals of ``datatype``."""
+    kinds = _DATATYPE_KINDS.get(datatype, ("string",))
+    if not set(types) - {"null"} <= set(kinds):
+        return False
+    for value in enum:
+        if isinstance(value, (dict, list)) or value is None:
+            continue
+        if kinds[0] in _PYTHON_KINDS:  # bool is an int to Python, not to JSON
+            if not isinstance(value, _PYTHON_KINDS[kinds[0]]) or isinstance(value, bool) != (kinds[0] == "boolean"):
+                return False
+        elif datatype in _LEXICAL and not (isinstance(value, str) and re.match(_LEXICAL[datatype], value)):
+            return False
+    return True
+
+
+def _text_of(schema: dict[str, Any], datatype: URIRef, ctx: ActiveContext) -> ValueSpec:
+    """A field whose declared type does not fit its term's datatype.
+
+    The loader writes the author's text with the term's datatype (an
+    ill-typed literal), so shapes check a literal's text: its enum values or
+    the declared pattern.  OWL states the declared type and enum.
+    """
+    declared = value_spec(schema, None, ctx)  # as if the key had no term
+    values = [v for v in schema.get("enum") or [] if not isinstance(v, (dict, list)) and v is not None]
+    if values:
+        texts = [lexical_form(v, str(datatype))[0] for v in values]
+        alternatives = "|".join(_escape(t) for t in texts)
+        return ValueSpec(f"one of: {', '.join(texts)}", node_kind=SH.Literal, pattern=f"^({alternatives})$",
+                         owl_range=declared.owl_range, owl_enum=declared.enum, written_as=datatype)
+    return ValueSpec(declared.label, node_kind=SH.Literal, pattern=declared.pattern, owl_range=declared.owl_range, written_as=datatype)
+
+
+def _escape(text: str) -> str:
+    """``text`` as a regular expression that XPath (SHACL) and Python read alike."""
+    return re.sub(r"([\\|.?*+(){}\[\]^$-])", r"\\\1", text)

@@ -11,9 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem
+from ..errors import Problem, Severity
 
 BASE_TYPES = ("semantic", "episodic", "procedural")
+#: Rules of the warnings that ``--strict`` (``compile_ontologies(strict=True)``) turns into errors:
+#: two definitions disagree and a precedence of docs/ontology.md chose one, or a trait is undefined.
+PRECEDENCE = "ontology-precedence"
+UNDEFINED_TRAIT = "ontology-undefined-trait"
+STRICT_RULES = (PRECEDENCE, UNDEFINED_TRAIT)
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,16 @@ def without_descriptions(value: Any) -> Any:
 def fingerprint(value: Any) -> str:
     """A canonical text of a definition's content (descriptions left out)."""
     return json.dumps(without_descriptions(value), sort_keys=True, default=str)
+
+
+def shown(schema: dict[str, Any]) -> str:
+    """A field definition as messages show it: ``{enum: [open, closed], type: string}``."""
+    return fingerprint(schema).replace('"', "")
+
+
+def lenient(file: Path, message: str, key: str, rule: str = PRECEDENCE) -> Problem:
+    """A warning that ``--strict`` turns into an error (see :data:`STRICT_RULES`)."""
+    return Problem(str(file), message, Severity.WARNING, key=key, rule=rule)
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
-from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
+from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
 
 from ..errors import Problem, Severity
 from ..identity import relationship_iri
 from ..namespaces import MIF
-from ..tordf import json_lexical
+from ..tordf import canonical_decimal, json_lexical
 from .fields import RDF_JSON, FieldSpec, field_spec
 from .iris import (
     BASE_CLASSES,
@@ -45,7 +45,7 @@ from .iris import (
     scheme_iri,
     trait_iri,
 )
-from .model import FieldDef, NamespaceDef, OntologyFile, RelationshipDef
+from .model import FieldDef, NamespaceDef, OntologyFile, Origin, RelationshipDef, shown
 from .resolution import ResolvedOntology
 from .traits import ComposedEntity, Composer
 from .vocabulary import vocabulary_terms
@@ -70,7 +70,7 @@ _KINDS = {"object": OWL.ObjectProperty, "datatype": OWL.DatatypeProperty}
 def _field_kind(spec: FieldSpec) -> tuple[str | None, URIRef | None]:
     """("object" | "datatype" | None for untyped, the global range it allows)."""
     value = spec.value
-    if value.node_kind is not None or value.list_item is not None:
+    if (value.node_kind is not None and value.node_kind != SH.Literal) or value.list_item is not None:
         return "object", None
     if value.owl_range is not None or value.datatypes:
         return "datatype", (None if spec.array else value.owl_range)
@@ -93,6 +93,15 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
     for composer in composers:
         for fdef in own_fields(composer.view.file):
             spec = field_spec(fdef.name, fdef.schema)
+            if spec.value.written_as is not None:
+                warnings.append(Problem(
+                    str(fdef.origin.file),
+                    f"{fdef.origin.short}: field '{fdef.name}' is declared {shown(fdef.schema)}, but the MIF context "
+                    f"types '{fdef.name}' ({spec.predicate}) as xsd:{spec.value.written_as.split('#')[-1]}, so the loader writes "
+                    f"its values with that datatype, as JSON-LD does (ill-typed for text that is not one); OWL states "
+                    f"the declared type and SHACL checks the text; a key the context does not define avoids this",
+                    Severity.WARNING, key=fdef.name, rule="ontology",
+                ))
             if spec.predicate is None:
                 warnings.append(Problem(
                     str(fdef.origin.file),
@@ -204,8 +213,10 @@ class OwlWriter:
             self.g.add((subject, RDFS.comment, Literal(description)))
 
     # -- traits and entity types --------------------------------------------------------------------
-    def trait_ref(self, name: str) -> URIRef:
-        return trait_iri(self.view.traits[name].origin.ontology, name)
+    def trait_ref(self, name: str, used_by: Origin) -> URIRef | Literal:
+        """The IRI of the trait ``name``; its name as text when nothing defines it (warned about in composition)."""
+        trait = self.composer.trait(name, used_by)
+        return trait_iri(trait.origin.ontology, name) if trait is not None else Literal(name)
 
     def trait(self, name: str) -> None:
         trait = self.view.traits[name]
@@ -213,8 +224,7 @@ class OwlWriter:
         self.g.add((subject, RDF.type, MIF.Trait))
         self.defined(subject, name, trait.description)
         for parent in trait.extends:
-            self.composer.trait(parent, trait.origin)
-            self.g.add((subject, annotation_iri("extends"), self.trait_ref(parent)))
+            self.g.add((subject, annotation_iri("extends"), self.trait_ref(parent, trait.origin)))
         for fdef in trait.fields.values():
             spec = field_spec(fdef.name, fdef.schema)
             if spec.predicate is not None:
@@ -234,7 +244,11 @@ class OwlWriter:
         for parent in entity.subtype_of:
             g.add((subject, RDFS.subClassOf, self.class_ref(parent)))
         for name in entity.traits:
-            g.add((subject, MIF.definesTrait, self.trait_ref(name)))
+            ref = self.trait_ref(name, entity.origin)
+            if isinstance(ref, Literal):
+                annotate(g, subject, "traits", str(ref))
+            else:
+                g.add((subject, MIF.definesTrait, ref))
         for key, value in entity.annotations.items():
             annotate(g, subject, key, value)
         for name, fdef in composed.fields.items():
@@ -256,10 +270,11 @@ class OwlWriter:
         if spec.predicate is None:
             return
         value = spec.value
-        if value.enum and all(isinstance(v, Literal) for v in value.enum):
+        enum = value.ontology_enum
+        if enum and all(isinstance(v, Literal) for v in enum):
             datarange = BNode()
             self.g.add((datarange, RDF.type, RDFS.Datatype))
-            self.g.add((datarange, OWL.oneOf, Collection(self.g, BNode(), list(value.enum)).uri))
+            self.g.add((datarange, OWL.oneOf, Collection(self.g, BNode(), list(enum)).uri))
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, datarange)
         elif value.owl_range is not None:
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, value.owl_range)
@@ -324,8 +339,8 @@ class OwlWriter:
         for key, value in self.file.discovery.items():
             if key == "enabled" and isinstance(value, bool):
                 g.add((config, MIF.discoveryEnabled, Literal(value)))
-            elif key == "confidence_threshold" and isinstance(value, (int, float)):
-                g.add((config, MIF.confidenceThreshold, Literal(str(value), datatype=XSD.decimal)))
+            elif key == "confidence_threshold" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                g.add((config, MIF.confidenceThreshold, Literal(canonical_decimal(value), datatype=XSD.decimal)))
             elif key in ("patterns", "content_patterns", "file_patterns") and isinstance(value, list):
                 for pattern in value:
                     g.add((config, MIF.hasDiscoveryPattern, self.pattern(pattern, key)))

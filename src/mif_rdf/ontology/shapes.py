@@ -16,6 +16,7 @@ and names where the rule comes from: ``mif:sourceOntology`` (ontology id),
 | a single-valued field | ``sh:maxCount 1`` (arrays are repeatable) |
 | ``type`` / ``format`` / ``pattern`` | ``sh:datatype`` (``sh:or`` of what the loader may write), ``sh:pattern`` for formats |
 | ``enum`` | ``sh:in`` the RDF terms the loader writes for those values |
+| a declared type the key's context term does not fit (``strength: {type: string}``, an ``xsd:decimal`` term) | ``sh:nodeKind sh:Literal`` and ``sh:pattern`` on its text (the loader writes an ill-typed literal) |
 | ``type: array`` | the value is an RDF list (or, under ``@set`` terms, each item a value); items checked along ``rdf:rest*/rdf:first`` |
 | ``type: object`` with ``properties`` | the nested fields, by longer paths |
 | trait ``requires`` | ``sh:minCount 1`` on the memory's own field (``citations`` ...) |
@@ -174,7 +175,8 @@ class ShapeWriter:
             shown = ", ".join(str(v) for v in value.enum)
             self.rule(steps, f"{label} must be one of: {shown}", origin, name, **{"in": list(value.enum)})
         if value.node_kind is not None:
-            self.rule(steps, f"{label} must be {value.label}", origin, name, nodeKind=value.node_kind)
+            extra = {"pattern": Literal(value.pattern)} if value.pattern else {}
+            self.rule(steps, f"{label} must be {value.label}", origin, name, nodeKind=value.node_kind, **extra)
         elif value.datatypes:
             options = [(d, value.pattern if d == XSD.string else None) for d in value.datatypes]
             if value.format_datatype is not None:

@@ -2,18 +2,23 @@
 
 A subtype must be usable wherever its supertype is, so its schema may only
 add to the parent's: a ``required`` list it states includes the parent's (one
-it does not state is the parent's), keeps the
-parent's base type (else a warning), and narrows (never changes) the type, format, pattern and
-allowed values of the parent's fields.  The upstream ``test/subtype_of``
-fixtures give the verdicts: valid and extended compile; self, dangling,
-cyclic and incompatible are rejected with the reason.
+it does not state is the parent's), keeps the parent's base type, and narrows
+the type, format, pattern and allowed values of the parent's fields.  The
+upstream ``test/subtype_of`` fixtures give the verdicts: valid and extended
+compile; self, dangling, cyclic and incompatible (a dropped required field)
+are rejected with the reason.  A field that does not narrow its supertype's
+(another type, a dropped enum ...) is a warning naming both definitions: the
+published corpus has them (``physical-quantity.value`` a number under
+``observation.value`` a string; ``farm.location`` a mapping from a trait under
+a supertype's text) and the upstream validator accepts them.  The subtype's
+definition is used for its memories (most specific wins).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import MifRdfError, Problem, Severity
-from .model import EntityTypeDef
+from .model import EntityTypeDef, lenient, shown
 from .resolution import ResolvedOntology
 from .traits import Composer
 
@@ -21,11 +26,11 @@ from .traits import Composer
 def check_subtypes(view: ResolvedOntology, composer: Composer) -> list[Problem]:
     """Raise :class:`MifRdfError` for the first ``subtype_of`` error of the view; return the warnings.
 
-    Errors: a missing or self parent, a cycle, a dropped required field, a
-    field whose type excludes the parent's.  Warnings (the published corpus
-    does both): another base type than the parent's, a field that only
-    loosens the parent's (drops a pattern, format or enum; the subtype's own
-    definition is then used).
+    Errors: a missing or self parent, a cycle, a dropped required field.
+    Warnings (the published corpus does each): another base type than the
+    parent's; a field, of the subtype's own schema or of its traits, that does
+    not narrow the parent's (another type, a dropped pattern, format or enum),
+    for which the subtype's definition is used.
     """
     for entity in view.entity_types.values():
         for parent in entity.subtype_of:
@@ -88,23 +93,17 @@ def _check_compatible(sub: EntityTypeDef, parent: EntityTypeDef, composer: Compo
         child_field = sub_fields.get(name)
         if child_field is None or child_field is parent_field:
             continue
-        if not _overlap(_types(parent_field.schema), _types(child_field.schema)):
-            raise _error(sub, f"redefines field '{name}' of its supertype '{parent.name}' with type {child_field.schema.get('type')!r} where the supertype says {parent_field.schema.get('type')!r}")
         why = narrowing_problem(parent_field.schema, child_field.schema)
         if why:
-            warnings.append(Problem(
-                str(child_field.origin.file),
-                f"{sub.origin.short}: field '{name}' loosens its supertype '{parent.name}' ({parent_field.origin}): {why}; "
-                f"memories of type '{sub.name}' are checked against the subtype's definition",
-                Severity.WARNING, key=name, rule="ontology",
+            warnings.append(lenient(
+                sub.origin.file,
+                f"{sub.origin.short}: field '{name}' is {shown(child_field.schema)} in {child_field.origin} but "
+                f"{shown(parent_field.schema)} in its supertype '{parent.name}' ({parent_field.origin}): {why}; "
+                f"the subtype's definition is used for memories of type '{sub.name}' (most specific wins), so a "
+                f"'{sub.name}' may not fit where a '{parent.name}' is expected",
+                name,
             ))
     return warnings
-
-
-def _overlap(parent: set[str] | None, child: set[str] | None) -> bool:
-    if parent is None or child is None:
-        return True
-    return bool(parent & child) or ("number" in parent and "integer" in child) or ("integer" in parent and "number" in child)
 
 
 def _types(schema: dict[str, Any]) -> set[str] | None:

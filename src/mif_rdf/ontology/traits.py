@@ -7,19 +7,24 @@
 | field in a trait overrides an inherited field     | the child trait's definition   |
 | field in an entity's schema overrides a trait field | the entity's definition (this also resolves a conflict) |
 
-An entity type that is ``subtype_of`` others also takes their fields (a
-subtype must be usable wherever its supertype is); a supertype's field and a
-trait's field that disagree are a conflict like two traits.  Definitions are
-"the same" when they are one definition reached twice or have equal content
-(descriptions aside): the corpus repeats traits verbatim across ontologies.
+An entity type that is ``subtype_of`` others also inherits their fields (a
+subtype must be usable wherever its supertype is): its traits' fields override
+them ("field in trait overrides inherited field"), and its own schema
+overrides both ("most specific wins"); of two supertypes that disagree, the
+one listed first in ``subtype_of`` wins.  A subtype field that does not fit
+its supertype's is reported by :mod:`.subtypes` (a warning).  A trait that
+nothing defines is a warning: the entity type compiles without its fields.
+Definitions are "the same" when they are one definition reached twice or have
+equal content (descriptions aside): the corpus repeats traits verbatim across
+ontologies.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import MifRdfError
-from .model import EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint
+from ..errors import MifRdfError, Problem
+from .model import UNDEFINED_TRAIT, EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint, lenient, shown
 from .resolution import ResolvedOntology
 
 Sources = list[tuple[str, dict[str, FieldDef]]]
@@ -71,15 +76,11 @@ def merge(sources: Sources, descends: Callable[[Origin, Origin], bool]) -> tuple
 
 def conflict_error(owner: Origin, name: str, entries: list[tuple[str, FieldDef]], how: str) -> MifRdfError:
     sides = " and ".join(
-        f"{d.origin if label == d.origin.element else f'{label} (from {d.origin})'} as {_short(d.schema)}" for label, d in entries
+        f"{d.origin if label == d.origin.element else f'{label} (from {d.origin})'} as {shown(d.schema)}" for label, d in entries
     )
     return MifRdfError(
         f"{owner.file}: {owner.short}: field '{name}' is defined differently by {sides}; {how} (spec 10.8.6)"
     )
-
-
-def _short(schema: dict) -> str:
-    return fingerprint(schema).replace('"', "")
 
 
 class Composer:
@@ -89,14 +90,20 @@ class Composer:
         self.view = view
         self._traits: dict[str, dict[str, FieldDef]] = {}
         self._entities: dict[str, ComposedEntity] = {}
+        #: undefined traits, once per user and trait
+        self.warnings: dict[tuple[Origin, str], Problem] = {}
 
-    def trait(self, name: str, used_by: Origin, stack: tuple[str, ...] = ()) -> TraitDef:
+    def trait(self, name: str, used_by: Origin, stack: tuple[str, ...] = ()) -> TraitDef | None:
+        """The trait ``name`` as this view sees it; None (and a warning) when nothing defines it."""
         trait = self.view.traits.get(name)
         if trait is None:
-            raise MifRdfError(
-                f"{used_by.file}: {used_by.short} uses trait '{name}', which is not defined by ontology "
-                f"'{self.view.id}' or any ontology it extends"
-            )
+            self.warnings.setdefault((used_by, name), lenient(
+                used_by.file,
+                f"{used_by.short} uses trait '{name}', which is not defined by ontology '{self.view.id}' or any "
+                f"ontology it extends; it compiles without that trait's fields",
+                name, UNDEFINED_TRAIT,
+            ))
+            return None
         if name in stack:
             raise MifRdfError(f"{trait.origin.file}: trait extends cycle: {' -> '.join(stack + (name,))} ({trait.origin})")
         return trait
@@ -107,6 +114,8 @@ class Composer:
         if found is not None:
             return found
         trait = self.trait(name, used_by, stack)
+        if trait is None:
+            return {}
         sources: Sources = [(f"trait '{p}'", self.trait_fields(p, trait.origin, stack + (name,))) for p in trait.extends]
         merged, conflicts = merge(sources, self.descends)
         for field_name, entries in conflicts.items():
@@ -122,13 +131,14 @@ class Composer:
         todo = list(names)
         while todo:
             name = todo.pop(0)
-            if name not in out:
-                out[name] = self.trait(name, used_by)
-                todo.extend(out[name].extends)
+            trait = self.trait(name, used_by) if name not in out else None
+            if trait is not None:
+                out[name] = trait
+                todo.extend(trait.extends)
         return out
 
     def compose(self, name: str, stack: tuple[str, ...] = ()) -> ComposedEntity:
-        """An entity type's fields: supertypes, then traits, then its own schema (which wins)."""
+        """An entity type's fields: its supertypes', overridden by its traits', overridden by its own schema."""
         found = self._entities.get(name)
         if found is not None:
             return found
@@ -136,18 +146,15 @@ class Composer:
         if name in stack:
             raise MifRdfError(f"{entity.origin.file}: subtype_of cycle: {' -> '.join(stack + (name,))}")
         supers = [self.compose(parent, stack + (name,)) for parent in entity.subtype_of if parent in self.view.entity_types]
-        sources: Sources = [(f"supertype '{s.entity.name}'", s.fields) for s in supers]
-        for trait in entity.traits:
-            self.trait(trait, entity.origin)
-            sources.append((f"trait '{trait}'", self.trait_fields(trait, entity.origin)))
-        merged, conflicts = merge(sources, self.descends)
+        inherited_fields, _ = merge([(f"supertype '{s.entity.name}'", s.fields) for s in supers], self.descends)
+        merged, conflicts = merge([(f"trait '{t}'", self.trait_fields(t, entity.origin)) for t in entity.traits], self.descends)
         for field_name, entries in conflicts.items():
             if field_name not in entity.properties:
                 raise conflict_error(
                     entity.origin, field_name, entries,
                     f"override '{field_name}' in the entity type's schema.properties to resolve",
                 )
-        fields = {**merged, **entity.properties}
+        fields = {**inherited_fields, **merged, **entity.properties}
         inherited = {f for f in fields if any(f in s.fields and s.fields[f] is fields[f] for s in supers)}
         traits = self.trait_closure(entity.traits, entity.origin)
         requires: dict[str, Origin] = {}
