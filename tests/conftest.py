@@ -132,3 +132,21 @@ def write_file(root: Path, relpath: str, text: str | bytes) -> Path:
 
 def memory_text(memory_id: str, extra: str = "", body: str = "Body.\n", kind: str = "semantic", created: str = "2026-01-15T10:30:00Z") -> str:
     return f"---\nid: {memory_id}\ntype: {kind}\ncreated: {created}\n{extra}---\n{body}"
+
+
+def ill_typed_literals(graph) -> list[Literal]:
+    """Literals whose lexical form does not fit their datatype, by two readers: rdflib's and owlrl's (stricter)."""
+    from owlrl.DatatypeHandling import AltXSDToPYTHON
+
+    bad = []
+    for term in set(graph.objects()):
+        if not isinstance(term, Literal) or term.datatype is None:
+            continue
+        try:
+            AltXSDToPYTHON.get(term.datatype, str)(str(term))
+        except Exception:
+            bad.append(term)
+            continue
+        if term.ill_typed:
+            bad.append(term)
+    return bad

@@ -11,9 +11,9 @@ from mif_rdf.ontology import builtin_dir, compile_ontologies, search_path
 from mif_rdf.ontology.loader import read_ontology
 from mif_rdf.ontology.registry import Registry
 
-from conftest import SHARED, write_file
+from conftest import FIXTURES, write_file
 
-CORPUS = SHARED / "fixtures" / "upstream" / "ontologies"
+CORPUS = FIXTURES / "ontology" / "corpus"
 
 
 def onto(folder: Path, name: str, extends: str = "", body: str = "", filename: str | None = None) -> Path:
@@ -31,10 +31,10 @@ def test_builtin_search_path_has_mif_base() -> None:
 
 def test_extends_resolves_by_id_along_the_search_path() -> None:
     registry = Registry(search_path([CORPUS]))
-    chain = [o.id for o in registry.closure(registry.get("software-security"))]
-    assert chain[-1] == "software-security"
-    assert chain.index("mif-base") < chain.index("shared-traits") < chain.index("engineering-base")
-    assert len(chain) == len(set(chain)) == 4  # the shared ancestor mif-base appears once
+    chain = [o.id for o in registry.closure(registry.get("kit-joint"))]
+    assert chain[-1] == "kit-joint"
+    assert chain.index("mif-base") < chain.index("kit-base") < chain.index("kit-left") < chain.index("kit-right")
+    assert len(chain) == len(set(chain)) == 5  # the shared ancestors kit-base and mif-base appear once
 
 
 def test_a_later_source_overrides_an_earlier_one(tmp_path: Path) -> None:

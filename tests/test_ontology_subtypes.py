@@ -1,4 +1,4 @@
-"""subtype_of: the upstream test/subtype_of verdicts, and subclassing in the output."""
+"""subtype_of: the verdicts of the upstream test/subtype_of cases on our own versions of them, and subclassing."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,34 +11,35 @@ from mif_rdf.errors import MifRdfError
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.subtypes import narrowing_problem
 
-from conftest import SHARED, write_file
+from conftest import FIXTURES, write_file
 
-SUBTYPES = SHARED / "fixtures" / "upstream" / "mif" / "test" / "subtype_of"
-CORPUS = SHARED / "fixtures" / "upstream" / "ontologies"
+SUBTYPES = FIXTURES / "ontology" / "subtype_of"
+CORPUS = FIXTURES / "ontology" / "corpus"
 ONT = "https://mif-spec.dev/ontologies/"
 
 
 def test_valid_subtype_compiles_to_subclassing() -> None:
-    owl = compile_ontologies([SUBTYPES / "valid.ontology.yaml"]).owl
-    assert (URIRef(ONT + "valid-subtype/security-control"), RDFS.subClassOf, URIRef(ONT + "valid-subtype/control")) in owl
+    result = compile_ontologies([SUBTYPES / "valid.ontology.yaml"], strict=True)  # a narrowing: no warning
+    assert (URIRef(ONT + "own-valid-subtype/sensor"), RDFS.subClassOf, URIRef(ONT + "own-valid-subtype/instrument")) in result.owl
+    assert not result.warnings
 
 
 def test_extended_subtype_resolves_its_parent_through_extends() -> None:
     result = compile_ontologies([SUBTYPES / "extended.ontology.yaml"], search_path=[CORPUS])
-    child = URIRef(ONT + "extended-subtype/security-control")
-    assert (child, RDFS.subClassOf, URIRef(ONT + "engineering-base/control")) in result.owl
+    child = URIRef(ONT + "own-extended-subtype/lockout")
+    assert (child, RDFS.subClassOf, URIRef(ONT + "kit-base/control")) in result.owl
     # substitutable: the subtype carries the supertype's fields (and its rules)
-    composer = next(c for c in result.composers if c.view.id == "extended-subtype")
-    assert "control_name" in composer.compose("security-control").fields
+    composer = next(c for c in result.composers if c.view.id == "own-extended-subtype")
+    assert {"control_name", "level", "lock_id"} <= set(composer.compose("lockout").fields)
 
 
 @pytest.mark.parametrize(
     "name, reason",
     [
-        ("cyclic", r"entity type '[ab]' of ontology 'cyclic-subtype' is part of a subtype_of cycle: (a -> b -> a|b -> a -> b)"),
-        ("dangling", r"entity type 'security-control' of ontology 'dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'dangling-subtype', which extends no other ontology"),
-        ("incompatible", r"entity type 'sub-thing' of ontology 'incompatible-subtype' is subtype_of 'base-thing' .* but does not require 'b', which 'base-thing' requires"),
-        ("self", r"entity type 'a' of ontology 'self-subtype' is subtype_of itself"),
+        ("cyclic", r"entity type '(egg|hen)' of ontology 'own-cyclic-subtype' is part of a subtype_of cycle: (egg -> hen -> egg|hen -> egg -> hen)"),
+        ("dangling", r"entity type 'lockout' of ontology 'own-dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'own-dangling-subtype', which extends no other ontology"),
+        ("incompatible", r"entity type 'pump' of ontology 'own-incompatible-subtype' is subtype_of 'device' .* but does not require 'serial', which 'device' requires"),
+        ("self", r"entity type 'loop' of ontology 'own-self-subtype' is subtype_of itself"),
     ],
 )
 def test_invalid_subtypes_are_rejected_with_the_reason(name: str, reason: str) -> None:
@@ -50,11 +51,11 @@ def test_invalid_subtypes_are_rejected_with_the_reason(name: str, reason: str) -
 
 def test_the_extended_verdict_needs_its_parent(tmp_path: Path) -> None:
     """Without the ontology it extends on the search path, `extended` cannot compile: missing parent."""
-    with pytest.raises(MifRdfError, match="extends 'engineering-base', which is not in the search path"):
+    with pytest.raises(MifRdfError, match="extends 'kit-base', which is not in the search path"):
         compile_ontologies([SUBTYPES / "extended.ontology.yaml"])
 
 
-def test_a_field_type_that_excludes_the_parents_is_an_error(tmp_path: Path) -> None:
+def test_a_field_type_that_excludes_the_parents_is_a_warning_and_the_subtype_wins(tmp_path: Path) -> None:
     path = write_file(tmp_path, "t.ontology.yaml", """
 ontology: {id: t, version: "1.0.0"}
 entity_types:
@@ -66,8 +67,13 @@ entity_types:
     subtype_of: [parent]
     schema: {properties: {size: {type: string}}}
 """)
-    with pytest.raises(MifRdfError, match="redefines field 'size' of its supertype 'parent' with type 'string'"):
-        compile_ontologies([path])
+    result = compile_ontologies([path])
+    text = "\n".join(str(w) for w in result.warnings)
+    assert "field 'size' is {type: string} in entity type 'child'" in text and "{type: integer} in its supertype 'parent'" in text
+    composer = result.composers[0]
+    assert composer.compose("child").fields["size"].schema == {"type": "string"}
+    with pytest.raises(MifRdfError, match=r"field 'size' is \{type: string\}.* \(--strict\)$"):
+        compile_ontologies([path], strict=True)
 
 
 def test_loosening_a_parent_field_and_changing_base_are_warnings(tmp_path: Path) -> None:
@@ -84,7 +90,7 @@ entity_types:
 """)
     result = compile_ontologies([path])
     text = "\n".join(str(w) for w in result.warnings)
-    assert "field 'state' loosens its supertype 'parent'" in text
+    assert "field 'state' is {type: string} in entity type 'child'" in text and "allows any value where the supertype allows only" in text
     assert "has base 'episodic' but its supertype 'parent' has base 'semantic'" in text
 
 
