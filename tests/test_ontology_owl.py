@@ -1,4 +1,4 @@
-"""OWL/RDFS output: the upstream corpus compiles and reasons, golden files, and the mapping rules."""
+"""OWL/RDFS output: the project's ontology corpus compiles and reasons, golden files, and the mapping rules."""
 from __future__ import annotations
 
 import hashlib
@@ -17,13 +17,11 @@ from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.compiler import Compilation, new_graph
 from mif_rdf.ontology.iris import MIFO
 
-from conftest import EXAMPLES, REPO, SHARED, assert_isomorphic, write_file
+from conftest import EXAMPLES, FIXTURES, assert_isomorphic, write_file
 
-UPSTREAM = SHARED / "fixtures" / "upstream"
-CORPUS = UPSTREAM / "ontologies"
-AI_MEMORY = UPSTREAM / "mif" / "profiles" / "ai-memory" / "ontology.yaml"
-CORPUS_REFS = sorted(p.name.split(".")[0] for p in CORPUS.glob("*.ontology.yaml")) + [str(AI_MEMORY)]
-FIXTURES = REPO / "tests" / "fixtures" / "ontology"
+ONTOLOGY_FIXTURES = FIXTURES / "ontology"
+CORPUS = ONTOLOGY_FIXTURES / "corpus"
+CORPUS_REFS = sorted(p.name.split(".")[0] for p in CORPUS.glob("*.ontology.yaml"))
 ONT = "https://mif-spec.dev/ontologies/"
 
 
@@ -60,28 +58,28 @@ def tree_canonical(graph: Graph) -> set[tuple[object, object, object]]:
 def test_every_corpus_ontology_compiles_and_parses_back(corpus: Compilation) -> None:
     assert len(CORPUS_REFS) == 11
     ontologies = {str(o) for o in corpus.owl.subjects(RDF.type, OWL.Ontology)}
-    assert ontologies == {ONT + ref for ref in CORPUS_REFS[:-1]} | {ONT + "ai-memory"}
+    assert ontologies == {ONT + ref for ref in CORPUS_REFS} | {ONT + "mif-base"}
     for graph, fmt in ((corpus.owl, "turtle"), (corpus.owl, "xml"), (corpus.shapes, "turtle")):
         back = Graph().parse(data=graph.serialize(format=fmt), format=fmt)
         assert len(back) == len(graph)
         assert tree_canonical(back) == tree_canonical(graph), fmt
 
 
-@pytest.mark.parametrize("ref", CORPUS_REFS, ids=lambda r: Path(r).name)
-def test_owlrl_closure_runs_on_each_compiled_ontology(ref: str) -> None:
-    owl = compile_ontologies([ref], search_path=[CORPUS], with_ancestors=False).owl
-    graph = Graph().parse(data=owl.serialize(format="nt"), format="nt")
-    before = len(graph)
+def test_subclassing_is_transitive_across_ontologies_under_owlrl() -> None:
+    """An IS-A tree over two ontologies: reading (lab) < quantity < measurement; sample (lab-field) < quantity."""
+    graph = Graph().parse(data=compile_ontologies(["lab-field"], search_path=[CORPUS]).owl.serialize(format="nt"), format="nt")
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(graph)
-    assert len(graph) > before
-    if ref == "observability":  # an IS-A tree: subclassing is transitive across ontologies
-        assert (cls("observability", "observability-service"), RDFS.subClassOf, cls("mif-generic", "technology")) in graph
+    assert (cls("lab-field", "sample"), RDFS.subClassOf, cls("lab", "measurement")) in graph
+    assert (cls("lab", "reading"), RDFS.subClassOf, MIF.SemanticType) in graph
 
 
-@pytest.mark.parametrize("name, source", [("spec-traits", FIXTURES / "spec-traits.ontology.yaml"), ("valid-subtype", UPSTREAM / "mif" / "test" / "subtype_of" / "valid.ontology.yaml")])
+@pytest.mark.parametrize("name, source", [
+    ("spec-traits", ONTOLOGY_FIXTURES / "spec-traits.ontology.yaml"),
+    ("own-valid-subtype", ONTOLOGY_FIXTURES / "subtype_of" / "valid.ontology.yaml"),
+])
 def test_golden_files(name: str, source: Path) -> None:
     result = compile_ontologies([source], with_ancestors=False)
-    golden = FIXTURES / "golden"
+    golden = ONTOLOGY_FIXTURES / "golden"
     assert_isomorphic(relative_paths(result.owl, source.parent), Graph().parse(golden / f"{name}.ttl"), f"{name} OWL")
     assert_isomorphic(relative_paths(result.shapes, source.parent), Graph().parse(golden / f"{name}-shapes.ttl"), f"{name} shapes")
 
@@ -98,20 +96,24 @@ def relative_paths(graph: Graph, folder: Path) -> Graph:
 
 def test_ontology_header_and_imports(corpus: Compilation) -> None:
     owl = corpus.owl
-    security = URIRef(ONT + "software-security")
-    assert (security, OWL.imports, URIRef(ONT + "engineering-base")) in owl
-    assert (URIRef(ONT + "engineering-base"), OWL.imports, URIRef(ONT + "shared-traits")) in owl
+    joint = URIRef(ONT + "kit-joint")
+    assert {joint} == set(owl.subjects(OWL.imports, URIRef(ONT + "kit-right")))
+    assert (joint, OWL.imports, URIRef(ONT + "kit-left")) in owl
+    assert (URIRef(ONT + "kit-left"), OWL.imports, URIRef(ONT + "kit-base")) in owl
     assert (URIRef(ONT + "mif-base"), OWL.imports, URIRef(str(MIF))) in owl  # a root imports the MIF vocabulary
-    assert (security, OWL.versionInfo, Literal("0.4.0")) in owl
+    base = URIRef(ONT + "kit-base")
+    assert (base, OWL.versionInfo, Literal("2.1.0")) in owl and (base, OWL.versionIRI, URIRef(ONT + "kit-base/2.1.0")) in owl
+    assert (base, RDFS.isDefinedBy, URIRef("https://example.org/kit/schema.json")) in owl
+    assert (URIRef(ONT + "rich"), MIFO.maintainer, Literal("greenhouse team")) in owl  # an unknown top-level key
 
 
 def test_entity_types_are_classes_under_their_base_type(corpus: Compilation) -> None:
     owl = corpus.owl
-    assert (cls("ai-memory", "session"), RDF.type, OWL.Class) in owl
-    assert (cls("ai-memory", "session"), RDFS.subClassOf, MIF.EpisodicType) in owl
-    assert (cls("ai-memory", "skill"), RDFS.subClassOf, MIF.ProceduralType) in owl
-    assert (cls("engineering-base", "component"), RDFS.subClassOf, MIF.SemanticType) in owl
-    assert (cls("software-security", "security-control"), RDFS.subClassOf, cls("engineering-base", "control")) in owl
+    assert (cls("recall", "session"), RDF.type, OWL.Class) in owl
+    assert (cls("recall", "session"), RDFS.subClassOf, MIF.EpisodicType) in owl
+    assert (cls("rich", "watering"), RDFS.subClassOf, MIF.ProceduralType) in owl
+    assert (cls("kit-base", "artifact"), RDFS.subClassOf, MIF.SemanticType) in owl
+    assert (cls("lab-field", "sample"), RDFS.subClassOf, cls("lab", "quantity")) in owl
 
 
 def restriction(owl: Graph, cls_iri: URIRef, prop: URIRef, kind: URIRef) -> object:
@@ -124,36 +126,42 @@ def restriction(owl: Graph, cls_iri: URIRef, prop: URIRef, kind: URIRef) -> obje
 def test_fields_become_properties_with_ranges_from_types_and_formats(corpus: Compilation) -> None:
     owl = corpus.owl
     assert (MIF.started_at, RDF.type, OWL.DatatypeProperty) in owl
-    assert (MIF.started_at, RDFS.range, XSD.dateTime) in owl  # format: date-time
-    assert (MIF.statement, RDFS.range, XSD.string) in owl
-    assert (MIF.steps, RDF.type, OWL.ObjectProperty) in owl  # array of objects
-    session = cls("ai-memory", "session")
+    assert (MIF.started_at, RDFS.range, XSD.dateTime) in owl  # format: date-time, in rich and recall alike
+    assert (MIF.serial, RDFS.range, XSD.string) in owl
+    assert (MIF.tasks, RDF.type, OWL.ObjectProperty) in owl  # array of mappings
+    session, gauge, shift = cls("recall", "session"), cls("rich", "gauge"), cls("rich", "shift")
     assert restriction(owl, session, MIF.accessCount, OWL.allValuesFrom) == XSD.integer  # from trait recallable
+    assert restriction(owl, gauge, MIF.batch_count, OWL.allValuesFrom) == XSD.integer  # from trait tracked
     assert restriction(owl, session, MIF.summary, OWL.minCardinality) == Literal(1, datatype=XSD.nonNegativeInteger)  # required
-    enum = restriction(owl, session, MIF.session_type, OWL.allValuesFrom)
-    assert [str(v) for v in Collection(owl, owl.value(enum, OWL.oneOf))] == ["debug", "work", "meeting", "exploration", "review"]
-    assert (MIF.documentation_url, RDFS.range, XSD.anyURI) in owl  # format: uri
-    assert (MIF.effective_date, RDFS.range, XSD.date) in owl  # format: date
-    # a key the MIF context defines is its term, not redeclared: schema:name, dc:description
+    enum = restriction(owl, shift, MIF.shift_type, OWL.allValuesFrom)
+    assert list(Collection(owl, owl.value(enum, OWL.oneOf))) == [Literal("day"), Literal("night"), Literal("weekend")]
+    assert (MIF.manual_url, RDFS.range, XSD.anyURI) in owl  # format: uri
+    assert (MIF.released_on, RDFS.range, XSD.date) in owl  # format: date
+    # a key the MIF context defines is its term, not redeclared: schema:name
+    assert restriction(owl, gauge, URIRef("https://schema.org/name"), OWL.allValuesFrom) == XSD.string
     assert (URIRef("https://schema.org/name"), RDF.type, None) not in owl
     # a field defined as a mapping here and as text there: no range is claimed, and a warning says why
     assert (MIF.owner, RDF.type, RDF.Property) in owl and (MIF.owner, RDFS.range, None) not in owl
-    assert any("field 'owner'" in str(w) for w in corpus.warnings)
+    assert any("field 'owner'" in str(w) and "kit-base.ontology.yaml" in str(w) and "rich" in str(w) for w in corpus.warnings)
 
 
 def test_relationship_types_are_object_properties(corpus: Compilation) -> None:
     owl = corpus.owl
-    reinforces = MIF.reinforces
-    assert (reinforces, RDF.type, OWL.ObjectProperty) in owl
-    union = owl.value(reinforces, RDFS.domain)
-    assert set(Collection(owl, owl.value(union, OWL.unionOf))) == {cls("ai-memory", n) for n in ("observation", "skill", "session")}
-    assert (MIF["recalled-in"], RDFS.range, cls("ai-memory", "session")) in owl
-    assert (MIF["relates-to"], RDF.type, OWL.SymmetricProperty) in owl
-    assert (MIF["governs"], RDFS.domain, None) in owl
+    assert (MIF.feeds, RDF.type, OWL.ObjectProperty) in owl
+    assert (MIF.feeds, RDFS.domain, cls("rich", "valve")) in owl
+    union = owl.value(MIF.feeds, RDFS.range)
+    assert set(Collection(owl, owl.value(union, OWL.unionOf))) == {cls("rich", "gauge"), cls("rich", "valve")}
+    assert (MIF.protects, RDFS.range, cls("kit-base", "artifact")) in owl
+    assert (MIF.protects, OWL.inverseOf, MIF["protected-by"]) in owl
+    assert (MIF.neighbours, RDF.type, OWL.SymmetricProperty) in owl
+    assert (MIF["relates-to"], RDF.type, OWL.SymmetricProperty) in owl  # mif-base
     # an endpoint that names no entity type of the ontology's chain: no range, the names kept, a warning
-    assert (MIF["depends-on"], RDFS.range, None) not in owl
-    assert {str(o) for o in owl.objects(MIF["depends-on"], MIFO.to)} == {"component", "technology"}
-    assert any("'to' names 'technology'" in str(w) for w in corpus.warnings)
+    assert (MIF.calibrates, RDFS.range, None) not in owl and (MIF.calibrates, RDFS.domain, cls("rich", "gauge")) in owl
+    assert {str(o) for o in owl.objects(MIF.calibrates, MIFO.to)} == {"tool"}
+    assert any("'to' names 'tool'" in str(w) for w in corpus.warnings)
+    # two spellings in one file are one relationship type, with both labels and a warning
+    assert {str(o) for o in owl.objects(MIF["waters-plant"], RDFS.label)} == {"waters-plant", "waters_plant"}
+    assert any("'waters_plant' and 'waters-plant' are spellings of the same relationship type" in str(w) for w in corpus.warnings)
 
 
 def test_three_spellings_of_a_relationship_name_are_one_iri(tmp_path: Path) -> None:
@@ -184,49 +192,56 @@ def test_bundle_config_relationships_match_the_links_graph() -> None:
 
 def test_namespace_trees_are_skos_concept_schemes(corpus: Compilation) -> None:
     owl = corpus.owl
-    scheme = URIRef(ONT + "mif-base/namespaces")
-    decisions = URIRef(ONT + "mif-base/namespace/_semantic/decisions")
-    semantic = URIRef(ONT + "mif-base/namespace/_semantic")
+    scheme = URIRef(ONT + "kit-base/namespaces")
+    assets = URIRef(ONT + "kit-base/namespace/_semantic/assets")
+    semantic = URIRef(ONT + "kit-base/namespace/_semantic")
     assert (scheme, RDF.type, SKOS.ConceptScheme) in owl
-    assert (URIRef(ONT + "mif-base"), MIF.hasNamespace, scheme) in owl
-    assert (decisions, SKOS.broader, semantic) in owl and (semantic, SKOS.topConceptOf, scheme) in owl
-    assert (decisions, SKOS.notation, Literal("_semantic/decisions")) in owl
-    assert (decisions, MIF.typeHint, Literal("semantic")) in owl
+    assert (URIRef(ONT + "kit-base"), MIF.hasNamespace, scheme) in owl
+    assert (assets, SKOS.broader, semantic) in owl and (semantic, SKOS.narrower, assets) in owl
+    assert (semantic, SKOS.topConceptOf, scheme) in owl and (scheme, SKOS.hasTopConcept, semantic) in owl
+    assert (assets, SKOS.notation, Literal("_semantic/assets")) in owl
+    assert (assets, SKOS.definition, Literal("Tools and machines")) in owl
+    assert (semantic, MIF.typeHint, Literal("semantic")) in owl
+    assert (URIRef(ONT + "rich/namespace/semantic/plants"), SKOS.notation, Literal("semantic/plants")) in owl
     assert any("'semantic' is not the base-type prefix '_semantic'" in str(w) for w in corpus.warnings)
 
 
 def test_annotations_are_kept(corpus: Compilation) -> None:
     owl = corpus.owl
-    contract = next(c for c in owl.subjects(RDFS.label, Literal("data-contract")))
-    assert (contract, SKOS.altLabel, Literal("schema contract")) in owl
-    assert len(list(owl.objects(contract, SKOS.example))) == 3
-    assert list(owl.objects(contract, MIFO.negative_examples))
-    assert (cls("observability", "observability-resource"), MIFO.abstract, Literal(True)) in owl
-    assert (cls("software-security", "attack-tactic"), MIFO.source_vocab, Literal("MITRE ATT&CK")) in owl
+    gauge = cls("rich", "gauge")
+    assert {str(o) for o in owl.objects(gauge, SKOS.altLabel)} == {"meter", "dial"}
+    assert len(list(owl.objects(gauge, SKOS.example))) == 3
+    assert (gauge, MIFO.negative_examples, Literal("a reading")) in owl
+    assert (cls("rich", "valve"), MIFO.abstract, Literal(True)) in owl
+    assert (gauge, MIFO.source_vocab, Literal("Greenhouse Handbook")) in owl
     # discovery: patterns with the suggested entity type as a class
-    config = owl.value(URIRef(ONT + "ai-memory"), MIF.discoveryConfig)
-    assert (config, MIF.confidenceThreshold, Literal("0.8", datatype=XSD.decimal)) in owl
+    config = owl.value(URIRef(ONT + "rich"), MIF.discoveryConfig)
+    assert (config, MIF.confidenceThreshold, Literal("0.75", datatype=XSD.decimal)) in owl
+    assert (config, MIF.discoveryEnabled, Literal(True)) in owl
     patterns = list(owl.objects(config, MIF.hasDiscoveryPattern))
-    assert len(patterns) == 4
-    assert any((p, MIF.suggestsEntityType, cls("ai-memory", "session")) in owl for p in patterns)
+    assert len(patterns) == 2
+    assert any((p, MIF.suggestsEntityType, cls("rich", "shift")) in owl and (p, MIF.filePattern, Literal("**/shifts/*.md")) in owl for p in patterns)
     base = owl.value(URIRef(ONT + "mif-base"), MIF.discoveryConfig)
     assert len(list(owl.objects(base, MIF.hasDiscoveryPattern))) == 19  # 11 content + 8 file patterns
-    # traits as annotations: a trait names its fields and what it extends
-    assert (URIRef(ONT + "ai-memory/trait/decaying"), MIF.hasField, MIF.decay_model) in owl
+    # traits as annotations: a trait names its fields and what it extends; classes name their traits
+    assert (URIRef(ONT + "recall/trait/recallable"), MIF.hasField, MIF.accessCount) in owl
+    assert (URIRef(ONT + "kit-left/trait/audited"), MIFO.extends, URIRef(ONT + "kit-base/trait/stamped")) in owl
+    assert (URIRef(ONT + "kit-base/trait/checked"), MIF.requiresField, MIF.citations) in owl
+    assert (gauge, MIF.definesTrait, URIRef(ONT + "rich/trait/tracked")) in owl
 
 
 def test_only_the_named_ontologies(tmp_path: Path) -> None:
-    owl = compile_ontologies([AI_MEMORY], search_path=[CORPUS], with_ancestors=False).owl
-    assert set(owl.subjects(RDF.type, OWL.Ontology)) == {URIRef(ONT + "ai-memory")}
-    assert (URIRef(ONT + "ai-memory"), OWL.imports, URIRef(ONT + "shared-traits")) in owl
+    owl = compile_ontologies(["recall"], search_path=[CORPUS], with_ancestors=False).owl
+    assert set(owl.subjects(RDF.type, OWL.Ontology)) == {URIRef(ONT + "recall")}
+    assert (URIRef(ONT + "recall"), OWL.imports, URIRef(ONT + "kit-base")) in owl
 
 
 def test_cli_compile_writes_owl_and_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out, shapes = tmp_path / "ai.owl", tmp_path / "ai-shapes.ttl"
-    code = main(["ontology", "compile", str(AI_MEMORY), "--path", str(CORPUS), "-o", str(out), "--shapes", str(shapes)])
+    out, shapes = tmp_path / "recall.owl", tmp_path / "recall-shapes.ttl"
+    code = main(["ontology", "compile", str(CORPUS / "recall.ontology.yaml"), "--path", str(CORPUS), "-o", str(out), "--shapes", str(shapes)])
     assert code == 0
     owl = Graph().parse(out, format="xml")  # .owl is RDF/XML, what Protégé opens
-    assert (cls("ai-memory", "session"), RDF.type, OWL.Class) in owl
+    assert (cls("recall", "session"), RDF.type, OWL.Class) in owl
     assert (URIRef(ONT + "mif-base"), RDF.type, OWL.Ontology) in owl  # ancestors included
     assert len(Graph().parse(shapes)) > 100
     assert "compiled 3 ontologies" in capsys.readouterr().err
