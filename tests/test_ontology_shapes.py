@@ -14,11 +14,10 @@ from mif_rdf.context import mif_context
 from mif_rdf.namespaces import MIF
 from mif_rdf.ontology import compile_shapes
 
-from conftest import SHARED, write_file
+from conftest import FIXTURES, write_file
 
-UPSTREAM = SHARED / "fixtures" / "upstream"
-CORPUS = UPSTREAM / "ontologies"
-AI_MEMORY = UPSTREAM / "mif" / "profiles" / "ai-memory" / "ontology.yaml"
+CORPUS = FIXTURES / "ontology" / "corpus"
+RECALL = CORPUS / "recall.ontology.yaml"
 
 
 def memory(root: Path, name: str, entity: str, ontology: str | None = None, extra: str = "") -> None:
@@ -38,14 +37,15 @@ def session_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
   participants: [ana, ben]
   strength: 0.5
   accessCount: 3
-  created_at: '2026-01-15T10:30:00Z'
-""", ontology="ai-memory")
+  logged_at: '2026-01-15T10:30:00Z'
+  decay_model: linear
+""", ontology="recall")
     memory(root, "bad", """  entity_type: session
   session_type: brainstorm
   started_at: yesterday
   participants: ben
   accessCount: three
-  created_at: soon
+  logged_at: soon
   decay_model: [linear]
 """)
     memory(root, "other", "  entity_type: unknown-thing\n  summary: 3\n")
@@ -54,7 +54,7 @@ def session_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def session_report(session_bundle: Path) -> tuple[bool, Graph, Graph]:
-    shapes = compile_shapes([AI_MEMORY], search_path=[CORPUS])
+    shapes = compile_shapes([RECALL], search_path=[CORPUS])
     bundle = load_bundle(session_bundle)
     conforms, report, _ = validate(bundle.dataset, shacl_graph=shapes, advanced=True)
     return conforms, report, shapes
@@ -83,13 +83,13 @@ def test_focus_nodes_are_the_memories_carrying_the_entity_type(session_report: t
 @pytest.mark.parametrize(
     "needle, source",
     [
-        ("required field 'summary' is missing", "entity type 'session' of ontology 'ai-memory'"),
-        ("field 'session_type' must be one of: debug, work, meeting, exploration, review", "entity type 'session' of ontology 'ai-memory'"),
-        ("field 'started_at' must be a date-time such as 2026-01-15T10:30:00Z", "entity type 'session' of ontology 'ai-memory'"),
-        ("field 'participants' must be a list", "entity type 'session' of ontology 'ai-memory'"),
-        ("field 'accessCount' must be a whole number", "trait 'recallable' of ontology 'ai-memory'"),
-        ("field 'created_at' must be a date-time", "trait 'timestamped' of ontology 'mif-base'"),
-        ("field 'decay_model' must be text", "trait 'decaying' of ontology 'ai-memory'"),
+        ("required field 'summary' is missing", "entity type 'session' of ontology 'recall'"),
+        ("field 'session_type' must be one of: debug, work, meeting", "entity type 'session' of ontology 'recall'"),
+        ("field 'started_at' must be a date-time such as 2026-01-15T10:30:00Z", "entity type 'session' of ontology 'recall'"),
+        ("field 'participants' must be a list", "entity type 'session' of ontology 'recall'"),
+        ("field 'accessCount' must be a whole number", "trait 'recallable' of ontology 'recall'"),
+        ("field 'logged_at' must be a date-time", "trait 'stamped' of ontology 'kit-base'"),
+        ("field 'decay_model' must be text", "trait 'fading' of ontology 'recall'"),
     ],
 )
 def test_wrong_data_gets_an_actionable_report(session_report: tuple[bool, Graph, Graph], needle: str, source: str) -> None:
@@ -119,16 +119,16 @@ def test_paths_start_at_the_memory_and_use_the_loaders_field_iris(session_report
             if steps[0] == MIF.entity and isinstance(steps[1], URIRef):
                 predicates.add(steps[1])
     ctx = mif_context()
-    for key in ("summary", "session_type", "accessCount", "lastAccessed", "created_at", "name"):
+    for key in ("summary", "session_type", "accessCount", "lastAccessed", "logged_at", "name"):
         assert URIRef(ctx.expand_key(key)[0]) in predicates, key
 
 
 def test_a_trait_requirement_on_the_memory_and_rules_of_two_versions(tmp_path: Path) -> None:
-    """research and ai-memory both define `observation`: each memory is checked by the one it names."""
+    """recall and field-notes both define `observation`: each memory is checked by the one it names."""
     root = tmp_path / "b"
-    memory(root, "ai", "  entity_type: observation\n  variable: x\n", ontology="ai-memory")
-    memory(root, "res", "  entity_type: observation\n  statement: x\n", ontology="research")
-    shapes = compile_shapes([AI_MEMORY, "research"], search_path=[CORPUS])
+    memory(root, "ai", "  entity_type: observation\n  variable: x\n", ontology="recall")
+    memory(root, "res", "  entity_type: observation\n  statement: x\n", ontology="field-notes")
+    shapes = compile_shapes([RECALL, "field-notes"], search_path=[CORPUS])
     conforms, report, _ = validate(load_bundle(root).dataset, shacl_graph=shapes, advanced=True)
     assert not conforms
     by_focus: dict[str, set[str]] = {}
@@ -138,7 +138,7 @@ def test_a_trait_requirement_on_the_memory_and_rules_of_two_versions(tmp_path: P
     assert by_focus["urn:mif:res"] == {
         "entity type 'observation': required field 'variable' is missing",
         "entity type 'observation': required field 'value' is missing",
-        "entity type 'observation': the memory field 'citations' is required",  # research's trait `cited`
+        "entity type 'observation': the memory field 'citations' is required",  # kit-base's trait `checked`
     }
 
 
@@ -174,7 +174,7 @@ entity_types:
 
 
 def test_shapes_parse_back_and_are_valid_shacl() -> None:
-    shapes = compile_shapes([AI_MEMORY], search_path=[CORPUS])
+    shapes = compile_shapes(sorted(p.name.split(".")[0] for p in CORPUS.glob("*.ontology.yaml")), search_path=[CORPUS])
     shacl_shacl = Graph().parse(data=shapes.serialize(format="turtle"), format="turtle")
     # pyshacl checks the shapes graph itself when it loads it; a broken shape raises here
     conforms, _, text = validate(Graph(), shacl_graph=shacl_shacl, advanced=True)
