@@ -126,15 +126,15 @@ class Composer:
         return result
 
     def trait_closure(self, names: tuple[str, ...], used_by: Origin) -> dict[str, TraitDef]:
-        """The traits ``names`` and everything they extend."""
+        """The traits ``names`` and everything they extend (undefined ones left out, each warned about once)."""
         out: dict[str, TraitDef] = {}
-        todo = list(names)
+        todo = [(name, used_by) for name in names]
         while todo:
-            name = todo.pop(0)
-            trait = self.trait(name, used_by) if name not in out else None
+            name, user = todo.pop(0)
+            trait = self.trait(name, user) if name not in out else None
             if trait is not None:
                 out[name] = trait
-                todo.extend(trait.extends)
+                todo.extend((parent, trait.origin) for parent in trait.extends)
         return out
 
     def compose(self, name: str, stack: tuple[str, ...] = ()) -> ComposedEntity:
