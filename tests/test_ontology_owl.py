@@ -14,10 +14,10 @@ from mif_rdf import load_bundle
 from mif_rdf.cli import main
 from mif_rdf.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies
-from mif_rdf.ontology.compiler import Compilation, new_graph
+from mif_rdf.ontology.compiler import Compilation
 from mif_rdf.ontology.iris import MIFO
 
-from conftest import EXAMPLES, FIXTURES, assert_isomorphic, write_file
+from conftest import EXAMPLES, FIXTURES, assert_isomorphic, relative_paths, write_file
 
 ONTOLOGY_FIXTURES = FIXTURES / "ontology"
 CORPUS = ONTOLOGY_FIXTURES / "corpus"
@@ -82,16 +82,6 @@ def test_golden_files(name: str, source: Path) -> None:
     golden = ONTOLOGY_FIXTURES / "golden"
     assert_isomorphic(relative_paths(result.owl, source.parent), Graph().parse(golden / f"{name}.ttl"), f"{name} OWL")
     assert_isomorphic(relative_paths(result.shapes, source.parent), Graph().parse(golden / f"{name}-shapes.ttl"), f"{name} shapes")
-
-
-def relative_paths(graph: Graph, folder: Path) -> Graph:
-    """File paths in literals (sourceFile, messages) made relative to ``folder``, as in the golden files."""
-    out = new_graph()
-    for s, p, o in graph:
-        if isinstance(o, Literal) and o.datatype is None:
-            o = Literal(str(o).replace(f"{folder}/", ""), lang=o.language)
-        out.add((s, p, o))
-    return out
 
 
 def test_ontology_header_and_imports(corpus: Compilation) -> None:
