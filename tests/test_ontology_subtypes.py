@@ -43,9 +43,13 @@ def test_extended_subtype_resolves_its_parent_through_extends() -> None:
     ],
 )
 def test_invalid_subtypes_are_rejected_with_the_reason(name: str, reason: str) -> None:
-    path = SUBTYPES / f"{name}.ontology.yaml"
+    assert_rejected(SUBTYPES / f"{name}.ontology.yaml", reason, CORPUS)
+
+
+def assert_rejected(path: Path, reason: str, search: Path) -> None:
+    """Compiling ``path`` fails with a message that starts with the file and matches ``reason``."""
     with pytest.raises(MifRdfError, match=reason) as err:
-        compile_ontologies([path], search_path=[CORPUS])
+        compile_ontologies([path], search_path=[search])
     assert str(err.value).startswith(str(path))
 
 
