@@ -95,9 +95,11 @@ def test_which_declared_types_fit_a_terms_datatype(types: list[str], enum: list,
     assert fits(types, enum, datatype) is expected
 
 
-def test_a_number_under_the_decimal_term_keeps_its_datatype_rule() -> None:
+def test_a_number_under_the_decimal_term_keeps_its_datatype_rule_and_a_mapping_is_a_node() -> None:
     spec = field_spec("strength", {"type": "number"})
     assert spec.value.datatypes == (XSD.decimal,) and spec.value.written_as is None
+    mapping = field_spec("strength", {"type": "object", "properties": {"grade": {"type": "string"}}})  # JSON-LD: a node
+    assert mapping.value.node_kind == SH.BlankNodeOrIRI and [n.name for n in mapping.value.nested] == ["grade"]
 
 
 def memory(root: Path, name: str, strength: str) -> None:

@@ -155,7 +155,7 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
         return ValueSpec("any JSON value", (RDF_JSON,))
     types = _types(schema)
     fmt = schema.get("format")
-    if coerce is not None:  # a typed term: every scalar becomes a literal of that datatype
+    if coerce is not None and types != ["object"]:  # a typed term: every scalar becomes a literal of that datatype
         datatype = URIRef(coerce)
         if not fits(types, schema.get("enum") or [], datatype):
             return _text_of(schema, datatype, ctx)
