@@ -90,7 +90,7 @@ def compile_ontologies(
         for name in composer.view.entity_types:
             composer.compose(name)
         warnings.extend(composer.warnings.values())
-    warnings = list(dict.fromkeys(warnings))  # a definition inherited by several views is reported once
+    warnings = list({(w.path, w.message): w for w in warnings}.values())  # a definition several views inherit: once
     if strict:
         _refuse(warnings)
     written = composers if with_ancestors else [c for c in composers if any(c.view is r for r in roots)]
