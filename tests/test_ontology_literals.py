@@ -6,6 +6,7 @@ entity field of that name declared as text must not make the compiler write
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from mif_rdf.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.fields import field_spec, fits
 
-from conftest import FIXTURES, ill_typed_literals, write_file
+from conftest import FIXTURES, REPO, ill_typed_literals, write_file
 
 ONTOLOGIES = FIXTURES / "ontology"
 CORPUS = ONTOLOGIES / "corpus"
@@ -59,6 +60,41 @@ def test_owlrl_closure_runs_on_each_compiled_ontology(ref: str) -> None:
     before = len(graph)
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(graph)
     assert len(graph) > before
+
+
+def typed_terms() -> dict[str, str]:
+    """Every key the pinned MIF context types with an XSD datatype (top level and scoped)."""
+    found: dict[str, str] = {}
+
+    def walk(context: dict) -> None:
+        for key, value in context.items():
+            if isinstance(value, dict):
+                if str(value.get("@type", "")).startswith("xsd:"):
+                    found.setdefault(key, value["@type"])
+                if isinstance(value.get("@context"), dict):
+                    walk(value["@context"])
+
+    walk(json.loads((REPO / "context" / "mif-context.jsonld").read_text(encoding="utf-8"))["@context"])
+    return found
+
+
+DECLARED = {"string": ["weak", "2026-01-15T10:30:00Z", "P30D"], "integer": [3], "number": [1.5], "boolean": [True]}
+
+
+def test_no_ill_typed_literal_for_any_typed_term_and_declared_type(tmp_path: Path) -> None:
+    """Each typed key of the MIF context as a field of every JSON type, with and without an enum."""
+    terms = typed_terms()
+    assert {"strength": "xsd:decimal", "created": "xsd:dateTime", "accessCount": "xsd:integer", "normalized": "xsd:boolean"}.items() <= terms.items()
+    entities = []
+    for key in terms:
+        for kind, values in DECLARED.items():
+            entities.append({"name": f"{key}-{kind}", "base": "semantic", "schema": {"properties": {key: {"type": kind}}}})
+            entities.append({"name": f"{key}-{kind}-enum", "base": "semantic", "schema": {"properties": {key: {"type": kind, "enum": values}}}})
+    path = write_file(tmp_path, "typed.ontology.yaml", json.dumps({"ontology": {"id": "typed"}, "entity_types": entities}))
+    result = compile_ontologies([path])
+    for graph in (result.owl, result.shapes):
+        back = Graph().parse(data=graph.serialize(format="nt"), format="nt")
+        assert not ill_typed_literals(back), ill_typed_literals(back)
 
 
 def test_an_enum_under_a_decimal_term_is_typed_by_its_declared_type() -> None:
