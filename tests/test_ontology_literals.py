@@ -187,3 +187,24 @@ def test_enum_text_is_matched_literally(tmp_path: Path) -> None:
         write_file(root, "semantic/k.md", f"---\nid: k\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nentity:\n  entity_type: knot\n  strength: '{value}'\n---\nx\n")
         conforms, _, text = validate(load_bundle(root).dataset, shacl_graph=result.shapes, advanced=True)
         assert conforms is ok, (value, text)
+
+
+def test_enum_values_of_any_declared_type_under_any_typed_term_validate_as_written(tmp_path: Path) -> None:
+    """The first enum value of each field conforms and a value outside the enum does not, whatever the term's datatype."""
+    entities = [
+        {"name": f"{key}-{kind}", "base": "semantic", "schema": {"properties": {key: {"type": kind, "enum": values}}}}
+        for key in typed_terms() for kind, values in DECLARED.items()
+    ]
+    path = write_file(tmp_path, "typed.ontology.yaml", json.dumps({"ontology": {"id": "typed"}, "entity_types": entities}))
+    shapes = compile_ontologies([path]).shapes
+    for allowed in (True, False):
+        root = tmp_path / f"allowed-{allowed}"
+        for entity in entities:
+            (key, field), = entity["schema"]["properties"].items()
+            entity_data = {"entity_type": entity["name"], key: field["enum"][0] if allowed else "not-in-the-enum"}
+            frontmatter = {"id": entity["name"], "type": "semantic", "created": "2026-01-15T10:30:00Z", "entity": entity_data}
+            write_file(root, f"semantic/{entity['name']}.md", f"---\n{json.dumps(frontmatter)}\n---\nx\n")
+        conforms, report, _ = validate(load_bundle(root).dataset, shacl_graph=shapes, advanced=True)
+        flagged = {str(report.value(r, SH.focusNode)) for r in report.objects(None, SH.result)}
+        assert conforms is allowed
+        assert flagged == (set() if allowed else {f"urn:mif:{e['name']}" for e in entities})
