@@ -138,5 +138,5 @@ def test_cli_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     graph = Graph().parse(out)
     assert len(graph) == count > 0
     assert "profile fast" in printed and "#inferences" in printed
-    assert main(["reason", str(EXAMPLES), "--profile", "owlrl", "--scope", "links", "--ontology", "mif-base", "nope"]) == 2
+    assert main(["reason", str(EXAMPLES), "--profile", "owlrl", "--scope", "links", "--ontology", "mif-base", "--ontology", "nope"]) == 2
     assert "no ontology with id 'nope'" in capsys.readouterr().err
