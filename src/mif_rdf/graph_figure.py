@@ -50,9 +50,9 @@ FONT_SIZE = 9
 #: Inches kept free between two boxes.
 GAP = 0.3
 #: A cluster's area over the area of its boxes: the free room its arrows run through.
-ROOM = 4.0
+ROOM = 3.5
 #: Inches between two clusters.
-CLUSTER_GAP = 1.5
+CLUSTER_GAP = 2.5
 #: Inches per legend line at :data:`FONT_SIZE`.
 _LEGEND_ROW = 0.22
 _MARGIN = 0.4
