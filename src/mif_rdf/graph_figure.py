@@ -53,8 +53,11 @@ GAP = 0.3
 ROOM = 3.5
 #: Inches between two clusters.
 CLUSTER_GAP = 2.5
-#: Inches per legend line at :data:`FONT_SIZE`.
+#: Legend measures in inches at :data:`FONT_SIZE`: a line, where the relationship legend starts, one of its columns.
 _LEGEND_ROW = 0.22
+_EDGE_LEGEND_AT = 2.2
+_EDGE_LEGEND_COLUMN = 1.7
+_MIN_WIDTH = 8.0
 _MARGIN = 0.4
 
 
@@ -92,20 +95,24 @@ def relationship_figure(graph: GraphLike, *, wrap: int = WRAP, font_size: float 
     right = max(x + sizes[n][0] / 2 for n, (x, _) in positions.items()) + _MARGIN
     bottom = min(y - sizes[n][1] / 2 for n, (_, y) in positions.items()) - _MARGIN
     top = max(y + sizes[n][1] / 2 for n, (_, y) in positions.items()) + _MARGIN
-    node_handles, edge_handles = _legend_handles(network, kinds, edge_colours)
-    columns = max(1, min(len(edge_handles), math.ceil(len(edge_handles) / max(len(node_handles), 1))))
-    rows = max(len(node_handles), math.ceil(len(edge_handles) / columns))
-    band = (rows + 2) * _LEGEND_ROW * font_size / FONT_SIZE  # room under the graph for the two legends
+    if right - left < _MIN_WIDTH:  # centred in a figure wide enough for the legends
+        left, right = (left + right - _MIN_WIDTH) / 2, (left + right + _MIN_WIDTH) / 2
     width, height = right - left, top - bottom
+    scale = font_size / FONT_SIZE
+    node_handles, edge_handles = _legend_handles(network, kinds, edge_colours)
+    fits = max(1, int((width - _EDGE_LEGEND_AT * scale) / (_EDGE_LEGEND_COLUMN * scale)))
+    columns = max(1, min(fits, math.ceil(len(edge_handles) / max(len(node_handles), 1))))
+    rows = max(len(node_handles), math.ceil(len(edge_handles) / columns))
+    band = (rows + 2) * _LEGEND_ROW * scale  # room under the graph for the two legends
     figure = Figure(figsize=(width, height + band))
     axes = figure.add_axes((0, band / (height + band), 1, height / (height + band)))
     axes.set_xlim(left, right)
     axes.set_ylim(bottom, top)  # one data unit is one inch: the sizes measured above hold
     axes.set_axis_off()
     legend_top = band / (height + band)
-    figure.legend(handles=node_handles, title="memory type", loc="upper left", bbox_to_anchor=(0.02, legend_top),
+    figure.legend(handles=node_handles, title="memory type", loc="upper left", bbox_to_anchor=(0.1 * scale / width, legend_top),
                   fontsize=font_size, title_fontsize=font_size, alignment="left", frameon=False)
-    figure.legend(handles=edge_handles, title="relationship", loc="upper left", bbox_to_anchor=(0.3, legend_top), ncols=columns,
+    figure.legend(handles=edge_handles, title="relationship", loc="upper left", bbox_to_anchor=(_EDGE_LEGEND_AT * scale / width, legend_top), ncols=columns,
                   fontsize=font_size, title_fontsize=font_size, alignment="left", frameon=False)
 
     outlines = {}
