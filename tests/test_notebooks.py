@@ -178,6 +178,12 @@ def test_relationship_figure_of_a_graph_without_relationships_says_so() -> None:
         relationship_figure(Graph())
 
 
+def test_relationship_figure_without_matplotlib_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # what an install without the extra has
+    with pytest.raises(MifRdfError, match=r"needs matplotlib and networkx: pip install 'mif-rdf\[notebook\]'"):
+        relationship_figure(load_bundle(EXAMPLES))
+
+
 @pytest.mark.slow
 def test_jupyter_nbconvert_executes_the_notebook_to_html_from_the_repository_root(tmp_path: Path) -> None:
     jupyter = Path(sys.executable).parent / "jupyter"

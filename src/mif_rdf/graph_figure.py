@@ -18,7 +18,7 @@ grows with the bundle instead of shrinking the text.  It suits bundles of a
 few dozen nodes; larger ones are better explored with the query helpers.
 
 Needs matplotlib and networkx (``pip install 'mif-rdf[notebook]'``); they are
-imported when a figure is drawn, so importing this module costs nothing.
+imported when a figure is drawn, so this module imports without them.
 """
 from __future__ import annotations
 
