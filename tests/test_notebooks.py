@@ -11,6 +11,8 @@ its legends, full titles and boxes that do not overlap.
 """
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -45,6 +47,22 @@ def test_notebook_is_saved_without_outputs(path) -> None:
     for cell in notebook.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: clear the outputs before saving"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_uses_only_the_public_api(path) -> None:
+    """Every name a notebook imports from mif_rdf is in its module's ``__all__``."""
+    notebook = nbformat.read(path, as_version=4)
+    imports = [node for cell in notebook.cells if cell.cell_type == "code" for node in ast.walk(ast.parse(cell.source))
+               if isinstance(node, (ast.Import, ast.ImportFrom))]
+    modules = [(node.module, [alias.name for alias in node.names]) for node in imports if isinstance(node, ast.ImportFrom)]
+    modules += [(alias.name, []) for node in imports if isinstance(node, ast.Import) for alias in node.names]
+    ours = [(module, names) for module, names in modules if module and module.split(".")[0] == "mif_rdf"]
+    assert ours
+    for module, names in ours:
+        public = getattr(importlib.import_module(module), "__all__", None)
+        assert public is not None, f"{path.name} imports from {module}, which declares no public API (__all__)"
+        assert set(names) <= set(public), f"{path.name}: {sorted(set(names) - set(public))} are not public in {module}"
 
 
 def test_the_notebook_extra_installs_what_opens_and_runs_a_notebook() -> None:

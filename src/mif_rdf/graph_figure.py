@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
     from .queries.helpers import GraphLike
 
+__all__ = ["relationship_figure"]
+
 #: Box colours by base type; entities (and nodes of no base type) are :data:`ENTITY_COLOUR`.
 TYPE_COLOURS = {"semantic": "#4c72b0", "episodic": "#dd8452", "procedural": "#55a868"}
 ENTITY_COLOUR = "#8c8c8c"
