@@ -1,18 +1,39 @@
-"""The notebooks run from top to bottom on the example bundle, and are stored without outputs.
+"""The notebooks run from top to bottom on the example bundle, and read well; they are stored without outputs.
 
 nbclient starts the ``python3`` kernel of ipykernel; jupyter_client runs a
 kernel spec whose command is ``python`` with the interpreter running the
 tests (``sys.executable``), so the kernel sees the same environment (the
 project venv) and the same ``mif_rdf``.  A cell that raises fails the test.
+The reader's checks work on the executed notebook: every table or picture
+sits under a heading of its own that names its columns, and the
+relationship picture (built by the public :func:`relationship_figure`) has
+its legends, full titles and boxes that do not overlap.
 """
 from __future__ import annotations
 
+import ast
+import importlib
+import re
+import subprocess
+import sys
+import tomllib
+from html.parser import HTMLParser
+from importlib.metadata import version
+from itertools import combinations
+from pathlib import Path
+
 import nbformat
 import pytest
-from conftest import REPO
+from conftest import EXAMPLES, REPO
 from nbclient import NotebookClient
+from rdflib import Graph
+
+from mif_rdf import MifRdfError, load_bundle
+from mif_rdf.graph_figure import WRAP, relationship_figure
+from mif_rdf.queries import compact_iri, relationship_edges
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+_SHOWN = ("display_data", "execute_result", "stream")
 
 
 def test_there_is_an_exploration_notebook() -> None:
@@ -26,6 +47,30 @@ def test_notebook_is_saved_without_outputs(path) -> None:
     for cell in notebook.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: clear the outputs before saving"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_uses_only_the_public_api(path) -> None:
+    """Every name a notebook imports from mif_rdf is in its module's ``__all__``."""
+    notebook = nbformat.read(path, as_version=4)
+    imports = [node for cell in notebook.cells if cell.cell_type == "code" for node in ast.walk(ast.parse(cell.source))
+               if isinstance(node, (ast.Import, ast.ImportFrom))]
+    modules = [(node.module, [alias.name for alias in node.names]) for node in imports if isinstance(node, ast.ImportFrom)]
+    modules += [(alias.name, []) for node in imports if isinstance(node, ast.Import) for alias in node.names]
+    ours = [(module, names) for module, names in modules if module and module.split(".")[0] == "mif_rdf"]
+    assert ours
+    for module, names in ours:
+        public = getattr(importlib.import_module(module), "__all__", None)
+        assert public is not None, f"{path.name} imports from {module}, which declares no public API (__all__)"
+        assert set(names) <= set(public), f"{path.name}: {sorted(set(names) - set(public))} are not public in {module}"
+
+
+def test_the_notebook_extra_installs_what_opens_and_runs_a_notebook() -> None:
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebook"]
+    names = {re.split(r"[<>=\[ ]", requirement)[0] for requirement in extra}
+    assert names & {"jupyterlab", "notebook"} and {"nbconvert", "ipykernel", "pandas", "matplotlib", "networkx"} <= names
+    for name in names:  # installed here too (the dev extra holds the notebook extra)
+        assert version(name)
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +91,123 @@ def test_explore_runs_and_shows_the_bundle_tables_and_pictures(explored) -> None
     assert any("Bundle examples" in page and "17 (episodic 4, procedural 3, semantic 10)" in page for page in html)
     assert any("Idempotency Key Policy" in page and "<table" in page for page in html)
     assert any("checked at level 3: conforms" in page and "retired-rate-limit-policy" in page for page in html)  # validation
+    assert any("Publish Ledger Events Through a Transactional Outbox" in page for page in html)  # titles in full
     assert len(_outputs(explored, "image/png")) == 2  # the freshness curves and the relationship graph
-    printed = "".join(o.get("text", "") for cell in explored.cells for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-    assert "nodes" in printed and "edges" in printed
+
+
+def _headed_outputs(notebook: nbformat.NotebookNode) -> list[tuple[str, nbformat.NotebookNode]]:
+    """Each code cell that shows something, with the markdown cell right above it (or "" if none)."""
+    headed, above = [], ""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            above = cell.source
+        elif cell.cell_type == "code":
+            if any(o["output_type"] in _SHOWN for o in cell.outputs):
+                headed.append((above, cell))
+            above = ""
+    return headed
+
+
+def _last_heading(markdown: str) -> str | None:
+    headings = [line.lstrip("#").strip() for line in markdown.splitlines() if re.match(r"#{1,6} ", line)]
+    return headings[-1] if headings else None
+
+
+def test_every_output_has_a_heading_of_its_own(explored) -> None:
+    headed = _headed_outputs(explored)
+    assert len(headed) >= 10  # not vacuous
+    for markdown, cell in headed:
+        assert _last_heading(markdown), f"no heading right above the output of:\n{cell.source}"
+        assert sum(o["output_type"] in _SHOWN for o in cell.outputs) == 1, f"several outputs under one heading:\n{cell.source}"
+    headings = [_last_heading(markdown) for markdown, _ in headed]
+    assert len(set(headings)) == len(headings), headings  # two tables are never told apart by position alone
+    by_call = {call: _last_heading(markdown) for markdown, cell in headed for call in ("supersession_chain(", "current_version(", "conflicts(") if call in cell.source}
+    assert by_call == {"supersession_chain(": "Supersession chain of the retired policy", "current_version(": "Current version of the retired policy", "conflicts(": "Conflicting memories"}
+
+
+class _HeaderCells(HTMLParser):
+    """The text of every ``<th>`` in a table's ``<thead>``: its column names (and index names)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+        self._in_head = self._in_cell = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._in_head |= tag == "thead"
+        if self._in_head and tag == "th":
+            self._in_cell = True
+            self.names.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_head &= tag != "thead"
+        self._in_cell &= tag != "th"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_cell:
+            self.names[-1] += data.strip()
+
+
+def test_the_statistics_tables_explain_their_columns(explored) -> None:
+    statistics = False
+    explained = 0
+    for markdown, cell in _headed_outputs(explored):
+        statistics = markdown.startswith("## Statistics") or (statistics and not markdown.startswith("## "))
+        if not statistics:
+            continue
+        parser = _HeaderCells()
+        parser.feed(next(o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})))
+        columns = [name for name in parser.names if name]
+        assert columns, cell.source
+        assert [c for c in columns if f"`{c}`" not in markdown] == [], f"columns not explained above:\n{cell.source}"
+        explained += 1
+    assert explained == 4
+
+
+@pytest.fixture(scope="module")
+def figure():
+    return relationship_figure(load_bundle(EXAMPLES))
+
+
+def test_relationship_figure_has_legends_for_memory_and_relationship_types(figure) -> None:
+    legends = {legend.get_title().get_text(): [text.get_text() for text in legend.get_texts()] for legend in figure.legends}
+    relationships = sorted({compact_iri(edge["relationship"]).removeprefix("mif:") for edge in relationship_edges(load_bundle(EXAMPLES))})
+    assert legends == {"memory type": ["semantic memory", "episodic memory", "procedural memory", "entity"], "relationship": relationships}
+    assert "team:reinforces" in relationships  # a relationship type of the bundle's own ontology keeps its prefix
+
+
+def test_relationship_figure_shows_full_titles_in_boxes_that_do_not_overlap(figure) -> None:
+    bundle = load_bundle(EXAMPLES)
+    edges = relationship_edges(bundle)
+    titles = {row["source"]: row["source_label"] for row in edges} | {row["target"]: row["target_label"] for row in edges}
+    (axes,) = figure.axes
+    boxes = {text.get_gid(): text for text in axes.texts}
+    assert {gid: " ".join(text.get_text().split("\n")) for gid, text in boxes.items()} == titles
+    assert max(len(line) for text in boxes.values() for line in text.get_text().split("\n")) <= WRAP < max(map(len, titles.values()))
+    assert len(axes.patches) == len(edges)  # one arrow per relationship
+    figure.draw_without_rendering()  # places the boxes
+    extents = {gid: text.get_bbox_patch().get_window_extent() for gid, text in boxes.items()}
+    overlapping = [(a, b) for a, b in combinations(extents, 2) if extents[a].overlaps(extents[b])]
+    assert overlapping == []
+
+
+def test_relationship_figure_of_a_graph_without_relationships_says_so() -> None:
+    with pytest.raises(MifRdfError, match="no relationships"):
+        relationship_figure(Graph())
+
+
+def test_relationship_figure_without_matplotlib_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # what an install without the extra has
+    with pytest.raises(MifRdfError, match=r"needs matplotlib and networkx: pip install 'mif-rdf\[notebook\]'"):
+        relationship_figure(load_bundle(EXAMPLES))
+
+
+@pytest.mark.slow
+def test_jupyter_nbconvert_executes_the_notebook_to_html_from_the_repository_root(tmp_path: Path) -> None:
+    jupyter = Path(sys.executable).parent / "jupyter"
+    run = subprocess.run([str(jupyter), "nbconvert", "--execute", "--to", "html", "--output-dir", str(tmp_path), "notebooks/explore.ipynb"],
+                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    page = (tmp_path / "explore.html").read_text()
+    assert page.count("<img") == 2
+    assert all(f">{heading}<" in page for heading in ("The relationship graph", "Supersession chain of the retired policy", "Memories per base type"))

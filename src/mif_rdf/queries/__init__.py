@@ -32,7 +32,7 @@ from .helpers import (
     valid_at,
 )
 from .native import select
-from .results import FORMATS, Table, format_result, python_value
+from .results import FORMATS, Table, compact_iri, format_result, python_value
 from .sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "recorded_by",
     "relationship_edges",
     "check_query_safety",
+    "compact_iri",
     "run_query",
     "run_update",
     "select",

@@ -197,7 +197,14 @@ def _one_line(text: str) -> str:
 
 
 def compact_iri(iri: str) -> str:
-    """``mif:Verified`` for a full IRI under one of the predeclared prefixes, else the IRI."""
+    """``mif:Verified`` for a full IRI under one of the predeclared prefixes, else the IRI.
+
+    The prefixes are the ones every query has declared (``mif dc prov schema
+    ...``, :data:`~mif_rdf.queries.INIT_NS`), so a compacted name is one a
+    reader can paste back into a query.  Tables, plots and the ``table`` result
+    format use it to keep cells short; an IRI whose local part would need
+    escaping (``/`` or ``#`` in it) stays whole.
+    """
     for prefix, namespace in sorted(PREFIXES.items(), key=lambda item: -len(item[1])):
         local = iri[len(namespace) :]
         if iri.startswith(namespace) and local and "/" not in local and "#" not in local:
