@@ -77,7 +77,7 @@ def memory(served: ServedBundle, params: dict[str, str]) -> dict[str, Any]:
         "title": _title(record.frontmatter),
         "frontmatter": record.frontmatter,
         "body": record.body,
-        "triples": sorted(triples),
+        "triples": sorted(triples, key=lambda t: [(x["type"], x["value"]) for x in t]),
         "outgoing": sorted(outgoing, key=lambda link: (link["type"], link["iri"])),
         "incoming": sorted(incoming, key=lambda link: (link["type"], link["iri"])),
         "problems": [p.to_dict() for p in served.findings() if p.path == record.relpath],
