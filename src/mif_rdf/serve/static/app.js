@@ -71,7 +71,7 @@ function problemList(problems, withFile) {
     const key = p.key ? `${p.key}: ` : "";
     const value = p.value !== undefined ? ` (value: ${JSON.stringify(p.value)})` : "";
     return el("li", { class: "finding" },
-      el("span", { class: "severity-" + p.severity }, p.severity), " ", file, where, withFile ? " — " : "",
+      el("span", { class: "severity-" + p.severity }, p.severity), " ", file, where, withFile ? " — " : where ? ": " : "",
       key + p.message + value, p.rule ? el("span", { class: "muted" }, `  [${p.rule}]`) : null);
   }));
 }
@@ -238,6 +238,9 @@ function renderMarkdown(source, from) {
       if (para.length) { html.push("<p>" + para.map((l) => inline(l, from)).join(" ") + "</p>"); para = []; }
       if (list !== kind) { if (list) html.push(`</${list}>`); html.push(`<${kind}>`); list = kind; }
       html.push("<li>" + inline(m[2], from) + "</li>");
+    }
+    else if (list && /^\s+\S/.test(line)) {  // a list item's continuation line
+      html[html.length - 1] = html[html.length - 1].replace(/<\/li>$/, " " + inline(line.trim(), from) + "</li>");
     }
     else if ((m = /^>\s?(.*)$/.exec(line))) { flush(); html.push("<blockquote>" + inline(m[1], from) + "</blockquote>"); }
     else if (!line.trim()) flush();
