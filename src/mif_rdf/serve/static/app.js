@@ -47,7 +47,8 @@ function memoryLink(iri, label) {
 async function loadOverview() {
   const data = await api("overview");
   state.overview = data;
-  $("folder").textContent = data.folder;
+  $("folder").textContent = data.folder.split(/[\\/]/).filter(Boolean).pop() || data.folder;
+  $("folder").title = data.folder;
   $("summary").textContent = `${data.memories} memories, ${data.triples} triples, base ${data.base}`;
   $("prefixes").textContent = Object.keys(data.prefixes).map((p) => p + ":").join(" ");
   fillCounts($("by-type"), data.by_type);
