@@ -142,16 +142,18 @@ class ServedBundle:
             before = self._graphs_of(relpaths)
             last_good = {p: r for p in relpaths if (r := self._memory_at(p)) is not None}
             last_quads = {p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri))) for p, r in last_good.items()}
-            self.bundle.reload(*relpaths)
-            if self._keep_last_good(relpaths, last_good, last_quads):
-                self.bundle.rebuild_links()
+            subjects = self.bundle.reload(*relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
             policy = self._policy()
-            touched = before | self._graphs_of(relpaths) | {ox.NamedNode(self.bundle.links_graph_iri)}
+            graphs = before | self._graphs_of(relpaths)
+            links = ox.NamedNode(self.bundle.links_graph_iri)
             if policy[:2] != (self._withheld, self._hidden):  # a file moved in or out of _local: every shared graph may change
-                touched |= {g for g in self.working.named_graphs() if g not in policy[2]} | (policy[0] ^ self._withheld)
+                graphs |= {g for g in self.working.named_graphs() if g not in policy[2]} | (policy[0] ^ self._withheld)
             self._withheld, self._hidden, self._memory_graphs = policy
-            for graph in touched:
+            for graph in graphs:
                 self._sync(graph)
+            if links not in graphs:
+                for subject in subjects:
+                    self._sync(links, ox.NamedNode(subject))
             self.generation += 1
         return True
 
@@ -176,9 +178,9 @@ class ServedBundle:
         graphs = {ox.NamedNode(m.iri) for m in self.bundle.memories.values() if m.relpath in wanted}
         return graphs | {ox.NamedNode(e.iri) for e in self.bundle.entities.values() if e.relpath in wanted}
 
-    def _keep_last_good(self, relpaths: list[str], last_good: dict[str, MemoryRecord], last_quads: dict[str, list[Any]]) -> bool:
-        """Give a file that exists but no longer loads its last good record and graph back; True when any was."""
-        restored = False
+    def _keep_last_good(self, relpaths: list[str], last_good: dict[str, MemoryRecord], last_quads: dict[str, list[Any]]) -> set[str]:
+        """Give a file that exists but no longer loads its last good record and graph back; the links-graph subjects rewritten."""
+        subjects: set[str] = set()
         for relpath in relpaths:
             problems = tuple(p for p in self.bundle.problems.for_path(relpath) if p.severity == Severity.ERROR)
             old = last_good.get(relpath)
@@ -186,25 +188,23 @@ class ServedBundle:
             if not broken:
                 self.kept.pop(relpath, None)
                 continue
-            if old is None:  # never loaded: nothing to keep, its problems are in bundle.problems
-                continue
-            if old.id in self.bundle.memories:  # another file took its id meanwhile
+            if old is None or old.id in self.bundle.memories:  # never loaded, or another file took its id meanwhile
                 continue
             self.bundle.memories[old.id] = old
             self.working.extend(last_quads[relpath])
             self.kept[relpath] = Kept(relpath, problems)
-            restored = True
-        return restored
+            subjects |= self.bundle.relink({relpath}, {old.doc_iri, old.iri}, {old.iri})
+        return subjects
 
-    def _sync(self, graph: Any) -> None:
-        """Make one served graph equal to what may be served of the working one."""
-        wanted = {q for q in self.working.quads_for_pattern(None, None, None, graph) if self._allowed(q)}
-        present = set(self.store.quads_for_pattern(None, None, None, graph))
+    def _sync(self, graph: Any, subject: Any = None) -> None:
+        """Make one served graph (or the triples of one subject in it) equal to what may be served of the working one."""
+        wanted = {q for q in self.working.quads_for_pattern(subject, None, None, graph) if self._allowed(q)}
+        present = set(self.store.quads_for_pattern(subject, None, None, graph))
         for quad in present - wanted:
             self.store.remove(quad)
         if wanted - present:
             self.store.extend(wanted - present)
-        if not wanted and graph != ox.DefaultGraph() and self.store.contains_named_graph(graph):
+        if subject is None and not wanted and graph != ox.DefaultGraph() and self.store.contains_named_graph(graph):
             self.store.remove_graph(graph)
 
     def findings(self) -> list[Problem]:
