@@ -105,6 +105,9 @@ def test_every_kind_of_change_is_served_as_a_fresh_load_would(bundle: Path, tmp_
         step("folder moved in", lambda: outside.rename(bundle / "episodic"))
         step("into _local", lambda: (bundle / POLICY).write_text(policy.replace("namespace: _semantic/policies", "namespace: _local/policies"), encoding="utf-8"))
         step("out of _local", lambda: (bundle / POLICY).write_text(policy, encoding="utf-8"))
+        config = bundle / ".mif" / "config.yaml"
+        step("configuration edited (a full reload)", lambda: config.write_text(config.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8"))
+        step("an edit after the full reload", lambda: (bundle / POLICY).write_text(policy.replace("title: Idempotency Key Policy", "title: Again"), encoding="utf-8"))
 
 
 def test_a_file_that_turns_bad_keeps_its_last_good_graph(bundle: Path, tmp_path: Path) -> None:

@@ -80,22 +80,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- dispatch ---------------------------------------------------------------------------
     def do_GET(self) -> None:
-        self._handle("GET")
+        self._handle(self.command)
 
-    def do_HEAD(self) -> None:
-        self._handle("HEAD")
-
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def do_PUT(self) -> None:
-        self._handle("PUT")
-
-    def do_DELETE(self) -> None:
-        self._handle("DELETE")
-
-    def do_PATCH(self) -> None:
-        self._handle("PATCH")
+    do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_GET  # each answers by route and method (self.command)
 
     def _handle(self, method: str) -> None:
         url = urlsplit(self.path)
