@@ -167,3 +167,29 @@ def test_pre_commit_manifest_loads_and_its_hook_validates_the_named_bundle(works
     (workspace / "memories" / ODD).unlink()
     passing = subprocess.run([MIF_RDF, *command[1:], "memories"], capture_output=True, text=True, cwd=workspace, timeout=300)
     assert passing.returncode == 0, passing.stdout
+
+
+def _doc_blocks(language: str) -> list[str]:
+    text = (REPO / "docs" / "validation.md").read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+
+
+@pytest.mark.parametrize("index, schema", [(0, "vendor.github-workflows"), (1, "vendor.gitlab-ci")])
+def test_the_ci_examples_are_valid_for_their_ci(tmp_path: Path, index: int, schema: str) -> None:
+    """docs/validation.md's GitHub workflow and GitLab job, checked by check-jsonschema against the CI's own schema."""
+    example = tmp_path / "ci.yml"
+    example.write_text(_doc_blocks("yaml")[index], encoding="utf-8")
+    assert "mif-rdf validate" in example.read_text(encoding="utf-8")
+    checker = str(Path(sys.executable).parent / "check-jsonschema")
+    done = subprocess.run([checker, "--builtin-schema", schema, str(example)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_pre_commit_example_is_a_valid_pre_commit_config(tmp_path: Path) -> None:
+    from pre_commit.clientlib import load_config
+
+    example = tmp_path / ".pre-commit-config.yaml"
+    example.write_text(_doc_blocks("yaml")[2], encoding="utf-8")
+    hooks = [hook for repo in load_config(str(example))["repos"] for hook in repo["hooks"]]
+    assert [hook["id"] for hook in hooks] == ["mif-rdf-validate", "mif-rdf-validate"]
+    assert hooks[0]["args"] == ["memories"]

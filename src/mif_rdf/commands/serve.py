@@ -33,7 +33,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..serve import is_loopback, start, stop
+    try:
+        from ..serve import is_loopback, start, stop
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("watchfiles", "pyoxigraph", "oxrdflib"):
+            raise
+        raise MifRdfError(f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'") from None
 
     if args.store != "oxigraph":
         raise MifRdfError("serve keeps the bundle in Oxigraph: --store memory is not available for serve")
