@@ -122,3 +122,22 @@ def test_query_memory_view_and_live_update(bundle: Path, browser: webdriver.Chro
         findings = browser.find_element(By.CSS_SELECTOR, ".memory-grid").text
         assert "YAML syntax error" in findings and "serve-kept" in findings
         shot(browser, "memory-kept")
+
+
+def test_markup_in_a_memory_stays_text(bundle: Path, browser: webdriver.Chrome) -> None:
+    """A memory's title, body and link targets are shown as text: nothing in a file becomes markup or script on the page."""
+    hostile = "<img src=x onerror=document.title=1>"
+    (bundle / "hostile.md").write_text(
+        f"---\nid: hostile\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\ntitle: '{hostile}'\n---\n"
+        f"# {hostile}\n\nA [link](javascript:alert(1)) and <script>document.title='owned'</script> and **bold**.\n", encoding="utf-8")
+    wait = WebDriverWait(browser, 30)
+    with ServeProcess(bundle, "--no-watch") as server:
+        browser.get(server.url + "#/memory/hostile")
+        title = wait.until(ec.visibility_of_element_located((By.ID, "memory-title")))
+        assert title.text == hostile
+        body = browser.find_element(By.ID, "memory-body")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#memory-view img, #memory-view script")
+        assert not body.find_elements(By.CSS_SELECTOR, "a[href^='javascript']")
+        assert "<script>" in body.text and body.find_elements(By.TAG_NAME, "strong")
+        time.sleep(0.5)
+        assert browser.title == "mif-rdf serve"
