@@ -142,6 +142,8 @@ def test_service_description(server: ServeProcess) -> None:
     assert (service, SD.supportedLanguage, SD.SPARQL11Query) in description
     assert (service, SD.feature, SD.UnionDefaultGraph) in description
     assert len(set(description.objects(service, SD.resultFormat))) == 11
+    done = curl("-H", "Host: not a host<>", "-H", "Accept: application/n-triples", server.query_url)  # a Host no IRI can hold
+    assert done.returncode == 0 and (URIRef(server.query_url), SD.endpoint, URIRef(server.query_url)) in Graph().parse(data=done.stdout, format="nt")
 
 
 def test_read_only_and_refusals(server: ServeProcess) -> None:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local,
                             allow_service=args.allow_service, watch=not args.no_watch, quiet=not args.log)
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
-    print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} with load errors) at {server.url}  "
+    print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
           f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops", file=sys.stderr, flush=True)
     try:
         threading.Event().wait()

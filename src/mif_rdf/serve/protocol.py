@@ -42,6 +42,7 @@ VOID = "http://rdfs.org/ns/void#"
 _RESULT_FORMATS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
                    "Turtle", "N-Triples", "N-Quads", "TriG", "N3", "RDF_XML", "JSON-LD")
 _SERVICE = re.compile(r"\bSERVICE\b", re.I)
+_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
 _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
                  ".svg": "image/svg+xml"}
 MAX_BODY = 8 * 2**20  # a query or form larger than this is refused (413)
@@ -190,9 +191,12 @@ class Handler(BaseHTTPRequestHandler):
         offer = negotiate.negotiate(self.headers.get("Accept"), negotiate.GRAPH)
         if offer is None:
             raise _not_acceptable(negotiate.GRAPH)
-        host = self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+        endpoint = self.server.url + "query"
+        host = self.headers.get("Host")
+        if host and _HOST.fullmatch(host):  # the address the client used, when it is a plain host[:port]
+            endpoint = f"http://{host}/query"
         with self.server.served.lock.reading():
-            triples = service_description(f"http://{host}/query", len(self.server.served.store), self.server.allow_service)
+            triples = service_description(endpoint, len(self.server.served.store), self.server.allow_service)
         return HTTPStatus.OK, negotiate.content_type(offer), ox.serialize(triples, format=offer[1]) or b"", {"Vary": "Accept"}
 
     def _update(self, method: str, params: dict[str, list[str]]) -> tuple[HTTPStatus, str, bytes, dict[str, str]]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -71,14 +70,6 @@ class ReadWriteLock:
                 self._cond.notify_all()
 
 
-@dataclass(frozen=True)
-class Kept:
-    """A file whose last good version is still served, and why its current one is not."""
-
-    relpath: str
-    problems: tuple[Problem, ...]
-
-
 class ServedBundle:
     """A bundle behind a server: :attr:`store` for queries, :meth:`apply` for file changes."""
 
@@ -92,7 +83,7 @@ class ServedBundle:
         self.store = ox.Store()
         self.lock = ReadWriteLock()
         self.generation = 0  # counts applied changes; the page polls it
-        self.kept: dict[str, Kept] = {}
+        self.kept: set[str] = set()  # files served from their last good version
         self._validation: tuple[int, list[Problem]] | None = None
         self._validation_lock = threading.Lock()
         self._withheld, self._hidden, self._memory_graphs = self._policy()
@@ -167,7 +158,7 @@ class ServedBundle:
         with self.lock.writing():
             self.bundle, self.working, self.store = fresh, served.working, served.store
             self._withheld, self._hidden, self._memory_graphs = served._withheld, served._hidden, served._memory_graphs
-            self.kept = {}
+            self.kept = set()
             self.generation += 1
 
     def _memory_at(self, relpath: str) -> MemoryRecord | None:
@@ -182,17 +173,16 @@ class ServedBundle:
         """Give a file that exists but no longer loads its last good record and graph back; the links-graph subjects rewritten."""
         subjects: set[str] = set()
         for relpath in relpaths:
-            problems = tuple(p for p in self.bundle.problems.for_path(relpath) if p.severity == Severity.ERROR)
             old = last_good.get(relpath)
             broken = (self.bundle.root / relpath).is_file() and self._memory_at(relpath) is None
             if not broken:
-                self.kept.pop(relpath, None)
+                self.kept.discard(relpath)
                 continue
             if old is None or old.id in self.bundle.memories:  # never loaded, or another file took its id meanwhile
                 continue
             self.bundle.memories[old.id] = old
             self.working.extend(last_quads[relpath])
-            self.kept[relpath] = Kept(relpath, problems)
+            self.kept.add(relpath)
             subjects |= self.bundle.relink({relpath}, {old.doc_iri, old.iri}, {old.iri})
         return subjects
 
@@ -218,8 +208,8 @@ class ServedBundle:
             if self._validation is None or self._validation[0] != self.generation:
                 self._validation = (self.generation, validate(self.bundle).sorted_results())
             results = self._validation[1]
-        notes = [Problem(k.relpath, "this file no longer loads; its last good version is served until it is fixed",
-                         Severity.WARNING, rule="serve-kept") for k in self.kept.values()]
+        notes = [Problem(k, "this file no longer loads; its last good version is served until it is fixed",
+                         Severity.WARNING, rule="serve-kept") for k in sorted(self.kept)]
         return [p for p in results if self.shown(p.path)] + notes
 
     def shown(self, relpath: str) -> bool:
