@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import time
 import subprocess
 import urllib.parse
 import urllib.request
@@ -197,3 +198,19 @@ def test_another_bind_address_is_warned_about(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "warning: serving on 192.0.2.1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_ctrl_c_stops_cleanly_after_queries() -> None:
+    """Ctrl-C ends the server with exit 0 and nothing on standard error but its start-up line (a pyoxigraph
+    result freed by another thread than its own would print a RuntimeError here)."""
+    import signal
+
+    with ServeProcess(EXAMPLES, "--no-watch") as running:
+        for accept in ("text/csv", "application/sparql-results+json"):
+            assert get(running.query_url + "?" + urllib.parse.urlencode({"query": TITLES}), accept)[0] == 200
+        assert get(running.query_url + "?" + urllib.parse.urlencode({"query": CONSTRUCT}), "text/turtle")[0] == 200
+        assert running.process is not None
+        running.process.send_signal(signal.SIGINT)
+        assert running.process.wait(timeout=30) == 0
+        time.sleep(0.2)  # the reader thread takes the last lines
+    assert [line for line in running.stderr if line.strip()] == [running.stderr[0]], running.stderr

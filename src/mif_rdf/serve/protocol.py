@@ -185,6 +185,7 @@ class Handler(BaseHTTPRequestHandler):
             if offer is None:
                 raise _not_acceptable(offers)
             body = result.serialize(format=offer[1])
+            del result  # pyoxigraph results belong to their thread: never leave one for another to free
         return HTTPStatus.OK, negotiate.content_type(offer), body or b"", {"Vary": "Accept"}
 
     def _service_description(self) -> tuple[HTTPStatus, str, bytes, dict[str, str]]:
