@@ -77,6 +77,9 @@ def test_sarif_is_valid_sarif_210_with_every_finding_at_its_file(workspace: Path
     strength = next(r for r in results if r["ruleId"] == "relationship-strength-range")
     assert strength["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "memories/notes/odd%20name%2C%20100%25.md"
     assert strength["properties"] == {"key": "relationships[0].strength", "value": 7, "conformanceLevel": 2}
+    assert strength["locations"][0]["physicalLocation"]["region"]["startLine"] == 8  # the line of "strength: 7"
+    uuid_warning = next(r for r in results if r["ruleId"] == "id" and "odd" in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+    assert uuid_warning["locations"][0]["physicalLocation"]["region"]["startLine"] == 2  # "id: odd-one"
     assert {r["level"] for r in results} == {"error", "warning"}
     assert run_["invocations"][0]["properties"]["conforms"] is False
 
@@ -141,7 +144,7 @@ def test_github_annotations_name_file_line_and_rule(workspace: Path) -> None:
         assert (workspace / props["file"]).is_file()
     assert ("error", {"file": "memories/broken.md", "line": "4", "title": "mif-rdf yaml"}) in [(k, p) for k, p, _ in annotations]
     strength = next(a for a in annotations if "strength" in a[2])
-    assert strength[1] == {"file": f"memories/{ODD}", "title": "mif-rdf relationship-strength-range, level 2"}
+    assert strength[1] == {"file": f"memories/{ODD}", "line": "8", "title": "mif-rdf relationship-strength-range, level 2"}
     assert strength[2] == "relationships[0].strength: relationship strength must be a number from 0.0 to 1.0 (value: 7)"
 
 

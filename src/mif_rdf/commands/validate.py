@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..validation import ValidationReport, validate
+from ..validation.report import with_key_lines
 from . import _common
 
 ORDER = 15
@@ -46,6 +47,8 @@ def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]
     if fmt == "turtle":
         return report.report_graph().serialize(format="turtle")
     root = ci_root(folder)
+    if fmt in ("sarif", "junit", "github"):
+        report = with_key_lines(report, folder)
     if fmt == "sarif":
         return report.to_sarif(root, version=__version__)
     if fmt == "junit":

@@ -8,8 +8,8 @@ import posixpath
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 from urllib.parse import quote
 
@@ -262,3 +262,64 @@ def _github_escape(text: str, property: bool = False) -> str:
     """Escape a workflow-command message or property value as the Actions runner reads it back."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if property else text
+
+
+_KEY_STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
+
+
+def with_key_lines(report: ValidationReport, root: Path) -> ValidationReport:
+    """The report with a line for each finding that names a key path but no line: the line of that key in its file.
+
+    CI annotations and code scanning place a finding on a line; SHACL findings
+    know the key path (``relationships[2].strength``), so the frontmatter's
+    YAML nodes (composed, not loaded: aliases stay unexpanded) give its line.
+    ``citations[].accessed`` (any item) points at the first item's key.
+    Files that cannot be read or parsed keep their findings as they are.
+    """
+    lines: dict[str, Any] = {}
+    results = []
+    for result in report.results:
+        if result.line is None and result.key and result.path != ".":
+            if result.path not in lines:
+                lines[result.path] = _frontmatter_nodes(root / result.path)
+            line = _key_line(lines[result.path], result.key)
+            if line is not None:
+                result = replace(result, line=line)
+        results.append(result)
+    return replace(report, results=results)
+
+
+def _frontmatter_nodes(path: Path) -> Any:
+    """The composed YAML node tree of a memory file's frontmatter, or None."""
+    import yaml
+
+    from ..markdown import FrontmatterError, split_frontmatter
+
+    try:
+        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=yaml.SafeLoader)
+    except (OSError, UnicodeError, FrontmatterError, yaml.YAMLError, RecursionError):
+        return None
+    return node
+
+
+def _key_line(node: Any, key: str) -> int | None:
+    """The file line (1-based, the opening ``---`` is line 1) of the deepest node of ``key`` found."""
+    import yaml
+
+    found = None
+    for name, index in _KEY_STEP.findall(key):
+        if node is None:
+            break
+        if name and isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == name), None)
+            if pair is None:
+                break
+            found, node = pair[0], pair[1]
+        elif not name and isinstance(node, yaml.SequenceNode) and node.value:
+            position = int(index) if index else 0
+            if position >= len(node.value):
+                break
+            found = node = node.value[position]
+        else:
+            break
+    return None if found is None else found.start_mark.line + 2
