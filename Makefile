@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test conformance bench bench-scale clean
+.PHONY: demo test conformance browser bench bench-scale clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -29,6 +29,11 @@ test: $(STAMP)
 # A missing folder is an error, never a skip.
 conformance: $(STAMP)
 	$(BIN)/python -m pytest tests/conformance --shared $(SHARED)
+
+# The browser suite: the page of `mif-rdf serve` in headless Chromium (apt-get install chromium chromium-driver).
+# Screenshots land in out/browser/.
+browser: $(STAMP)
+	$(BIN)/python -m pytest tests/browser --browser
 
 # The benchmark suite on 10,000 generated memories (under 10 minutes), one table.
 bench: $(STAMP)

@@ -158,17 +158,29 @@ class Bundle:
         by ``urn:mif:<id>``) and to entities of ``.mif/entities``; a fragment
         (``x.md#section``) still points at ``x.md``.
         """
+        targets = self._targets()
+        for record in self.memories.values():
+            yield from self._links_of(record, targets)
+
+    def _targets(self) -> dict[str, str]:
+        """What a resolved target IRI points at: document IRIs and memory IRIs to memories, entity IRIs to entities."""
         targets: dict[str, str] = {entity.iri: entity.iri for entity in self.entities.values()}
         for record in self.memories.values():
             targets[record.doc_iri] = targets[record.iri] = record.iri
-        for record in self.memories.values():
-            relationships = record.frontmatter.get("relationships")
-            if not isinstance(relationships, list):
-                continue
-            for index, rel in enumerate(relationships):
-                if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
-                    resolved = resolve_target(rel["target"], record.doc_iri, self.base_iri).split("#", 1)[0]
-                    yield Link(record, index, rel["type"], rel["target"], targets.get(resolved))
+        return targets
+
+    def _links_of(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Link]:
+        for index, rel, key in self._target_keys(record):
+            yield Link(record, index, rel["type"], rel["target"], targets.get(key))
+
+    def _target_keys(self, record: MemoryRecord) -> Iterator[tuple[int, dict[str, Any], str]]:
+        """Each well-formed relationship of ``record`` with the IRI its target resolves to (without fragment)."""
+        relationships = record.frontmatter.get("relationships")
+        if not isinstance(relationships, list):
+            return
+        for index, rel in enumerate(relationships):
+            if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
+                yield index, rel, resolve_target(rel["target"], record.doc_iri, self.base_iri).split("#", 1)[0]
 
     def memory_by_path(self, relpath: str) -> MemoryRecord | None:
         return next((m for m in self.memories.values() if m.relpath == relpath), None)
@@ -212,11 +224,14 @@ class Bundle:
         }
 
     # -- incremental ---------------------------------------------------------------
-    def reload(self, *relpaths: str) -> None:
+    def reload(self, *relpaths: str) -> set[str]:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
-        The links graph, which depends on every memory, is rebuilt once at the end.
+        The links graph changes only where the files touch it (:meth:`relink`);
+        returns the links-graph subjects whose triples were written again.
         """
+        changed = set(relpaths)
+        old_keys, old_subjects = self._keys_of(changed)
         for relpath in relpaths:
             self.forget(relpath)
         loader = _Loader(self)
@@ -227,7 +242,49 @@ class Bundle:
                 else:
                     loader.memory(relpath)
         loader.flush()
-        self.rebuild_links()
+        new_keys, new_subjects = self._keys_of(changed)
+        return self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
+
+    def _keys_of(self, relpaths: set[str]) -> tuple[set[str], set[str]]:
+        """The target IRIs the files at ``relpaths`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
+        keys: set[str] = set()
+        subjects: set[str] = set()
+        for m in self.memories.values():
+            if m.relpath in relpaths:
+                keys |= {m.doc_iri, m.iri}
+                subjects.add(m.iri)
+        for e in self.entities.values():
+            if e.relpath in relpaths:
+                keys.add(e.iri)
+                subjects.add(e.iri)
+        return keys, subjects
+
+    def relink(self, relpaths: set[str], keys: set[str], subjects: set[str]) -> set[str]:
+        """Bring the links graph up to date after the files at ``relpaths`` changed, touching only what they touch.
+
+        Every links-graph triple has its source as subject, so the edges of the
+        changed files (``subjects``, before and after) and of every memory with
+        a relationship whose target resolves to one of ``keys`` (the changed
+        files' IRIs, before and after) are removed and written again; nothing
+        else can have changed.  The result equals :meth:`rebuild_links`, at a
+        cost that grows with the change, not with the bundle.  Returns the
+        subjects whose triples were written again.
+        """
+        sources = [m for m in self.memories.values()
+                   if m.relpath in relpaths or any(key in keys for _, _, key in self._target_keys(m))]
+        resolved_again = {m.relpath for m in sources}
+        self.problems.items = [p for p in self.problems if not (p.rule == "link" and p.path in resolved_again)]
+        graph = self.links
+        subjects = subjects | {m.iri for m in sources}
+        for subject in subjects:
+            graph.remove((URIRef(subject), None, None))
+        loader = _Loader(self)
+        targets = self._targets()
+        triples = [t for m in sources for t in loader.source_triples(m, targets)]
+        triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in self.entities.values() if e.relpath in relpaths]
+        loader.add_graph(self.links_graph_iri, triples)
+        loader.flush()
+        return subjects
 
     def forget(self, relpath: str) -> None:
         """Drop what one file contributed: its graph, its record and its problems (not its links)."""
@@ -357,16 +414,21 @@ class _Loader:
         bundle = self.bundle
         for entity in bundle.entities.values():
             yield URIRef(entity.iri), PATH, Literal(entity.relpath)
+        targets = bundle._targets()
         for record in bundle.memories.values():
-            yield URIRef(record.iri), PATH, Literal(record.relpath)
-            yield URIRef(record.iri), LOCATION, URIRef(record.doc_iri)
-        for link in bundle.relationships():
+            yield from self.source_triples(record, targets)
+
+    def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
+        """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
+        yield URIRef(record.iri), PATH, Literal(record.relpath)
+        yield URIRef(record.iri), LOCATION, URIRef(record.doc_iri)
+        for link in self.bundle._links_of(record, targets):
             if link.resolved is not None:
                 predicate = relationship_iri(link.type)
                 if is_absolute_iri(predicate):
                     yield URIRef(link.source.iri), URIRef(predicate), URIRef(link.resolved)
             elif _expects_bundle_target(link.target):
-                bundle.problems.add(
+                self.bundle.problems.add(
                     link.source.relpath,
                     f"relationship target {link.target!r} does not resolve to a memory of the bundle (broken link)",
                     Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target, rule="link",

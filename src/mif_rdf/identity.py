@@ -72,6 +72,7 @@ def graph_iri(base: str, name: str) -> str:
     return f"{base}#{name}"
 
 
+@lru_cache(maxsize=1 << 17)  # the links are resolved again after every reload: one entry per relationship
 def resolve_target(target: str, doc_iri: str, base: str) -> str:
     """The IRI a relationship target denotes.
 

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
-from ..validation import validate
+from .. import __version__
+from ..validation import ValidationReport, validate
+from ..validation.report import with_key_lines
 from . import _common
 
 ORDER = 15
+FORMATS = ("text", "json", "turtle", "sarif", "junit", "github")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -20,7 +24,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     parser.add_argument("--level", type=int, choices=(1, 2, 3), default=3, help="conformance level (default 3, full)")
-    parser.add_argument("--format", choices=("text", "json", "turtle"), default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)")
     parser.add_argument("--strict-temporal", action="store_true", help="a derived-from/supersedes target created after its source is an error, not a warning")
     parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply the SHACL shapes compiled from this ontology's entity schemas (repeatable)")
     parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id (repeatable; the built-in ones and the bundle's .mif/ontologies are always searched)")
@@ -31,11 +35,33 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology, search_path=args.path)
-    if args.format == "json":
-        text = report.to_json()
-    elif args.format == "turtle":
-        text = report.report_graph().serialize(format="turtle")
-    else:
-        text = report.to_text() + "\n"
+    text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID
+
+
+def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:
+    """The report in one of :data:`FORMATS`; CI formats name files from the working directory, as CI checkouts do."""
+    if fmt == "json":
+        return report.to_json()
+    if fmt == "turtle":
+        return report.report_graph().serialize(format="turtle")
+    root = ci_root(folder)
+    if fmt in ("sarif", "junit", "github"):
+        report = with_key_lines(report, folder)
+    if fmt == "sarif":
+        return report.to_sarif(root, version=__version__)
+    if fmt == "junit":
+        return report.to_junit(root, files)
+    if fmt == "github":
+        return report.to_github(root)
+    return report.to_text() + "\n"
+
+
+def ci_root(folder: Path) -> str:
+    """The bundle folder relative to the working directory (the repository root in CI), or absolute when outside it."""
+    absolute = Path(os.path.abspath(folder))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return absolute.as_posix()

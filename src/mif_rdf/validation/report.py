@@ -1,11 +1,17 @@
 """The validation report: one list of findings, for people (text), pipelines
-(JSON) and RDF tools (the SHACL report graph)."""
+(JSON), RDF tools (the SHACL report graph) and CI systems (SARIF for code
+scanning, JUnit XML for test reports, GitHub workflow-command annotations)."""
 from __future__ import annotations
 
 import json
+import posixpath
+import re
+import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
+from urllib.parse import quote
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH, XSD
@@ -15,6 +21,12 @@ from .shapes import MIFSH
 
 _SH_SEVERITY = {Severity.ERROR: SH.Violation, Severity.WARNING: SH.Warning, Severity.INFO: SH.Info}
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+#: The rule id of a finding that names none (a load problem such as unreadable YAML).
+LOAD_RULE = "load"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 @dataclass
@@ -46,24 +58,22 @@ class ValidationReport:
         return sorted(self.results, key=lambda r: (r.path, _ORDER[r.severity], r.line or 0, r.key or ""))
 
     def to_text(self) -> str:
-        counts = self.counts()
-        verdict = "conforms" if self.conforms else "does NOT conform"
-        lines = [
-            f"{self.memories} memories checked at level {self.level}: {verdict} "
-            f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)"
-        ]
+        lines = [self._verdict()]
         current = None
         for result in self.sorted_results():
             if result.path != current:
                 current = result.path
                 lines.append(f"\n{current}")
             where = f"line {result.line} " if result.line else ""
-            key = f"{result.key}: " if result.key else ""
-            value = f" (value: {json.dumps(result.value, default=str, ensure_ascii=False)})" if result.value is not None else ""
-            level = {None: "", 0: ", OKF"}.get(result.level, f", level {result.level}")
-            rule = f"  [{result.rule}{level}]" if result.rule else ""
-            lines.append(f"  {result.severity.value:<7} {where}{key}{result.message}{value}{rule}")
+            rule = f"  [{result.rule}{_level_label(result.level)}]" if result.rule else ""
+            lines.append(f"  {result.severity.value:<7} {where}{_describe(result)}{rule}")
         return "\n".join(lines)
+
+    def _verdict(self) -> str:
+        counts = self.counts()
+        verdict = "conforms" if self.conforms else "does NOT conform"
+        return (f"{self.memories} memories checked at level {self.level}: {verdict} "
+                f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)")
 
     def _repr_html_(self) -> str:
         """What Jupyter shows: the verdict, then every finding as a table."""
@@ -115,3 +125,201 @@ class ValidationReport:
                 if result.line:
                     graph.add((node, MIFSH.line, Literal(result.line, datatype=XSD.integer)))
         return graph
+
+    # -- CI formats ----------------------------------------------------------------
+    # ``root`` is the bundle folder as the CI system should see it: relative to the
+    # repository root (GitHub resolves SARIF and annotation paths against the
+    # checkout), so each finding lands on its file.
+
+    def to_sarif(self, root: str = ".", version: str = "") -> str:
+        """SARIF 2.1.0 (OASIS), the format GitHub code scanning uploads: one result per finding, at its file and line.
+
+        A finding without a line points at line 1, where the frontmatter starts:
+        code scanning places a result only on a region.
+        """
+        results = self.sorted_results()
+        rule_ids = sorted({r.rule or LOAD_RULE for r in results})
+        rules = [{"id": rule, "name": rule, "shortDescription": {"text": _rule_text(rule, results)},
+                  "properties": _rule_properties(rule, results)} for rule in rule_ids]
+        index = {rule: i for i, rule in enumerate(rule_ids)}
+        driver: dict[str, Any] = {"name": "mif-rdf", "rules": rules}
+        if version:
+            driver["version"] = version
+        sarif_results = []
+        for result in results:
+            rule = result.rule or LOAD_RULE
+            properties = {k: v for k, v in (("key", result.key), ("value", result.value), ("conformanceLevel", result.level)) if v is not None}
+            item: dict[str, Any] = {
+                "ruleId": rule, "ruleIndex": index[rule], "level": _SARIF_LEVEL[result.severity],
+                "message": {"text": _describe(result)},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": _uri(_joined(root, result.path))},
+                    "region": {"startLine": result.line or 1},
+                }}],
+            }
+            if properties:
+                item["properties"] = properties
+            sarif_results.append(item)
+        run = {
+            "tool": {"driver": driver},
+            "invocations": [{"executionSuccessful": True, "properties": {"conforms": self.conforms, "conformanceLevel": self.level, "memories": self.memories}}],
+            "results": sarif_results,
+        }
+        document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+        return json.dumps(document, indent=2, default=str, ensure_ascii=False) + "\n"
+
+    def to_junit(self, root: str = ".", files: Iterable[str] = ()) -> str:
+        """JUnit XML for CI test reports: one test case per file (``files`` plus any file with findings).
+
+        A file with errors is a failed test case (every error in the failure
+        text); warnings and notes go to the case's ``system-out``, which CI
+        test-report views show beside it.
+        """
+        by_path: dict[str, list[Problem]] = {path: [] for path in files}
+        for result in self.sorted_results():
+            by_path.setdefault(result.path, []).append(result)
+        failed = sum(1 for found in by_path.values() if any(r.severity == Severity.ERROR for r in found))
+        name = f"mif-rdf validate {root} (level {self.level})"
+        counts = {"tests": str(len(by_path)), "failures": str(failed), "errors": "0", "skipped": "0"}
+        suites = ET.Element("testsuites", {"name": name, **counts})
+        suite = ET.SubElement(suites, "testsuite", {"name": name, **counts})
+        for path in sorted(by_path):
+            found = by_path[path]
+            case = ET.SubElement(suite, "testcase", {"classname": root, "name": path, "file": _joined(root, path)})
+            errors = [r for r in found if r.severity == Severity.ERROR]
+            if errors:
+                failure = ET.SubElement(case, "failure", {
+                    "type": errors[0].rule or LOAD_RULE,
+                    "message": _xml_text(f"{len(errors)} error{'s' if len(errors) != 1 else ''}: {_describe(errors[0])}"),
+                })
+                failure.text = _xml_text("\n".join(_finding_line(r) for r in errors))
+            others = [r for r in found if r.severity != Severity.ERROR]
+            if others:
+                ET.SubElement(case, "system-out").text = _xml_text("\n".join(_finding_line(r) for r in others))
+        ET.indent(suites)
+        return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+    def to_github(self, root: str = ".") -> str:
+        """GitHub Actions workflow commands: each finding an ``::error``/``::warning``/``::notice`` annotation at its file and line."""
+        lines = [self._verdict()]
+        for result in self.sorted_results():
+            properties = {"file": _joined(root, result.path)}
+            if result.line:
+                properties["line"] = str(result.line)
+            properties["title"] = f"mif-rdf {result.rule or LOAD_RULE}{_level_label(result.level)}"
+            listed = ",".join(f"{k}={_github_escape(v, property=True)}" for k, v in properties.items())
+            lines.append(f"::{_GITHUB_COMMAND[result.severity]} {listed}::{_github_escape(_describe(result))}")
+        return "\n".join(lines) + "\n"
+
+
+def _describe(result: Problem) -> str:
+    """A finding in words: key path, message and the value as the author wrote it."""
+    key = f"{result.key}: " if result.key else ""
+    value = f" (value: {json.dumps(result.value, default=str, ensure_ascii=False)})" if result.value is not None else ""
+    return f"{key}{result.message}{value}"
+
+
+def _finding_line(result: Problem) -> str:
+    where = f"line {result.line}: " if result.line else ""
+    rule = f" [{result.rule}{_level_label(result.level)}]" if result.rule else ""
+    return f"{result.severity.value}: {where}{_describe(result)}{rule}"
+
+
+def _level_label(level: int | None) -> str:
+    return {None: "", 0: ", OKF"}.get(level, f", level {level}")
+
+
+def _rule_text(rule: str, results: list[Problem]) -> str:
+    level = next((r.level for r in results if (r.rule or LOAD_RULE) == rule and r.level is not None), None)
+    if rule == LOAD_RULE:
+        return "a memory file that could not be read or loaded as written"
+    return f"MIF rule {rule}" + ("" if level is None else " (OKF)" if level == 0 else f" (conformance level {level})")
+
+
+def _rule_properties(rule: str, results: list[Problem]) -> dict[str, Any]:
+    levels = sorted({r.level for r in results if (r.rule or LOAD_RULE) == rule and r.level is not None})
+    return {"conformanceLevel": levels[0]} if levels else {}
+
+
+def _joined(root: str, path: str) -> str:
+    """The finding's file as the CI system sees it: the bundle folder joined with the bundle-relative path."""
+    return posixpath.normpath(posixpath.join(PurePosixPath(root).as_posix(), path))
+
+
+def _uri(path: str) -> str:
+    """A SARIF artifact URI: relative references stay relative (resolved against the checkout), absolute paths become file: URIs."""
+    if path.startswith("/"):
+        return "file://" + quote(path)
+    return quote(path)
+
+
+def _xml_text(text: str) -> str:
+    """Characters XML 1.0 cannot hold (control characters from a hostile file) become U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _github_escape(text: str, property: bool = False) -> str:
+    """Escape a workflow-command message or property value as the Actions runner reads it back."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property else text
+
+
+_KEY_STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
+
+
+def with_key_lines(report: ValidationReport, root: Path) -> ValidationReport:
+    """The report with a line for each finding that names a key path but no line: the line of that key in its file.
+
+    CI annotations and code scanning place a finding on a line; SHACL findings
+    know the key path (``relationships[2].strength``), so the frontmatter's
+    YAML nodes (composed, not loaded: aliases stay unexpanded) give its line.
+    ``citations[].accessed`` (any item) points at the first item's key.
+    Files that cannot be read or parsed keep their findings as they are.
+    """
+    lines: dict[str, Any] = {}
+    results = []
+    for result in report.results:
+        if result.line is None and result.key and result.path != ".":
+            if result.path not in lines:
+                lines[result.path] = _frontmatter_nodes(root / result.path)
+            line = _key_line(lines[result.path], result.key)
+            if line is not None:
+                result = replace(result, line=line)
+        results.append(result)
+    return replace(report, results=results)
+
+
+def _frontmatter_nodes(path: Path) -> Any:
+    """The composed YAML node tree of a memory file's frontmatter, or None."""
+    import yaml
+
+    from ..markdown import FrontmatterError, split_frontmatter
+
+    try:
+        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=yaml.SafeLoader)
+    except (OSError, UnicodeError, FrontmatterError, yaml.YAMLError, RecursionError):
+        return None
+    return node
+
+
+def _key_line(node: Any, key: str) -> int | None:
+    """The file line (1-based, the opening ``---`` is line 1) of the deepest node of ``key`` found."""
+    import yaml
+
+    found = None
+    for name, index in _KEY_STEP.findall(key):
+        if node is None:
+            break
+        if name and isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == name), None)
+            if pair is None:
+                break
+            found, node = pair[0], pair[1]
+        elif not name and isinstance(node, yaml.SequenceNode) and node.value:
+            position = int(index) if index else 0
+            if position >= len(node.value):
+                break
+            found = node = node.value[position]
+        else:
+            break
+    return None if found is None else found.start_mark.line + 2

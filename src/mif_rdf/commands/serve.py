@@ -1,0 +1,62 @@
+"""``mif-rdf serve``: a bundle as a live, read-only SPARQL endpoint and a page for people."""
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from ..errors import MifRdfError
+from . import _common
+
+ORDER = 45
+DEFAULT_PORT = 7879
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "serve", help="serve a bundle: live SPARQL endpoint, Graph Store reads and a page at /, kept in sync with the files",
+        description="Load a bundle into Oxigraph and serve it over HTTP: the SPARQL 1.1 Protocol at /query (GET and POST, "
+        "every result format Oxigraph writes, by content negotiation; the default graph is the union of all graphs), "
+        "Graph Store Protocol reads at /store, a service description (GET /query), and a page for people at /. "
+        "Read-only: no SPARQL Update, no Graph Store writes. Edits, new, moved and deleted files are picked up as they "
+        "happen; a file that stops loading keeps its last good version served. Stop with Ctrl-C.",
+    )
+    _common.bundle_options(parser)
+    parser.set_defaults(store="oxigraph")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, and warned about)")
+    parser.add_argument("--include-local", action="store_true", help="also serve _local memories (spec 10.2: local only; left out by default)")
+    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (refused by default)")
+    parser.add_argument("--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes")
+    parser.add_argument("--log", action="store_true", help="log every request on standard error")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from ..serve import is_loopback, start, stop
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("watchfiles", "pyoxigraph", "oxrdflib"):
+            raise
+        raise MifRdfError(f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'") from None
+
+    if args.store != "oxigraph":
+        raise MifRdfError("serve keeps the bundle in Oxigraph: --store memory is not available for serve")
+    if not 0 <= args.port <= 65535:
+        raise MifRdfError(f"--port {args.port}: a TCP port is 0 to 65535")
+    bundle = _common.load(args)
+    if not is_loopback(args.bind):
+        print(f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
+              "no encryption); use the default 127.0.0.1 to keep it on this machine", file=sys.stderr)
+    server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local,
+                            allow_service=args.allow_service, watch=not args.no_watch, quiet=not args.log)
+    errors = sum(1 for p in bundle.problems if p.severity.value == "error")
+    print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
+          f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop(server, watcher)
+    return _common.EXIT_OK

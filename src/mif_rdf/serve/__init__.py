@@ -1,0 +1,61 @@
+"""``mif-rdf serve``: a bundle as a live, read-only SPARQL endpoint with a page for people.
+
+* :mod:`.served` -- the bundle behind the server: the working load, the store
+  queries read, incremental reloads published at once, last good versions.
+* :mod:`.watch` -- the folder watcher that feeds file changes to it.
+* :mod:`.protocol` -- HTTP: SPARQL 1.1 Protocol, Graph Store Protocol reads,
+  service description, the page and its JSON (:mod:`.views`).
+* :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
+
+In Python::
+
+    from mif_rdf import load_bundle
+    from mif_rdf.serve import start
+
+    server, watcher = start(load_bundle("examples", store="oxigraph"), port=0)
+    print(server.url)          # http://127.0.0.1:<port>/
+    ...
+    stop(server, watcher)
+"""
+from __future__ import annotations
+
+import ipaddress
+import threading
+
+from ..bundle import Bundle
+from .protocol import BundleServer
+from .served import ServedBundle
+from .watch import Watcher
+
+LOOPBACK = "127.0.0.1"
+
+
+def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
+          allow_service: bool = False, watch: bool = True, quiet: bool = True) -> tuple[BundleServer, Watcher | None]:
+    """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port."""
+    served = ServedBundle(bundle, include_local=include_local)
+    watcher = Watcher(served).start() if watch else None
+    server = BundleServer((bind, port), served, allow_service=allow_service, quiet=quiet)
+    threading.Thread(target=server.serve_forever, name="mif-rdf-serve", daemon=True).start()
+    return server, watcher
+
+
+def stop(server: BundleServer, watcher: Watcher | None) -> None:
+    """Stop answering, stop watching, release the port."""
+    server.shutdown()
+    server.server_close()
+    if watcher is not None:
+        watcher.stop()
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding to ``host`` keeps the server on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+__all__ = ["BundleServer", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]

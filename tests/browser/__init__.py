@@ -1,0 +1,1 @@
+"""The browser suite (a package, so its conftest does not shadow tests/conftest.py)."""
