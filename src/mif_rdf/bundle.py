@@ -21,7 +21,7 @@ from rdflib.query import Result
 from rdflib.store import Store
 from rdflib.term import Identifier
 
-from .context import MIF_NS, is_absolute_iri
+from .context import MIF_NS, is_absolute_iri, is_valid_iri
 from .errors import MifRdfError, ProblemLog, Severity
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
@@ -363,7 +363,7 @@ class _Loader:
         for link in bundle.relationships():
             if link.resolved is not None:
                 predicate = relationship_iri(link.type)
-                if is_absolute_iri(predicate):
+                if is_valid_iri(predicate):  # else the projection noted the type on its memory and field
                     yield URIRef(link.source.iri), URIRef(predicate), URIRef(link.resolved)
             elif _expects_bundle_target(link.target):
                 bundle.problems.add(

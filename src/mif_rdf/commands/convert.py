@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from ..convert import jsonld_files, markdown_from_jsonld, roundtrip_report
-from ..errors import MifRdfError
+from ..errors import MifRdfError, Problem
+from ..writeback import write_files
 from . import _common
 
 ORDER = 30
@@ -38,24 +39,23 @@ def run(args: argparse.Namespace) -> int:
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
         docs, problems = jsonld_files(args.path, base_iri=args.base)
-        _emit(docs, args.output, single=args.path.is_file())
+        problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
         docs, problems = markdown_from_jsonld(args.path)
-        _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld")
+        problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
     for problem in problems:
         print(problem, file=sys.stderr)
     return _common.exit_for(problems)
 
 
-def _emit(docs: dict[str, str], output: Path | None, single: bool) -> None:
+def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) -> list[Problem]:
+    """Write the documents: one to ``output`` (or standard output), several under the ``output`` folder."""
     if single and len(docs) <= 1:
         text = next(iter(docs.values()), "")
         _common.write(output, lambda out: out.write(text.encode("utf-8")))
-        return
+        return []
     if output is None:
         raise MifRdfError("converting a folder needs -o/--output FOLDER")
-    for relpath, text in docs.items():
-        target = output / relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="")
-    print(f"wrote {len(docs)} files under {output}", file=sys.stderr)
+    problems = write_files(output, docs, suffix)
+    print(f"wrote {len(docs) - len(problems)} files under {output}", file=sys.stderr)
+    return problems
