@@ -17,7 +17,7 @@ from rdflib import Dataset, URIRef
 
 from .bundle import LOCATION, PATH
 from .errors import MifRdfError, Problem, Severity
-from .identity import ENTITY_PREFIX, MEMORY_PREFIX, document_iri
+from .identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
 from .markdown import render_memory
 from .reverse import recover_memory
 
@@ -68,13 +68,23 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
         if location is not None and relpath is not None and str(location).endswith(document_iri("", path)):
             doc_iri = str(location)
             base = doc_iri[: len(doc_iri) - len(document_iri("", path))]
-        elif base_iri is not None:
-            base, doc_iri = base_iri, document_iri(base_iri, path)
+        elif (base := base_iri or _links_base(dataset, node)) is not None:
+            doc_iri = document_iri(base, path)
         else:
             raise MifRdfError(f"{name}: the dataset has no mif:location for it; give a base IRI")
         recovered = recover_memory(dataset.graph(node), name, doc_iri=doc_iri, base=base, path=path)
         files.append(RecoveredFile(path, render_memory(recovered.frontmatter, recovered.body), recovered.problems))
     return files
+
+
+def _links_base(dataset: Dataset, node: URIRef) -> str | None:
+    """The base IRI a memory's ``mif:path`` names through its graph ``<base>#links``, if it does."""
+    suffix = graph_iri("", GRAPH_LINKS)
+    for _, _, _, graph in dataset.quads((node, PATH, None, None)):
+        name = str(getattr(graph, "identifier", graph))
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
 
 
 def write_bundle(dataset: Dataset, out_dir: str | Path, base_iri: str | None = None) -> list[Problem]:

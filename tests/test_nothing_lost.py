@@ -1,0 +1,181 @@
+"""Issue 15: one bad file never breaks a bundle, push never deletes what it could not read.
+
+One regression test per case of the issue; each checks what the user keeps
+(the memories loaded, the graphs in the store, the files on disk), not only
+the exit code.  The combined corpus of every case at once is in
+test_hostile_corpus.py.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from rdflib import URIRef
+
+from mif_rdf import load_bundle
+from mif_rdf.cli import main
+from mif_rdf.errors import Severity
+
+from conftest import memory_text, write_file
+from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)
+
+GOOD = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(6)]
+
+
+def good_bundle(root: Path, folder: str = "sub") -> Path:
+    """Six memories: one at the top, five in ``folder``."""
+    write_file(root, "top.md", memory_text(GOOD[0], "title: Top\n"))
+    for number, memory_id in enumerate(GOOD[1:]):
+        write_file(root, f"{folder}/m{number}.md", memory_text(memory_id, f"title: M{number}\n"))
+    return root
+
+
+@contextlib.contextmanager
+def unreadable(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``chmod 000`` on ``folder``; as root (who reads it anyway, as in CI) the listing fails as it would."""
+    if os.geteuid() != 0:
+        folder.chmod(0)
+        try:
+            yield
+        finally:
+            folder.chmod(stat.S_IRWXU)
+        return
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if isinstance(path, (str, os.PathLike)) and Path(path).resolve() == folder.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "scandir", scandir)
+        yield
+
+
+# -- 1. writers never leave the output folder ----------------------------------------
+ESCAPING = {"a": "../victim/escaped.md", "b": "{outside}/absolute.md", "c": ".git/hooks/pre-commit.md", "d": "x/../../up.md"}
+
+
+def test_convert_to_markdown_never_writes_outside_the_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / "work"
+    out, outside = work / "out", tmp_path / "outside"
+    outside.mkdir()
+    lines = []
+    paths = {**{k: v.format(outside=outside) for k, v in ESCAPING.items()}, "ok": "kept/ok.md"}
+    for key, path in paths.items():
+        lines += [
+            f'<urn:mif:{key}> <https://mif-spec.dev/ns/path> "{path}" <mif://local/x/#links> .',
+            f'<urn:mif:{key}> <http://purl.org/dc/terms/title> "T {key}" <urn:mif:{key}> .',
+        ]
+    dataset = write_file(work, "d.nq", "\n".join(lines) + "\n")
+    before = {p for p in tmp_path.rglob("*")}
+    code = main(["convert", "to-markdown", str(dataset), "-o", str(out)])
+    err = capsys.readouterr().err
+    written = {p for p in tmp_path.rglob("*") if p.is_file()} - before
+    assert written == {out / "kept" / "ok.md"}  # the good memory is written, nothing else anywhere
+    assert "T ok" in (out / "kept" / "ok.md").read_text(encoding="utf-8")
+    assert code == 1
+    for path in paths.values():
+        if path != "kept/ok.md":
+            assert f"{path}: error [path]" in err
+
+
+# -- 2. an unreadable folder is a problem, and push deletes nothing of it -------------------
+def test_unreadable_folder_is_an_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = good_bundle(tmp_path / "b")
+    with unreadable(root / "sub", monkeypatch):
+        bundle = load_bundle(root)
+    assert set(bundle.memories) == {GOOD[0]}
+    (problem,) = bundle.problems
+    assert (problem.path, problem.severity, problem.rule) == ("sub", Severity.ERROR, "read")
+    assert "cannot read folder" in problem.message
+
+
+def test_push_never_deletes_graphs_of_an_unreadable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, oxigraph: OxigraphServer, capsys: pytest.CaptureFixture[str]) -> None:
+    root = good_bundle(tmp_path / "b")
+    assert main(["push", str(root), "--endpoint", oxigraph.store_url]) == 0
+    stored = oxigraph.graph_names()
+    assert {f"urn:mif:{m}" for m in GOOD} <= stored
+    capsys.readouterr()
+    with unreadable(root / "sub", monkeypatch):
+        code = main(["push", str(root), "--endpoint", oxigraph.store_url])
+    out, err = capsys.readouterr()
+    assert oxigraph.graph_names() == stored  # every memory the folder held is still in the store
+    assert "deleted 0" in out and "not deleted 5" in out
+    assert "sub: error: cannot read folder" in err
+    assert code == 1
+
+
+# -- 3. one bad name or value never breaks the bundle --------------------------------------
+def test_non_utf8_file_name_is_a_problem_and_the_rest_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = good_bundle(tmp_path / "b")
+    (root / os.fsdecode(b"caf\xe9.md")).write_text(memory_text("cafe"), encoding="utf-8")
+    bundle = load_bundle(root)
+    assert set(bundle.memories) == set(GOOD)
+    (problem,) = bundle.problems
+    assert problem.path == "caf\\xe9.md" and problem.rule == "encoding" and problem.severity == Severity.ERROR
+    assert main(["export", str(root), "--format", "nquads"]) == 1
+    out, err = capsys.readouterr()
+    assert all(f"<urn:mif:{m}>" in out for m in GOOD)
+    assert "caf\\xe9.md: error" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("char", list('"<>{}|^`'))
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])
+def test_relationship_type_that_makes_no_iri_drops_only_that_edge(tmp_path: Path, char: str, store: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = good_bundle(tmp_path / "b")
+    rels = f"relationships:\n  - type: 'x{char}y'\n    target: /top.md\n  - type: relates-to\n    target: /top.md\n"
+    write_file(root, "linked.md", memory_text("linked", rels))
+    for fmt in ("turtle", "nt", "nquads", "trig", "json-ld"):
+        code = main(["export", str(root), "--store", store, "--format", fmt])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "linked.md: warning [relationships[0].type]" in err
+        assert all(m in out for m in [*GOOD, "urn:mif:linked"]), fmt
+        assert "Traceback" not in err
+    bundle = load_bundle(root, store="Oxigraph" if store == "oxigraph" else "default")
+    assert len(bundle.memories) == 7
+    edges = set(bundle.links.predicate_objects(URIRef("urn:mif:linked")))
+    assert (URIRef("https://mif-spec.dev/ns/relates-to"), URIRef(f"urn:mif:{GOOD[0]}")) in edges
+
+
+# -- 8. files that are not files -------------------------------------------------------
+@pytest.mark.parametrize("relpath", ["x.md", "sub/y.md", ".mif/entities/e.yaml", ".mif/config.yaml"])
+def test_fifo_is_a_problem_and_never_read(tmp_path: Path, relpath: str) -> None:
+    root = good_bundle(tmp_path / "b")
+    (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(root / relpath)
+    result: list[object] = []
+    worker = threading.Thread(target=lambda: result.append(load_bundle(root)), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert result, "the load hangs on a FIFO"
+    bundle = result[0]
+    assert set(bundle.memories) == set(GOOD)  # type: ignore[attr-defined]
+    (problem,) = bundle.problems  # type: ignore[attr-defined]
+    assert problem.path == relpath and "FIFO" in problem.message
+
+
+# -- 9. symlinks under .mif follow the memories' rule ---------------------------------------
+def test_symlinked_mif_folder_and_config_outside_are_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write_file(outside, ".mif/config.yaml", "secret: from outside\n")
+    write_file(outside, ".mif/entities/e.yaml", "id: leaked\ntype: Technology\nname: Leaked\n")
+    root = good_bundle(tmp_path / "b")
+    os.symlink(outside / ".mif", root / ".mif", target_is_directory=True)
+    bundle = load_bundle(root)
+    assert bundle.config == {} and not bundle.entities
+    assert [(p.path, p.severity) for p in bundle.problems] == [(".mif", Severity.WARNING)]
+
+    other = good_bundle(tmp_path / "c")
+    (other / ".mif").mkdir()
+    os.symlink(outside / ".mif" / "config.yaml", other / ".mif" / "config.yaml")
+    bundle = load_bundle(other)
+    assert bundle.config == {}
+    (problem,) = bundle.problems
+    assert problem.path == ".mif/config.yaml" and "outside the bundle" in problem.message
