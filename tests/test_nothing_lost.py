@@ -179,3 +179,26 @@ def test_symlinked_mif_folder_and_config_outside_are_not_read(tmp_path: Path) ->
     assert bundle.config == {}
     (problem,) = bundle.problems
     assert problem.path == ".mif/config.yaml" and "outside the bundle" in problem.message
+
+
+# -- 4. a push never deletes graphs another bundle created ---------------------------------
+@pytest.mark.parametrize("protocol", ["gsp", "update"])
+def test_push_refuses_to_delete_another_bundles_graphs(tmp_path: Path, oxigraph: OxigraphServer, protocol: str, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "a" / "notes", tmp_path / "b" / "notes"  # same folder name, same --base
+    write_file(first, "one.md", memory_text(GOOD[0], "title: First bundle\n"))
+    write_file(second, "two.md", memory_text(GOOD[1], "title: Second bundle\n"))
+    endpoint = ["--endpoint", oxigraph.store_url, "--base", "mif://shared/notes/"]
+    endpoint += ["--update-endpoint", oxigraph.update_url] if protocol == "update" else []
+    assert main(["push", str(first), *endpoint]) == 0
+    assert main(["push", str(first), *endpoint]) == 0  # the same bundle again: its own manifest
+    capsys.readouterr()
+    assert main(["push", str(second), *endpoint]) == 2
+    err = capsys.readouterr().err
+    assert "another bundle" in err and "--take-over" in err and f"urn:mif:{GOOD[0]}" in err
+    assert f"urn:mif:{GOOD[0]}" in oxigraph.graph_names()  # the first bundle's memory is still there
+    assert f"urn:mif:{GOOD[1]}" not in oxigraph.graph_names()  # nothing was written
+    assert main(["push", str(second), *endpoint, "--take-over"]) == 0
+    names = oxigraph.graph_names()
+    assert f"urn:mif:{GOOD[1]}" in names and f"urn:mif:{GOOD[0]}" not in names
+    capsys.readouterr()
+    assert main(["push", str(first), *endpoint]) == 2  # now the first one is the other bundle
