@@ -202,3 +202,18 @@ def test_push_refuses_to_delete_another_bundles_graphs(tmp_path: Path, oxigraph:
     assert f"urn:mif:{GOOD[1]}" in names and f"urn:mif:{GOOD[0]}" not in names
     capsys.readouterr()
     assert main(["push", str(first), *endpoint]) == 2  # now the first one is the other bundle
+
+
+# -- 10. a memory and an entity file never share a graph ------------------------------------
+def test_memory_id_colliding_with_an_entity_graph_is_a_duplicate_id(tmp_path: Path) -> None:
+    root = good_bundle(tmp_path / "b")
+    write_file(root, ".mif/entities/redis.yaml", "id: redis\ntype: Technology\nname: Redis\n")
+    write_file(root, "impostor.md", memory_text("entity:technology:redis", "title: Impostor\n"))
+    for cache in (None, tmp_path / "cache", tmp_path / "cache"):  # cold, then warm
+        bundle = load_bundle(root, cache=cache)
+        (problem,) = [p for p in bundle.problems if p.rule == "duplicate-id"]
+        assert problem.severity == Severity.ERROR
+        assert {problem.path, *[w for w in ("impostor.md", ".mif/entities/redis.yaml") if w in problem.message]} == {"impostor.md", ".mif/entities/redis.yaml"}
+        values = {str(o) for o in bundle.dataset.graph(URIRef("urn:mif:entity:technology:redis")).objects()}
+        assert "Impostor" in values and "Redis" not in values  # the first file loaded (memories first) keeps the graph alone
+        assert set(bundle.memories) == {*GOOD, "entity:technology:redis"} and not bundle.entities

@@ -304,11 +304,11 @@ class _Loader:
         parsed = prepared.parsed
         if parsed is None:
             return
-        clash = self.bundle.memories.get(parsed.id)
+        clash = self.bundle.memories.get(parsed.id) or self.bundle.entities.get(memory_iri(parsed.id))
         if clash is not None:
             self.bundle.problems.add(
                 prepared.relpath,
-                f"duplicate id {parsed.id!r}: already used by {clash.relpath}; this file is not loaded",
+                f"duplicate id {parsed.id!r}: already used by {clash.relpath} (the same graph <{memory_iri(parsed.id)}>); this file is not loaded",
                 key="id", value=parsed.id, rule="duplicate-id",
             )
             return
@@ -336,8 +336,9 @@ class _Loader:
         self.bundle.problems.extend(problems)
         if parsed is None:
             return
-        if parsed.iri in self.bundle.entities:
-            other = self.bundle.entities[parsed.iri].relpath
+        clash = self.bundle.entities.get(parsed.iri) or self.bundle.memories.get(parsed.iri[len(MEMORY_PREFIX):])
+        if clash is not None:
+            other = clash.relpath
             self.bundle.problems.add(relpath, f"duplicate entity {parsed.iri}: already defined by {other}; not loaded", key="id", rule="duplicate-id")
             return
         self.add_entity(parsed)
