@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -217,3 +219,30 @@ def test_memory_id_colliding_with_an_entity_graph_is_a_duplicate_id(tmp_path: Pa
         values = {str(o) for o in bundle.dataset.graph(URIRef("urn:mif:entity:technology:redis")).objects()}
         assert "Impostor" in values and "Redis" not in values  # the first file loaded (memories first) keeps the graph alone
         assert set(bundle.memories) == {*GOOD, "entity:technology:redis"} and not bundle.entities
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a process of its own: what a user sees on stderr, logging included (pytest captures none of it)."""
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+# -- 14. impossible dates are problems, never tracebacks -------------------------------------
+IMPOSSIBLE = {"created": "2026-02-30T10:00:00Z", "modified": "yesterday", "validFrom": "2026-01-01T10:00:00+25:00", "validUntil": "0000-01-01T00:00:00Z"}
+
+
+def test_impossible_dates_are_problems_and_no_command_prints_a_traceback(tmp_path: Path) -> None:
+    root = good_bundle(tmp_path / "b")
+    temporal = "".join(f"  {k}: '{v}'\n" for k, v in IMPOSSIBLE.items() if k.startswith("valid"))
+    write_file(root, "dates.md", f"---\nid: dates\ntype: semantic\ncreated: {IMPOSSIBLE['created']}\nmodified: {IMPOSSIBLE['modified']}\ntemporal:\n{temporal}---\nBody.\n")
+    bundle = load_bundle(root)
+    assert set(bundle.memories) == {*GOOD, "dates"}
+    found = {p.key: p.value for p in bundle.problems if p.rule == "datatype"}
+    assert found == {"created": IMPOSSIBLE["created"], "modified": IMPOSSIBLE["modified"],
+                     "temporal.validFrom": IMPOSSIBLE["validFrom"], "temporal.validUntil": IMPOSSIBLE["validUntil"]}
+    assert all(p.path == "dates.md" for p in bundle.problems if p.rule == "datatype")
+    query = "SELECT ?s ?o WHERE { ?s <http://purl.org/dc/terms/created> ?o } ORDER BY ?o"
+    for args in (["load", str(root)], ["validate", str(root)], ["export", str(root), "--format", "turtle"], ["query", str(root), query]):
+        done = run_cli(*args)
+        assert "Traceback" not in done.stderr and "Failed to convert" not in done.stderr, (args, done.stderr[-2000:])
+        assert done.returncode in (0, 1), (args, done.stderr[-2000:])
+    assert "dates.md" in run_cli("load", str(root)).stdout
