@@ -246,3 +246,42 @@ def test_impossible_dates_are_problems_and_no_command_prints_a_traceback(tmp_pat
         assert "Traceback" not in done.stderr and "Failed to convert" not in done.stderr, (args, done.stderr[-2000:])
         assert done.returncode in (0, 1), (args, done.stderr[-2000:])
     assert "dates.md" in run_cli("load", str(root)).stdout
+
+
+# -- 15. integers keep their digits ------------------------------------------------------
+@pytest.mark.parametrize("engine", ["fast", "pyld"])
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_huge_integers_stay_exact_xsd_integers(tmp_path: Path, engine: str, store: str) -> None:
+    digits = "123456789012345678901234567890"
+    root = good_bundle(tmp_path / "b")
+    write_file(root, "big.md", memory_text("big", f"properties:\n  n: {digits}\n  m: -{digits}\n  k: 1000000000000000000000\n"))
+    bundle = load_bundle(root, engine=engine, store=store)  # type: ignore[arg-type]
+    numbers = {(str(o), str(o.datatype)) for o in bundle.graph("big").objects() if getattr(o, "datatype", None)}
+    integer = "http://www.w3.org/2001/XMLSchema#integer"
+    assert {(digits, integer), ("-" + digits, integer), ("1000000000000000000000", integer)} <= numbers
+    assert not any(d.endswith("#double") for _, d in numbers)
+
+
+# -- 16. two paths, two spellings of one number: never one memory ---------------------------
+def test_paths_with_the_same_location_are_a_problem(tmp_path: Path) -> None:
+    root = good_bundle(tmp_path / "b")
+    write_file(root, "a b.md", memory_text("space", "title: Space\n"))
+    write_file(root, "a%20b.md", memory_text("percent", "title: Percent\n"))
+    write_file(root, "link.md", memory_text("link", "relationships:\n  - type: relates-to\n    target: '/a b.md'\n"))
+    bundle = load_bundle(root)
+    assert "space" in bundle.memories and "percent" not in bundle.memories
+    (problem,) = [p for p in bundle.problems if p.rule == "duplicate-path"]
+    assert problem.path == "a%20b.md" and "a b.md" in problem.message and problem.severity == Severity.ERROR
+    assert set(bundle.links.objects(URIRef("urn:mif:link"), URIRef("https://mif-spec.dev/ns/relates-to"))) == {URIRef("urn:mif:space")}
+
+
+@pytest.mark.parametrize(("written", "read"), [("0x10", 16), ("12345", 12345), ("017", 15), ("1_000", 1000)])
+def test_an_id_yaml_reads_as_a_number_keeps_its_written_text(tmp_path: Path, written: str, read: int) -> None:
+    root = good_bundle(tmp_path / "b")
+    write_file(root, "n.md", memory_text(written))
+    bundle = load_bundle(root)
+    assert written in bundle.memories and str(read) not in {*bundle.memories} - {written}
+    assert bundle.memories[written].relpath == "n.md"
+    if written != str(read):
+        (problem,) = [p for p in bundle.problems if p.path == "n.md" and "read by YAML" in p.message]
+        assert problem.key == "id" and problem.value == written

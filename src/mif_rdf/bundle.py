@@ -281,6 +281,13 @@ class _Loader:
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: Output = "nquads" if self.sink is not None else "rdflib"
+        self._locations: dict[str, str] | None = None
+
+    def locations(self) -> dict[str, str]:
+        """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
+        if self._locations is None:
+            self._locations = {m.doc_iri: m.relpath for m in self.bundle.memories.values()}
+        return self._locations
 
     def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
         if self.sink is not None:
@@ -312,9 +319,17 @@ class _Loader:
                 key="id", value=parsed.id, rule="duplicate-id",
             )
             return
+        same_place = self.locations().get(prepared.doc_iri)
+        if same_place is not None:  # 'a b.md' and 'a%20b.md': one IRI, and links could not tell them apart
+            self.bundle.problems.add(
+                prepared.relpath, f"path has the same location <{prepared.doc_iri}> as {same_place}; this file is not loaded",
+                value=prepared.relpath, rule="duplicate-path",
+            )
+            return
         self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
         self.bundle.memories[parsed.id] = record
+        self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
             self.sink.add_text(record.iri, prepared.nquads)
         else:

@@ -178,7 +178,7 @@ def code_fingerprint() -> str:
 def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> Bundle:
     manifest = _read_manifest(entry)
     files = discover(root)
-    if any(p.rule in ("duplicate-id", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
+    if any(p.rule in ("duplicate-id", "duplicate-path", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
         raise _Stale("the bundle had duplicate ids or went over a limit; who wins depends on every file")
     if len(files.memories) > limits.max_memories:
         raise _Stale("more memory files than --max-memories")
@@ -202,7 +202,7 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     )
     if changed or removed:
         bundle.reload(*removed, *changed)
-        if any(p.rule == "duplicate-id" for p in bundle.problems):
+        if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
         _save(entry, bundle, kind, stamps, files)
     elif fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:

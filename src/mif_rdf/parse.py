@@ -7,6 +7,7 @@ rest of the bundle loads regardless.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,14 +271,34 @@ def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
     frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1, limits=limits)
     if frontmatter is None:
         return None, problems
+    if frontmatter.get("id") not in (None, "") and not isinstance(frontmatter["id"], (str, dict, list)):  # a YAML number, date, bool
+        frontmatter["id"] = _written_id(split.frontmatter, frontmatter["id"], relpath, problems)
     _check_required(frontmatter, relpath, problems)
     if relpath.endswith(".memory.md"):
         problems.append(Problem(relpath, "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)", Severity.WARNING, rule="legacy"))
     if id_problem(frontmatter.get("id")) is not None:
         return None, problems
-    if not isinstance(frontmatter["id"], str):
-        frontmatter["id"] = str(frontmatter["id"])
     return ParsedMemory(relpath, frontmatter, split.body), problems
+
+
+_ID_LINE = re.compile(r"^id:[ \t]+([^\s#'\"][^#\n]*?)[ \t]*(?:#.*)?$", re.M)
+
+
+def _written_id(frontmatter_text: str, value: object, relpath: str, problems: list[Problem]) -> str:
+    """The id as the author wrote it, when YAML read it as something else (``0x10`` is the number 16).
+
+    The memory IRI is built from the text in the file, so two spellings of one
+    number never become one memory and a hex id keeps its digits.
+    """
+    match = _ID_LINE.search(frontmatter_text)
+    written = match.group(1) if match else str(value)
+    if written != str(value):
+        problems.append(Problem(
+            relpath, f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as written, {written!r} (quote it to say so)",
+            Severity.WARNING, key="id", value=written, rule="id",
+        ))
+    return written if id_problem(written) is None else str(value)
+
 
 
 def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -> None:
