@@ -285,3 +285,67 @@ def test_an_id_yaml_reads_as_a_number_keeps_its_written_text(tmp_path: Path, wri
     if written != str(read):
         (problem,) = [p for p in bundle.problems if p.path == "n.md" and "read by YAML" in p.message]
         assert problem.key == "id" and problem.value == written
+
+
+# -- 11. a query the SERVICE check cannot read never reaches the network ----------------------
+@pytest.fixture
+def listener() -> Iterator[tuple[str, list[bytes]]]:
+    """A loopback socket that records every connection made to it (a SPARQL endpoint that never answers)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    seen: list[bytes] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            seen.append(b"connected")
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}/sparql", seen
+    stop.set()
+    thread.join(5)
+    server.close()
+
+
+@pytest.mark.parametrize("service", ["SERVICE", "service", "\\u0053ERVICE"])
+def test_unparseable_service_query_is_refused_before_the_network(tmp_path: Path, listener: tuple[str, list[bytes]], service: str) -> None:
+    from mif_rdf.errors import MifRdfError
+    from mif_rdf.queries import run_query
+
+    url, seen = listener
+    bundle = load_bundle(good_bundle(tmp_path / "b"), store="Oxigraph")
+    query = f"SELECT * WHERE {{ ?s ?p ?o LATERAL {{ {service} <{url}> {{ ?s ?p ?o }} }} }}"  # LATERAL: rdflib cannot parse it
+    with pytest.raises(MifRdfError, match="SERVICE"):
+        run_query(bundle.dataset, query)
+    assert seen == []
+    assert len(list(run_query(bundle.dataset, "SELECT * WHERE { ?s ?p ?o LATERAL { BIND(1 AS ?x) } } LIMIT 1"))) == 1
+
+
+# -- 17. a lone surrogate in a helper parameter is a MifRdfError -----------------------------
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_lone_surrogate_parameters_raise_mifrdferror(tmp_path: Path, store: str) -> None:
+    from mif_rdf.errors import MifRdfError
+    from mif_rdf.queries import helpers
+
+    bundle = load_bundle(good_bundle(tmp_path / "b"), store=store)
+    bad = "x\udce9y"
+    calls = [
+        lambda: helpers.memories_in_namespace(bundle.dataset, bad), lambda: helpers.memories_with_tag(bundle.dataset, bad),
+        lambda: helpers.memories_about(bundle.dataset, "urn:mif:" + bad), lambda: helpers.neighbours(bundle.dataset, bad),
+        lambda: helpers.neighbours(bundle.dataset, GOOD[0], bad), lambda: helpers.supersession_chain(bundle.dataset, bad),
+    ]
+    for call in calls:
+        try:
+            call()
+        except MifRdfError:
+            pass  # refused clearly (the memory store may also just find nothing)
