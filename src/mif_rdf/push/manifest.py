@@ -7,7 +7,7 @@ bundle owns there::
         <urn:mif-rdf:sync:hash>  "urdna2015-sha256:9f2c..." .
 
 and one triple ``<base#sync-manifest> <urn:mif-rdf:sync:owner> "sha256:..."``
-naming the bundle folder that wrote it (:func:`bundle_owner`).
+naming the bundle that wrote it (:func:`bundle_owner`).
 
 An entry *without* a hash is pending: a write or a delete of that graph was
 started and not confirmed, so the store may hold the old content, the new
@@ -82,14 +82,18 @@ def ntriples(triples: Iterable[Triple]) -> bytes:
     return "".join(nquad_line(s, p, o) for s, p, o in triples).encode("utf-8")
 
 
-def bundle_owner(root: Path) -> str:
-    """Which bundle wrote a manifest: a digest of its folder's absolute path.
+def bundle_owner(root: Path, config: dict[str, Any]) -> str:
+    """Which bundle wrote a manifest: its configured ``bundle_id``, else a digest of its folder's absolute path.
 
     Two bundles given the same base IRI share a manifest; the owner tells a
-    push that the graphs listed there were written by another folder, whose
-    graphs it must not delete unasked.  A digest, so no local path leaves the
-    machine.
+    push that the graphs listed there were written by another bundle, whose
+    graphs it must not delete unasked.  Copies of one bundle that say so with
+    the same ``bundle_id`` in ``.mif/config.yaml`` are one owner wherever they
+    live.  A digest, so no local path leaves the machine.
     """
+    configured = config.get("bundle_id")
+    if isinstance(configured, str) and configured:
+        return "bundle_id:" + configured
     return "sha256:" + hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -198,18 +198,18 @@ def push_bundle(
     :class:`~mif_rdf.push.gsp.StoreError` subclass when the store fails; the
     manifest then still tells the truth, and pushing again completes the rest.
     Raises :class:`ForeignManifest` when the manifest at this base IRI was
-    written by another bundle folder and the plan deletes graphs: they are
+    written by another bundle and the plan deletes graphs: they are
     that bundle's, unless ``take_over`` says this bundle replaces it.
     """
     manifest = read_manifest(store, bundle.base_iri)
     plan = plan_push(bundle, manifest)
     if on_plan is not None:
         on_plan(plan)
-    owner = bundle_owner(bundle.root)
+    owner = bundle_owner(bundle.root, bundle.config)
     doomed = plan.of("delete")
     if manifest.owner not in (None, owner) and doomed and not take_over:
         raise ForeignManifest(
-            f"the store's manifest <{manifest.iri}> was written by another bundle folder with the same base IRI; "
+            f"the store's manifest <{manifest.iri}> was written by another bundle with the same base IRI; "
             f"this push would delete {len(doomed)} graphs that bundle created ({doomed[0].graph}{', ...' if len(doomed) > 1 else ''}). "
             "Give this bundle its own --base, or push with --take-over if it replaces that bundle"
         )
