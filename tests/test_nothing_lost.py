@@ -349,3 +349,51 @@ def test_lone_surrogate_parameters_raise_mifrdferror(tmp_path: Path, store: str)
             call()
         except MifRdfError:
             pass  # refused clearly (the memory store may also just find nothing)
+
+
+# -- 5. lookalike _local namespaces never leave -------------------------------------------
+LOOKALIKES = ["_local\\scratch", "_local:scratch", "_local x", "_lo\u200bcal", "_loc\u00adal", "\ufeff_local", "\uff3f\uff4c\uff4f\uff43\uff41\uff4c", "_LOCAL /x"]
+
+
+def local_bundle(root: Path) -> Path:
+    good_bundle(root)
+    for number, namespace in enumerate(LOOKALIKES):
+        write_file(root, f"secret{number}.md", memory_text(f"secret-{number}", f"namespace: \"{namespace.encode('unicode_escape').decode()}\"\ntitle: Secret{number}\n"))
+    write_file(root, "public.md", memory_text("public", "namespace: _localish/x\ntitle: Public\n"))  # not a lookalike
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["turtle", "nt", "nquads", "trig", "json-ld"])
+def test_lookalike_local_namespaces_are_withheld_in_every_format(tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = local_bundle(tmp_path / "b")
+    assert main(["export", str(root), "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert "secret-" not in out and "Secret" not in out
+    assert all(f"urn:mif:{m}" in out for m in [*GOOD, "public"])
+    assert all(f"withheld secret{n}.md" in err for n in range(len(LOOKALIKES)))
+
+
+def test_lookalike_local_namespaces_are_never_pushed(tmp_path: Path, oxigraph: OxigraphServer) -> None:
+    root = local_bundle(tmp_path / "b")
+    assert main(["push", str(root), "--endpoint", oxigraph.store_url]) == 0
+    text = "".join(str(row) for row in oxigraph.select("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"))
+    assert "secret-" not in text and "Secret" not in text and "urn:mif:public" in text
+
+
+# -- 6. every writer withholds _local memories unless --include-local -------------------------
+def test_convert_to_jsonld_and_reason_withhold_local_memories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = good_bundle(tmp_path / "b")
+    write_file(root, "secret.md", memory_text("secret", "namespace: _local/scratch\ntitle: Secret\n"))
+    write_file(root, "pub.md", memory_text("pub", "relationships:\n  - type: relates-to\n    target: /secret.md\n"))
+    assert main(["convert", "to-jsonld", str(root), "-o", str(tmp_path / "jsonld")]) == 0
+    written = {p.name for p in (tmp_path / "jsonld").rglob("*.jsonld")}
+    assert "secret.jsonld" not in written and {"top.jsonld", "pub.jsonld"} <= written
+    assert "secret.md: info [namespace]: not written" in capsys.readouterr().err
+    assert main(["convert", "to-jsonld", str(root), "-o", str(tmp_path / "all"), "--include-local"]) == 0
+    assert (tmp_path / "all" / "secret.jsonld").is_file()
+
+    assert main(["reason", str(root), "-o", str(tmp_path / "inf.ttl")]) == 0
+    assert "urn:mif:secret" not in (tmp_path / "inf.ttl").read_text(encoding="utf-8")
+    assert "left out 1 inferred triples" in capsys.readouterr().err
+    assert main(["reason", str(root), "-o", str(tmp_path / "inf-all.ttl"), "--include-local"]) == 0
+    assert "urn:mif:secret" in (tmp_path / "inf-all.ttl").read_text(encoding="utf-8")
