@@ -397,3 +397,22 @@ def test_convert_to_jsonld_and_reason_withhold_local_memories(tmp_path: Path, ca
     assert "left out 1 inferred triples" in capsys.readouterr().err
     assert main(["reason", str(root), "-o", str(tmp_path / "inf-all.ttl"), "--include-local"]) == 0
     assert "urn:mif:secret" in (tmp_path / "inf-all.ttl").read_text(encoding="utf-8")
+
+
+# -- 7. a cached load sees an edit whose size and mtime were put back ---------------------------
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, store: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = good_bundle(tmp_path / "b")
+    memory = write_file(root, "ns.md", memory_text("ns", 'namespace: "public"\ntitle: Shared\n'))
+    old = 1_600_000_000_000_000_000  # long ago: outside any "racily clean" window
+    os.utime(memory, ns=(old, old))
+    cache = tmp_path / "cache"
+    assert load_bundle(root, cache=cache, store=store).memories["ns"].frontmatter["namespace"] == "public"
+    memory.write_text(memory.read_text(encoding="utf-8").replace('"public"', '"_local"'), encoding="utf-8")  # same size
+    os.utime(memory, ns=(old, old))  # touch -r
+    bundle = load_bundle(root, cache=cache, store=store)
+    assert bundle.cache is not None and bundle.cache.state == "warm" and bundle.cache.reparsed == ("ns.md",)
+    assert bundle.memories["ns"].frontmatter["namespace"] == "_local"
+    assert main(["export", str(root), "--cache-dir", str(cache), "--store", "oxigraph" if store == "Oxigraph" else "memory", "--format", "nquads"]) == 0
+    out, err = capsys.readouterr()
+    assert "urn:mif:ns>" not in out and "withheld ns.md" in err

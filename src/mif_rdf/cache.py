@@ -12,9 +12,10 @@ DIR``).  An entry holds:
   because adding the triples again costs as much as the cold load) or
   ``oxigraph/`` (an Oxigraph database).
 
-**What counts as changed.**  A file whose size and mtime are the recorded ones
-is trusted, unless its mtime is so close to when it was recorded that a write
-in the same clock tick could hide (git's "racily clean" case); otherwise its
+**What counts as changed.**  A file whose size, mtime, inode and inode change
+time (ctime, which no ``touch -r`` puts back) are the recorded ones is
+trusted, unless its mtime is so close to when it was recorded that a write in
+the same clock tick could hide (git's "racily clean" case); otherwise its
 SHA-256 decides, so a touched but unchanged file is not parsed again.  Changed,
 new and deleted files are parsed again alone (:meth:`Bundle.reload`), and the
 links graph is rebuilt.
@@ -72,7 +73,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 #: Bumped whenever the layout of an entry changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -87,6 +88,8 @@ class Stamp:
     mtime_ns: int
     sha256: str
     checked_ns: int  # when it was taken: an mtime this close to it proves nothing
+    ctime_ns: int = -1  # inode change time: an edit whose mtime was put back (touch -r) still moves it
+    inode: int = -1
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,8 @@ def _fresh_stamp(folder: str, relpath: str, manifest: _Manifest) -> Stamp | None
             info = os.stat(folder + relpath)
         except OSError:
             info = None
-        if info and info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS:
+        if (info and info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS
+                and info.st_ctime_ns == stamp.ctime_ns and info.st_ino == stamp.inode):
             return None
     return _stamp(Path(folder), relpath)
 
@@ -240,7 +244,7 @@ def _stamp(root: Path, relpath: str) -> Stamp:
         data = path.read_bytes()
     except OSError:  # unreadable now: a stamp that matches nothing, so it is retried next time
         return Stamp(-1, -1, "", checked_ns)
-    return Stamp(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns)
+    return Stamp(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns, info.st_ctime_ns, info.st_ino)
 
 
 def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Dataset:
