@@ -416,3 +416,28 @@ def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, sto
     assert main(["export", str(root), "--cache-dir", str(cache), "--store", "oxigraph" if store == "Oxigraph" else "memory", "--format", "nquads"]) == 0
     out, err = capsys.readouterr()
     assert "urn:mif:ns>" not in out and "withheld ns.md" in err
+
+
+# -- 13. a cache entry another user could have written is never unpickled ----------------------
+def test_cache_entries_others_could_write_are_refused(tmp_path: Path) -> None:
+    from mif_rdf.errors import MifRdfError
+
+    root = good_bundle(tmp_path / "b")
+    cache = tmp_path / "cache"
+    load_bundle(root, cache=cache)
+    (entry,) = [p for p in cache.iterdir() if p.is_dir()]
+    assert stat.S_IMODE((entry / "manifest").stat().st_mode) == 0o600
+    (entry / "manifest").chmod(0o666)  # as if planted in a shared --cache-dir
+    with pytest.raises(MifRdfError, match="writable by other users"):
+        load_bundle(root, cache=cache)
+    (entry / "manifest").chmod(0o600)
+    entry.chmod(0o777)
+    with pytest.raises(MifRdfError, match="writable by other users"):
+        load_bundle(root, cache=cache)
+    entry.chmod(0o700)
+    assert load_bundle(root, cache=cache).cache.state == "warm"  # type: ignore[union-attr]
+    if os.geteuid() != 0:
+        return  # giving a file to another user needs root (as in CI)
+    os.chown(entry / "manifest", 65534, 65534)
+    with pytest.raises(MifRdfError, match="owned by another user"):
+        load_bundle(root, cache=cache)

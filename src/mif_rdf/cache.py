@@ -33,7 +33,9 @@ store is released, so changes made to the loaded dataset (inferences, pushes)
 never leak into the cache.
 
 Cache files are pickles: a cache folder must be as trusted as the code that
-reads it, which is why it is created readable by its owner only.
+reads it, which is why it is created readable by its owner only, and an entry
+folder or file that another user owns or others may write is refused with an
+error, never read.
 """
 from __future__ import annotations
 
@@ -337,7 +339,7 @@ def _write_file(path: Path, payload: bytes) -> str:
     """Write atomically (a reader sees the old file or the whole new one) and return the payload's SHA-256."""
     digest = hashlib.sha256(payload)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
+    with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:  # whatever the umask
         handle.write(_MAGIC + digest.digest())
         handle.write(payload)
     os.replace(temporary, path)
@@ -347,7 +349,9 @@ def _write_file(path: Path, payload: bytes) -> str:
 def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
     """The payload, checked against its own checksum and, when given, the one the manifest recorded."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            _check_owned(path, os.fstat(handle.fileno()))
+            data = handle.read()
     except OSError as exc:
         raise _Stale(f"cannot read {path.name} ({exc.strerror})") from None
     header = len(_MAGIC) + _DIGEST
@@ -359,12 +363,24 @@ def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
     return data[header:]
 
 
+def _check_owned(path: Path, info: os.stat_result) -> None:
+    """Refuse a cache folder or file another user owns or others may write: unpickling it would run their code."""
+    uid = getattr(os, "geteuid", None)
+    if uid is None:  # pragma: no cover - not POSIX
+        return
+    if info.st_uid != uid() or info.st_mode & 0o022:
+        who = "owned by another user" if info.st_uid != uid() else "writable by other users"
+        raise MifRdfError(f"cache {'folder' if path.is_dir() else 'file'} {str(path)!r} is {who}; it is not read "
+                          "(cache files are pickles: reading one runs what it says). Delete it, or use a --cache-dir of your own")
+
+
 @contextlib.contextmanager
 def _locked(entry: Path) -> Iterator[None]:
     """One process at a time per entry (others wait); a no-op where ``fcntl`` is missing."""
     try:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # an existing folder keeps its mode
         entry.mkdir(mode=0o700, exist_ok=True)
+        _check_owned(entry, entry.stat())
     except OSError as exc:
         raise MifRdfError(f"cache folder {str(entry.parent)!r} cannot be used: {exc.strerror or exc}") from None
     try:
