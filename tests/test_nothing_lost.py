@@ -13,8 +13,10 @@ import stat
 import subprocess
 import sys
 import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from rdflib import URIRef
@@ -441,3 +443,89 @@ def test_cache_entries_others_could_write_are_refused(tmp_path: Path) -> None:
     os.chown(entry / "manifest", 65534, 65534)
     with pytest.raises(MifRdfError, match="owned by another user"):
         load_bundle(root, cache=cache)
+
+
+# -- 12. a hostile store cannot make push fetch, hang or run out of memory ---------------------------
+@contextlib.contextmanager
+def hostile_store(answer: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[str]:
+    """A Graph Store whose every GET is answered by ``answer``; yields its URL."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            with contextlib.suppress(OSError):
+                answer(self)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/store"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _store(url: str, timeout: float = 2.0) -> object:
+    from mif_rdf.push import GraphStore, HttpClient, RetryPolicy
+
+    return GraphStore(url, client=HttpClient(timeout=timeout, retry=RetryPolicy(retries=0, sleep=lambda _: None)))
+
+
+def test_manifest_with_a_remote_or_file_context_is_never_fetched(listener: tuple[str, list[bytes]]) -> None:
+    from mif_rdf.errors import MifRdfError
+    from mif_rdf.push.manifest import read_manifest
+
+    url, seen = listener
+    for context in (url, "file:///etc/passwd"):
+        body = ('{"@context": "%s", "@id": "_:e", "urn:mif-rdf:sync:graph": {"@id": "urn:mif:x"}}' % context).encode()
+
+        def answer(handler: BaseHTTPRequestHandler, body: bytes = body) -> None:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/ld+json")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        with hostile_store(answer) as store_url, pytest.raises(MifRdfError, match="cannot read"):
+            read_manifest(_store(store_url), "mif://x/")  # type: ignore[arg-type]
+    assert seen == []
+
+
+def test_a_trickling_store_is_held_to_the_timeout() -> None:
+    from mif_rdf.push.gsp import StoreTimeout
+
+    def trickle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/n-triples")
+        handler.send_header("Content-Length", "100000")
+        handler.end_headers()
+        for _ in range(200):
+            handler.wfile.write(b"#")
+            handler.wfile.flush()
+            time.sleep(0.1)
+
+    with hostile_store(trickle) as url:
+        start = time.monotonic()
+        with pytest.raises(StoreTimeout):
+            _store(url, timeout=1.0).get_graph("mif://x/#sync-manifest")  # type: ignore[attr-defined]
+        assert time.monotonic() - start < 3.0
+
+
+def test_an_endless_answer_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mif_rdf.push import gsp
+
+    monkeypatch.setattr(gsp, "MAX_ANSWER_BYTES", 2**20)
+
+    def endless(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/n-triples")
+        handler.end_headers()  # no length: the body ends when the connection does, and it never does
+        chunk = b"# padding\n" * 6554
+        for _ in range(10_000):
+            handler.wfile.write(chunk)
+
+    with hostile_store(endless) as url, pytest.raises(gsp.StoreFailed, match="over 1 MB"):
+        _store(url, timeout=10.0).get_graph("mif://x/#sync-manifest")  # type: ignore[attr-defined]

@@ -51,7 +51,9 @@ HASH_SCHEME = "urdna2015-sha256"
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 #: What a Graph Store may answer a GET with -> rdflib parser name.
-_PARSERS = {"application/n-triples": "nt", "text/plain": "nt", "text/turtle": "turtle", "application/rdf+xml": "xml", "application/ld+json": "json-ld"}
+#: Only formats that cannot make the parser fetch anything: JSON-LD could name a remote or ``file:``
+#: context, RDF/XML an external entity; the manifest is asked for as N-Triples or Turtle.
+_PARSERS = {"application/n-triples": "nt", "text/plain": "nt", "text/turtle": "turtle"}
 Triple = tuple[Any, Any, Any]
 
 
