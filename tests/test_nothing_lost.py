@@ -165,6 +165,16 @@ def test_fifo_is_a_problem_and_never_read(tmp_path: Path, relpath: str) -> None:
     assert problem.path == relpath and "FIFO" in problem.message
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root (as in CI)")
+def test_device_node_is_a_problem_and_never_read(tmp_path: Path) -> None:
+    root = good_bundle(tmp_path / "b")
+    os.mknod(root / "zero.md", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero: a read never ends
+    bundle = load_bundle(root)
+    assert set(bundle.memories) == set(GOOD)
+    (problem,) = bundle.problems
+    assert problem.path == "zero.md" and "character device" in problem.message
+
+
 # -- 9. symlinks under .mif follow the memories' rule ---------------------------------------
 def test_symlinked_mif_folder_and_config_outside_are_not_read(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
