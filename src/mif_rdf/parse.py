@@ -130,6 +130,7 @@ def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: 
             relpath = prefix + printable_name(name)
             try:
                 is_dir, is_link = entry.is_dir(), entry.is_symlink()
+                kind = None if is_dir or is_link or entry.is_file(follow_symlinks=False) else _special_kind(entry.stat(follow_symlinks=False).st_mode) or "not a regular file"
             except OSError as exc:
                 found.problems.append(Problem(relpath, f"cannot read: {exc.strerror or exc}", rule="read"))
                 continue
@@ -153,8 +154,7 @@ def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: 
                 reason = "symlink to a file inside the bundle; the file itself is read" if inside else "symlink points outside the bundle; not read"
                 found.problems.append(Problem(relpath, reason, Severity.INFO if inside else Severity.WARNING, rule="discovery"))
                 continue
-            if not entry.is_file(follow_symlinks=False):
-                kind = _special_kind(entry.stat(follow_symlinks=False).st_mode) or "not a regular file"
+            if kind is not None:
                 found.problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
                 continue
             files.append(relpath)
@@ -298,7 +298,6 @@ def _written_id(frontmatter_text: str, value: object, relpath: str, problems: li
             Severity.WARNING, key="id", value=written, rule="id",
         ))
     return written if id_problem(written) is None else str(value)
-
 
 
 def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -> None:
