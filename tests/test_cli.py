@@ -288,7 +288,7 @@ def test_convert_to_jsonld_file_in_a_scratch_folder_keeps_crlf(capsys, tmp_path:
 
 def test_convert_round_trip_through_files_is_lossless(capsys, tmp_path: Path, example_bundle) -> None:
     jsonld_dir, md_dir = tmp_path / "jsonld", tmp_path / "md"
-    code, _, err = run(capsys, "convert", "to-jsonld", EXAMPLES, "-o", jsonld_dir)
+    code, _, err = run(capsys, "convert", "to-jsonld", EXAMPLES, "-o", jsonld_dir, "--include-local")
     assert code == 0, err
     written = sorted(p.relative_to(jsonld_dir).as_posix() for p in jsonld_dir.rglob("*.jsonld"))
     assert written == sorted(r.relpath[:-3] + ".jsonld" for r in example_bundle.memories.values())
@@ -308,7 +308,7 @@ def test_convert_round_trip_through_files_is_lossless(capsys, tmp_path: Path, ex
 
 def test_convert_to_markdown_with_relative_paths(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, "convert", "to-jsonld", EXAMPLES, "-o", "jsonld")
+    code, _, err = run(capsys, "convert", "to-jsonld", EXAMPLES, "-o", "jsonld", "--include-local")
     assert code == 0, err
     code, _, err = run(capsys, "convert", "to-markdown", "jsonld", "-o", "md")
     assert "internal error" not in err, err

@@ -21,7 +21,7 @@ from rdflib.query import Result
 from rdflib.store import Store
 from rdflib.term import Identifier
 
-from .context import MIF_NS, is_absolute_iri
+from .context import MIF_NS, is_absolute_iri, is_valid_iri
 from .errors import MifRdfError, ProblemLog, Severity
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
@@ -338,6 +338,13 @@ class _Loader:
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: Output = "nquads" if self.sink is not None else "rdflib"
+        self._locations: dict[str, str] | None = None
+
+    def locations(self) -> dict[str, str]:
+        """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
+        if self._locations is None:
+            self._locations = {m.doc_iri: m.relpath for m in self.bundle.memories.values()}
+        return self._locations
 
     def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
         if self.sink is not None:
@@ -361,17 +368,25 @@ class _Loader:
         parsed = prepared.parsed
         if parsed is None:
             return
-        clash = self.bundle.memories.get(parsed.id)
+        clash = self.bundle.memories.get(parsed.id) or self.bundle.entities.get(memory_iri(parsed.id))
         if clash is not None:
             self.bundle.problems.add(
                 prepared.relpath,
-                f"duplicate id {parsed.id!r}: already used by {clash.relpath}; this file is not loaded",
+                f"duplicate id {parsed.id!r}: already used by {clash.relpath} (the same graph <{memory_iri(parsed.id)}>); this file is not loaded",
                 key="id", value=parsed.id, rule="duplicate-id",
+            )
+            return
+        same_place = self.locations().get(prepared.doc_iri)
+        if same_place is not None:  # 'a b.md' and 'a%20b.md': one IRI, and links could not tell them apart
+            self.bundle.problems.add(
+                prepared.relpath, f"path has the same location <{prepared.doc_iri}> as {same_place}; this file is not loaded",
+                value=prepared.relpath, rule="duplicate-path",
             )
             return
         self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
         self.bundle.memories[parsed.id] = record
+        self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
             self.sink.add_text(record.iri, prepared.nquads)
         else:
@@ -393,8 +408,9 @@ class _Loader:
         self.bundle.problems.extend(problems)
         if parsed is None:
             return
-        if parsed.iri in self.bundle.entities:
-            other = self.bundle.entities[parsed.iri].relpath
+        clash = self.bundle.entities.get(parsed.iri) or self.bundle.memories.get(parsed.iri[len(MEMORY_PREFIX):])
+        if clash is not None:
+            other = clash.relpath
             self.bundle.problems.add(relpath, f"duplicate entity {parsed.iri}: already defined by {other}; not loaded", key="id", rule="duplicate-id")
             return
         self.add_entity(parsed)
@@ -425,7 +441,7 @@ class _Loader:
         for link in self.bundle._links_of(record, targets):
             if link.resolved is not None:
                 predicate = relationship_iri(link.type)
-                if is_absolute_iri(predicate):
+                if is_valid_iri(predicate):  # else the projection noted the type on its memory and field
                     yield URIRef(link.source.iri), URIRef(predicate), URIRef(link.resolved)
             elif _expects_bundle_target(link.target):
                 self.bundle.problems.add(

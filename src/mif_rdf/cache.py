@@ -12,9 +12,10 @@ DIR``).  An entry holds:
   because adding the triples again costs as much as the cold load) or
   ``oxigraph/`` (an Oxigraph database).
 
-**What counts as changed.**  A file whose size and mtime are the recorded ones
-is trusted, unless its mtime is so close to when it was recorded that a write
-in the same clock tick could hide (git's "racily clean" case); otherwise its
+**What counts as changed.**  A file whose size, mtime, inode and inode change
+time (ctime, which no ``touch -r`` puts back) are the recorded ones is
+trusted, unless its mtime is so close to when it was recorded that a write in
+the same clock tick could hide (git's "racily clean" case); otherwise its
 SHA-256 decides, so a touched but unchanged file is not parsed again.  Changed,
 new and deleted files are parsed again alone (:meth:`Bundle.reload`), and the
 links graph is rebuilt.
@@ -32,7 +33,9 @@ store is released, so changes made to the loaded dataset (inferences, pushes)
 never leak into the cache.
 
 Cache files are pickles: a cache folder must be as trusted as the code that
-reads it, which is why it is created readable by its owner only.
+reads it, which is why it is created readable by its owner only, and an entry
+folder or file that another user owns or others may write is refused with an
+error, never read.
 """
 from __future__ import annotations
 
@@ -72,7 +75,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 #: Bumped whenever the layout of an entry changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -87,6 +90,8 @@ class Stamp:
     mtime_ns: int
     sha256: str
     checked_ns: int  # when it was taken: an mtime this close to it proves nothing
+    ctime_ns: int = -1  # inode change time: an edit whose mtime was put back (touch -r) still moves it
+    inode: int = -1
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ def code_fingerprint() -> str:
 def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> Bundle:
     manifest = _read_manifest(entry)
     files = discover(root)
-    if any(p.rule in ("duplicate-id", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
+    if any(p.rule in ("duplicate-id", "duplicate-path", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
         raise _Stale("the bundle had duplicate ids or went over a limit; who wins depends on every file")
     if len(files.memories) > limits.max_memories:
         raise _Stale("more memory files than --max-memories")
@@ -202,7 +207,7 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     )
     if changed or removed:
         bundle.reload(*removed, *changed)
-        if any(p.rule == "duplicate-id" for p in bundle.problems):
+        if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
         _save(entry, bundle, kind, stamps, files)
     elif fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
@@ -223,7 +228,8 @@ def _fresh_stamp(folder: str, relpath: str, manifest: _Manifest) -> Stamp | None
             info = os.stat(folder + relpath)
         except OSError:
             info = None
-        if info and info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS:
+        if (info and info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS
+                and info.st_ctime_ns == stamp.ctime_ns and info.st_ino == stamp.inode):
             return None
     return _stamp(Path(folder), relpath)
 
@@ -240,7 +246,7 @@ def _stamp(root: Path, relpath: str) -> Stamp:
         data = path.read_bytes()
     except OSError:  # unreadable now: a stamp that matches nothing, so it is retried next time
         return Stamp(-1, -1, "", checked_ns)
-    return Stamp(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns)
+    return Stamp(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns, info.st_ctime_ns, info.st_ino)
 
 
 def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Dataset:
@@ -333,7 +339,7 @@ def _write_file(path: Path, payload: bytes) -> str:
     """Write atomically (a reader sees the old file or the whole new one) and return the payload's SHA-256."""
     digest = hashlib.sha256(payload)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
+    with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:  # whatever the umask
         handle.write(_MAGIC + digest.digest())
         handle.write(payload)
     os.replace(temporary, path)
@@ -343,7 +349,9 @@ def _write_file(path: Path, payload: bytes) -> str:
 def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
     """The payload, checked against its own checksum and, when given, the one the manifest recorded."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            _check_owned(path, os.fstat(handle.fileno()))
+            data = handle.read()
     except OSError as exc:
         raise _Stale(f"cannot read {path.name} ({exc.strerror})") from None
     header = len(_MAGIC) + _DIGEST
@@ -355,12 +363,24 @@ def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
     return data[header:]
 
 
+def _check_owned(path: Path, info: os.stat_result) -> None:
+    """Refuse a cache folder or file another user owns or others may write: unpickling it would run their code."""
+    uid = getattr(os, "geteuid", None)
+    if uid is None:  # pragma: no cover - not POSIX
+        return
+    if info.st_uid != uid() or info.st_mode & 0o022:
+        who = "owned by another user" if info.st_uid != uid() else "writable by other users"
+        raise MifRdfError(f"cache {'folder' if path.is_dir() else 'file'} {str(path)!r} is {who}; it is not read "
+                          "(cache files are pickles: reading one runs what it says). Delete it, or use a --cache-dir of your own")
+
+
 @contextlib.contextmanager
 def _locked(entry: Path) -> Iterator[None]:
     """One process at a time per entry (others wait); a no-op where ``fcntl`` is missing."""
     try:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # an existing folder keeps its mode
         entry.mkdir(mode=0o700, exist_ok=True)
+        _check_owned(entry, entry.stat())
     except OSError as exc:
         raise MifRdfError(f"cache folder {str(entry.parent)!r} cannot be used: {exc.strerror or exc}") from None
     try:

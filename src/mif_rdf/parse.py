@@ -7,9 +7,11 @@ rest of the bundle loads regardless.
 from __future__ import annotations
 
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -62,69 +64,126 @@ def discover(root: Path) -> BundleFiles:
     Hidden folders are skipped (``.mif`` is read for config and entities only),
     symlinked folders are not followed and symlinked files are not read (a
     target inside the bundle is read as itself), so nothing outside the bundle
-    is ever opened and nothing is read twice.
+    is ever opened and nothing is read twice.  The same rule holds for
+    ``.mif`` itself, its config and its entity files.  Only regular files are
+    read: a FIFO or device node would block or never end.  What cannot be
+    listed or named (an unreadable folder, a name that is not UTF-8) is an
+    error record, so that nobody takes its files for deleted.
     """
     found = BundleFiles()
     root = root.resolve()
-    _walk(root, found)
+    _walk(root, "", found, found.memories, _is_concept_name, skip_hidden=True)
     found.memories.sort()  # one order everywhere: "the first of two duplicates" is well defined
     mif_dir = root / ".mif"
+    if not mif_dir.is_dir() or mif_dir.is_symlink():  # a symlinked .mif was reported by the walk
+        return found
     for name in ("config.yaml", "config.yml"):
-        if (mif_dir / name).is_file():
-            found.config = f".mif/{name}"
+        relpath = f".mif/{name}"
+        if os.path.lexists(root / relpath) and _readable_config(root, relpath, found):
+            found.config = relpath
             break
-    entities_dir = root / ENTITIES_DIR
-    if entities_dir.is_dir() and not entities_dir.is_symlink():
-        for folder, dirs, files in os.walk(entities_dir):
-            dirs[:] = sorted(d for d in dirs if not (Path(folder) / d).is_symlink())
-            for name in sorted(files):
-                path = Path(folder) / name
-                if name.endswith((".yaml", ".yml")) and not path.is_symlink():
-                    found.entities.append(_rel(path, root))
+    if (root / ENTITIES_DIR).is_symlink():
+        found.problems.append(Problem(ENTITIES_DIR, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
+    elif (root / ENTITIES_DIR).is_dir():
+        _walk(root, ENTITIES_DIR + "/", found, found.entities, lambda name: name.endswith((".yaml", ".yml")), skip_hidden=False)
     return found
 
 
-def _walk(root: Path, found: BundleFiles) -> None:
-    """The concept files of :func:`discover`: each folder, then its subfolders, in name order.
+def _is_concept_name(name: str) -> bool:
+    return name.endswith(".md") and not name.startswith(".") and name not in RESERVED_NAMES
+
+
+def _readable_config(root: Path, relpath: str, found: BundleFiles) -> bool:
+    """Whether the config file may be read: a regular file, or a symlink to one inside the bundle."""
+    path = root / relpath
+    if path.is_symlink():
+        if not _inside(path, root) or not path.is_file():
+            found.problems.append(Problem(relpath, "symlink points outside the bundle (or to no regular file); not read", Severity.WARNING, rule="discovery"))
+            return False
+        return True
+    kind = _special_kind(path.lstat().st_mode)
+    if kind is not None:
+        found.problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
+        return False
+    return True
+
+
+def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: Callable[[str], bool], *, skip_hidden: bool) -> None:
+    """The files of :func:`discover` below ``start``: each folder, then its subfolders, in name order.
 
     ``os.scandir`` entries know whether they are folders or symlinks without a
     system call per file, which matters at 100,000 files.
     """
-    pending = [""]  # folder prefixes still to list, the next one last
+    pending = [start]  # folder prefixes still to list, the next one last
     while pending:
         prefix = pending.pop()
         try:
-            with os.scandir(root / prefix) as listing:
+            with os.scandir(root / prefix if prefix else root) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:  # an unreadable folder is skipped, as os.walk does
+        except OSError as exc:
+            where = prefix.rstrip("/") or "."
+            found.problems.append(Problem(where, f"cannot read folder: {exc.strerror or exc}; the files in it are not loaded", rule="read"))
             continue
         folders = []
         for entry in entries:
-            if entry.is_dir():
-                if entry.is_symlink():
-                    found.problems.append(Problem(prefix + entry.name, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
-                elif not entry.name.startswith("."):
-                    folders.append(prefix + entry.name + "/")
-                continue
             name = entry.name
-            if not name.endswith(".md") or name.startswith(".") or name in RESERVED_NAMES:
+            relpath = prefix + printable_name(name)
+            try:
+                is_dir, is_link = entry.is_dir(), entry.is_symlink()
+                kind = None if is_dir or is_link or entry.is_file(follow_symlinks=False) else _special_kind(entry.stat(follow_symlinks=False).st_mode) or "not a regular file"
+            except OSError as exc:
+                found.problems.append(Problem(relpath, f"cannot read: {exc.strerror or exc}", rule="read"))
                 continue
-            if entry.is_symlink():  # its target, when inside the bundle, is read as itself
+            if is_dir:
+                if is_link:
+                    found.problems.append(Problem(relpath, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
+                elif skip_hidden and name.startswith("."):
+                    pass
+                elif not _utf8(name):
+                    found.problems.append(Problem(relpath, "folder name is not valid UTF-8: MIF paths must be UTF-8; the files in it are not loaded", rule="encoding"))
+                else:
+                    folders.append(prefix + name + "/")
+                continue
+            if not wanted(name):
+                continue
+            if not _utf8(name):
+                found.problems.append(Problem(relpath, "file name is not valid UTF-8: MIF paths must be UTF-8; not read", rule="encoding"))
+                continue
+            if is_link:  # its target, when inside the bundle, is read as itself
                 inside = _inside(Path(entry.path), root)
                 reason = "symlink to a file inside the bundle; the file itself is read" if inside else "symlink points outside the bundle; not read"
-                found.problems.append(Problem(prefix + name, reason, Severity.INFO if inside else Severity.WARNING, rule="discovery"))
+                found.problems.append(Problem(relpath, reason, Severity.INFO if inside else Severity.WARNING, rule="discovery"))
                 continue
-            found.memories.append(prefix + name)
+            if kind is not None:
+                found.problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
+                continue
+            files.append(relpath)
         pending.extend(reversed(folders))
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name from the file system is valid UTF-8 (Python keeps other bytes as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_name(name: str) -> str:
+    """A file name that can be printed and stored: bytes that are not UTF-8 are shown as ``\\xe9``."""
+    return name if _utf8(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _special_kind(mode: int) -> str | None:
+    """What a file that is not a regular file or folder is, for a message; None for regular files and folders."""
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((label for test, label in kinds if test(mode)), None)
 
 
 def is_entity_path(relpath: str) -> bool:
     """Whether a bundle-relative path is an entity file (under ``.mif/entities``)."""
     return relpath.startswith(ENTITIES_DIR + "/")
-
-
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix()
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -136,15 +195,28 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits = DEFAULT_LIMITS) -> str | None:
-    """File text as UTF-8, or None with a problem recorded."""
+    """File text as UTF-8, or None with a problem recorded.
+
+    The file is opened without blocking and checked to be a regular file on
+    the open handle, so a FIFO or device put in place after discovery cannot
+    hang the load, and at most the size limit is read whatever the file claims.
+    """
     try:
-        size = path.stat().st_size
-        if size > limits.max_file_bytes:
-            problems.append(Problem(relpath, f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read", rule="limit"))
-            return None
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                problems.append(Problem(relpath, f"is {_special_kind(info.st_mode) or 'not a regular file'}, not a regular file; not read", rule="discovery"))
+                return None
+            if info.st_size > limits.max_file_bytes:
+                problems.append(Problem(relpath, f"file is {info.st_size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read", rule="limit"))
+                return None
+            data = handle.read(limits.max_file_bytes + 1)
     except OSError as exc:
         problems.append(Problem(relpath, f"cannot read file: {exc.strerror or exc}", rule="read"))
+        return None
+    if len(data) > limits.max_file_bytes:
+        problems.append(Problem(relpath, f"file grew over the limit of {limits.max_file_bytes:,} bytes (--max-file-size) while read; not read", rule="limit"))
         return None
     try:
         return data.decode("utf-8")
@@ -199,14 +271,33 @@ def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
     frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1, limits=limits)
     if frontmatter is None:
         return None, problems
+    if frontmatter.get("id") not in (None, "") and not isinstance(frontmatter["id"], (str, dict, list)):  # a YAML number, date, bool
+        frontmatter["id"] = _written_id(split.frontmatter, frontmatter["id"], relpath, problems)
     _check_required(frontmatter, relpath, problems)
     if relpath.endswith(".memory.md"):
         problems.append(Problem(relpath, "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)", Severity.WARNING, rule="legacy"))
     if id_problem(frontmatter.get("id")) is not None:
         return None, problems
-    if not isinstance(frontmatter["id"], str):
-        frontmatter["id"] = str(frontmatter["id"])
     return ParsedMemory(relpath, frontmatter, split.body), problems
+
+
+_ID_LINE = re.compile(r"^id:[ \t]+([^\s#'\"][^#\n]*?)[ \t]*(?:#.*)?$", re.M)
+
+
+def _written_id(frontmatter_text: str, value: object, relpath: str, problems: list[Problem]) -> str:
+    """The id as the author wrote it, when YAML read it as something else (``0x10`` is the number 16).
+
+    The memory IRI is built from the text in the file, so two spellings of one
+    number never become one memory and a hex id keeps its digits.
+    """
+    match = _ID_LINE.search(frontmatter_text)
+    written = match.group(1) if match else str(value)
+    if written != str(value):
+        problems.append(Problem(
+            relpath, f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as written, {written!r} (quote it to say so)",
+            Severity.WARNING, key="id", value=written, rule="id",
+        ))
+    return written if id_problem(written) is None else str(value)
 
 
 def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -> None:

@@ -32,6 +32,7 @@ from . import termpickle
 from .errors import Problem
 from .identity import document_iri, memory_iri
 from .integrity import hash_problems
+from .lexical import ill_typed_values
 from .limits import Limits
 from .parse import ParsedMemory, parse_memory
 from .projection import Projection, project_memory
@@ -76,6 +77,7 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     memory's named graph (the pyld engine, the reference, always gives triples).
     """
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
+    notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
     doc_iri = document_iri(base, parsed.relpath)
     projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)
     notes.extend(projection.notes)

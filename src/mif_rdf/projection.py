@@ -149,6 +149,9 @@ class _Encoder:
     def item(self, value: Any, coerce: str | None, ctx: ActiveContext, keypath: str) -> Any:
         if value is None:
             return json_literal(None)
+        if type(value) is int and abs(value) >= 10**21:
+            # JSON-LD toRdf writes a number this large as an xsd:double ("1.0E21"), losing digits (issue 15)
+            return {"@value": str(value), "@type": coerce if coerce in _NUMERIC else XSD + "integer"}
         if isinstance(value, (bool, int, float)) and coerce not in (None, "@id", "@vocab") and coerce not in _FITS[type(value)]:
             # `created: 2026` or `modified: false`: JSON-LD would write "false"^^xsd:dateTime and the
             # reverse path could not tell it from the string "false"; the value keeps its own type.

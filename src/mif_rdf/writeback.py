@@ -7,8 +7,9 @@ links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import IO, Iterator
 
 import rdflib
@@ -16,7 +17,7 @@ from rdflib import Dataset, URIRef
 
 from .bundle import LOCATION, PATH
 from .errors import MifRdfError, Problem, Severity
-from .identity import ENTITY_PREFIX, MEMORY_PREFIX, document_iri
+from .identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
 from .markdown import render_memory
 from .reverse import recover_memory
 
@@ -67,8 +68,8 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
         if location is not None and relpath is not None and str(location).endswith(document_iri("", path)):
             doc_iri = str(location)
             base = doc_iri[: len(doc_iri) - len(document_iri("", path))]
-        elif base_iri is not None:
-            base, doc_iri = base_iri, document_iri(base_iri, path)
+        elif (base := base_iri or _links_base(dataset, node)) is not None:
+            doc_iri = document_iri(base, path)
         else:
             raise MifRdfError(f"{name}: the dataset has no mif:location for it; give a base IRI")
         recovered = recover_memory(dataset.graph(node), name, doc_iri=doc_iri, base=base, path=path)
@@ -76,18 +77,58 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
     return files
 
 
+def _links_base(dataset: Dataset, node: URIRef) -> str | None:
+    """The base IRI a memory's ``mif:path`` names through its graph ``<base>#links``, if it does."""
+    suffix = graph_iri("", GRAPH_LINKS)
+    for _, _, _, graph in dataset.quads((node, PATH, None, None)):
+        name = str(getattr(graph, "identifier", graph))
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
 def write_bundle(dataset: Dataset, out_dir: str | Path, base_iri: str | None = None) -> list[Problem]:
     """Write every memory of the dataset as a markdown file under ``out_dir``."""
+    recovered = recover_files(dataset, base_iri)
+    problems = write_files(out_dir, {item.relpath: item.text for item in recovered}, ".md")
+    refused = {p.path for p in problems}
+    return problems + [p for item in recovered if item.relpath not in refused for p in item.problems]
+
+
+def output_target(out_dir: Path, relpath: str, suffix: str) -> Path:
+    """Where a bundle path goes under ``out_dir``; :class:`MifRdfError` when it may not be written there.
+
+    Paths come from data (``mif:path`` of a dataset, a document's location), so
+    they are checked like any input: relative, no empty, ``.`` or ``..``
+    segment, nothing hidden (memories never live in hidden folders, and
+    ``.git/hooks`` must stay out of reach), the expected suffix, and after
+    resolving symlinks already in the output folder, still inside it.
+    """
+    segments = relpath.replace(os.sep, "/").split("/")
+    if (not relpath or relpath.startswith("/") or "\0" in relpath or PureWindowsPath(relpath).drive
+            or any(not part or part.startswith(".") for part in segments) or not relpath.endswith(suffix)):
+        raise MifRdfError(f"path {relpath!r} is not a relative {suffix} path of plain folder names; not written")
+    root = out_dir.resolve()
+    target = (root / relpath).resolve()
+    if not target.is_relative_to(root) or target == root:
+        raise MifRdfError(f"path {relpath!r} leaves the output folder {str(out_dir)!r}; not written")
+    return target
+
+
+def write_files(out_dir: str | Path, texts: dict[str, str], suffix: str) -> list[Problem]:
+    """Write ``relpath -> text`` under ``out_dir``: every file writer of a folder goes through here.
+
+    A path that would leave the folder (or is otherwise unfit, see
+    :func:`output_target`) is a problem naming it; the other files are written.
+    """
     out = Path(out_dir)
     problems: list[Problem] = []
-    for item in recover_files(dataset, base_iri):
-        target = (out / item.relpath).resolve()
-        if not target.is_relative_to(out.resolve()):
-            problems.append(Problem(item.relpath, "path leaves the output folder; not written", Severity.ERROR))
+    for relpath, text in texts.items():
+        try:
+            target = output_target(out, relpath, suffix)
+        except MifRdfError as exc:
+            problems.append(Problem(relpath, str(exc), Severity.ERROR, key="path", rule="output"))
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(item.text, encoding="utf-8", newline="")
-        problems.extend(item.problems)
+        target.write_text(text, encoding="utf-8", newline="")
     return problems
-
-

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from ..convert import jsonld_files, markdown_from_jsonld, roundtrip_report
-from ..errors import MifRdfError
+from ..errors import MifRdfError, Problem, Severity
+from ..push.access import local_only
+from ..writeback import write_files
 from . import _common
 
 ORDER = 30
@@ -19,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
     to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
+    to_jsonld.add_argument("--include-local", action="store_true", help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)")
     to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
@@ -38,24 +42,39 @@ def run(args: argparse.Namespace) -> int:
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
         docs, problems = jsonld_files(args.path, base_iri=args.base)
-        _emit(docs, args.output, single=args.path.is_file())
+        if not args.include_local:
+            docs, withheld = _without_local(docs)
+            problems += withheld
+        problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
         docs, problems = markdown_from_jsonld(args.path)
-        _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld")
+        problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
     for problem in problems:
         print(problem, file=sys.stderr)
     return _common.exit_for(problems)
 
 
-def _emit(docs: dict[str, str], output: Path | None, single: bool) -> None:
+def _without_local(docs: dict[str, str]) -> tuple[dict[str, str], list[Problem]]:
+    """The projection documents that may leave the machine, and a note for each one left out (spec 10.2)."""
+    kept: dict[str, str] = {}
+    notes: list[Problem] = []
+    for relpath, text in docs.items():
+        reason = local_only(json.loads(text).get("namespace"))
+        if reason is None:
+            kept[relpath] = text
+        else:
+            notes.append(Problem(relpath[: -len(".jsonld")] + ".md", f"not written: {reason} (--include-local writes it)", Severity.INFO, key="namespace", rule="local-only"))
+    return kept, notes
+
+
+def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) -> list[Problem]:
+    """Write the documents: one to ``output`` (or standard output), several under the ``output`` folder."""
     if single and len(docs) <= 1:
         text = next(iter(docs.values()), "")
         _common.write(output, lambda out: out.write(text.encode("utf-8")))
-        return
+        return []
     if output is None:
         raise MifRdfError("converting a folder needs -o/--output FOLDER")
-    for relpath, text in docs.items():
-        target = output / relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="")
-    print(f"wrote {len(docs)} files under {output}", file=sys.stderr)
+    problems = write_files(output, docs, suffix)
+    print(f"wrote {len(docs) - len(problems)} files under {output}", file=sys.stderr)
+    return problems

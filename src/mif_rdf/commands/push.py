@@ -44,6 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--password", metavar="PASSWORD", help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})")
     parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
     parser.add_argument("--dry-run", action="store_true", help="read the store's manifest and print the plan; write nothing")
+    parser.add_argument("--take-over", action="store_true", help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)")
     parser.add_argument("--retries", type=int, default=3, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3)")
     parser.set_defaults(func=run)
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
     try:
-        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=_show)
+        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=_show, take_over=args.take_over)
     except StoreError as error:
         print(f"mif-rdf: error: {error}", file=sys.stderr)
         return error.exit_code

@@ -6,9 +6,11 @@ import sys
 import time
 from pathlib import Path
 
-from rdflib import URIRef
+from rdflib import Graph, URIRef
 
+from ..bundle import Bundle
 from ..identity import GRAPH_INFERENCES, graph_iri
+from ..push.access import export_policy
 from ..reasoning import PROFILES, SCOPES, infer
 from . import _common
 from .ontology import write_graph
@@ -29,7 +31,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--ontology", action="append", metavar="FILE|ID", help="an ontology id, YAML or RDF file (repeatable; default mif-base)")
     parser.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
     parser.add_argument("--scope", choices=SCOPES, help="rdfs/owlrl: reason over all graphs (default) or the links graph only")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the inferred triples (format from the extension, default Turtle)")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the inferred triples (format from the extension, default Turtle); triples naming a memory of a _local namespace are left out")
+    parser.add_argument("--include-local", action="store_true", help="with -o, also write inferred triples that name memories of _local namespaces")
     parser.set_defaults(func=run)
 
 
@@ -42,5 +45,18 @@ def run(args: argparse.Namespace) -> int:
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
     print(f"{count} triples inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
     if args.output:
-        write_graph(graph, args.output)
+        write_graph(graph if args.include_local else _without_local(bundle, graph), args.output)
     return _common.exit_for(list(bundle.problems))
+
+
+def _without_local(bundle: Bundle, graph: Graph) -> Graph:
+    """The inferred triples that name no withheld memory (spec 10.2), saying on stderr how many were left out."""
+    hidden = export_policy(bundle).hidden
+    kept = Graph()
+    for triple in graph:
+        if triple[0] not in hidden and triple[2] not in hidden:
+            kept.add(triple)
+    if len(kept) < len(graph):
+        print(f"left out {len(graph) - len(kept)} inferred triples naming memories that never leave the machine "
+              f"({', '.join(sorted(set(hidden.values())))}); --include-local writes them", file=sys.stderr)
+    return kept

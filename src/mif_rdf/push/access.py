@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable, Iterator
@@ -113,7 +115,19 @@ def local_only(namespace: object) -> str | None:
         return f"namespace {namespace!r} is not a string, so it cannot be shown not to be local-only"
     if any(part.strip().casefold() == LOCAL_SEGMENT for part in namespace.split("/")):
         return f"namespace {namespace!r} is local-only ({LOCAL_SEGMENT}, spec 10.2): never exported"
+    if LOCAL_SEGMENT in _SEPARATORS.split(_normalized(namespace)):
+        return f"namespace {namespace!r} looks like {LOCAL_SEGMENT} once normalized (width, invisible characters, separators): withheld as local-only"
     return None
+
+
+#: What else may separate namespace segments once normalized: a backslash, a colon, any whitespace.
+_SEPARATORS = re.compile(r"[/\\:\s]+")
+
+
+def _normalized(namespace: str) -> str:
+    """NFKC (full-width to plain), without format characters (zero-width, soft hyphen, BOM), case-folded."""
+    folded = unicodedata.normalize("NFKC", namespace)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 
 
 def trust_raised(record: MemoryRecord, stated: Iterable[str]) -> str | None:

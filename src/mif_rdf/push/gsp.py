@@ -2,7 +2,9 @@
 
 Standard library only (``urllib``), so pushing needs no extra dependency.
 
-* Every request has a timeout.  A timeout is reported at once, not retried:
+* Every request has a timeout, a deadline for the whole answer (a store that
+  trickles a byte a second cannot stretch it), and a bounded answer size (a
+  body that never ends is cut off).  A timeout is reported at once, not retried:
   a retry would multiply the wait, and a store that is merely slow wants a
   larger ``--timeout``.
 * Transient faults -- connection refused or reset, 429, 502, 503, 504 -- are
@@ -24,7 +26,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
 from ..errors import MifRdfError
@@ -157,11 +159,12 @@ class HttpClient:
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
         attempts = self.retry.retries + 1
         tries = f"({attempts} attempt{'s' if attempts > 1 else ''})"
+        deadline = time.monotonic() + self.timeout
         try:
             with self._opener.open(request, timeout=self.timeout) as answer:
-                return Response(answer.status, answer.read(), answer.headers.get("Content-Type", ""))
+                return Response(answer.status, _body(answer, deadline, MAX_ANSWER_BYTES, what), answer.headers.get("Content-Type", ""))
         except urllib.error.HTTPError as error:
-            payload = _read(error)
+            payload = _read(error, deadline)
             if error.code in accept:
                 return Response(error.code, payload, error.headers.get("Content-Type", ""))
             raise self._status_error(error, _first_line(payload), what, tries) from None
@@ -197,10 +200,33 @@ class HttpClient:
         return StoreFailed(f"the store failed {what}: {status}")
 
 
-def _read(error: urllib.error.HTTPError) -> bytes:
+#: Largest answer read: a manifest of a million graphs is about 150 MB.
+MAX_ANSWER_BYTES = 512 * 2**20
+#: An error answer is read only for its first line.
+MAX_ERROR_BYTES = 64 * 2**10
+
+
+def _body(answer: Any, deadline: float, limit: int, what: str) -> bytes:
+    """The answer's body, read chunk by chunk within the request's deadline and ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        chunk = answer.read1(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise StoreFailed(f"the store's answer to {what} is over {limit // 2**20 or 1} MB; it is not read further")
+        chunks.append(chunk)
+
+
+def _read(error: urllib.error.HTTPError, deadline: float) -> bytes:
+    """The start of an error answer (enough for its first line), never waiting past the deadline."""
     try:
-        return error.read()
-    except (OSError, http.client.HTTPException):
+        return _body(error, deadline, MAX_ERROR_BYTES, "")
+    except (OSError, AttributeError, http.client.HTTPException, StoreFailed):  # AttributeError: no body at all
         return b""
 
 

@@ -6,6 +6,9 @@ bundle owns there::
     _:e <urn:mif-rdf:sync:graph> <urn:mif:7b3c...> ;
         <urn:mif-rdf:sync:hash>  "urdna2015-sha256:9f2c..." .
 
+and one triple ``<base#sync-manifest> <urn:mif-rdf:sync:owner> "sha256:..."``
+naming the bundle that wrote it (:func:`bundle_owner`).
+
 An entry *without* a hash is pending: a write or a delete of that graph was
 started and not confirmed, so the store may hold the old content, the new
 one, or nothing.  Two invariants hold at every moment, even when a push dies
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from pyld.canon import URDNA2015  # type: ignore[import-untyped]
@@ -41,13 +45,15 @@ from ..serialize import nquad_line
 from .gsp import GraphStore, Response, iri_ref
 
 SYNC = "urn:mif-rdf:sync:"
-SYNC_GRAPH, SYNC_HASH = URIRef(SYNC + "graph"), URIRef(SYNC + "hash")
+SYNC_GRAPH, SYNC_HASH, SYNC_OWNER = URIRef(SYNC + "graph"), URIRef(SYNC + "hash"), URIRef(SYNC + "owner")
 GRAPH_MANIFEST = "sync-manifest"
 HASH_SCHEME = "urdna2015-sha256"
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 #: What a Graph Store may answer a GET with -> rdflib parser name.
-_PARSERS = {"application/n-triples": "nt", "text/plain": "nt", "text/turtle": "turtle", "application/rdf+xml": "xml", "application/ld+json": "json-ld"}
+#: Only formats that cannot make the parser fetch anything: JSON-LD could name a remote or ``file:``
+#: context, RDF/XML an external entity; the manifest is asked for as N-Triples or Turtle.
+_PARSERS = {"application/n-triples": "nt", "text/plain": "nt", "text/turtle": "turtle"}
 Triple = tuple[Any, Any, Any]
 
 
@@ -78,20 +84,38 @@ def ntriples(triples: Iterable[Triple]) -> bytes:
     return "".join(nquad_line(s, p, o) for s, p, o in triples).encode("utf-8")
 
 
+def bundle_owner(root: Path, config: dict[str, Any]) -> str:
+    """Which bundle wrote a manifest: its configured ``bundle_id``, else a digest of its folder's absolute path.
+
+    Two bundles given the same base IRI share a manifest; the owner tells a
+    push that the graphs listed there were written by another bundle, whose
+    graphs it must not delete unasked.  Copies of one bundle that say so with
+    the same ``bundle_id`` in ``.mif/config.yaml`` are one owner wherever they
+    live.  A digest, so no local path leaves the machine.
+    """
+    configured = config.get("bundle_id")
+    if isinstance(configured, str) and configured:
+        return "bundle_id:" + configured
+    return "sha256:" + hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 @dataclass
 class Manifest:
-    """Graph IRI -> content hash (None: pending) for one bundle in one store."""
+    """Graph IRI -> content hash (None: pending) for one bundle in one store, and which bundle wrote it."""
 
     iri: str
     entries: dict[str, str | None] = field(default_factory=dict)
+    owner: str | None = None  # None: written before owners were recorded
 
     def with_entries(self, changes: dict[str, str | None], removed: Iterable[str] = ()) -> "Manifest":
         entries = {**self.entries, **changes}
         for graph in removed:
             entries.pop(graph, None)
-        return Manifest(self.iri, entries)
+        return Manifest(self.iri, entries, self.owner)
 
     def triples(self) -> Iterator[Triple]:
+        if self.owner is not None:
+            yield URIRef(self.iri), SYNC_OWNER, Literal(self.owner)
         for graph, digest in sorted(self.entries.items()):
             entry = BNode()
             yield entry, SYNC_GRAPH, URIRef(graph)
@@ -108,7 +132,8 @@ class Manifest:
             for name in map(str, graphs):
                 clear = len(graphs) == 1 and len(hashes) == 1 and name not in entries
                 entries[name] = hashes[0] if clear else None
-        return cls(iri, entries)
+        owners = sorted(str(o) for o in graph.objects(URIRef(iri), SYNC_OWNER))
+        return cls(iri, entries, owners[0] if len(owners) == 1 else "unknown" if owners else None)
 
 
 def read_manifest(store: GraphStore, base_iri: str) -> Manifest:
@@ -135,7 +160,11 @@ def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
     """Make the store's manifest ``after`` (it holds ``before``): a delta with Update, else a PUT."""
     absent = object()  # unlike None (pending), "no entry at all"
     changed = sorted(g for g in before.entries.keys() | after.entries.keys() if before.entries.get(g, absent) != after.entries.get(g, absent))
-    if not changed:
+    if not changed and before.owner == after.owner:
+        return
+    if before.owner != after.owner and store.update_endpoint:  # taken over: written whole
+        sparql = f"DROP SILENT GRAPH {iri_ref(after.iri)} ;\nINSERT DATA {{ GRAPH {iri_ref(after.iri)} {{\n{ntriples(after.triples()).decode('utf-8')}}} }}"
+        store.update(sparql.encode("utf-8"), f"take over the manifest <{after.iri}>")
         return
     if not store.update_endpoint:
         if after.entries:
@@ -146,7 +175,7 @@ def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
     name = iri_ref(after.iri)
     values = " ".join(iri_ref(g) for g in changed)
     sparql = f"WITH {name} DELETE {{ ?e ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} ?e {iri_ref(SYNC_GRAPH)} ?g ; ?p ?o }}"
-    kept = Manifest(after.iri, {g: after.entries[g] for g in changed if g in after.entries})
+    kept = Manifest(after.iri, {g: after.entries[g] for g in changed if g in after.entries}, after.owner)
     if kept.entries:
         sparql += f" ;\nINSERT DATA {{ GRAPH {name} {{\n{ntriples(kept.triples()).decode('utf-8')}}} }}"
     store.update(sparql.encode("utf-8"), f"update the manifest <{after.iri}>")

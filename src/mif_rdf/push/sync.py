@@ -20,6 +20,7 @@ at most one batch is resent.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -27,10 +28,10 @@ from rdflib import URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 from ..bundle import Bundle
-from ..errors import Severity
+from ..errors import MifRdfError, Severity
 from .access import ExportPolicy, export_policy
 from .gsp import GraphStore, StoreError
-from .manifest import Manifest, graph_hash, ntriples, read_manifest, save_manifest
+from .manifest import Manifest, bundle_owner, graph_hash, ntriples, read_manifest, save_manifest
 
 #: What a plan can do with a graph, in the order a plan is shown and executed.
 VERBS = ("delete", "send", "withhold", "hold", "skip", "keep")
@@ -181,10 +182,14 @@ def _record(store: GraphStore, result: PushResult, changes: dict[str, str | None
     result.manifest = done
 
 
+class ForeignManifest(MifRdfError):
+    """The store's manifest was written by another bundle, and the push would delete its graphs."""
+
+
 def push_bundle(
     bundle: Bundle, store: GraphStore, *, dry_run: bool = False,
     batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
-    on_plan: Callable[[Plan], None] | None = None,
+    on_plan: Callable[[Plan], None] | None = None, take_over: bool = False,
 ) -> PushResult:
     """Make the store hold exactly the bundle's graphs that may leave the machine, sending only changes.
 
@@ -192,11 +197,26 @@ def push_bundle(
     anything is written), and unless ``dry_run`` executes.  Raises a
     :class:`~mif_rdf.push.gsp.StoreError` subclass when the store fails; the
     manifest then still tells the truth, and pushing again completes the rest.
+    Raises :class:`ForeignManifest` when the manifest at this base IRI was
+    written by another bundle and the plan deletes graphs: they are
+    that bundle's, unless ``take_over`` says this bundle replaces it.
     """
     manifest = read_manifest(store, bundle.base_iri)
     plan = plan_push(bundle, manifest)
     if on_plan is not None:
         on_plan(plan)
+    owner = bundle_owner(bundle.root, bundle.config)
+    doomed = plan.of("delete")
+    if manifest.owner not in (None, owner) and doomed and not take_over:
+        raise ForeignManifest(
+            f"the store's manifest <{manifest.iri}> was written by another bundle with the same base IRI; "
+            f"this push would delete {len(doomed)} graphs that bundle created ({doomed[0].graph}{', ...' if len(doomed) > 1 else ''}). "
+            "Give this bundle its own --base, or push with --take-over if it replaces that bundle"
+        )
     if dry_run:
         return PushResult(plan, manifest, dry_run=True)
+    if manifest.owner != owner:
+        adopted = dataclasses.replace(manifest, owner=owner)
+        save_manifest(store, manifest, adopted)
+        manifest = adopted
     return execute(plan, bundle, store, manifest, batch_size=batch_size, on_done=on_done)

@@ -55,7 +55,7 @@ from ..oxigraph_sink import OxigraphSink, oxigraph_store
 from ..pipeline import usable_cores
 from ..errors import MifRdfError
 from .results import Table, python_value
-from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, run_query, values_first
+from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, check_unicode, run_query, values_first
 
 try:  # pyoxigraph comes with the optional oxigraph extra
     import pyoxigraph as ox
@@ -150,6 +150,7 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
     store = oxigraph_store(graph)
     if store is None:
         return None
+    check_unicode(query, *map(str, bindings.values()))
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
     options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **_dataset_of(graph)}

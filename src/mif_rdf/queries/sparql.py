@@ -77,6 +77,7 @@ def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = Non
         raise MifRdfError("the query is empty")
     check_query_safety(query, allow_service=allow_service)
     query, bindings = bind_for_store(graph, query, bindings or {})
+    check_unicode(query, *map(str, bindings.values()))
     try:
         if isinstance(graph.store, (Memory, SimpleMemory)):
             return graph.query(_parsed(query), initBindings=dict(bindings))
@@ -94,19 +95,48 @@ def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = Non
         raise QuerySyntaxError(f"prefix {prefix}: is not declared", line, column) from None
 
 
+def check_unicode(*texts: str) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate, as from a file name that is not UTF-8): no engine can take it."""
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MifRdfError(f"the query or one of its parameters is not valid Unicode text: {text[exc.start]!r} at position {exc.start}") from None
+
+
+#: SPARQL's codepoint escapes, which a parser may apply before it reads keywords.
+_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+_SERVICE_WORD = re.compile(r"service", re.I)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = int(match.group(1) or match.group(2), 16)
+    return chr(code) if code < 0x110000 else ""
+
+
 def check_query_safety(query: str, *, allow_service: bool = False) -> None:
-    """Refuse updates and (unless allowed) SERVICE federation, before anything runs."""
+    """Refuse updates and (unless allowed) SERVICE federation, before anything runs.
+
+    When rdflib cannot parse a query that Oxigraph may still run (a triple
+    term, ``LATERAL``, ``ADJUST``), the check cannot see its algebra; such a
+    query is refused if the word SERVICE appears anywhere in it (escapes
+    decoded), unless ``allow_service``: failing closed keeps it off the network.
+    """
+    check_unicode(query)
     try:
         parsed = _parsed(query)
-    except ParseBaseException:
-        if _is_update(query):
+    except Exception as exc:  # ParseBaseException, or an undeclared prefix as a bare Exception
+        if isinstance(exc, ParseBaseException) and _is_update(query):
             raise MifRdfError(
                 "this is a SPARQL Update; queries only read. A bundle's markdown files are its source of truth: "
                 "change them, or call mif_rdf.queries.run_update on a loaded dataset and write it back"
             ) from None
+        if not allow_service and _SERVICE_WORD.search(_ESCAPE.sub(_unescape, query)):
+            raise MifRdfError(
+                "this query mentions SERVICE and cannot be checked (rdflib cannot parse it), so it is not run: "
+                "SERVICE would fetch from the network. Allow it explicitly (--allow-service, allow_service=True) if you trust it"
+            ) from None
         return  # the engine reports the syntax error with its position
-    except Exception:  # an undeclared prefix: the engine reports it with its position
-        return
     if not allow_service:
         services = list(_service_iris(parsed.algebra))
         if services:

@@ -63,6 +63,8 @@ def validate(
         results += shacl_problems(bundle, extra_report, level, extra)
         report_graph += extra_report
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+    shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
+    results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
     if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
         results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
