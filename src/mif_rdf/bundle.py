@@ -3,7 +3,9 @@
 One named graph per memory (named by the memory IRI) and per entity file
 (named by the entity IRI), plus a *links* graph (``<base>#links``) with direct
 typed edges between memories (and entities) whose relationship targets
-resolve, and each memory's bundle path.  Queries see the union by default.
+resolve, and each memory's bundle path, and a *layout* graph
+(``<base>#layout``, :mod:`mif_rdf.layout`) with what the round trip needs
+beyond the JSON-LD graph.  Queries see the union by default.
 """
 from __future__ import annotations
 
@@ -27,7 +29,10 @@ from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import bind_prefixes
 from .identity import (
+    BUNDLE_ID_KEY,
+    bundle_id_problem,
     ENTITY_PREFIX,
+    GRAPH_LAYOUT,
     GRAPH_LINKS,
     MEMORY_PREFIX,
     default_base_iri,
@@ -38,6 +43,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
+from .layout import layout_triples
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
@@ -142,6 +148,10 @@ class Bundle:
         return graph_iri(self.base_iri, GRAPH_LINKS)
 
     @property
+    def layout_graph_iri(self) -> str:
+        return graph_iri(self.base_iri, GRAPH_LAYOUT)
+
+    @property
     def links(self) -> Graph:
         return self.dataset.graph(URIRef(self.links_graph_iri))
 
@@ -228,7 +238,8 @@ class Bundle:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
         The links graph changes only where the files touch it (:meth:`relink`);
-        returns the links-graph subjects whose triples were written again.
+        returns the links-graph subjects whose triples were written again. The
+        layout graph gets the changed memories' triples again.
         """
         changed = set(relpaths)
         old_keys, old_subjects = self._keys_of(changed)
@@ -311,7 +322,7 @@ class Bundle:
         loader.flush()
 
     def rebuild_links(self) -> None:
-        """Bring the links graph up to date with the memories: only triples that differ are removed or added.
+        """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
 
         A changed file changes a few links; removing the whole graph and adding
         it again cost seconds on a large bundle (2 s for the removal alone in an
@@ -319,13 +330,13 @@ class Bundle:
         """
         self.problems.items = [p for p in self.problems if p.rule != "link"]  # found again below
         loader = _Loader(self)
-        graph = self.links
-        wanted = set(loader.link_triples())
-        stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
-        for key, triple in stored.items():
-            if key not in wanted:
-                graph.remove(triple)
-        loader.add_graph(self.links_graph_iri, [triple for triple in wanted if triple not in stored])
+        for name, wanted in ((self.links_graph_iri, set(loader.link_triples())), (self.layout_graph_iri, set(layout_triples(self.memories.values())))):
+            graph = self.dataset.graph(URIRef(name))
+            stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
+            for key, triple in stored.items():
+                if key not in wanted:
+                    graph.remove(triple)
+            loader.add_graph(name, [triple for triple in wanted if _plain_strings(triple) not in stored])
         loader.flush()
 
 
@@ -408,7 +419,9 @@ class _Loader:
         self.add_graph(parsed.iri, triples(projection, self.bundle.engine))
 
     def links(self) -> None:
+        """The links and layout graphs, once every memory is in."""
         self.add_graph(self.bundle.links_graph_iri, self.link_triples())
+        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
@@ -562,6 +575,9 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
     if files.config:
         bundle.config, problems = parse_config(root, files.config, bundle.limits)
         bundle.problems.extend(problems)
+        why = bundle_id_problem(bundle.config[BUNDLE_ID_KEY]) if BUNDLE_ID_KEY in bundle.config else None
+        if why is not None:
+            bundle.problems.add(files.config, why, Severity.WARNING, key=BUNDLE_ID_KEY, value=bundle.config[BUNDLE_ID_KEY], rule="config")
     memories = files.memories
     if not memories:
         bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter (index.md and log.md are reserved names)",
