@@ -4,22 +4,24 @@ Turtle and N-Triples hold one graph, so they get the union of all graphs;
 N-Quads and TriG keep every named graph.  JSON-LD is written compacted with
 the MIF context so that it reads like MIF: each memory's named graph holds
 its projection document as the reverse path recovers it from the graph
-(``{"@id": <graph>, "@graph": [...]}``), and the other graphs are written as
-plain node objects.
+(``{"@id": <graph>, "@graph": [...]}``), entity graphs their documents, and
+every other graph (links, layout, ontology, inferences) is written as plain
+node objects.
 """
 from __future__ import annotations
 
 import json
 from typing import IO, Any, Iterable
 
-from rdflib import BNode, Dataset, Graph, Literal
+from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 from .bundle import Bundle
-from .context import CONTEXT_URLS
+from .context import projection_context
 from .errors import MifRdfError
 from .namespaces import bind_prefixes
 from .projection import project_memory
+from .layout import authored_frontmatter
 from .reverse import recover_memory
 
 #: CLI format names -> rdflib serializer names.
@@ -87,14 +89,22 @@ def bundle_jsonld(bundle: Bundle) -> dict[str, Any]:
     """The whole bundle as one JSON-LD document, compact and MIF-shaped."""
     graphs: list[dict[str, Any]] = []
     base = bundle.base_iri
+    layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
-        recovered = recover_memory(bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=base, path=record.relpath)
-        document = project_memory(recovered.frontmatter, recovered.body, path=record.relpath, doc_iri=record.doc_iri, base=base).document
+        recovered = recover_memory(bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=base, path=record.relpath,
+                                   template=authored_frontmatter(layout, record.iri))
+        document = project_memory(recovered.frontmatter, recovered.body, path=record.relpath, doc_iri=record.doc_iri).document
         graphs.append({"@id": record.iri, "@graph": [_embed(document, record.doc_iri)]})
     for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
         graphs.append({"@id": entity.iri, "@graph": [_embed(entity.document, entity.doc_iri)]})
-    graphs.append({"@id": bundle.links_graph_iri, "@graph": node_objects(bundle.links)})
-    return {"@context": list(CONTEXT_URLS), "@graph": graphs}
+    documents = {record.iri for record in bundle.memories.values()} | set(bundle.entities)
+    others = sorted(str(g.identifier) for g in bundle.dataset.graphs() if len(g) and str(g.identifier) not in documents)
+    for name in others:
+        if URIRef(name) == DATASET_DEFAULT_GRAPH_ID:
+            graphs.extend(node_objects(bundle.dataset.graph(DATASET_DEFAULT_GRAPH_ID)))
+        else:
+            graphs.append({"@id": name, "@graph": node_objects(bundle.dataset.graph(URIRef(name)))})
+    return {"@context": projection_context(), "@graph": graphs}
 
 
 def _embed(document: dict[str, Any], doc_iri: str) -> dict[str, Any]:
