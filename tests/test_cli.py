@@ -164,7 +164,7 @@ def test_export_every_format_parses(capsys, tmp_path: Path, fmt: str, example_bu
             assert URIRef(record.iri) in names, record.relpath
             assert_isomorphic(ds.graph(URIRef(record.iri)), example_bundle.graph(record.id), f"{fmt} {record.relpath}")
         assert URIRef(example_bundle.links_graph_iri) in names
-        assert len(names) == len(example_bundle.memories) + len(example_bundle.entities) + 1
+        assert len(names) == len(example_bundle.memories) + len(example_bundle.entities) + 2  # links, layout
     else:  # one graph: the union
         assert len(ds) == len(example_bundle.dataset)
         # every triple is there with blank nodes blurred, literals compared by value
@@ -303,7 +303,7 @@ def test_convert_round_trip_through_files_is_lossless(capsys, tmp_path: Path, ex
         parsed, problems = parse_memory(md_dir, record.relpath)
         assert parsed is not None and not [p for p in problems if p.severity == Severity.ERROR], problems
         fm = parsed.frontmatter
-        assert equivalent(record.frontmatter, fm, doc_iri=record.doc_iri, base=example_bundle.base_iri), record.relpath
+        assert equivalent(record.frontmatter, fm, doc_iri=record.doc_iri), record.relpath
 
 
 def test_convert_to_markdown_with_relative_paths(capsys, tmp_path: Path, monkeypatch) -> None:

@@ -82,6 +82,10 @@ class GraphReader:
         return out
 
     def key_value(self, key: str, term: Term | None, ctx: ActiveContext, objects: list[Any]) -> Any:
+        if term is not None and term.container == "@index":  # JSON-LD keeps an index map's values, not its keys
+            self.problems.append(Problem(self.path, f"the graph does not hold the index keys of {key!r} (provider names); its values are written as a list",
+                                         Severity.INFO, key=key, rule="layout"))
+            return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         if term is not None and term.container == "@set":
             return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         values = [self.value(o, key, term, ctx) for o in objects]
@@ -158,6 +162,15 @@ def _ordered(data: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
     return head
 
 
+def drop_mirrors(frontmatter: dict[str, Any]) -> dict[str, Any]:
+    """Remove the projection's ``timestamp``/``description`` mirrors (spec 15.1) where they equal what they mirror."""
+    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
+        del frontmatter["timestamp"]
+    if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
+        del frontmatter["description"]
+    return frontmatter
+
+
 def recover_memory(
     graph: Graph, memory: str, *, doc_iri: str, base: str, path: str = "", template: dict[str, Any] | None = None
 ) -> RecoveredMemory:
@@ -195,10 +208,7 @@ def _read_graph(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str
     if concept_type is not None:
         frontmatter["type"] = ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
     frontmatter.update(data)
-    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
-        del frontmatter["timestamp"]
-    if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
-        del frontmatter["description"]
+    drop_mirrors(frontmatter)
     content = graph.value(node, _CONTENT)
     if content is None:
         reader.problems.append(Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content"))
