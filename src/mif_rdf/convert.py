@@ -49,10 +49,6 @@ def bundle_root_of(path: Path) -> Path | None:
     return None
 
 
-def _base(root: Path, base_iri: str | None) -> str:
-    return normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-
-
 def jsonld_text(document: dict[str, Any], doc_iri: str | None) -> str:
     """A projection document as a ``.jsonld`` file: with its ``@base`` when it has a place in a bundle."""
     standalone = dict(document)
@@ -83,10 +79,11 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
     parsed, problems = parse_memory(folder, relpath)
     if parsed is None:
         return {}, problems
-    doc_iri = document_iri(_base(root, base_iri), relpath) if root is not None else None
-    if root is None and base_iri is not None:
-        doc_iri = document_iri(normalize_base_iri(base_iri), relpath)
-    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or relpath)
+    doc_iri = None  # no bundle and no --base: no @base, nothing invented
+    if root is not None or base_iri is not None:
+        doc_iri = document_iri(normalize_base_iri(base_iri) if base_iri else default_base_iri(folder), relpath)
+    # with no bundle, references are checked against the file's own location, the base a reader would use
+    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri())
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
 
 
