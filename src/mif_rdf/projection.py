@@ -50,6 +50,9 @@ class Projection:
     document: dict[str, Any]
     doc_iri: str
     notes: list[Problem] = field(default_factory=list)
+    #: (key path, property IRI, value) of each value that should name a node or IRI and is not in the
+    #: graph: validation reports it under the rule that asks for an IRI there (the graph cannot show it).
+    unusable: list[tuple[str, str, Any]] = field(default_factory=list)
 
 
 class _Encoder:
@@ -58,11 +61,13 @@ class _Encoder:
     def __init__(self, path: str, doc_iri: str) -> None:
         self.path, self.doc_iri = path, doc_iri
         self.notes: list[Problem] = []
+        self.unusable: list[tuple[str, str, Any]] = []
 
     def note(self, keypath: str, message: str, severity: Severity = Severity.WARNING, value: Any = None) -> None:
         self.notes.append(Problem(self.path, message, severity, key=keypath or None, value=value, rule="projection"))
 
-    def node(self, obj: dict[Any, Any], ctx: ActiveContext, keypath: str) -> dict[str, Any]:
+    def node(self, obj: dict[Any, Any], ctx: ActiveContext, keypath: str, owner: str | None = None) -> dict[str, Any]:
+        """``obj`` checked key by key; ``owner`` is the IRI of the property whose value it is."""
         out: dict[str, Any] = {}
         for key, value in obj.items():
             path = f"{keypath}.{key}" if keypath else str(key)
@@ -88,7 +93,13 @@ class _Encoder:
             encoded = self.value(value, term, ctx.child(term), path)
             if encoded is not _LEFT_OUT:
                 out[key] = encoded
+        if obj and not out:  # nothing of it is left: it names nothing (`{"@value": "x"}` where a node belongs)
+            self.unusable_value(keypath, owner, obj)
         return out
+
+    def unusable_value(self, keypath: str, iri: str | None, value: Any) -> None:
+        if keypath and iri is not None:
+            self.unusable.append((keypath, iri, value))
 
     def reference_problem(self, keyword: str, value: Any, ctx: ActiveContext) -> str | None:
         """Why ``value`` cannot be the ``@id`` (or ``@type``) of a node, or None."""
@@ -104,7 +115,7 @@ class _Encoder:
         if coerce == "@json":  # the term takes any JSON value verbatim
             return _jsonable(value)
         if isinstance(value, dict):
-            return self.node(value, ctx, keypath)
+            return self.node(value, ctx, keypath, term.iri if term else None)
         if isinstance(value, list):
             items = (self.value(v, term, ctx, f"{keypath}[{i}]") for i, v in enumerate(value))
             return [item for item in items if item is not _LEFT_OUT]
@@ -112,9 +123,11 @@ class _Encoder:
             iri = ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri)
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
                 self.note(keypath, f"{value!r} makes an IRI with characters no IRI may hold; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.unusable_value(keypath, term.iri if term else None, value)
                 return _LEFT_OUT
             if iri is None or not is_absolute_iri(iri):
                 self.note(keypath, f"{value!r} does not make an IRI; JSON-LD drops it from the graph", value=value)
+                self.unusable_value(keypath, term.iri if term else None, value)
         elif isinstance(value, float) and not math.isfinite(value):
             self.note(keypath, f"{value!r} has no JSON form; written as the text {_jsonable(value)!r}", value=value)
         elif value is not None and not isinstance(value, (bool, int, float, str)):
@@ -150,7 +163,7 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
         doc["timestamp"] = mirror
     if "description" not in frontmatter and isinstance(frontmatter.get("summary"), str):
         doc["description"] = frontmatter["summary"]
-    return Projection(doc, doc_iri, enc.notes)
+    return Projection(doc, doc_iri, enc.notes, enc.unusable)
 
 
 def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str, base: str = "") -> Projection:
@@ -161,7 +174,7 @@ def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str, b
     if isinstance(data.get("type"), str) and is_valid_iri(ctx.expand_iri(data["type"], vocab=True) or ""):
         doc["@type"] = data["type"]
     doc.update(enc.node({k: v for k, v in data.items() if k not in ("id", "type")}, ctx, ""))
-    return Projection(doc, doc_iri, enc.notes)
+    return Projection(doc, doc_iri, enc.notes, enc.unusable)
 
 
 def _jsonable(value: Any) -> Any:

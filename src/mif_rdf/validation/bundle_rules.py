@@ -1,5 +1,7 @@
 """Rules SHACL over the graph cannot state well: they need the markdown body
-(Invariant 3's mirror) or compare memories (derivation in time).
+(Invariant 3's mirror), compare memories (derivation in time), or concern
+values JSON-LD leaves out of the graph (an IRI-valued key whose value makes
+no IRI: the shape that asks for an IRI there cannot see it).
 
 The rule names match the comment in ``shapes/okf.ttl``.
 """
@@ -10,10 +12,15 @@ import re
 from datetime import date, datetime, timezone
 from typing import Iterator
 
+from rdflib import Graph, URIRef
+from rdflib.namespace import SH
+
 from ..bundle import Bundle, MemoryRecord
 from ..errors import Problem, Severity
 from ..identity import canonical_relationship_name
 from ..markdown import split_frontmatter
+from ..projection import project_memory
+from .shapes import Rule
 
 _SECTION = re.compile(r"^##\s+Relationships\s*$")
 _HEADING = re.compile(r"^#{1,2}\s")
@@ -131,3 +138,33 @@ def temporal_problems(bundle: Bundle, *, strict: bool = False) -> list[Problem]:
             Severity.ERROR if strict else Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target,
             rule="temporal-derivation", level=2))
     return problems
+
+
+def unusable_iri_problems(bundle: Bundle, shapes: Graph, known: dict[URIRef, Rule]) -> list[Problem]:
+    """Values that must name an IRI or a node and do not, under the rule that asks for one there.
+
+    The projection passes them through and JSON-LD drops them (or the
+    projection leaves them out, when they would break the document), so the
+    graph SHACL validates does not hold them. Only memories with projection
+    notes are projected again.
+    """
+    wanted: dict[URIRef, tuple[Rule, str]] = {}
+    for shape, rule in known.items():
+        path = shapes.value(shape, SH.path)
+        if isinstance(path, URIRef) and shapes.value(shape, SH.nodeKind) in (SH.IRI, SH.BlankNodeOrIRI):
+            wanted[path] = (rule, str(shapes.value(shape, SH.message) or f"must name an IRI ({rule.name})"))
+    noted = {p.path for p in bundle.problems if p.rule == "projection"}
+    problems = []
+    for record in sorted((m for m in bundle.memories.values() if m.relpath in noted), key=lambda m: m.relpath):
+        projection = project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri)
+        for keypath, iri, value in projection.unusable:
+            found = wanted.get(URIRef(iri))
+            if found is not None:
+                rule, message = found
+                problems.append(Problem(record.relpath, message, rule.severity, key=keypath, value=value, rule=rule.name, level=rule.level))
+    return problems
+
+
+def unindexed(key: str | None) -> str:
+    """A key path with its list positions blanked (``citations[0].url`` -> ``citations[].url``)."""
+    return re.sub(r"\[\d*\]", "[]", key or "")
