@@ -167,7 +167,7 @@ def test_a_bearer_token_comes_from_the_named_variable(capsys, monkeypatch, tiny:
     monkeypatch.setenv("STORE_TOKEN", "tok-123")
     code, out, err = push(capsys, tiny, "--endpoint", fake.url, "--token-env", "STORE_TOKEN")
     assert code == 0, err
-    assert "sent 2" in out
+    assert "sent 3" in out  # a.md, links, layout
     assert {s.headers["Authorization"] for s in fake.seen} == {"Bearer tok-123"}
 
 

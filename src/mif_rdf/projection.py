@@ -31,6 +31,7 @@ file and key path:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,21 @@ from .errors import Problem, Severity
 from .identity import memory_iri
 
 _LEFT_OUT = object()  # what value() gives for a value the projection cannot hold
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_ZONE = r"(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)?"
+_DATE = r"-?[0-9]{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+#: Lexical spaces of the datatypes the contexts coerce strings to (XSD 1.1): a string outside its
+#: datatype's makes an ill-typed literal, which every JSON-LD processor writes as it is.
+LEXICAL_FORMS = {
+    XSD + "dateTime": re.compile(rf"^{_DATE}T(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?|24:00:00(\.0+)?){_ZONE}$"),
+    XSD + "date": re.compile(rf"^{_DATE}{_ZONE}$"),
+    XSD + "duration": re.compile(r"^-?P(?=[0-9T])([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$"),
+    XSD + "decimal": re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"),
+    XSD + "integer": re.compile(r"^[+-]?[0-9]+$"),
+    XSD + "boolean": re.compile(r"^(true|false|1|0)$"),
+}
+#: The rule of the warning for a value that makes an ill-typed literal.
+ILL_TYPED = "ill-typed-literal"
 #: Keys of a memory's frontmatter the projection derives itself.
 _RESERVED = {"id", "type", "@id", "@context", "conceptType", "content"}
 
@@ -53,6 +69,9 @@ class Projection:
     #: (key path, property IRI, value) of each value that should name a node or IRI and is not in the
     #: graph: validation reports it under the rule that asks for an IRI there (the graph cannot show it).
     unusable: list[tuple[str, str, Any]] = field(default_factory=list)
+    #: a warning for each value that makes an ill-typed literal (``accessed: 2026-01-24`` under a
+    #: date-time term); reported where the graph leaves the machine (export, push), not at load
+    ill_typed: list[Problem] = field(default_factory=list)
 
 
 class _Encoder:
@@ -62,6 +81,7 @@ class _Encoder:
         self.path, self.doc_iri = path, doc_iri
         self.notes: list[Problem] = []
         self.unusable: list[tuple[str, str, Any]] = []
+        self.ill_typed: list[Problem] = []
 
     def note(self, keypath: str, message: str, severity: Severity = Severity.WARNING, value: Any = None) -> None:
         self.notes.append(Problem(self.path, message, severity, key=keypath or None, value=value, rule="projection"))
@@ -128,6 +148,12 @@ class _Encoder:
             if iri is None or not is_absolute_iri(iri):
                 self.note(keypath, f"{value!r} does not make an IRI; JSON-LD drops it from the graph", value=value)
                 self.unusable_value(keypath, term.iri if term else None, value)
+        elif coerce in LEXICAL_FORMS and not _in_lexical_space(value, coerce):
+            name = coerce[len(XSD):]
+            self.ill_typed.append(Problem(
+                self.path, f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the graph holds "
+                f"the ill-typed literal \"{_jsonable(value)}\"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently",
+                Severity.WARNING, key=keypath, value=value, rule=ILL_TYPED))
         elif isinstance(value, float) and not math.isfinite(value):
             self.note(keypath, f"{value!r} has no JSON form; written as the text {_jsonable(value)!r}", value=value)
         elif value is not None and not isinstance(value, (bool, int, float, str)):
@@ -163,7 +189,7 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
         doc["timestamp"] = mirror
     if "description" not in frontmatter and isinstance(frontmatter.get("summary"), str):
         doc["description"] = frontmatter["summary"]
-    return Projection(doc, doc_iri, enc.notes, enc.unusable)
+    return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
 
 
 def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str, base: str = "") -> Projection:
@@ -174,7 +200,16 @@ def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str, b
     if isinstance(data.get("type"), str) and is_valid_iri(ctx.expand_iri(data["type"], vocab=True) or ""):
         doc["@type"] = data["type"]
     doc.update(enc.node({k: v for k, v in data.items() if k not in ("id", "type")}, ctx, ""))
-    return Projection(doc, doc_iri, enc.notes, enc.unusable)
+    return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
+
+
+def _in_lexical_space(value: Any, datatype: str) -> bool:
+    """Whether JSON-LD makes a well-typed literal of ``value`` under a term coerced to ``datatype``."""
+    if isinstance(value, bool):
+        return datatype == XSD + "boolean"
+    if isinstance(value, (int, float)):
+        return datatype in (XSD + "decimal", XSD + "integer") and (isinstance(value, int) or datatype == XSD + "decimal")
+    return not isinstance(value, str) or bool(LEXICAL_FORMS[datatype].match(value))
 
 
 def _jsonable(value: Any) -> Any:

@@ -15,7 +15,7 @@ a memory is its projection (``mif-rdf convert to-jsonld``).
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterable
+from typing import IO, Any, Callable, Iterable
 
 from rdflib import BNode, Dataset, Graph, Literal
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -23,8 +23,9 @@ from rdflib.plugins.serializers.trig import TrigSerializer
 from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerializer
 
 from .bundle import Bundle
-from .errors import MifRdfError
+from .errors import MifRdfError, Problem
 from .namespaces import bind_prefixes
+from .projection import project_entity, project_memory
 
 #: CLI format names -> rdflib serializer names.
 FORMATS = {"turtle": "turtle", "nt": "nt", "nquads": "nquads", "trig": "trig", "json-ld": "json-ld"}
@@ -106,6 +107,25 @@ def nt_term(term: Any) -> str:
     if term.language:
         return f"{text}@{term.language}"
     return f"{text}^^<{term.datatype}>" if term.datatype else text
+
+
+def ill_typed_literals(bundle: Bundle, include: Callable[[str], bool] = lambda iri: True) -> list[Problem]:
+    """A warning naming file and key path for each ill-typed literal an export of the bundle holds.
+
+    The published context types some keys so that values the spec itself
+    writes make ill-typed literals (``accessed: 2026-01-24`` becomes
+    ``"2026-01-24"^^xsd:dateTime``); the graph keeps them as every JSON-LD
+    processor writes them, and whatever takes them out of mif-rdf says so.
+    ``include`` picks the graphs (memory or entity IRIs) that leave.
+    """
+    found: list[Problem] = []
+    for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
+        if include(record.iri):
+            found += project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri).ill_typed
+    for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
+        if include(entity.iri):
+            found += project_entity(entity.data, iri=entity.iri, path=entity.relpath, doc_iri=entity.doc_iri).ill_typed
+    return found
 
 
 def bundle_jsonld(bundle: Bundle) -> dict[str, Any]:

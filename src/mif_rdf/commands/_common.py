@@ -56,10 +56,13 @@ def format_for(path: Path | None, fmt: str | None) -> str:
 def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
     """Write what may leave the machine (spec 10.2: never ``_local``) and say on stderr what was withheld."""
     from ..push.access import export_bundle, export_policy
+    from ..serialize import ill_typed_literals
 
     policy = export_policy(bundle)
     for item in policy.withheld.values():
         print(f"withheld {item.label}: {item.reason}", file=sys.stderr)
+    for problem in ill_typed_literals(bundle, policy.allows):
+        print(problem, file=sys.stderr)
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
 
 
