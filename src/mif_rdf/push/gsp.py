@@ -8,7 +8,7 @@ Standard library only (``urllib``), so pushing needs no extra dependency.
 * Transient faults -- connection refused or reset, 429, 502, 503, 504 -- are
   retried a bounded number of times with exponential backoff (a server's
   ``Retry-After`` is honoured up to the same cap).  Every request we make is
-  idempotent (PUT, DELETE, ``DROP SILENT`` + ``INSERT DATA`` of a whole graph,
+  idempotent (PUT, DELETE, ``DROP SILENT`` + ``INSERT {} WHERE {}`` of a whole graph,
   manifest updates that delete before they insert), so a retry after a lost
   answer cannot duplicate data.
 * Every other fault becomes one :class:`StoreError` subclass with a one-line
@@ -242,13 +242,24 @@ def iri_ref(iri: str) -> str:
     return f"<{iri}>"
 
 
+def insert_triples(iri: str, ntriples: bytes) -> bytes:
+    """A SPARQL 1.1 Update operation adding N-Triples to a graph: ``INSERT { GRAPH <g> { ... } } WHERE { }``.
+
+    Not ``INSERT DATA``: Virtuoso 7 refuses blank nodes there ("SP031: Blank
+    node ... is not allowed in a constant clause"), and every memory graph has
+    some.  In an ``INSERT`` template each blank node label makes one new blank
+    node per solution, and the empty ``WHERE`` has exactly one: the same triples.
+    """
+    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode("utf-8") + ntriples + b"} } WHERE { }\n"
+
+
 class GraphStore:
     """One store: a Graph Store Protocol endpoint, optionally a SPARQL Update endpoint.
 
     Reads always use the Graph Store Protocol (``GET ?graph=``).  Writes use
     ``PUT``/``DELETE ?graph=`` unless an update endpoint is given; then each
-    graph is replaced by one ``DROP SILENT GRAPH`` + ``INSERT DATA`` request
-    (atomic on stores that run an update request as one transaction).
+    graph is replaced by one ``DROP SILENT GRAPH`` + ``INSERT { } WHERE { }``
+    request (atomic on stores that run an update request as one transaction).
     """
 
     def __init__(self, endpoint: str, *, update_endpoint: str | None = None, client: HttpClient | None = None) -> None:
@@ -275,7 +286,7 @@ class GraphStore:
         """Replace the graph's content with these N-Triples."""
         if self.update_endpoint:
             name = iri_ref(iri)
-            self.update(f"DROP SILENT GRAPH {name} ;\nINSERT DATA {{ GRAPH {name} {{\n".encode("utf-8") + ntriples + b"} }\n", f"replace graph {name}")
+            self.update(f"DROP SILENT GRAPH {name} ;\n".encode("utf-8") + insert_triples(iri, ntriples), f"replace graph {name}")
             return
         # N-Triples is a subset of Turtle, and text/turtle is the type every Graph Store accepts.
         self.client.request("PUT", self._graph_url(iri), ntriples, {"Content-Type": "text/turtle; charset=utf-8"}, what=f"PUT graph <{iri}>")
