@@ -64,3 +64,18 @@ def test_index_and_log_below_the_root_are_reported(tmp_path: Path) -> None:
     report = validate(load_bundle(tmp_path), level=1)
     found = [(r.path, r.rule, r.severity.value, r.level) for r in report.results]
     assert found == [("topic/index.md", "okf-reserved-name", E, 0), ("topic/deeper/log.md", "okf-reserved-name", E, 0)]
+
+
+def test_the_turtle_report_lists_each_finding_once(tmp_path: Path) -> None:
+    """A SHACL finding is in the report graph once; mif-rdf's own rules are added, each once."""
+    from rdflib.namespace import SH
+
+    from mif_rdf.validation.shapes import MIFSH
+
+    frontmatter = _base()
+    del frontmatter["type"]
+    frontmatter["tags"] = "a, b"
+    graph = validate(_bundle(tmp_path, frontmatter), level=3).report_graph()
+    shapes = [shape for result in graph.objects(None, SH.result) for shape in graph.objects(result, SH.sourceShape)]
+    assert shapes.count(MIFSH["okf-type-required"]) == 1
+    assert shapes.count(MIFSH["tags-list"]) == 1
