@@ -18,7 +18,7 @@ CASES = {
     "tags-list": (_set("tags", "a, b"), "tags", E, 2),
     "relationship-keys": (_set("relationships.0.note", "why"), "relationships[0]", E, 2),
     "embedding-keys": (_set("embedding.provider", "openai"), "embedding", E, 3),
-    "entity-name": (_set("entity", {"entity_type": "Person"}), "entity", E, 2),
+    "entity-name": (_set("entity", {"entity_type": "Person"}), "entity", W, 2),
     "ontology-id": (_set("ontology", {"version": "1.0.0"}), "ontology", E, 2),
 }
 

@@ -142,12 +142,12 @@ def test_generated_frontmatter_round_trips(extra: dict, body: str) -> None:
     frontmatter = {"id": "5f0e2a1c-0000-4000-8000-000000000001", "type": "episodic", "created": "2026-01-10T09:00:00Z", **extra}
     relpath = "episodic/x.md"
     doc_iri = document_iri(BASE, relpath)
-    projection = project_memory(frontmatter, body, path=relpath, doc_iri=doc_iri, base=BASE)
+    projection = project_memory(frontmatter, body, path=relpath, doc_iri=doc_iri)
     graph = Graph()
     for triple in document_triples(projection.document, doc_iri):
         graph.add(triple)
     with lexical_literals():
         reparsed = Graph().parse(data=graph.serialize(format="nt"), format="nt")
-    recovered = recover_memory(reparsed, projection.document["@id"], doc_iri=doc_iri, base=BASE)
+    recovered = recover_memory(reparsed, projection.document["@id"], doc_iri=doc_iri)
     assert recovered.body == body
     assert differences(frontmatter, recovered.frontmatter, doc_iri=doc_iri) == []

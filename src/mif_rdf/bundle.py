@@ -320,6 +320,7 @@ class Bundle:
             del self.memories[record.id]
             loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
         loader.flush()
+        self.rebuild_links()  # the layout graph holds the frontmatter, which now has the hash
 
     def rebuild_links(self) -> None:
         """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
@@ -413,7 +414,7 @@ class _Loader:
     def add_entity(self, parsed: ParsedEntity) -> None:
         base = self.bundle.base_iri
         doc_iri = document_iri(base, parsed.relpath)
-        projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri, base=base)
+        projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri)
         self.bundle.problems.extend(projection.notes)
         self.bundle.entities[parsed.iri] = EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document)
         self.add_graph(parsed.iri, triples(projection, self.bundle.engine))

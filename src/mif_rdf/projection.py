@@ -161,7 +161,7 @@ class _Encoder:
         return _jsonable(value)
 
 
-def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri: str, base: str = "") -> Projection:
+def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri: str) -> Projection:
     """The JSON-LD projection document of one memory (spec 15.1)."""
     ctx = mif_context()
     enc = _Encoder(path, doc_iri)
@@ -192,7 +192,7 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
     return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
 
 
-def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str, base: str = "") -> Projection:
+def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str) -> Projection:
     """The JSON-LD document of an entity file (spec 7.4): ``id`` -> ``@id``, ``type`` -> ``@type``."""
     ctx = mif_context()
     enc = _Encoder(path, doc_iri)

@@ -70,8 +70,9 @@ def schema_problems(record: MemoryRecord) -> list[Problem]:
             add(f"relationships[{index}]", f"relationship keys {', '.join(map(str, extra))} are not allowed: a relationship has "
                 f"{', '.join(RELATIONSHIP_KEYS)} only (put other data in metadata)", "relationship-keys", 2, rel)
     entity = fm.get("entity")
-    if isinstance(entity, dict) and not isinstance(entity.get("name"), str):
-        add("entity", "the entity payload needs a name", "entity-name", 2, entity)
+    if isinstance(entity, dict) and not isinstance(entity.get("name"), str):  # a warning: ontology payloads often go by entity_id
+        problems.append(Problem(record.relpath, "the entity payload has no name (the upstream schema's EntityData requires one)",
+                                Severity.WARNING, key="entity", value=entity, rule="entity-name", level=2))
     ontology = fm.get("ontology")
     if isinstance(ontology, dict) and "id" not in ontology:
         add("ontology", "an ontology reference needs its id (spec 4.3), as in ontology: {id: mif-base}", "ontology-id", 2, ontology)
