@@ -5,11 +5,12 @@ import copy
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
 from mif_rdf import load_bundle, read_dataset, recover_files, write_bundle
+from mif_rdf.errors import Severity
 from mif_rdf.identity import document_iri
 from mif_rdf.layout import authored_frontmatter
 from mif_rdf.parse import parse_memory
@@ -143,11 +144,12 @@ def test_generated_frontmatter_round_trips(extra: dict, body: str) -> None:
     relpath = "episodic/x.md"
     doc_iri = document_iri(BASE, relpath)
     projection = project_memory(frontmatter, body, path=relpath, doc_iri=doc_iri)
+    assume(not [n for n in projection.notes if n.severity == Severity.ERROR])  # a value reported as left out is not expected back
     graph = Graph()
     for triple in document_triples(projection.document, doc_iri):
         graph.add(triple)
     with lexical_literals():
         reparsed = Graph().parse(data=graph.serialize(format="nt"), format="nt")
-    recovered = recover_memory(reparsed, projection.document["@id"], doc_iri=doc_iri)
+    recovered = recover_memory(reparsed, projection.document["@id"], doc_iri=doc_iri, base=BASE)
     assert recovered.body == body
     assert differences(frontmatter, recovered.frontmatter, doc_iri=doc_iri) == []
