@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .context import ActiveContext, Term, mif_context
+from .context import ActiveContext, Term, is_absolute_iri, mif_context
 
 _MIRRORS = (("timestamp", ("modified", "created")), ("description", ("summary",)))
 
@@ -78,11 +78,15 @@ class _Canon:
             return ("json", json.dumps(value, sort_keys=True, default=str))
         container = term.container if term else None
         if container == "@list" and isinstance(value, list):
-            return ("list", [self.item(v, coerce, ctx) for v in value if v is not None])
+            return ("list", self.items(value, coerce, ctx))
         if container == "@index" and isinstance(value, dict):
             value = list(value.values())  # JSON-LD keeps an index map's values, not its keys
-        canon = [self.item(v, coerce, ctx) for v in _flatten(value) if v is not None]
+        canon = self.items(_flatten(value), coerce, ctx)
         return ("set", sorted({json.dumps(c, sort_keys=True, default=str) for c in canon}))  # RDF keeps one of duplicates
+
+    def items(self, values: list[Any], coerce: str | None, ctx: ActiveContext) -> list[Any]:
+        """The canonical items JSON-LD keeps: no ``null``, no string that makes no IRI where an IRI belongs."""
+        return [c for c in (self.item(v, coerce, ctx) for v in values if v is not None) if c is not None]
 
     def item(self, value: Any, coerce: str | None, ctx: ActiveContext) -> Any:
         if isinstance(value, dict):
@@ -91,9 +95,10 @@ class _Canon:
             else:
                 return self.node(value, ctx)
         if isinstance(value, str) and coerce in ("@id", "@vocab"):
-            return ("iri", ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri))
+            iri = ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri)
+            return ("iri", iri) if iri is not None and is_absolute_iri(iri) else None  # JSON-LD drops what makes no IRI
         if isinstance(value, list):  # a list inside a @list term
-            return ("list", [self.item(v, coerce, ctx) for v in value if v is not None])
+            return ("list", self.items(value, coerce, ctx))
         if isinstance(value, str):
             return str(value)
         return (type(value).__name__, value)
