@@ -158,3 +158,15 @@ def test_a_file_with_no_bundle_root_keeps_its_targets_and_invents_no_path(tmp_pa
     assert not any(isinstance(c, dict) and "@base" in c for c in document["@context"])
     assert document["relationships"] == [{"type": "uses", "target": "semantic/x.md"}]
     assert not any("mif://" in str(p) for p in problems)
+
+
+def test_the_layout_holds_on_a_store_that_keeps_values_not_text() -> None:
+    """Oxigraph (through oxrdflib) gives `...Z` back as `...+00:00`: the same value, so the author's form comes back."""
+    from mif_rdf import recover_files
+    from mif_rdf.markdown import render_memory
+
+    bundle = load_bundle(FIXTURE_BUNDLES["levels"], store="Oxigraph")
+    files = {f.relpath: f for f in recover_files(bundle.dataset)}
+    for record in bundle.memories.values():
+        assert files[record.relpath].problems == [], record.relpath
+        assert files[record.relpath].text == render_memory(record.frontmatter, record.body), record.relpath

@@ -20,6 +20,7 @@ graph wins and the template only lends its key order.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any, Iterable, Iterator
 
 from rdflib import Graph, Literal, URIRef
@@ -32,6 +33,8 @@ from .tordf import document_triples
 from .yamlio import TIMESTAMP_RE, YamlTimestamp
 
 AUTHORED_FRONTMATTER = URIRef(MIF_NS + "authoredFrontmatter")
+_RDF_JSON = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON"
+_BY_VALUE = "urn:mif-rdf:value:"  # a datatype prefix for literals compared by value
 _MIRRORS = (URIRef(MIF_NS + "timestamp"), DCTERMS.description)
 KeyPath = list[Any]  # keys and list indexes
 
@@ -98,17 +101,32 @@ def template_fits(template: dict[str, Any], body: str, graph: Graph, *, doc_iri:
     for mirror in _MIRRORS:
         if (None, mirror, None) not in graph:
             expected.remove((None, mirror, None))
-    return isomorphic(_plain(expected), _plain(graph))
+    return isomorphic(_comparable(expected), _comparable(graph))
 
 
-def _plain(graph: Graph) -> Graph:
-    """A copy with ``xsd:string`` literals written plain, the same RDF 1.1 term (stores differ in which they return)."""
+def _comparable(graph: Graph) -> Graph:
+    """A copy with every well-typed literal replaced by its value.
+
+    Stores keep the value of a typed literal, not always its text
+    (Oxigraph through oxrdflib gives ``...Z`` back as ``...+00:00``), and write
+    ``xsd:string`` literals typed or plain; the template lends the author's
+    text only where the values agree.
+    """
     out = Graph()
     for s, p, o in graph:
-        if isinstance(o, Literal) and o.datatype == XSD.string and o.language is None:
-            o = Literal(str(o))
-        out.add((s, p, o))
+        out.add((s, p, _value_term(o)))
     return out
+
+
+def _value_term(term: Any) -> Any:
+    if not isinstance(term, Literal) or term.language is not None:
+        return term
+    if term.datatype is None or term.datatype == XSD.string:
+        return Literal(str(term))
+    if term.ill_typed or term.value is None or str(term.datatype) == _RDF_JSON:
+        return term
+    value = term.value.normalize() if isinstance(term.value, Decimal) else term.value
+    return Literal(repr(value), datatype=URIRef(_BY_VALUE + str(term.datatype)))
 
 
 def _timestamp_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
