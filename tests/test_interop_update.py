@@ -42,3 +42,15 @@ def test_the_insert_makes_the_same_triples_with_fresh_blank_nodes() -> None:
     [last] = graph.objects(middle, URIRef("urn:r"))
     assert isinstance(middle, BNode) and isinstance(last, BNode) and middle != last  # one label, one node; two labels, two
     assert {str(o) for o in graph.objects(None, URIRef("urn:q"))} == {"x", "y"}
+
+
+def test_duration_literals_are_bound_where_virtuoso_takes_them() -> None:
+    """Virtuoso 7 refuses "P730D"^^xsd:duration as a constant in an update; BIND(STRDT(...)) gives every store the same literal."""
+    ntriples = b'<urn:s> <urn:p> "P730D"^^<http://www.w3.org/2001/XMLSchema#duration> .\n<urn:s> <urn:q> "say \\"P1D\\"^^<http://www.w3.org/2001/XMLSchema#duration> ." .\n'
+    text = insert_triples("urn:mif:g", ntriples).decode("utf-8")
+    assert '"P730D"^^' not in text.split("WHERE")[0] and 'BIND(STRDT("P730D", <http://www.w3.org/2001/XMLSchema#duration>) AS ?v0)' in text
+    parseUpdate(text)
+    dataset = Dataset()
+    dataset.update(text)
+    graph = dataset.graph(URIRef("urn:mif:g"))
+    assert {str(o) for o in graph.objects()} == {"P730D", 'say "P1D"^^<http://www.w3.org/2001/XMLSchema#duration> .'}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import re
 import time
 import urllib.error
 import urllib.request
@@ -242,15 +243,31 @@ def iri_ref(iri: str) -> str:
     return f"<{iri}>"
 
 
+#: Typed literals Virtuoso 7 cannot take as constants in an update ("No column P730DD",
+#: "Unsupported case in CONVERT"): the request binds them with STRDT in the WHERE clause instead.
+_BOUND_LITERAL = re.compile(rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= \.$)', re.M)
+
+
 def insert_triples(iri: str, ntriples: bytes) -> bytes:
-    """A SPARQL 1.1 Update operation adding N-Triples to a graph: ``INSERT { GRAPH <g> { ... } } WHERE { }``.
+    """A SPARQL 1.1 Update operation adding N-Triples to a graph: ``INSERT { GRAPH <g> { ... } } WHERE { ... }``.
 
     Not ``INSERT DATA``: Virtuoso 7 refuses blank nodes there ("SP031: Blank
     node ... is not allowed in a constant clause"), and every memory graph has
     some.  In an ``INSERT`` template each blank node label makes one new blank
-    node per solution, and the empty ``WHERE`` has exactly one: the same triples.
+    node per solution, and the ``WHERE`` clause has exactly one: the same
+    triples.  Duration literals are bound there (``BIND(STRDT(...))``), the
+    one form of them Virtuoso 7 accepts in an update; every store reads it as
+    the same literal.
     """
-    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode("utf-8") + ntriples + b"} } WHERE { }\n"
+    binds: list[bytes] = []
+
+    def bound(match: re.Match[bytes]) -> bytes:
+        name = b"?v%d" % len(binds)
+        binds.append(b"BIND(STRDT(%s, <%s>) AS %s) " % (match.group(1), match.group(2), name))
+        return name
+
+    template = _BOUND_LITERAL.sub(bound, ntriples)
+    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode("utf-8") + template + b"} } WHERE { " + b"".join(binds) + b"}\n"
 
 
 class GraphStore:
