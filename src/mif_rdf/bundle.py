@@ -237,9 +237,9 @@ class Bundle:
     def reload(self, *relpaths: str) -> set[str]:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
-        The links graph changes only where the files touch it (:meth:`relink`);
-        returns the links-graph subjects whose triples were written again. The
-        layout graph gets the changed memories' triples again.
+        The links and layout graphs change only where the files touch them
+        (:meth:`relink`); returns the links-graph subjects whose triples were
+        written again.
         """
         changed = set(relpaths)
         old_keys, old_subjects = self._keys_of(changed)
@@ -279,8 +279,12 @@ class Bundle:
         files' IRIs, before and after) are removed and written again; nothing
         else can have changed.  The result equals :meth:`rebuild_links`, at a
         cost that grows with the change, not with the bundle.  Returns the
-        subjects whose triples were written again.
+        subjects whose triples were written again.  The layout graph's triples
+        of the changed files (``subjects``) are written again too.
         """
+        layout = self.dataset.graph(URIRef(self.layout_graph_iri))
+        for subject in subjects:
+            layout.remove((URIRef(subject), None, None))
         sources = [m for m in self.memories.values()
                    if m.relpath in relpaths or any(key in keys for _, _, key in self._target_keys(m))]
         resolved_again = {m.relpath for m in sources}
@@ -294,6 +298,7 @@ class Bundle:
         triples = [t for m in sources for t in loader.source_triples(m, targets)]
         triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in self.entities.values() if e.relpath in relpaths]
         loader.add_graph(self.links_graph_iri, triples)
+        loader.add_graph(self.layout_graph_iri, layout_triples(m for m in self.memories.values() if m.relpath in relpaths))
         loader.flush()
         return subjects
 
