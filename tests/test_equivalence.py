@@ -36,7 +36,7 @@ def check_fast_walker_matches_pyld(root: Path, relpath: str) -> None:
     parsed, _ = parse_memory(root, relpath)
     assert parsed is not None
     doc_iri = document_iri(BASE, relpath)
-    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri, base=BASE)
+    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri)
     fast = document_triples(projection.document, doc_iri)
     reference = pyld_graph(projection.document, doc_iri)
     assert len(reference) > 5
@@ -102,7 +102,7 @@ def generated_projection(frontmatter: dict, body: str) -> Projection:
     """The projection of one generated memory: ``frontmatter`` plus the required keys, and ``body``."""
     frontmatter = {"id": GENERATED_ID, "type": "semantic", "created": "2026-01-10T09:00:00Z", **frontmatter}
     doc_iri = document_iri(BASE, "semantic/generated.md")
-    return project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri, base=BASE)
+    return project_memory(frontmatter, body, path="semantic/generated.md", doc_iri=doc_iri)
 
 
 def test_blank_node_labels_belong_to_their_document() -> None:

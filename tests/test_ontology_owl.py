@@ -156,7 +156,8 @@ def test_relationship_types_are_object_properties(corpus: Compilation) -> None:
 
 def test_three_spellings_of_a_relationship_name_are_one_iri(tmp_path: Path) -> None:
     bundle = tmp_path / "b"
-    write_file(bundle, ".mif/config.yaml", """relationship_types:
+    write_file(bundle, ".mif/config.yaml", """bundle_id: b
+relationship_types:
   - {name: RelatesTo, symmetric: true}
   - {name: DerivedFrom, inverse: Derives}
   - {name: Reinforces, namespace: team, inverse: ReinforcedBy}
@@ -166,7 +167,7 @@ def test_three_spellings_of_a_relationship_name_are_one_iri(tmp_path: Path) -> N
     assert {str(label) for label in owl.objects(MIF["relates-to"], RDFS.label)} == {"RelatesTo", "relates_to"}
     assert (MIF["derived-from"], OWL.inverseOf, MIF.derives) in owl
     assert (URIRef("team:reinforces"), OWL.inverseOf, URIRef("team:reinforced-by")) in owl
-    config = URIRef("mif://local/b/.mif/config.yaml")
+    config = URIRef("mif://b/.mif/config.yaml")
     assert (config, RDF.type, OWL.Ontology) in owl and (MIF["relates-to"], RDFS.isDefinedBy, config) in owl
 
 

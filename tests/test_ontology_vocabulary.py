@@ -5,7 +5,7 @@ from __future__ import annotations
 from rdflib import URIRef
 from rdflib.namespace import OWL, RDF
 
-from mif_rdf.context import MIF_NS, CONTEXT_URLS, context_document, mif_context
+from mif_rdf.context import MIF_CONTEXT_URL, MIF_NS, context_document, extension_context, mif_context
 from mif_rdf.namespaces import MIF
 from mif_rdf.ontology import builtin_dir, compile_ontologies, vocabulary
 
@@ -34,8 +34,8 @@ def _context_iris() -> set[str]:
         elif isinstance(value, str) and value.startswith("mif:"):
             found.add(MIF_NS + value[4:])
 
-    for url in CONTEXT_URLS:
-        walk(context_document(url))
+    walk(context_document(MIF_CONTEXT_URL))
+    walk(extension_context())
     return {iri for iri in found if iri != MIF_NS}
 
 
@@ -51,10 +51,11 @@ def test_every_mif_term_of_the_contexts_is_declared() -> None:
 
 
 def test_every_mif_term_the_loader_writes_is_declared(example_bundle) -> None:
-    """Besides context terms: the links graph (paths, locations, core relationship edges) and the projection's own."""
+    """Besides context terms: the links graph (paths, locations, core relationship edges) and the layout graph."""
     written = {p for _, p, _ in example_bundle.links if str(p).startswith(MIF_NS)}
     assert {MIF.path, MIF.location, MIF["part-of"], MIF["created-by"]} <= written
-    written |= {MIF.extensionProvider, MIF.entityData, MIF.extensionValue, MIF.authoredTarget}
+    written |= {p for _, p, _ in example_bundle.dataset.graph(URIRef(example_bundle.layout_graph_iri))}
+    assert MIF.authoredFrontmatter in written
     known = declared()
     assert not sorted(p for p in written if p not in known)
 

@@ -136,7 +136,7 @@ def test_missing_id_is_an_error_and_the_file_is_not_loaded(tmp_path: Path) -> No
     assert (problem.path, problem.severity, problem.key) == ("bad.md", Severity.ERROR, "id")
     assert "'id'" in problem.message and "missing" in problem.message and "not loaded" in problem.message
     assert set(bundle.memories) == {GOOD}
-    assert graph_names(bundle) - {f"urn:mif:{GOOD}", bundle.links_graph_iri} == set()
+    assert graph_names(bundle) - {f"urn:mif:{GOOD}", bundle.links_graph_iri, bundle.layout_graph_iri} == set()
 
 
 @pytest.mark.parametrize(
@@ -427,8 +427,10 @@ def test_reload_replaces_only_the_changed_memory_graph(tmp_path: Path) -> None:
     after = _snapshot(bundle)
     assert set(after) == set(before)
     for name, graph in before.items():
-        if name != b_iri:
+        if name not in (b_iri, bundle.layout_graph_iri):  # the layout graph holds b's frontmatter too
             assert isomorphic(graph, after[name]), f"graph {name} changed although only b.md was edited"
+    changed = set(after[bundle.layout_graph_iri]) - set(before[bundle.layout_graph_iri])
+    assert {str(s) for s, _, _ in changed} == {b_iri}
     assert not isomorphic(before[b_iri], after[b_iri])
     objects = set(after[b_iri].objects())
     assert Literal("Beta, revised") in objects and Literal("Beta") not in objects

@@ -12,6 +12,7 @@ from mif_rdf.cli import main
 from mif_rdf.identity import GRAPH_INFERENCES, graph_iri
 from mif_rdf.namespaces import MIF
 from mif_rdf.push.access import ExportPolicy, export_bundle, export_policy, local_only
+from mif_rdf.layout import AUTHORED_FRONTMATTER
 from mif_rdf.writeback import lexical_literals
 
 from conftest import EXAMPLES, memory_text, write_file
@@ -82,7 +83,7 @@ def test_local_memories_and_entities_are_withheld_wherever_the_segment_is(mixed_
     policy = export_policy(bundle)
     assert set(policy.withheld) == {f"urn:mif:{IDS[1]}", f"urn:mif:{IDS[2]}", "urn:mif:entity:technology:vault"}
     names = {str(n) for n in policy.graph_names(bundle.dataset)}
-    assert names == {f"urn:mif:{IDS[0]}", f"urn:mif:{IDS[3]}", "urn:mif:entity:technology:kafka", bundle.links_graph_iri}
+    assert names == {f"urn:mif:{IDS[0]}", f"urn:mif:{IDS[3]}", "urn:mif:entity:technology:kafka", bundle.links_graph_iri, bundle.layout_graph_iri}
     links = set(policy.outgoing(bundle.dataset, URIRef(bundle.links_graph_iri)))
     mentioned = {str(t) for triple in links for t in triple}
     assert not mentioned & {f"urn:mif:{IDS[1]}", f"urn:mif:{IDS[2]}", "urn:mif:entity:technology:vault", "nested.md", "local.md"}
@@ -130,14 +131,16 @@ def test_export_leaves_local_memories_out(capsysbinary, tmp_path: Path, fmt: str
     assert f"withheld {SCRATCH_PATH}: namespace '_local/scratch' is local-only" in err
     text = target.read_text(encoding="utf-8")
     assert SCRATCH_TEXT not in text and SCRATCH_PATH not in text and "incident-2026-01-duplicate-charges" in text
-    if fmt == "nquads":  # the only mention left is the exported memory's own relationship to it
+    if fmt == "nquads":  # the only mention left is the exported memory's own relationship to it (and its layout triple)
         lines = [line for line in text.splitlines() if SCRATCH in line]
-        assert lines and all(line.endswith(f"<{KEEP_IN_POSTGRES}> .") for line in lines)
+        own = (f"<{KEEP_IN_POSTGRES}> .", )
+        layout = f"<{KEEP_IN_POSTGRES}> <{AUTHORED_FRONTMATTER}> "
+        assert lines and all(line.endswith(own) or line.startswith(layout) for line in lines)
         with lexical_literals():
             exported = Dataset().parse(data=text, format="nquads")
         names = {str(g.identifier) for g in exported.graphs() if len(g)}
         assert names == {str(n) for n in export_policy(example_bundle).graph_names(example_bundle.dataset)}
-        assert len(names) == len(example_bundle.memories) - 1 + len(example_bundle.entities) + 1
+        assert len(names) == len(example_bundle.memories) - 1 + len(example_bundle.entities) + 2  # links, layout
 
 
 def test_nquads_export_streams_without_a_second_copy(monkeypatch, example_bundle) -> None:

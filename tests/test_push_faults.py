@@ -98,6 +98,7 @@ def fake_store() -> Iterator[Callable[[Callable[[str, str | None], Answer]], Fak
 def tiny(tmp_path: Path) -> Path:
     """A bundle without problems, so standard error holds nothing but the fault."""
     root = tmp_path / "tiny"
+    write_file(root, ".mif/config.yaml", "bundle_id: tiny\n")  # graph names below: mif://tiny/#...
     write_file(root, "a.md", memory_text(MEMORY_ID, "title: A\n"))
     return root
 
@@ -142,7 +143,7 @@ def test_a_silent_store_times_out_with_exit_4(capsys, tiny: Path, fake_store) ->
     started = time.monotonic()
     code, _, err = push(capsys, tiny, "--endpoint", fake.url, "--timeout", "0.3")
     assert code == 4
-    one_line(err, "did not answer GET graph <mif://local/tiny/#sync-manifest> within 0.3 s", "--timeout")
+    one_line(err, "did not answer GET graph <mif://tiny/#sync-manifest> within 0.3 s", "--timeout")
     assert len(fake.seen) == 1  # a timeout is not retried
     assert time.monotonic() - started < 3
 
@@ -166,7 +167,7 @@ def test_a_bearer_token_comes_from_the_named_variable(capsys, monkeypatch, tiny:
     monkeypatch.setenv("STORE_TOKEN", "tok-123")
     code, out, err = push(capsys, tiny, "--endpoint", fake.url, "--token-env", "STORE_TOKEN")
     assert code == 0, err
-    assert "sent 2" in out
+    assert "sent 3" in out  # a.md, links, layout
     assert {s.headers["Authorization"] for s in fake.seen} == {"Bearer tok-123"}
 
 
@@ -181,9 +182,9 @@ def test_a_rejected_request_exits_6_with_the_stores_reason(capsys, tiny: Path, f
     assert code == 6
     one_line(err, f"the store rejected PUT graph <urn:mif:{MEMORY_ID}>: 400 Bad Request: Parser error at line 3")
     assert "send      a.md: new" in out  # the plan was shown before anything was written
-    manifest_puts = [s for s in fake.seen if s.method == "PUT" and s.graph == "mif://local/tiny/#sync-manifest"]
+    manifest_puts = [s for s in fake.seen if s.method == "PUT" and s.graph == "mif://tiny/#sync-manifest"]
     assert len(manifest_puts) == 2  # both graphs pending before the batch; after the fault only the one in flight
-    assert b"mif://local/tiny/#links" in manifest_puts[0].body and b"mif://local/tiny/#links" not in manifest_puts[1].body
+    assert b"mif://tiny/#links" in manifest_puts[0].body and b"mif://tiny/#links" not in manifest_puts[1].body
     assert f"<urn:mif:{MEMORY_ID}>".encode() in manifest_puts[1].body and b"sync:hash" not in manifest_puts[1].body
     assert [s.graph for s in fake.seen if s.method == "PUT" and s.graph != manifest_puts[0].graph] == [f"urn:mif:{MEMORY_ID}"]
 
@@ -227,7 +228,7 @@ def test_redirects_are_not_followed(capsys, tiny: Path, fake_store) -> None:
     fake = fake_store(lambda method, graph: (307, {"Location": elsewhere}, b""))
     code, _, err = push(capsys, tiny, "--endpoint", fake.url)
     assert code == 6
-    one_line(err, f"redirected GET graph <mif://local/tiny/#sync-manifest> to {elsewhere}")
+    one_line(err, f"redirected GET graph <mif://tiny/#sync-manifest> to {elsewhere}")
     assert len(fake.seen) == 1
 
 
@@ -235,7 +236,7 @@ def test_an_unreadable_manifest_is_a_clear_error(capsys, tiny: Path, fake_store)
     fake = fake_store(lambda method, graph: (200, {"Content-Type": "text/turtle"}, b"this is not turtle"))
     code, _, err = push(capsys, tiny, "--endpoint", fake.url)
     assert code == 2
-    one_line(err, "the manifest graph <mif://local/tiny/#sync-manifest> in the store is not valid text/turtle")
+    one_line(err, "the manifest graph <mif://tiny/#sync-manifest> in the store is not valid text/turtle")
 
 
 @pytest.mark.parametrize(

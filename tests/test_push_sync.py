@@ -92,7 +92,7 @@ def test_push_examples_the_store_then_equals_the_bundle(capsys, oxigraph: Oxigra
     code = main(["push", str(EXAMPLES), *endpoint_args(oxigraph, protocol)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    total = len(example_bundle.memories) - 1 + len(example_bundle.entities) + 1  # the _local memory stays, links go
+    total = len(example_bundle.memories) - 1 + len(example_bundle.entities) + 2  # the _local memory stays, links and layout go
     assert f"sent {total}, deleted 0, unchanged 0, withheld 1" in out
     assert "withhold  semantic/redis-idempotency-idea.md: namespace '_local/scratch' is local-only" in out
     assert "note: semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld" in out
@@ -111,7 +111,7 @@ def test_push_examples_the_store_then_equals_the_bundle(capsys, oxigraph: Oxigra
 def test_incremental_push_sends_only_changes_and_deletes_what_left(oxigraph: OxigraphServer, generated: Path, protocol: str) -> None:
     store = store_for(oxigraph, protocol)
     first = push_bundle(load_bundle(generated), store)
-    assert first.sent == 12 + 17 + 1 and first.deleted == 0
+    assert first.sent == 12 + 17 + 2 and first.deleted == 0  # + links, layout
     assert_store_matches(oxigraph, load_bundle(generated))
 
     edited, removed, hidden, commented = (generated / p for p in (
@@ -126,11 +126,11 @@ def test_incremental_push_sends_only_changes_and_deletes_what_left(oxigraph: Oxi
 
     second = push_bundle(bundle, store)
     labels = {verb: {a.label for a in second.plan.of(verb)} for verb in ("send", "delete", "keep", "withhold")}
-    assert labels["send"] == {"semantic/decisions/rate-choice-1.md", "semantic/new-fact.md", bundle.links_graph_iri}
+    assert labels["send"] == {"semantic/decisions/rate-choice-1.md", "semantic/new-fact.md", bundle.links_graph_iri, bundle.layout_graph_iri}
     assert len(labels["delete"]) == 2 and "procedural/runbooks/dashboard-runbook-3.md" in labels["delete"]
     assert labels["withhold"] == set()  # the newly local memory is deleted from the store, not just skipped
     assert "semantic/knowledge/index-fact-8.md" in labels["keep"]  # a comment changes no triple: nothing to send
-    assert (second.sent, second.deleted) == (3, 2)
+    assert (second.sent, second.deleted) == (4, 2)
     assert_store_matches(oxigraph, bundle)
     assert push_bundle(bundle, store).sent == 0
 
@@ -139,8 +139,8 @@ def test_dry_run_writes_nothing(capsys, oxigraph: OxigraphServer, example_bundle
     code = main(["push", str(EXAMPLES), "--endpoint", oxigraph.store_url, "--dry-run"])
     out, _ = capsys.readouterr()
     assert code == 0
-    assert "dry run, nothing written: would send 27, delete 0" in out
-    assert out.count("\n  send ") == 27
+    assert "dry run, nothing written: would send 28, delete 0" in out
+    assert out.count("\n  send ") == 28
     assert oxigraph.graph_names() == set()
 
 

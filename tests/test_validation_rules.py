@@ -127,7 +127,7 @@ CASES = {
     "entity-reference-entity-urn": (_set("entities.0.entity", {"@id": "urn:other:jane"}), "entities[0].entity", E),
     "entity-reference-entitytype": (_set("entities.0.entityType", "Not A Type"), "entities[0].entityType", E),
     "entity-reference-name": (_set("entities.0.name", 7), "entities[0].name", E),
-    "relationships-objects": (_set("relationships", [{"type": "relates-to", "target": "/target.md", "@context": "x"}]), "relationships", E),
+    "relationships-objects": (_set("relationships", ["relates-to /target.md"]), "relationships", E),
     "relationship-type-required": (_set("relationships.0.type", _DELETE), "relationships[0].type", E),
     "relationship-target-required": (_set("relationships.0.target", _DELETE), "relationships[0].target", E),
     "relationship-target-iri": (_set("relationships.0.target", "http://bad host/x"), "relationships[0].target", E),

@@ -3,7 +3,9 @@
 One named graph per memory (named by the memory IRI) and per entity file
 (named by the entity IRI), plus a *links* graph (``<base>#links``) with direct
 typed edges between memories (and entities) whose relationship targets
-resolve, and each memory's bundle path.  Queries see the union by default.
+resolve, and each memory's bundle path, and a *layout* graph
+(``<base>#layout``, :mod:`mif_rdf.layout`) with what the round trip needs
+beyond the JSON-LD graph.  Queries see the union by default.
 """
 from __future__ import annotations
 
@@ -27,7 +29,10 @@ from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import bind_prefixes
 from .identity import (
+    BUNDLE_ID_KEY,
+    bundle_id_problem,
     ENTITY_PREFIX,
+    GRAPH_LAYOUT,
     GRAPH_LINKS,
     MEMORY_PREFIX,
     default_base_iri,
@@ -38,6 +43,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
+from .layout import layout_triples
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
@@ -142,6 +148,10 @@ class Bundle:
         return graph_iri(self.base_iri, GRAPH_LINKS)
 
     @property
+    def layout_graph_iri(self) -> str:
+        return graph_iri(self.base_iri, GRAPH_LAYOUT)
+
+    @property
     def links(self) -> Graph:
         return self.dataset.graph(URIRef(self.links_graph_iri))
 
@@ -227,8 +237,9 @@ class Bundle:
     def reload(self, *relpaths: str) -> set[str]:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
-        The links graph changes only where the files touch it (:meth:`relink`);
-        returns the links-graph subjects whose triples were written again.
+        The links and layout graphs change only where the files touch them
+        (:meth:`relink`); returns the links-graph subjects whose triples were
+        written again.
         """
         changed = set(relpaths)
         old_keys, old_subjects = self._keys_of(changed)
@@ -268,8 +279,12 @@ class Bundle:
         files' IRIs, before and after) are removed and written again; nothing
         else can have changed.  The result equals :meth:`rebuild_links`, at a
         cost that grows with the change, not with the bundle.  Returns the
-        subjects whose triples were written again.
+        subjects whose triples were written again.  The layout graph's triples
+        of the changed files (``subjects``) are written again too.
         """
+        layout = self.dataset.graph(URIRef(self.layout_graph_iri))
+        for subject in subjects:
+            layout.remove((URIRef(subject), None, None))
         sources = [m for m in self.memories.values()
                    if m.relpath in relpaths or any(key in keys for _, _, key in self._target_keys(m))]
         resolved_again = {m.relpath for m in sources}
@@ -283,6 +298,7 @@ class Bundle:
         triples = [t for m in sources for t in loader.source_triples(m, targets)]
         triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in self.entities.values() if e.relpath in relpaths]
         loader.add_graph(self.links_graph_iri, triples)
+        loader.add_graph(self.layout_graph_iri, layout_triples(m for m in self.memories.values() if m.relpath in relpaths))
         loader.flush()
         return subjects
 
@@ -309,9 +325,10 @@ class Bundle:
             del self.memories[record.id]
             loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
         loader.flush()
+        self.rebuild_links()  # the layout graph holds the frontmatter, which now has the hash
 
     def rebuild_links(self) -> None:
-        """Bring the links graph up to date with the memories: only triples that differ are removed or added.
+        """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
 
         A changed file changes a few links; removing the whole graph and adding
         it again cost seconds on a large bundle (2 s for the removal alone in an
@@ -319,13 +336,13 @@ class Bundle:
         """
         self.problems.items = [p for p in self.problems if p.rule != "link"]  # found again below
         loader = _Loader(self)
-        graph = self.links
-        wanted = set(loader.link_triples())
-        stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
-        for key, triple in stored.items():
-            if key not in wanted:
-                graph.remove(triple)
-        loader.add_graph(self.links_graph_iri, [triple for triple in wanted if triple not in stored])
+        for name, wanted in ((self.links_graph_iri, set(loader.link_triples())), (self.layout_graph_iri, set(layout_triples(self.memories.values())))):
+            graph = self.dataset.graph(URIRef(name))
+            stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
+            for key, triple in stored.items():
+                if key not in wanted:
+                    graph.remove(triple)
+            loader.add_graph(name, [triple for triple in wanted if _plain_strings(triple) not in stored])
         loader.flush()
 
 
@@ -418,13 +435,15 @@ class _Loader:
     def add_entity(self, parsed: ParsedEntity) -> None:
         base = self.bundle.base_iri
         doc_iri = document_iri(base, parsed.relpath)
-        projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri, base=base)
+        projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri)
         self.bundle.problems.extend(projection.notes)
         self.bundle.entities[parsed.iri] = EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document)
         self.add_graph(parsed.iri, triples(projection, self.bundle.engine))
 
     def links(self) -> None:
+        """The links and layout graphs, once every memory is in."""
         self.add_graph(self.bundle.links_graph_iri, self.link_triples())
+        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
@@ -578,6 +597,9 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
     if files.config:
         bundle.config, problems = parse_config(root, files.config, bundle.limits)
         bundle.problems.extend(problems)
+        why = bundle_id_problem(bundle.config[BUNDLE_ID_KEY]) if BUNDLE_ID_KEY in bundle.config else None
+        if why is not None:
+            bundle.problems.add(files.config, why, Severity.WARNING, key=BUNDLE_ID_KEY, value=bundle.config[BUNDLE_ID_KEY], rule="config")
     memories = files.memories
     if not memories:
         bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter (index.md and log.md are reserved names)",

@@ -5,10 +5,13 @@ Two contexts apply to every projection document, in this order:
 * the MIF v1.0.0 context, pinned term for term from upstream and identified by
   its published URL (documents keep that URL);
 * the mif-rdf extension context, which only *adds* terms (and a default
-  ``@vocab``) so that no frontmatter key is silently dropped by JSON-LD.
+  ``@vocab``) so that no frontmatter key is silently dropped by JSON-LD.  It has
+  no published home, so it travels *inline* in every document
+  (:data:`PROJECTION_CONTEXT`): any JSON-LD 1.1 processor that knows the
+  published URL reads a projection, with no private context URL to resolve.
 
-:func:`document_loader` serves both from the installed files, so nothing is
-ever fetched from the network.  :class:`ActiveContext` is a small, precompiled
+:func:`document_loader` serves the MIF context from the installed file, so
+nothing is ever fetched from the network.  :class:`ActiveContext` is a small, precompiled
 implementation of the JSON-LD 1.1 context rules these two contexts use (term
 definitions, prefixes, type coercion, containers, property-scoped and
 embedded contexts); the projection, the fast triple walker and the reverse
@@ -28,15 +31,11 @@ from .errors import MifRdfError
 from .resources import data_file
 
 MIF_CONTEXT_URL = "https://mif-spec.dev/schema/context.jsonld"
-#: The extension context has no published home; documents name it by this URN
-#: and :func:`document_loader` serves it.  (See docs/decisions.md.)
-EXTENSION_CONTEXT_URL = "urn:mif-rdf:context:extension:1"
 MIF_NS = "https://mif-spec.dev/ns/"
 PROPERTY_NS = MIF_NS + "property/"
-EXTENSION_NS = MIF_NS + "ext/"
-CONTEXT_URLS = (MIF_CONTEXT_URL, EXTENSION_CONTEXT_URL)
+EXTENSION_FILE = "mif-rdf-extension.jsonld"
 
-_FILES = {MIF_CONTEXT_URL: "mif-context.jsonld", EXTENSION_CONTEXT_URL: "mif-rdf-extension.jsonld"}
+_FILES = {MIF_CONTEXT_URL: "mif-context.jsonld"}
 _KEYWORDS = frozenset(
     "@base @container @context @direction @graph @id @import @included @index @json @language "
     "@list @nest @none @prefix @propagate @protected @reverse @set @type @value @version @vocab".split()
@@ -94,17 +93,32 @@ def _base_parts(base: str) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=None)
 def context_document(url: str) -> dict[str, Any]:
-    """The parsed JSON of one of the two shipped contexts."""
+    """The parsed JSON of the pinned MIF context, the only context with a URL."""
     try:
         name = _FILES[url]
     except KeyError:
         raise MifRdfError(f"unknown JSON-LD context {url!r}: mif-rdf never fetches contexts from the network") from None
+    return _shipped(name)
+
+
+@lru_cache(maxsize=None)
+def _shipped(name: str) -> dict[str, Any]:
     with open(data_file("context", name), encoding="utf-8") as handle:
         return json.load(handle)
 
 
+def extension_context() -> dict[str, Any]:
+    """The mif-rdf extension context: the local context object every projection carries inline."""
+    return _shipped(EXTENSION_FILE)["@context"]
+
+
+def projection_context() -> list[Any]:
+    """The ``@context`` of every projection document: the published MIF URL, then the extension inline."""
+    return [MIF_CONTEXT_URL, extension_context()]
+
+
 def document_loader(url: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A pyld document loader that serves the shipped contexts and refuses everything else."""
+    """A pyld document loader that serves the pinned MIF context and refuses everything else."""
     return {"contextUrl": None, "documentUrl": url, "document": context_document(url)}
 
 
@@ -288,4 +302,4 @@ class ActiveContext:
 @lru_cache(maxsize=None)
 def mif_context() -> ActiveContext:
     """The active context of every MIF projection document (MIF + extension)."""
-    return ActiveContext({}, None).with_context(list(CONTEXT_URLS))
+    return ActiveContext({}, None).with_context(projection_context())

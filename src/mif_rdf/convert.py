@@ -1,10 +1,12 @@
 """``mif-rdf convert``: markdown <-> JSON-LD projection, and round-trip checks.
 
 A ``.jsonld`` projection sits beside its ``.md`` (spec 3.3), so a file's
-bundle root is found by walking up to the folder holding ``.mif/`` (or, for
-a bundle folder given directly, that folder).  Projection documents written
-here carry ``{"@base": <document IRI>}`` in their context so that any JSON-LD
-processor gives the same graph without extra options.
+bundle root is the nearest folder above it holding ``.mif/`` or ``index.md``
+(or ``--root``).  Projection documents written here carry
+``{"@base": <document IRI>}`` in their context so that any JSON-LD processor
+gives the same graph without extra options.  A file with no bundle root gets
+no ``@base``: its references stay relative, as written, to whatever location
+the reader gives the document, and no bundle path is invented.
 """
 from __future__ import annotations
 
@@ -12,46 +14,55 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rdflib import Graph
+from rdflib import Dataset, Graph, URIRef
 
 from .bundle import load_bundle
-from .context import CONTEXT_URLS, is_absolute_iri
+from .context import is_absolute_iri, projection_context
 from .errors import MifRdfError, Problem, Severity
-from .identity import MEMORY_PREFIX, default_base_iri, document_iri, normalize_base_iri
+from .identity import MEMORY_PREFIX, default_base_iri, document_iri, id_from_memory_iri, normalize_base_iri
+from .layout import authored_frontmatter, with_timestamps
 from .markdown import render_memory
 from .parse import RESERVED_NAMES, parse_memory
 from .projection import project_memory
-from .reference import pyld_graph
-from .reverse import recover_memory
+from .reference import lexical_literals, pyld_graph
+from .reverse import drop_mirrors, recover_memory
 from .roundtrip import differences
+from .serialize import nquad_line
 from .tordf import document_triples
-from .writeback import lexical_literals, read_dataset, recover_files
+from .writeback import read_dataset, recover_files
+
+#: What marks a bundle folder: its ``.mif/`` configuration, or the OKF ``index.md``.
+BUNDLE_MARKERS = (".mif", "index.md")
 
 
-def bundle_root_of(path: Path) -> Path:
-    """The bundle folder of a file: the nearest ancestor holding ``.mif/``, else its folder."""
+def bundle_root_of(path: Path) -> Path | None:
+    """The bundle folder of a file: the nearest folder above it holding ``.mif/`` or ``index.md``; None when there is none.
+
+    A folder given directly is its own bundle.
+    """
     path = path.resolve()
     if path.is_dir():
         return path
     for folder in path.parents:
-        if (folder / ".mif").is_dir():
+        if (folder / ".mif").is_dir() or (folder / "index.md").is_file():
             return folder
-    return path.parent
+    return None
 
 
-def _base(root: Path, base_iri: str | None) -> str:
-    return normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-
-
-def jsonld_text(document: dict[str, Any], doc_iri: str) -> str:
-    """A projection document as a self-contained ``.jsonld`` file."""
+def jsonld_text(document: dict[str, Any], doc_iri: str | None) -> str:
+    """A projection document as a ``.jsonld`` file: with its ``@base`` when it has a place in a bundle."""
     standalone = dict(document)
-    standalone["@context"] = [*CONTEXT_URLS, {"@base": doc_iri}]
+    if doc_iri is not None:
+        standalone["@context"] = [*projection_context(), {"@base": doc_iri}]
     return json.dumps(standalone, indent=2, ensure_ascii=False) + "\n"
 
 
-def jsonld_files(path: Path, base_iri: str | None = None) -> tuple[dict[str, str], list[Problem]]:
-    """Projection documents of one memory file or of every memory of a bundle."""
+def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = None) -> tuple[dict[str, str], list[Problem]]:
+    """Projection documents of one memory file or of every memory of a bundle.
+
+    ``root`` is the bundle folder of a single file (default: found by
+    :func:`bundle_root_of`).
+    """
     if not path.exists():
         raise MifRdfError(f"{str(path)!r} does not exist")
     if path.is_dir():
@@ -60,14 +71,19 @@ def jsonld_files(path: Path, base_iri: str | None = None) -> tuple[dict[str, str
         return dict(sorted(docs.items())), list(bundle.problems)
     if path.name in RESERVED_NAMES or path.suffix != ".md":
         raise MifRdfError(f"{str(path)!r} is not a memory file: memories are .md files other than {' and '.join(sorted(RESERVED_NAMES))}")
-    root = bundle_root_of(path)
-    relpath = path.resolve().relative_to(root).as_posix()
-    parsed, problems = parse_memory(root, relpath)
+    if root is not None and not path.resolve().is_relative_to(root.resolve()):
+        raise MifRdfError(f"{str(path)!r} is not inside the bundle root {str(root)!r}")
+    root = root.resolve() if root is not None else bundle_root_of(path)
+    folder = root if root is not None else path.resolve().parent
+    relpath = path.resolve().relative_to(folder).as_posix()
+    parsed, problems = parse_memory(folder, relpath)
     if parsed is None:
         return {}, problems
-    base = _base(root, base_iri)
-    doc_iri = document_iri(base, relpath)
-    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri, base=base)
+    doc_iri = None  # no bundle and no --base: no @base, nothing invented
+    if root is not None or base_iri is not None:
+        doc_iri = document_iri(normalize_base_iri(base_iri) if base_iri else default_base_iri(folder), relpath)
+    # with no bundle, references are checked against the file's own location, the base a reader would use
+    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri())
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
 
 
@@ -85,66 +101,105 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
         recovered = recover_files(read_dataset(path, DATASET_SUFFIXES[path.suffix]))
         return {f.relpath: f.text for f in recovered}, [p for f in recovered for p in f.problems]
     root = bundle_root_of(path)
+    folder = root if root is not None else (path if path.is_dir() else path.parent)
     files = sorted(path.rglob("*.jsonld")) if path.is_dir() else [path]
     out: dict[str, str] = {}
     problems: list[Problem] = []
     for file in files:
-        relpath = file.relative_to(root).as_posix()
+        relpath = file.relative_to(folder).as_posix()
+        md_relpath = relpath[: -len(".jsonld")] + ".md"
+        # Without a @base, a reader resolves the document's references against its own location.
+        fallback = document_iri(default_base_iri(root), md_relpath) if root is not None else file.with_suffix(".md").as_uri()
         try:
-            text = markdown_of_document(json.loads(file.read_text(encoding="utf-8")), relpath[: -len(".jsonld")] + ".md", root, problems)
+            text = markdown_of_document(json.loads(file.read_text(encoding="utf-8")), md_relpath, fallback, problems)
         except (ValueError, UnicodeDecodeError) as exc:
             problems.append(Problem(relpath, f"not a JSON document: {exc}", rule="json"))
             continue
         except MifRdfError as exc:
             problems.append(Problem(relpath, str(exc), rule="json-ld"))
             continue
-        out[relpath[: -len(".jsonld")] + ".md"] = text
+        out[md_relpath] = text
     return out, problems
 
 
-def markdown_of_document(document: Any, md_relpath: str, root: Path, problems: list[Problem]) -> str:
-    """Markdown of one projection document: JSON-LD -> triples -> the reverse path."""
+def markdown_of_document(document: Any, md_relpath: str, fallback_iri: str, problems: list[Problem]) -> str:
+    """Markdown of one projection document (spec 15.2): its properties pass through, checked against its graph.
+
+    The document's own properties are the frontmatter template (``@id`` ->
+    ``id``, ``conceptType`` -> ``type``, the rest as written); the graph
+    JSON-LD makes of the document decides whether the template holds
+    (:func:`~mif_rdf.reverse.recover_memory`).  ``fallback_iri`` is the
+    document IRI when the document names no ``@base``.
+    """
     if not isinstance(document, dict) or not isinstance(document.get("@id"), str) or not document["@id"].startswith(MEMORY_PREFIX):
         raise MifRdfError("not a MIF projection document: it needs a top-level \"@id\": \"urn:mif:<id>\"")
     context = document.get("@context")
     contexts = context if isinstance(context, list) else [context]
     doc_iri = next((c["@base"] for c in contexts if isinstance(c, dict) and isinstance(c.get("@base"), str)), None)
     if doc_iri is None or not is_absolute_iri(doc_iri):
-        doc_iri = document_iri(default_base_iri(root), md_relpath)
+        doc_iri = fallback_iri
     suffix = document_iri("", md_relpath)
     base = doc_iri[: -len(suffix)] if doc_iri.endswith(suffix) else doc_iri[: doc_iri.rfind("/") + 1]
     plain = [c for c in contexts if not (isinstance(c, dict) and set(c) == {"@base"})]
     graph = Graph()
-    if plain == list(CONTEXT_URLS):
+    if plain == projection_context():
         for triple in document_triples({**document, "@context": plain}, doc_iri):
             graph.add(triple)
     else:  # any other JSON-LD: the general engine
         graph = pyld_graph(document, doc_iri)
-    recovered = recover_memory(graph, document["@id"], doc_iri=doc_iri, base=base, path=md_relpath)
+    recovered = recover_memory(graph, document["@id"], doc_iri=doc_iri, base=base, path=md_relpath, template=frontmatter_of_document(document))
     problems.extend(recovered.problems)
     return render_memory(recovered.frontmatter, recovered.body)
 
 
-def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = None) -> tuple[list[str], list[Problem], bool]:
-    """Check markdown -> RDF -> markdown for every memory of a bundle.
+def frontmatter_of_document(document: dict[str, Any]) -> dict[str, Any]:
+    """Spec 15.2 as written: ``@id`` -> ``id``, ``conceptType`` -> ``type``, the other properties as they are.
 
-    Returns report lines, the load problems, and whether nothing was lost.
+    Timestamp-shaped strings become YAML timestamps again (JSON has no date
+    type); the ``timestamp``/``description`` mirrors go when they mirror.
+    """
+    frontmatter: dict[str, Any] = {"id": id_from_memory_iri(document["@id"])}
+    if "conceptType" in document:
+        frontmatter["type"] = document["conceptType"]
+    types = document.get("@type")
+    extra = [t for t in (types if isinstance(types, list) else [types]) if t not in (None, "Concept")]
+    if extra:
+        frontmatter["@type"] = extra[0] if len(extra) == 1 else extra
+    frontmatter.update((k, v) for k, v in document.items() if k not in ("@context", "@id", "@type", "conceptType", "content"))
+    return drop_mirrors(with_timestamps(frontmatter))
+
+
+def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = None) -> tuple[list[str], list[Problem], bool]:
+    """Check markdown -> RDF -> markdown for every memory of a bundle, form included.
+
+    ``via="nquads"``: the memory's graph and its layout triple as N-Quads text,
+    read back; ``via="jsonld"``: the ``.jsonld`` text ``convert to-jsonld``
+    writes, read back.  A memory passes when the frontmatter comes back with
+    the same keys, values and order (so the same YAML) and the body byte for
+    byte.  Returns report lines, the load problems, and whether nothing was lost.
     """
     bundle = load_bundle(path, base_iri=base_iri, progress=False)
+    layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     lines: list[str] = []
     lossless = True
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
         if via == "jsonld":
+            document = json.loads(jsonld_text(record.document, record.doc_iri))
             graph = Graph()
-            for triple in document_triples(json.loads(json.dumps(record.document)), record.doc_iri):
+            for triple in document_triples({**document, "@context": projection_context()}, record.doc_iri):
                 graph.add(triple)
+            template = frontmatter_of_document(document)
         else:
-            text = bundle.graph(record.id).serialize(format="nt", encoding="utf-8")
-            graph = Graph()
+            quads = [(s, p, o, URIRef(record.iri)) for s, p, o in bundle.graph(record.id)]
+            quads += [(s, p, o, layout.identifier) for s, p, o in layout.triples((URIRef(record.iri), None, None))]
+            dataset = Dataset(default_union=True)
             with lexical_literals():
-                graph.parse(data=text, format="nt")
-        recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath)
-        diffs = differences(record.frontmatter, recovered.frontmatter, doc_iri=record.doc_iri, base=bundle.base_iri)
+                dataset.parse(data="".join(nquad_line(*quad) for quad in quads), format="nquads")
+            graph, template = dataset.graph(URIRef(record.iri)), authored_frontmatter(dataset, record.iri)
+        recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath, template=template)
+        diffs = differences(record.frontmatter, recovered.frontmatter, doc_iri=record.doc_iri)
+        if not diffs and _form(recovered.frontmatter) != _form(record.frontmatter):
+            diffs.append("same values, but key order, list order or spelling differs")
         if recovered.body != record.body:
             diffs.append("body differs")
         if diffs:
@@ -154,6 +209,11 @@ def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = 
         else:
             lines.append(f"ok    {record.relpath}")
     verdict = "lossless" if lossless else "DATA LOST"
-    lines.append(f"{len(bundle.memories)} memories via {via}: {verdict} (frontmatter compared as JSON-LD: @set order and IRI spelling are not data)")
+    lines.append(f"{len(bundle.memories)} memories via {via}: {verdict} (frontmatter compared with its order and spelling)")
     problems = [p for p in bundle.problems if p.severity != Severity.INFO]
     return lines, problems, lossless
+
+
+def _form(frontmatter: dict[str, Any]) -> str:
+    """The frontmatter with its key and list order (timestamps and strings alike are their text)."""
+    return json.dumps(frontmatter, ensure_ascii=False, default=str)

@@ -1,7 +1,9 @@
 """Identity: the IRIs of memories, entities, bundle documents and graphs.
 
 * memory IRI ``urn:mif:<id>`` (spec 15.1); entity IRI ``urn:mif:entity:<type>:<slug>``;
-* every bundle has a base IRI (default ``mif://local/<bundle-dir-name>/``); a
+* every bundle has a base IRI, by default ``mif://<bundle identity>/``: the
+  bundle is the authority, so ``/x.md`` resolves inside the bundle under plain
+  RFC 3986 (and so JSON-LD) rules, and two bundles never share graph names; a
   memory's *document IRI* is the base plus its bundle-relative path and is the
   JSON-LD base for that memory's relative references;
 * relationship targets are bundle-absolute paths (``/semantic/x.md``, relative
@@ -9,9 +11,11 @@
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, unquote
 
 from .context import MIF_NS, is_absolute_iri, is_valid_iri, resolve_iri
@@ -23,7 +27,7 @@ BASE_TYPES = ("semantic", "episodic", "procedural")
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _SAFE_PATH = "/:@!$&'()*+,;=%~-._#?"
 #: The named graphs besides one per memory and per entity, as fragments of the base IRI.
-GRAPH_LINKS, GRAPH_ONTOLOGY, GRAPH_INFERENCES = "links", "ontology", "inferences"
+GRAPH_LINKS, GRAPH_LAYOUT, GRAPH_ONTOLOGY, GRAPH_INFERENCES = "links", "layout", "ontology", "inferences"
 
 
 def memory_iri(memory_id: str) -> str:
@@ -51,8 +55,54 @@ def entity_iri(entity_type: str, slug: str) -> str:
     return f"{ENTITY_PREFIX}{entity_type.lower()}:{slug}"
 
 
-def default_base_iri(root: Path) -> str:
-    return f"mif://local/{quote(root.resolve().name, safe='')}/"
+#: The ``.mif/config.yaml`` key that names a bundle for good (its base IRI authority).
+BUNDLE_ID_KEY = "bundle_id"
+#: A bundle identity is a DNS-like label list: it is the authority of ``mif://<identity>/``.
+_BUNDLE_ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,126}[a-z0-9])?$")
+
+
+def bundle_id_problem(value: object) -> str | None:
+    """Why a configured ``bundle_id`` cannot be the base IRI authority, or None when it can."""
+    if isinstance(value, str) and _BUNDLE_ID_RE.match(value) and ".." not in value:
+        return None
+    return (f"{BUNDLE_ID_KEY} {value!r} cannot name the bundle: use 1-128 lower-case letters, digits, '-' "
+            "and '.', starting and ending with a letter or digit; the identity derived from the folder path is used")
+
+
+def path_identity(root: Path) -> str:
+    """The identity of a bundle without a configured one: its folder name plus a hash of its absolute path.
+
+    Readable (``examples-1f2e3d4c5b6a``) and unique per folder; moving the
+    folder changes it, which is what ``bundle_id`` in the config is for.
+    """
+    absolute = root.resolve()
+    name = re.sub(r"[^a-z0-9]+", "-", absolute.name.lower()).strip("-")[:48].strip("-") or "bundle"
+    digest = hashlib.sha256(str(absolute).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{name}-{digest}"
+
+
+def default_base_iri(root: Path, config: dict[str, Any] | None = None) -> str:
+    """``mif://<identity>/``: the configured ``bundle_id``, else :func:`path_identity`.
+
+    The bundle is the IRI's authority, so a bundle-absolute target ``/x.md``
+    resolves to ``mif://<identity>/x.md`` under standard JSON-LD rules.
+    ``config`` is the parsed ``.mif/config.yaml``; read from ``root`` when None.
+    """
+    if config is None:
+        config = bundle_config(root)
+    configured = config.get(BUNDLE_ID_KEY)
+    identity = configured if bundle_id_problem(configured) is None else path_identity(root)
+    return f"mif://{identity}/"
+
+
+def bundle_config(root: Path) -> dict[str, Any]:
+    """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none; its problems are the loader's to report."""
+    from .parse import parse_config  # parse builds on this module
+
+    for name in ("config.yaml", "config.yml"):
+        if (root / ".mif" / name).is_file():
+            return parse_config(root, f".mif/{name}")[0]
+    return {}
 
 
 def normalize_base_iri(base: str) -> str:

@@ -79,7 +79,7 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
     notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
     doc_iri = document_iri(base, parsed.relpath)
-    projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, base=base)
+    projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
     notes.extend(projection.notes)
     prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document)
     if output == "nquads" and engine == "fast":

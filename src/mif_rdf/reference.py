@@ -6,8 +6,10 @@ whole bundle through it.
 """
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
+import rdflib
 from pyld import jsonld
 from rdflib import Graph
 
@@ -23,6 +25,23 @@ def pyld_nquads(document: dict[str, Any], base: str) -> str:
 
 
 def pyld_graph(document: dict[str, Any], base: str) -> Graph:
+    """pyld's graph as rdflib terms, every literal as pyld wrote it (``Z`` stays ``Z``)."""
     graph = Graph()
-    graph.parse(data=pyld_nquads(document, base), format="nt")
+    with lexical_literals():
+        graph.parse(data=pyld_nquads(document, base), format="nt")
     return graph
+
+
+@contextlib.contextmanager
+def lexical_literals() -> Iterator[None]:
+    """Parse RDF without rdflib rewriting literals (``Z`` -> ``+00:00``, ``"1"^^xsd:decimal`` -> ``1.0`` ...).
+
+    The same RDF term must come out as went in: the reverse path gives back
+    the author's lexical forms, and the two engines must agree term for term.
+    """
+    previous = rdflib.NORMALIZE_LITERALS
+    rdflib.NORMALIZE_LITERALS = False
+    try:
+        yield
+    finally:
+        rdflib.NORMALIZE_LITERALS = previous

@@ -1,10 +1,15 @@
 """RDF -> frontmatter and body: the reverse of projection + toRdf.
 
-A memory's named graph is read back into the frontmatter mapping it came
-from, using the same precompiled context (term IRIs, coercions, containers)
-the forward path used.  The result equals the original frontmatter up to what
-JSON-LD itself does not distinguish (docs/decisions.md): the order of ``@set``
-lists, a single value versus a one-element ``@set`` list, ``id``/``@id`` and
+When the layout graph's template for the memory (:mod:`mif_rdf.layout`)
+still projects to exactly the memory's graph, the frontmatter is that
+template: the author's keys, order, ``null`` values and lexical forms.
+
+Otherwise (no layout, or a graph changed since it was loaded) the memory's
+named graph is read back with the same precompiled context (term IRIs,
+coercions, containers) the forward path used.  That result equals the
+original frontmatter up to what JSON-LD itself does not keep
+(docs/decisions.md): the order of lists, ``null``, a single value versus a
+one-element list, the provider names of ``extensions``, ``id``/``@id`` and
 ``type``/``@type`` spellings in nested objects, ``"x"`` versus ``{"@id": "x"}``
 for IRI-valued keys, and different spellings of the same IRI.
 """
@@ -21,17 +26,13 @@ from rdflib.namespace import RDF, XSD
 from .context import MIF_NS, ActiveContext, Term, mif_context
 from .errors import Problem, Severity
 from .identity import id_from_memory_iri, relativize, target_spelling
-from .projection import EMPTY_SET_KEY, EXT_PROVIDER, EXT_VALUE, extension_vocab
+from .layout import template_fits
 from .yamlio import TIMESTAMP_RE, YamlTimestamp
 
 _RDF_JSON = URIRef(str(RDF) + "JSON")
-_EMPTY_SET_KEY = URIRef(EMPTY_SET_KEY)
 _MIF_CONCEPT = URIRef(MIF_NS + "Concept")
 _CONTENT = URIRef(MIF_NS + "content")
 _CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
-_AUTHORED_TARGET = URIRef(MIF_NS + "authoredTarget")
-_TARGET = URIRef(MIF_NS + "target")
-_EXTENSIONS = URIRef(MIF_NS + "extensions")
 #: Frontmatter key order the reverse path writes (spec Appendix A); other keys follow, sorted.
 KEY_ORDER = (
     "id", "type", "created", "modified", "ontology", "namespace", "title", "tags", "aliases",
@@ -70,8 +71,6 @@ class GraphReader:
         for predicate, obj in self.graph.predicate_objects(subject):
             if predicate not in skip:
                 grouped.setdefault(predicate, []).append(obj)
-        for key in sorted(str(k) for k in grouped.pop(_EMPTY_SET_KEY, [])):
-            out[key] = []
         types = grouped.pop(RDF.type, [])
         if types:
             names = sorted(ctx.compact_iri(str(t)) for t in types)
@@ -83,8 +82,10 @@ class GraphReader:
         return out
 
     def key_value(self, key: str, term: Term | None, ctx: ActiveContext, objects: list[Any]) -> Any:
-        if key == "extensions" and term is not None and term.container == "@index":
-            return self.extensions(objects, ctx)
+        if term is not None and term.container == "@index":  # JSON-LD keeps an index map's values, not its keys
+            self.problems.append(Problem(self.path, f"the graph does not hold the index keys of {key!r} (provider names); its values are written as a list",
+                                         Severity.INFO, key=key, rule="layout"))
+            return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         if term is not None and term.container == "@set":
             return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         values = [self.value(o, key, term, ctx) for o in objects]
@@ -125,28 +126,7 @@ class GraphReader:
 
     # -- MIF shapes -----------------------------------------------------------------
     def relationship(self, node: Any, ctx: ActiveContext) -> dict[str, Any]:
-        rel = self.properties(node, ctx, "relationships", skip=frozenset({_AUTHORED_TARGET}))
-        authored = self.graph.value(node, _AUTHORED_TARGET)
-        if authored is not None and "target" in rel:
-            rel["target"] = str(authored)
-        return _ordered(rel, ("type", "target", "strength", "metadata"))
-
-    def extensions(self, objects: list[Any], ctx: ActiveContext) -> Any:
-        providers = [self.graph.value(node, URIRef(EXT_PROVIDER)) for node in objects]
-        if None in providers:  # extensions was not a mapping of providers: read it as any value
-            values = [self.value(o, "extensions", None, ctx) for o in objects]
-            return values[0] if len(values) == 1 else sorted(values, key=_sort_key)
-        out: dict[str, Any] = {}
-        for node, provider in zip(objects, providers):
-            name = str(provider)
-            pctx = ctx.embedded([None, {"@vocab": extension_vocab(name)}])
-            stored = self.graph.value(node, URIRef(EXT_VALUE))
-            if stored is not None:
-                out[name] = self.value(stored, name, None, pctx)
-            else:
-                data = self.properties(node, pctx, None, skip=frozenset({URIRef(EXT_PROVIDER)}))
-                out[name] = data
-        return dict(sorted(out.items()))
+        return _ordered(self.properties(node, ctx, "relationships"), ("type", "target", "strength", "metadata"))
 
 
 def literal_value(lit: Literal) -> Any:
@@ -182,8 +162,38 @@ def _ordered(data: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
     return head
 
 
-def recover_memory(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str = "") -> RecoveredMemory:
-    """Frontmatter and body of the memory ``memory`` (its IRI) from its graph."""
+def drop_mirrors(frontmatter: dict[str, Any]) -> dict[str, Any]:
+    """Remove the projection's ``timestamp``/``description`` mirrors (spec 15.1) where they equal what they mirror."""
+    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
+        del frontmatter["timestamp"]
+    if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
+        del frontmatter["description"]
+    return frontmatter
+
+
+def recover_memory(
+    graph: Graph, memory: str, *, doc_iri: str, base: str, path: str = "", template: dict[str, Any] | None = None
+) -> RecoveredMemory:
+    """Frontmatter and body of the memory ``memory`` (its IRI) from its graph.
+
+    ``template`` is the authored frontmatter the layout graph kept
+    (:func:`mif_rdf.layout.authored_frontmatter`): it is the answer when it
+    still gives exactly this graph, and lends its key order otherwise.
+    """
+    content = graph.value(URIRef(memory), _CONTENT)
+    body = "" if content is None else str(content)
+    if template is not None and template_fits(template, body, graph, doc_iri=doc_iri):
+        return RecoveredMemory(template, body)
+    recovered = _read_graph(graph, memory, doc_iri=doc_iri, base=base, path=path)
+    if template is not None:
+        recovered.frontmatter = _ordered(recovered.frontmatter, tuple(template))
+        recovered.problems.append(Problem(path or memory, "the graph differs from the loaded file: frontmatter read from RDF, without the author's list order, nulls and spellings",
+                                          Severity.INFO, rule="layout"))
+    return recovered
+
+
+def _read_graph(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str) -> RecoveredMemory:
+    """The frontmatter the graph itself says, in the spec's key order."""
     ctx = mif_context()
     reader = GraphReader(graph, doc_iri, base, path or memory)
     node = URIRef(memory)
@@ -198,10 +208,7 @@ def recover_memory(graph: Graph, memory: str, *, doc_iri: str, base: str, path: 
     if concept_type is not None:
         frontmatter["type"] = ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
     frontmatter.update(data)
-    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
-        del frontmatter["timestamp"]
-    if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
-        del frontmatter["description"]
+    drop_mirrors(frontmatter)
     content = graph.value(node, _CONTENT)
     if content is None:
         reader.problems.append(Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content"))

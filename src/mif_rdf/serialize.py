@@ -1,26 +1,31 @@
 """Serializers: Turtle, N-Triples, N-Quads, TriG and JSON-LD.
 
 Turtle and N-Triples hold one graph, so they get the union of all graphs;
-N-Quads and TriG keep every named graph.  JSON-LD is written compacted with
-the MIF context so that it reads like MIF: each memory's named graph holds
-its projection document as the reverse path recovers it from the graph
-(``{"@id": <graph>, "@graph": [...]}``), and the other graphs are written as
-plain node objects.
+N-Quads, TriG and JSON-LD keep every named graph.  Every format carries the
+same RDF terms, lexical forms included: rdflib's Turtle writer respells
+numbers in its shorthand (``"9.995E1"^^xsd:double`` as ``9.995e+01``,
+``"7"^^xsd:decimal`` as ``7.0``: the same value, another term), so Turtle and
+TriG write such a literal in full.  JSON-LD is written expanded, one
+``{"@id": <graph>, "@graph": [...]}`` per named graph with every literal as a
+typed value object: JSON numbers would be converted again by the reader
+(``0.94`` under ``xsd:decimal`` becomes ``9.399999999999999E-1`` in pyld and
+jsonld.js), and no context is needed to read it.  The MIF-shaped JSON-LD of
+a memory is its projection (``mif-rdf convert to-jsonld``).
 """
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterable
+from typing import IO, Any, Callable, Iterable
 
 from rdflib import BNode, Dataset, Graph, Literal
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib.plugins.serializers.trig import TrigSerializer
+from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerializer
 
 from .bundle import Bundle
-from .context import CONTEXT_URLS
-from .errors import MifRdfError
+from .errors import MifRdfError, Problem
 from .namespaces import bind_prefixes
-from .projection import project_memory
-from .reverse import recover_memory
+from .projection import project_entity, project_memory
 
 #: CLI format names -> rdflib serializer names.
 FORMATS = {"turtle": "turtle", "nt": "nt", "nquads": "nquads", "trig": "trig", "json-ld": "json-ld"}
@@ -39,15 +44,36 @@ def serialize_bundle(bundle: Bundle, fmt: str, out: IO[bytes]) -> None:
     if fmt == "nquads":
         write_nquads(bundle.dataset, out)
         return
-    if fmt in QUAD_FORMATS:
+    if fmt == "trig":
         bind_prefixes(bundle.dataset)
-        bundle.dataset.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+        _ExactTrig(bundle.dataset).serialize(out, encoding="utf-8")
         return
     union = Graph()
     bind_prefixes(union)
     for triple in bundle.dataset.triples((None, None, None)):
         union.add(triple)
-    union.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+    if fmt == "turtle":
+        _ExactTurtle(union).serialize(out, encoding="utf-8")
+    else:
+        union.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+
+
+class _ExactLiterals:
+    """Turtle's shorthand only where it writes the literal's own lexical form; elsewhere the full ``"..."^^type``."""
+
+    def label(self, node: Any, position: int) -> str:
+        text: str = super().label(node, position)  # type: ignore[misc]
+        if isinstance(node, Literal) and node.datatype is not None and not text.startswith('"') and text != str(node):
+            return node._literal_n3(use_plain=False, qname_callback=lambda dt: self.get_pname(dt, _GEN_QNAME_FOR_DT))  # type: ignore[attr-defined]
+        return text
+
+
+class _ExactTurtle(_ExactLiterals, TurtleSerializer):
+    pass
+
+
+class _ExactTrig(_ExactLiterals, TrigSerializer):
+    pass
 
 
 def write_nquads(dataset: Dataset, out: IO[bytes]) -> None:
@@ -83,24 +109,36 @@ def nt_term(term: Any) -> str:
     return f"{text}^^<{term.datatype}>" if term.datatype else text
 
 
-def bundle_jsonld(bundle: Bundle) -> dict[str, Any]:
-    """The whole bundle as one JSON-LD document, compact and MIF-shaped."""
-    graphs: list[dict[str, Any]] = []
-    base = bundle.base_iri
+def ill_typed_literals(bundle: Bundle, include: Callable[[str], bool] = lambda iri: True) -> list[Problem]:
+    """A warning naming file and key path for each ill-typed literal an export of the bundle holds.
+
+    The published context types some keys so that values the spec itself
+    writes make ill-typed literals (``accessed: 2026-01-24`` becomes
+    ``"2026-01-24"^^xsd:dateTime``); the graph keeps them as every JSON-LD
+    processor writes them, and whatever takes them out of mif-rdf says so.
+    ``include`` picks the graphs (memory or entity IRIs) that leave.
+    """
+    found: list[Problem] = []
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
-        recovered = recover_memory(bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=base, path=record.relpath)
-        document = project_memory(recovered.frontmatter, recovered.body, path=record.relpath, doc_iri=record.doc_iri, base=base).document
-        graphs.append({"@id": record.iri, "@graph": [_embed(document, record.doc_iri)]})
+        if include(record.iri):
+            found += project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri).ill_typed
     for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
-        graphs.append({"@id": entity.iri, "@graph": [_embed(entity.document, entity.doc_iri)]})
-    graphs.append({"@id": bundle.links_graph_iri, "@graph": node_objects(bundle.links)})
-    return {"@context": list(CONTEXT_URLS), "@graph": graphs}
+        if include(entity.iri):
+            found += project_entity(entity.data, iri=entity.iri, path=entity.relpath, doc_iri=entity.doc_iri).ill_typed
+    return found
 
 
-def _embed(document: dict[str, Any], doc_iri: str) -> dict[str, Any]:
-    """A projection document nested in a larger one: its own base, the shared context."""
-    body = {k: v for k, v in document.items() if k != "@context"}
-    return {"@context": {"@base": doc_iri}, **body}
+def bundle_jsonld(bundle: Bundle) -> dict[str, Any]:
+    """The whole dataset as one expanded JSON-LD document: one named graph object per graph, terms exact."""
+    graphs: list[dict[str, Any]] = []
+    names = sorted((g.identifier for g in bundle.dataset.graphs() if len(g)), key=lambda n: (n != DATASET_DEFAULT_GRAPH_ID, str(n)))
+    for name in names:
+        nodes = node_objects(bundle.dataset.graph(name))
+        if name == DATASET_DEFAULT_GRAPH_ID:
+            graphs.extend(nodes)
+        else:
+            graphs.append({"@id": str(name), "@graph": nodes})
+    return {"@graph": graphs}
 
 
 def node_objects(graph: Iterable[tuple[Any, Any, Any]]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import Any, Union
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from .context import CONTEXT_URLS, ActiveContext, Term, is_absolute_iri, mif_context
+from .context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context
 
 Triple = tuple[Any, Any, Any]
 _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(XSD.string)
@@ -269,7 +269,7 @@ def _flatten(value: Any) -> list[Any]:
 def document_triples(document: dict[str, Any], base: str, terms: Terms | None = None) -> list[Triple]:
     """Triples of one projection document (the graph pyld's toRdf gives, by value), as rdflib nodes by default."""
     local = document.get("@context")
-    ctx = mif_context() if local == list(CONTEXT_URLS) else ActiveContext({}, None).with_context(local)
+    ctx = mif_context() if local == projection_context() else ActiveContext({}, None).with_context(local)
     walker = Walker(base, terms)
     walker.node(document, ctx)
     return walker.triples

@@ -1,7 +1,7 @@
 """Dataset -> markdown bundle: the reverse path applied to every memory graph.
 
 Each memory's graph goes back through :func:`~mif_rdf.reverse.recover_memory`
-to frontmatter and body and is written to the bundle path recorded in the
+(with the layout graph's template, when the dataset holds one) to frontmatter and body and is written to the bundle path recorded in the
 links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
 """
 from __future__ import annotations
@@ -12,29 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import IO, Iterator
 
-import rdflib
 from rdflib import Dataset, URIRef
 
 from .bundle import LOCATION, PATH
 from .errors import MifRdfError, Problem, Severity
 from .identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
+from .layout import authored_frontmatter
 from .markdown import render_memory
+from .reference import lexical_literals
 from .reverse import recover_memory
-
-
-@contextlib.contextmanager
-def lexical_literals() -> Iterator[None]:
-    """Parse RDF without rdflib rewriting literals (``Z`` -> ``+00:00`` ...).
-
-    The reverse path gives back the author's lexical forms only if the parser
-    kept them.
-    """
-    previous = rdflib.NORMALIZE_LITERALS
-    rdflib.NORMALIZE_LITERALS = False
-    try:
-        yield
-    finally:
-        rdflib.NORMALIZE_LITERALS = previous
 
 
 def read_dataset(source: str | Path | IO[bytes], fmt: str) -> Dataset:
@@ -72,7 +58,7 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
             doc_iri = document_iri(base, path)
         else:
             raise MifRdfError(f"{name}: the dataset has no mif:location for it; give a base IRI")
-        recovered = recover_memory(dataset.graph(node), name, doc_iri=doc_iri, base=base, path=path)
+        recovered = recover_memory(dataset.graph(node), name, doc_iri=doc_iri, base=base, path=path, template=authored_frontmatter(dataset, name))
         files.append(RecoveredFile(path, render_memory(recovered.frontmatter, recovered.body), recovered.problems))
     return files
 

@@ -17,7 +17,7 @@ EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bundle", type=Path, help="the bundle folder")
-    parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://local/<folder-name>/)")
+    parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
     parser.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
     parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -56,10 +56,13 @@ def format_for(path: Path | None, fmt: str | None) -> str:
 def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
     """Write what may leave the machine (spec 10.2: never ``_local``) and say on stderr what was withheld."""
     from ..push.access import export_bundle, export_policy
+    from ..serialize import ill_typed_literals
 
     policy = export_policy(bundle)
     for item in policy.withheld.values():
         print(f"withheld {item.label}: {item.reason}", file=sys.stderr)
+    for problem in ill_typed_literals(bundle, policy.allows):
+        print(problem, file=sys.stderr)
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
 
 

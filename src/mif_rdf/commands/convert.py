@@ -18,15 +18,16 @@ ORDER = 30
 def register(commands: argparse._SubParsersAction) -> None:
     convert = commands.add_parser("convert", help="markdown <-> JSON-LD projection, and round-trip checks", description="Convert between the markdown and JSON-LD forms of memories (spec section 15).")
     how = convert.add_subparsers(dest="direction", required=True, metavar="DIRECTION")
-    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads.")
+    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.")
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
     to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
+    to_jsonld.add_argument("--root", type=Path, metavar="FOLDER", help="bundle folder of a single memory file (default: the nearest folder above it holding .mif/ or index.md)")
     to_jsonld.add_argument("--include-local", action="store_true", help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)")
     to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
-    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory graph out (N-Quads or JSON-LD), read it back, rebuild the markdown and compare with the original: exit 0 when nothing is lost, 1 otherwise.")
+    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory out (its graph and layout triple as N-Quads, or its .jsonld projection), read it back, rebuild the markdown and compare with the original, key order, list order and spelling included: exit 0 when nothing is lost, 1 otherwise.")
     roundtrip.add_argument("path", type=Path, help="a bundle folder")
     roundtrip.add_argument("--via", choices=("nquads", "jsonld"), default="nquads", help="go through an N-Quads serialization (default) or the JSON-LD projection")
     roundtrip.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
-        docs, problems = jsonld_files(args.path, base_iri=args.base)
+        docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
         if not args.include_local:
             docs, withheld = _without_local(docs)
             problems += withheld

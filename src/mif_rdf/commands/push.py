@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 
 from ..errors import MifRdfError
 from ..push.gsp import Credentials, GraphStore, HttpClient, RetryPolicy, StoreError
+from ..push.access import export_policy
 from ..push.sync import Plan, push_bundle
+from ..serialize import ill_typed_literals
 from . import _common
 
 ORDER = 25
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
     bundle = _common.load(args)
-    for problem in bundle.problems:
+    for problem in [*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)]:
         print(problem, file=sys.stderr)
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
     try:

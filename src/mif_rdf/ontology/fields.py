@@ -9,9 +9,11 @@ coercion, containers).  Facts about the JSON-LD encoding that matter:
   string is an ``xsd:string`` literal even when the schema says
   ``format: date`` (so shapes check the lexical form), an integer is
   ``xsd:integer``, a float ``xsd:double``;
-* an array under a term without a container becomes one RDF list
-  (``rdf:first``/``rdf:rest``); under an ``@set`` term (``tags``, ``aliases``)
-  each item is its own value;
+* an array is one value per item (JSON-LD; the projection passes arrays
+  through as written), nested arrays flattened; only under an ``@list`` term
+  (``reinforcementHistory``) is it one RDF list (``rdf:first``/``rdf:rest``).
+  So one value and a one-item array are the same triples: shapes cannot tell
+  them apart, and "must be a list" is not a rule;
 * a key that is a context term keeps the term's coercion (``created`` is an
   ``xsd:dateTime``, ``uri`` an IRI) and a key meaning ``@type`` becomes
   ``rdf:type`` with vocabulary IRIs;
@@ -88,7 +90,6 @@ class ValueSpec:
     written_as: URIRef | None = None  # the context term's datatype, when the declared type does not fit it
     nested: tuple[FieldSpec, ...] = ()  # an object's own fields
     nested_required: tuple[str, ...] = ()
-    list_item: ValueSpec | None = None  # the value is an RDF list of these
 
     @property
     def ontology_enum(self) -> tuple[Node, ...]:
@@ -125,7 +126,7 @@ def field_spec(name: str, schema: dict[str, Any], ctx: ActiveContext | None = No
         return FieldSpec(name, URIRef(iri), term is not None, array, "json", ValueSpec("any JSON value", (RDF_JSON,)))
     if array:
         item = value_spec(schema.get("items") or {}, term, child)
-        encoding = "value" if container == "@set" else "list"
+        encoding = "list" if container == "@list" else "value"
         return FieldSpec(name, URIRef(iri), term is not None, True, encoding, item)
     return FieldSpec(name, URIRef(iri), term is not None, False, "value", value_spec(schema, term, child))
 
@@ -164,8 +165,8 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
     if types == ["object"]:
         nested = tuple(field_spec(k, v or {}, ctx) for k, v in (schema.get("properties") or {}).items())
         return ValueSpec("a mapping", node_kind=SH.BlankNodeOrIRI, nested=nested, nested_required=tuple(schema.get("required") or ()))
-    if types == ["array"]:
-        return ValueSpec("a list", node_kind=SH.BlankNodeOrIRI, list_item=value_spec(schema.get("items") or {}, None, ctx))
+    if types == ["array"]:  # an array inside an array: JSON-LD flattens it into the outer one
+        return value_spec(schema.get("items") or {}, None, ctx)
     if len(types) != 1:  # no type, or several: a datatype check only when all are scalars
         scalar = bool(types) and all(t in _JSON_DATATYPES for t in types)
         datatypes = tuple(d for t in types for d in _JSON_DATATYPES[t]) if scalar else ()

@@ -70,7 +70,7 @@ _KINDS = {"object": OWL.ObjectProperty, "datatype": OWL.DatatypeProperty}
 def _field_kind(spec: FieldSpec) -> tuple[str | None, URIRef | None]:
     """("object" | "datatype" | None for untyped, the global range it allows)."""
     value = spec.value
-    if (value.node_kind is not None and value.node_kind != SH.Literal) or value.list_item is not None:
+    if value.node_kind is not None and value.node_kind != SH.Literal:
         return "object", None
     if value.owl_range is not None or value.datatypes:
         return "datatype", (None if spec.array else value.owl_range)

@@ -17,7 +17,7 @@ and names where the rule comes from: ``mif:sourceOntology`` (ontology id),
 | ``type`` / ``format`` / ``pattern`` | ``sh:datatype`` (``sh:or`` of what the loader may write), ``sh:pattern`` for formats |
 | ``enum`` | ``sh:in`` the RDF terms the loader writes for those values |
 | a declared type the key's context term does not fit (``strength: {type: string}``, an ``xsd:decimal`` term) | ``sh:nodeKind sh:Literal`` and ``sh:pattern`` on its text (the loader writes an ill-typed literal) |
-| ``type: array`` | the value is an RDF list (or, under ``@set`` terms, each item a value); items checked along ``rdf:rest*/rdf:first`` |
+| ``type: array`` | each item a value, checked like a field (JSON-LD: one value and a one-item array are the same triples); under an ``@list`` term an RDF list, items checked along ``rdf:rest*/rdf:first`` |
 | ``type: object`` with ``properties`` | the nested fields, by longer paths |
 | trait ``requires`` | ``sh:minCount 1`` on the memory's own field (``citations`` ...) |
 """
@@ -199,6 +199,3 @@ class ShapeWriter:
                 holder = BNode()
                 self.g.add((holder, SH.property, inner))
                 self.rule(steps, f"{label} must have '{required}'", origin, f"{name}.{required}", node=holder)
-        if value.list_item is not None:
-            self.rule(steps, f"{label} must be a list", origin, name, **{"or": [self.shape(nil=True), self.shape(first=True)]})
-            self.values(value.list_item, steps + self.items(), f"items of {label}", name, origin)

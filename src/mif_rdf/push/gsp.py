@@ -10,7 +10,7 @@ Standard library only (``urllib``), so pushing needs no extra dependency.
 * Transient faults -- connection refused or reset, 429, 502, 503, 504 -- are
   retried a bounded number of times with exponential backoff (a server's
   ``Retry-After`` is honoured up to the same cap).  Every request we make is
-  idempotent (PUT, DELETE, ``DROP SILENT`` + ``INSERT DATA`` of a whole graph,
+  idempotent (PUT, DELETE, ``DROP SILENT`` + ``INSERT {} WHERE {}`` of a whole graph,
   manifest updates that delete before they insert), so a retry after a lost
   answer cannot duplicate data.
 * Every other fault becomes one :class:`StoreError` subclass with a one-line
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import re
 import time
 import urllib.error
 import urllib.request
@@ -268,13 +269,40 @@ def iri_ref(iri: str) -> str:
     return f"<{iri}>"
 
 
+#: Typed literals Virtuoso 7 cannot take as constants in an update ("No column P730DD",
+#: "Unsupported case in CONVERT"): the request binds them with STRDT in the WHERE clause instead.
+_BOUND_LITERAL = re.compile(rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= \.$)', re.M)
+
+
+def insert_triples(iri: str, ntriples: bytes) -> bytes:
+    """A SPARQL 1.1 Update operation adding N-Triples to a graph: ``INSERT { GRAPH <g> { ... } } WHERE { ... }``.
+
+    Not ``INSERT DATA``: Virtuoso 7 refuses blank nodes there ("SP031: Blank
+    node ... is not allowed in a constant clause"), and every memory graph has
+    some.  In an ``INSERT`` template each blank node label makes one new blank
+    node per solution, and the ``WHERE`` clause has exactly one: the same
+    triples.  Duration literals are bound there (``BIND(STRDT(...))``), the
+    one form of them Virtuoso 7 accepts in an update; every store reads it as
+    the same literal.
+    """
+    binds: list[bytes] = []
+
+    def bound(match: re.Match[bytes]) -> bytes:
+        name = b"?v%d" % len(binds)
+        binds.append(b"BIND(STRDT(%s, <%s>) AS %s) " % (match.group(1), match.group(2), name))
+        return name
+
+    template = _BOUND_LITERAL.sub(bound, ntriples)
+    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode("utf-8") + template + b"} } WHERE { " + b"".join(binds) + b"}\n"
+
+
 class GraphStore:
     """One store: a Graph Store Protocol endpoint, optionally a SPARQL Update endpoint.
 
     Reads always use the Graph Store Protocol (``GET ?graph=``).  Writes use
     ``PUT``/``DELETE ?graph=`` unless an update endpoint is given; then each
-    graph is replaced by one ``DROP SILENT GRAPH`` + ``INSERT DATA`` request
-    (atomic on stores that run an update request as one transaction).
+    graph is replaced by one ``DROP SILENT GRAPH`` + ``INSERT { } WHERE { }``
+    request (atomic on stores that run an update request as one transaction).
     """
 
     def __init__(self, endpoint: str, *, update_endpoint: str | None = None, client: HttpClient | None = None) -> None:
@@ -301,7 +329,7 @@ class GraphStore:
         """Replace the graph's content with these N-Triples."""
         if self.update_endpoint:
             name = iri_ref(iri)
-            self.update(f"DROP SILENT GRAPH {name} ;\nINSERT DATA {{ GRAPH {name} {{\n".encode("utf-8") + ntriples + b"} }\n", f"replace graph {name}")
+            self.update(f"DROP SILENT GRAPH {name} ;\n".encode("utf-8") + insert_triples(iri, ntriples), f"replace graph {name}")
             return
         # N-Triples is a subset of Turtle, and text/turtle is the type every Graph Store accepts.
         self.client.request("PUT", self._graph_url(iri), ntriples, {"Content-Type": "text/turtle; charset=utf-8"}, what=f"PUT graph <{iri}>")

@@ -42,7 +42,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from ..errors import MifRdfError
 from ..identity import graph_iri
 from ..serialize import nquad_line
-from .gsp import GraphStore, Response, iri_ref
+from .gsp import GraphStore, Response, insert_triples, iri_ref
 
 SYNC = "urn:mif-rdf:sync:"
 SYNC_GRAPH, SYNC_HASH, SYNC_OWNER = URIRef(SYNC + "graph"), URIRef(SYNC + "hash"), URIRef(SYNC + "owner")
@@ -177,5 +177,5 @@ def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
     sparql = f"WITH {name} DELETE {{ ?e ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} ?e {iri_ref(SYNC_GRAPH)} ?g ; ?p ?o }}"
     kept = Manifest(after.iri, {g: after.entries[g] for g in changed if g in after.entries}, after.owner)
     if kept.entries:
-        sparql += f" ;\nINSERT DATA {{ GRAPH {name} {{\n{ntriples(kept.triples()).decode('utf-8')}}} }}"
+        sparql += " ;\n" + insert_triples(after.iri, ntriples(kept.triples())).decode("utf-8")
     store.update(sparql.encode("utf-8"), f"update the manifest <{after.iri}>")

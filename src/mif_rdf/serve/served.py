@@ -142,9 +142,10 @@ class ServedBundle:
             self._withheld, self._hidden, self._memory_graphs = policy
             for graph in graphs:
                 self._sync(graph)
-            if links not in graphs:
-                for subject in subjects:
-                    self._sync(links, ox.NamedNode(subject))
+            for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri)):  # the graphs every memory writes into
+                if shared not in graphs:
+                    for subject in subjects:
+                        self._sync(shared, ox.NamedNode(subject))
             self.generation += 1
         return True
 

@@ -94,9 +94,9 @@ def _index_of(bundle: Bundle, record: MemoryRecord, graph: Graph, key: str, item
     """Position in the frontmatter list of the item that became ``node``."""
     reader = GraphReader(graph, record.doc_iri, bundle.base_iri, record.relpath)
     recovered = reader.relationship(node, ctx) if key == "relationships" else reader.properties(node, ctx, key)
-    wanted = canonical_frontmatter({key: [recovered]}, doc_iri=record.doc_iri, base=bundle.base_iri)
+    wanted = canonical_frontmatter({key: [recovered]}, doc_iri=record.doc_iri)
     for index, item in enumerate(items):
-        if canonical_frontmatter({key: [item]}, doc_iri=record.doc_iri, base=bundle.base_iri) == wanted:
+        if canonical_frontmatter({key: [item]}, doc_iri=record.doc_iri) == wanted:
             return index
     return None
 

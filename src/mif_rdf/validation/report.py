@@ -113,8 +113,11 @@ class ValidationReport:
                 graph.add((report, triple[1], triple[2]))
         graph.set((report, RDF.type, SH.ValidationReport))
         graph.set((report, SH.conforms, Literal(self.conforms)))
+        from_shacl = {(shape, str(message)) for result in graph.objects(report, SH.result)
+                      for shape in graph.objects(result, SH.sourceShape) for message in graph.objects(result, SH.resultMessage)}
         for result in self.results:
-            if result.rule and result.rule.startswith(("okf-", "temporal-")):
+            # mif-rdf's own rules (a level, and no SHACL result of that shape and message already in the graph)
+            if result.rule and result.level is not None and (MIFSH[result.rule], result.message) not in from_shacl:
                 node = BNode()
                 graph.add((report, SH.result, node))
                 graph.add((node, RDF.type, SH.ValidationResult))

@@ -13,7 +13,7 @@ from ..bundle import Bundle
 from ..errors import Problem, Severity
 from ..namespaces import MIF
 from ..oxigraph_sink import memory_copy
-from .bundle_rules import bundle_problems
+from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
 from .report import ValidationReport
@@ -63,11 +63,18 @@ def validate(
         results += shacl_problems(bundle, extra_report, level, extra)
         report_graph += extra_report
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+    results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
     shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
     results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
     if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
         results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
+
+
+def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list[Problem]:
+    """Add the IRI-form findings; a "missing" SHACL result for the same value (the graph lacks it) goes."""
+    gone = {(p.path, unindexed(p.key)) for p in unusable}
+    return [p for p in results if (p.path, unindexed(p.key)) not in gone or p.rule == "projection"] + unusable
 
 
 def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto") -> Graph:
