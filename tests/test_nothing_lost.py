@@ -539,3 +539,17 @@ def test_an_endless_answer_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
     with hostile_store(endless) as url, pytest.raises(gsp.StoreFailed, match="over 1 MB"):
         _store(url, timeout=10.0).get_graph("mif://x/#sync-manifest")  # type: ignore[attr-defined]
+
+
+def test_a_config_symlinked_out_of_the_bundle_does_not_set_the_base(tmp_path: Path) -> None:
+    """The bundle identity (and so the default base IRI) never comes from a file outside the bundle."""
+    from mif_rdf.identity import default_base_iri
+
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("bundle_id: stolen-identity\n", encoding="utf-8")
+    root = tmp_path / "b"
+    write_file(root, "a.md", memory_text("a1"))
+    (root / ".mif").mkdir()
+    (root / ".mif" / "config.yaml").symlink_to(outside)
+    assert "stolen-identity" not in default_base_iri(root)
+    assert "stolen-identity" not in load_bundle(root).base_iri

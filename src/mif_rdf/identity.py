@@ -97,12 +97,10 @@ def default_base_iri(root: Path, config: dict[str, Any] | None = None) -> str:
 
 def bundle_config(root: Path) -> dict[str, Any]:
     """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none; its problems are the loader's to report."""
-    from .parse import parse_config  # parse builds on this module
+    from .parse import config_file, parse_config  # parse builds on this module
 
-    for name in ("config.yaml", "config.yml"):
-        if (root / ".mif" / name).is_file():
-            return parse_config(root, f".mif/{name}")[0]
-    return {}
+    relpath = config_file(root, [])  # discovery's rule: a config symlinked out of the bundle is never read
+    return parse_config(root, relpath)[0] if relpath else {}
 
 
 def normalize_base_iri(base: str) -> str:

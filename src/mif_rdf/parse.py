@@ -77,11 +77,7 @@ def discover(root: Path) -> BundleFiles:
     mif_dir = root / ".mif"
     if not mif_dir.is_dir() or mif_dir.is_symlink():  # a symlinked .mif was reported by the walk
         return found
-    for name in ("config.yaml", "config.yml"):
-        relpath = f".mif/{name}"
-        if os.path.lexists(root / relpath) and _readable_config(root, relpath, found):
-            found.config = relpath
-            break
+    found.config = config_file(root, found.problems)
     if (root / ENTITIES_DIR).is_symlink():
         found.problems.append(Problem(ENTITIES_DIR, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
     elif (root / ENTITIES_DIR).is_dir():
@@ -93,17 +89,34 @@ def _is_concept_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".") and name not in RESERVED_NAMES
 
 
-def _readable_config(root: Path, relpath: str, found: BundleFiles) -> bool:
+def config_file(root: Path, problems: list[Problem]) -> str | None:
+    """The bundle-relative path of ``.mif/config.yaml`` (or ``.yml``) when it may be read, else None.
+
+    The symlink rule of :func:`discover` applies: ``.mif`` must be a real
+    folder, and the config a regular file or a symlink to one inside the
+    bundle.  Why it may not be read goes to ``problems``.
+    """
+    root = root.resolve()
+    if not (root / ".mif").is_dir() or (root / ".mif").is_symlink():
+        return None
+    for name in ("config.yaml", "config.yml"):
+        relpath = f".mif/{name}"
+        if os.path.lexists(root / relpath):
+            return relpath if _readable_config(root, relpath, problems) else None
+    return None
+
+
+def _readable_config(root: Path, relpath: str, problems: list[Problem]) -> bool:
     """Whether the config file may be read: a regular file, or a symlink to one inside the bundle."""
     path = root / relpath
     if path.is_symlink():
         if not _inside(path, root) or not path.is_file():
-            found.problems.append(Problem(relpath, "symlink points outside the bundle (or to no regular file); not read", Severity.WARNING, rule="discovery"))
+            problems.append(Problem(relpath, "symlink points outside the bundle (or to no regular file); not read", Severity.WARNING, rule="discovery"))
             return False
         return True
     kind = _special_kind(path.lstat().st_mode)
     if kind is not None:
-        found.problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
+        problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
         return False
     return True
 
