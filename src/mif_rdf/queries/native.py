@@ -45,13 +45,12 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Callable, NamedTuple, Sequence
 
-from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
-from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
 from ..bundle import Bundle, no_cyclic_gc
-from ..oxigraph_sink import OxigraphSink, oxigraph_store
+from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
 from ..pipeline import usable_cores
 from ..errors import MifRdfError
 from .results import Table, python_value
@@ -152,7 +151,7 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
         return None
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
-    options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **_dataset_of(graph)}
+    options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **query_dataset(graph)}
 
     def tsv(text: str) -> tuple[tuple[str, ...], str]:
         try:
@@ -206,22 +205,12 @@ def _part_count() -> int:
     return min(MAX_PARTS, usable_cores())
 
 
-def _dataset_of(graph: Graph) -> dict[str, Any]:
-    """The default graph rdflib would ask for (its ``query_graph``): the union, the default context, or the graph itself."""
-    if graph.default_union:
-        return {"use_default_graph_as_union": True}
-    identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
-    return {"default_graph": _to_ox(identifier)}
-
-
 def _prefixes(graph: Graph) -> dict[str, str]:
     """The graph's bound prefixes, then the predeclared ones (as rdflib hands them to oxrdflib)."""
     return {**{prefix: str(namespace) for prefix, namespace in graph.store.namespaces()}, **INIT_NS}
 
 
 def _to_ox(term: Node) -> Any:
-    if term == DATASET_DEFAULT_GRAPH_ID:
-        return ox.DefaultGraph()
     try:
         return OxigraphSink.term(term)
     except TypeError:
