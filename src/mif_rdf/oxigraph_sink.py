@@ -109,15 +109,18 @@ def oxigraph_store(graph: object) -> Any:
 
 
 def query_dataset(graph: Graph) -> dict[str, Any]:
-    """The default graph rdflib would ask Oxigraph for (its ``query_graph``), as ``Store.query`` options.
+    """The default graph rdflib would ask Oxigraph for (its ``query_graph``), as ``Store.query`` options."""
+    name = _graph_name(graph)
+    return {"use_default_graph_as_union": True} if name is None else {"default_graph": name}
 
-    The union of every graph for a Dataset that queries its union, else its
-    default context, or the named graph itself.
-    """
+
+def _graph_name(graph: Graph) -> Any:
+    """The pyoxigraph graph name of ``graph``: None for a Dataset that reads its union, else its default
+    context (a Dataset) or its own name (a named graph)."""
     if graph.default_union:
-        return {"use_default_graph_as_union": True}
+        return None
     identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
-    return {"default_graph": ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)}
+    return ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)
 
 
 def rdflib_terms() -> Callable[[Any], Any]:
@@ -151,20 +154,21 @@ def rdflib_terms() -> Callable[[Any], Any]:
     return term
 
 
-def memory_copy(dataset: Dataset) -> Graph | None:
-    """The union of an Oxigraph-backed dataset as an rdflib memory Graph, or None for other stores.
+def memory_copy(graph: Graph) -> Graph | None:
+    """An Oxigraph-backed graph (a Dataset: its union) as an rdflib memory Graph, or None for other stores.
 
-    For pyshacl, which asks one triple pattern at a time: oxrdflib answers
-    each by converting every term it returns, many times slower than one bulk
+    For code that asks one triple pattern at a time (pyshacl, the report's
+    key paths): oxrdflib answers each by converting every term it returns,
+    with rdflib's literal normalization, many times slower than one bulk
     read.  The terms are those of :func:`rdflib_terms` (lexical forms kept).
     mif-rdf's own SHACL engine reads the store directly and needs no copy.
     """
-    inner = oxigraph_store(dataset)
+    inner = oxigraph_store(graph)
     if inner is None:
         return None
     term = rdflib_terms()
     copy = Graph()
-    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, None))
+    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, _graph_name(graph)))
     return copy
 
 

@@ -17,6 +17,7 @@ from rdflib.namespace import RDF
 from ..bundle import Bundle, MemoryRecord
 from ..context import ActiveContext, mif_context
 from ..identity import relativize, target_spelling
+from ..oxigraph_sink import memory_copy
 from ..reverse import GraphReader, literal_value
 from ..roundtrip import canonical_frontmatter
 
@@ -36,7 +37,8 @@ def owner(bundle: Bundle, focus: Any) -> MemoryRecord | None:
 
 def key_path(bundle: Bundle, record: MemoryRecord, focus: Any, predicate: Any) -> str:
     """``temporal.decay.model``-style path of ``predicate`` on ``focus`` in ``record``."""
-    graph = bundle.graph(record.id)
+    stored = bundle.graph(record.id)
+    graph = memory_copy(stored) or stored  # Oxigraph: the literals as stored (oxrdflib would normalize them)
     steps = _steps_to(graph, URIRef(record.iri), focus)
     ctx: ActiveContext = mif_context()
     parts: list[str] = []
