@@ -239,20 +239,22 @@ class Evaluator:
     def values(self, focus: Any, path: URIRef) -> list[Any]:
         return self.index.get(path, {}).get(focus, [])
 
-    def passes(self, constraint: Constraint, value: Any) -> bool:
+    def passes(self, constraint: Constraint, value: Any, term: Any) -> bool:
+        """Whether ``value`` (``term`` as rdflib's) meets ``constraint``."""
         if constraint.alternatives is not None:
             return any(next(iter(self.violations(alt, value)), None) is None for alt in constraint.alternatives)
         if constraint.negated is not None:
             return next(iter(self.violations(constraint.negated, value)), None) is not None
-        return constraint.check(self.term(value))  # type: ignore[misc]
+        return constraint.check(term)  # type: ignore[misc]
 
     def violations(self, shape: Shape, focus: Any) -> Iterable[tuple[Shape, Any, Any, URIRef]]:
         """(shape, focus, value or None, component) for every failure of ``shape`` on ``focus``."""
         if shape.path is None:
-            if shape.has_value is not None and self.term(focus) != shape.has_value:
+            term = self.term(focus)
+            if shape.has_value is not None and term != shape.has_value:
                 yield shape, focus, focus, SH.HasValueConstraintComponent
             for constraint in shape.constraints:
-                if not self.passes(constraint, focus):
+                if not self.passes(constraint, focus, term):
                     yield shape, focus, focus, constraint.component
             for prop in shape.properties:
                 yield from self.violations(prop, focus)
@@ -264,10 +266,12 @@ class Evaluator:
             yield shape, focus, None, SH.MaxCountConstraintComponent
         if shape.has_value is not None and shape.has_value not in map(self.term, values):
             yield shape, focus, None, SH.HasValueConstraintComponent
-        for constraint in shape.constraints:
-            for value in values:
-                if not self.passes(constraint, value):
-                    yield shape, focus, value, constraint.component
+        if shape.constraints:
+            terms = list(map(self.term, values))  # each value converted once for all the constraints
+            for constraint in shape.constraints:
+                for value, term in zip(values, terms):
+                    if not self.passes(constraint, value, term):
+                        yield shape, focus, value, constraint.component
         for prop in shape.properties:
             for value in values:
                 yield from self.violations(prop, value)
