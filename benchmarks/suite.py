@@ -19,6 +19,9 @@ Rows (target in brackets, from the performance issue):
 * cold load, memory store      vs the pyld path                                      [>= 2.5x]
 * warm reload (cache), both stores, and one changed file, vs the cold load           [>= 3x; Oxigraph <= 0.5 s]
 * SHACL level 3 + OKF          vs one pyshacl run (the results must be identical)    [>= 5x]
+* validation, Oxigraph store   vs the package before issue 19 (it copied the store into rdflib), run from
+                               a ``git archive`` of that commit in the same run; the findings must equal
+                               the memory store's                                     [>= 3x]
 * reasoning, fast profile      vs owlrl's OWL 2 RL closure on the links graph
 * query helpers (all, one run) on Oxigraph vs rdflib's engine
 """
@@ -28,6 +31,7 @@ import argparse
 import gc
 import hashlib
 import json
+import os
 import random
 import resource
 import shutil
@@ -163,6 +167,11 @@ for _store in ("default", "Oxigraph"):
 
 
 # -- validation, reasoning, queries ---------------------------------------------------------
+def _digest(found: list[str]) -> dict[str, Any]:
+    """How many findings, and a digest of them: equal digests, equal results."""
+    return {"results": len(found), "digest": hashlib.sha256("\n".join(found).encode()).hexdigest()}
+
+
 def _validation(data: Path, engine: str) -> dict[str, Any]:
     from rdflib.namespace import SH
 
@@ -173,7 +182,7 @@ def _validation(data: Path, engine: str) -> dict[str, Any]:
     report, seconds = timed(lambda: shacl_report(bundle.dataset, shapes, engine))  # type: ignore[arg-type]
     keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
     found = sorted(repr(tuple(report.value(r, k) for k in keys)) for r in report.subjects(SH.resultSeverity, None))
-    return {"seconds": seconds, "results": len(found), "digest": hashlib.sha256("\n".join(found).encode()).hexdigest()}
+    return {"seconds": seconds, **_digest(found)}
 
 
 @measure("validate-engine")
@@ -227,14 +236,27 @@ def queries_memory(data: Path) -> dict[str, Any]:
     return _queries(data, "default")
 
 
-@measure("validate-oxigraph")
-def validate_oxigraph(data: Path) -> dict[str, Any]:
-    """The scale case: the full validation (shapes and bundle rules) of a bundle in the Oxigraph store."""
+def _full_validation(data: Path, store: str) -> dict[str, Any]:
+    """The whole validation (shapes, key paths, bundle rules) of the bundle in ``store``, with a digest of its findings."""
     from mif_rdf.validation.run import validate
 
-    bundle = loaded(data, "Oxigraph")
+    bundle = loaded(data, store)
     report, seconds = timed(lambda: validate(bundle, 3))
-    return {"seconds": seconds, "results": len(report.results)}
+    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+
+
+@measure("validate-oxigraph")
+def validate_oxigraph(data: Path) -> dict[str, Any]:
+    """The scale case: the full validation of a bundle in the Oxigraph store.
+
+    Also run with the package as it was before issue 19 (:data:`BEFORE`), which copied the store into rdflib.
+    """
+    return _full_validation(data, "Oxigraph")
+
+
+@measure("validate-memory")
+def validate_memory(data: Path) -> dict[str, Any]:
+    return _full_validation(data, "default")
 
 
 # -- the table --------------------------------------------------------------------------
@@ -250,6 +272,7 @@ ROWS = [
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
     ("one file changed, Oxigraph store", "cache-one-changed-oxigraph", "load-oxigraph", "faster", ""),
     ("SHACL level 3 + OKF (same results)", "validate-engine", "validate-pyshacl", "faster", ">= 5x pyshacl"),
+    ("validation, Oxigraph store / before issue 19 (copy into rdflib)", "validate-oxigraph", "validate-oxigraph-before", "faster", ">= 3x"),
     ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
     ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", "each < 1 s at 100k"),
 ]
@@ -258,26 +281,49 @@ ROWS = [
 ORDER = [
     "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
-    "validate-engine", "validate-pyshacl", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
+    "validate-engine", "validate-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
 ]
-SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "queries-oxigraph"]
+SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before", "queries-oxigraph"]
 SCALE_ROWS = [
     ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
-    ("validation, level 3, Oxigraph store", "validate-oxigraph", None, "", "fits in 24 GiB"),
+    ("validation, level 3, Oxigraph store / before issue 19", "validate-oxigraph", "validate-oxigraph-before", "faster", "<= 60 s, half the memory"),
     ("query helpers, all, Oxigraph store", "queries-oxigraph", None, "", "each < 1 s"),
 ]
 
 
+#: The package before issue 19 (validation on Oxigraph read a copy of the store in rdflib): the baseline of
+#: the measurements named ``<measure>-before``, run from a ``git archive`` of that commit in the same run.
+BEFORE = "3c9b03a"
+
+
 def run_measure(name: str, data: Path) -> dict[str, Any]:
-    """One measurement in a fresh process; its result plus that process's peak memory."""
-    done = subprocess.run([sys.executable, __file__, "--measure", name, "--data", str(data)], capture_output=True, text=True)
+    """One measurement in a fresh process; its result plus that process's peak memory.
+
+    ``<measure>-before`` runs ``<measure>`` with the package as it was at :data:`BEFORE`.
+    """
+    measure_name, env = name, None
+    if name.endswith("-before"):
+        measure_name, env = name[: -len("-before")], {**os.environ, "PYTHONPATH": str(source_at(BEFORE, data))}
+    done = subprocess.run([sys.executable, __file__, "--measure", measure_name, "--data", str(data)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise SystemExit(f"measurement {name} failed:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"  {name:<28} {result['seconds']:9.2f} s   peak {result['peak_gib']:5.2f} GiB", file=sys.stderr, flush=True)
     return result
+
+
+def source_at(revision: str, data: Path) -> Path:
+    """The package's source folder as it was at ``revision`` (with its data folders), extracted under ``data``."""
+    target = data / f"source-{revision}"
+    if not (target / "src").is_dir():
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", revision, "src", "context", "shapes", "ontologies"], capture_output=True)
+        if archive.returncode != 0:
+            raise SystemExit(f"cannot read commit {revision} of this repository: {archive.stderr.decode(errors='replace').strip()}")
+        target.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
 
 
 def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, dict[str, Any]], size: int) -> str:
@@ -360,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scale:
         same = results["validate-engine"]["digest"] == results["validate-pyshacl"]["digest"]
         print(f"\nSHACL results identical to pyshacl: {same} ({results['validate-engine']['results']} results)")
+        stores = results["validate-oxigraph"]["digest"] == results["validate-memory"]["digest"]
+        same = same and stores
+        print(f"validation findings identical on Oxigraph and the memory store: {stores} "
+              f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: {results['validate-oxigraph-before']['results']})")
         print(f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
         floor = results["oxigraph-floor"]
         print(f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process")
