@@ -476,12 +476,12 @@ class _Versions:
         self.about: dict[str, dict[str, Any]] = {}  # the versions that are nodes of the bundle
         self.supersedes: dict[str, set[str]] = {}
         self.superseded_by: dict[str, set[str]] = {}
-        for row in _select(graph, query, ("x", "y", "path", "title"), start=start).rows():
-            if row["path"] is not None:
-                self.about[row["x"]] = {"memory": row["x"], "path": row["path"], "title": row["title"]}
-            if row["y"] is not None:
-                self.supersedes.setdefault(row["x"], set()).add(row["y"])
-                self.superseded_by.setdefault(row["y"], set()).add(row["x"])
+        for x, y, path, title in zip(*_select(graph, query, ("x", "y", "path", "title"), start=start).values):
+            if path is not None:
+                self.about[x] = {"memory": x, "path": path, "title": title}
+            if y is not None:
+                self.supersedes.setdefault(x, set()).add(y)
+                self.superseded_by.setdefault(y, set()).add(x)
 
     def offsets(self) -> dict[str, int]:
         """Each version's signed distance from the start: newer ones positive, older ones negative."""
