@@ -2,13 +2,14 @@
 
 ``make bench`` runs it on 10,000 generated memories (every field family, 5 %
 of them with a seeded SHACL violation); ``make bench-scale`` runs the
-100,000-memory cases.  Every measurement runs in a fresh Python process, so
+100,000-memory cases, then validation at 10,000 and 30,000 memories
+(``--growth``) for one table of its growth.  Every measurement runs in a fresh Python process, so
 the peak memory printed is that measurement's own and no case warms another
 (only the operating system's file cache is shared, equally by all).  The
 machine is small and noisy: the ratios are the result, seconds are for the
 record.  Usage::
 
-    python benchmarks/suite.py [--count N] [--data DIR] [--scale]
+    python benchmarks/suite.py [--count N] [--data DIR] [--scale [--growth 10000,30000]]
     python benchmarks/suite.py --measure CASE --data DIR    # one measurement, prints JSON
 
 Rows (target in brackets, from the performance issue):
@@ -24,6 +25,8 @@ Rows (target in brackets, from the performance issue):
                                the memory store's                                     [>= 3x]
 * reasoning, fast profile      vs owlrl's OWL 2 RL closure on the links graph
 * query helpers (all, one run) on Oxigraph vs rdflib's engine
+* query helpers as Arrow tables vs Oxigraph's own evaluation of the queries they send, results
+  serialized (and a table of each helper)                                          [each <= 1.5x at 100k]
 """
 from __future__ import annotations
 
@@ -401,6 +404,24 @@ def helper_table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: What the growth table measures at each smaller size (the cache first: validation runs on the on-disk store, as at full size).
+GROWTH_ORDER = ["cache-prime-oxigraph", "validate-oxigraph", "validate-oxigraph-before"]
+
+
+def growth_table(growth: dict[int, dict[str, dict[str, Any]]]) -> str:
+    """Validation on the Oxigraph store at each size, against the package before issue 19: linear growth shows
+    as a steady time per 1,000 memories."""
+    lines = [
+        "| memories | validation | per 1,000 memories | peak memory | before issue 19 | its peak memory | faster |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in sorted(growth):
+        ours, before = growth[size]["validate-oxigraph"], growth[size]["validate-oxigraph-before"]
+        lines.append(f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} GiB "
+                     f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | {before['seconds'] / ours['seconds']:.1f}x |")
+    return "\n".join(lines)
+
+
 def prepare(data: Path, count: int, seed: int) -> None:
     """A generated bundle with seeded violations, reused when ``data`` already holds one."""
     from mif_rdf.markdown import render_memory, split_frontmatter
@@ -434,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, help="working folder to (re)use; default: a temporary folder")
     parser.add_argument("--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries")
+    parser.add_argument("--growth", default="10000,30000",
+                        help="with --scale: smaller bundles whose validation is also timed, to show its growth (default 10000,30000)")
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -455,6 +478,12 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, dict[str, Any]] = {}
         for name in order:
             results[name] = run_measure(name, data)
+        growth = {count: results}
+        if args.scale:
+            for size in sorted(int(n) for n in args.growth.split(",") if n.strip() and int(n) < count):
+                folder = data / f"growth-{size}"
+                prepare(folder, size, args.seed)
+                growth[size] = {name: run_measure(name, folder) for name in GROWTH_ORDER}
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)
@@ -475,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if same else 1
     print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
     print("\n" + helper_table(results))
+    print("\n" + growth_table(growth))
     return 0
 
 
