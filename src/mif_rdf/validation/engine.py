@@ -218,7 +218,8 @@ class Data:
         """(subject, object) of every triple with ``predicate``."""
         if self.store is None:
             return ((s, o) for s, _, o in self.graph.triples((None, predicate, None)))
-        return ((row[0], row[1]) for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s <{predicate}> ?o }}", **self.options))
+        iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
+        return ((row[0], row[1]) for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options))
 
 
 def _same_term(term: Any) -> Any:
