@@ -43,7 +43,7 @@ class Columns:
 
     def __init__(self, names: Sequence[str], values: Sequence[Sequence[Any]], height: int | None = None) -> None:
         self.names = tuple(names)
-        self.values = [list(column) for column in values] if values else [[] for _ in self.names]
+        self.values = [column if isinstance(column, list) else list(column) for column in values] if values else [[] for _ in self.names]
         self.height = height if height is not None else (len(self.values[0]) if self.values else 0)
 
     @classmethod
