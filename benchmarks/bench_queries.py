@@ -51,7 +51,10 @@ def _when(value: object) -> datetime:
 
 
 def helper_calls(bundle: Any) -> dict[str, Callable[[], Any]]:
-    """Every helper with arguments drawn from the bundle, the same on every store (same files, same seed)."""
+    """Every helper with arguments drawn from the bundle, the same on every store (same files, same seed).
+
+    Each call passes its keywords on to the helper (``as_="arrow"``).
+    """
     from mif_rdf import queries as q
 
     memories = sorted(bundle.memories.values(), key=lambda m: m.relpath)
@@ -62,22 +65,22 @@ def helper_calls(bundle: Any) -> dict[str, Callable[[], Any]]:
     start = next(m.iri for m in memories if len(m.frontmatter.get("relationships", [])) >= 3)
     old = next(r["target"] for m in memories for r in m.frontmatter.get("relationships", []) if r["type"] == "supersedes" and r["target"].startswith("urn:mif:"))
     return {
-        "memories_of_type": lambda: q.memories_of_type(bundle, "procedural"),
-        "memories_in_namespace": lambda: q.memories_in_namespace(bundle, "_semantic"),
-        "memories_with_tag": lambda: q.memories_with_tag(bundle, tag),
-        "memories_about": lambda: q.memories_about(bundle, entity),
-        "memories_between": lambda: q.memories_between(bundle, times[len(times) * 2 // 5], times[len(times) * 9 // 20]),
-        "valid_at": lambda: q.valid_at(bundle, middle),
-        "valid_at known_at": lambda: q.valid_at(bundle, middle, known_at=middle - timedelta(days=1)),
-        "recorded_by": lambda: q.recorded_by(bundle, middle),
-        "freshness": lambda: q.freshness(bundle, times[-1] + timedelta(days=30)),
-        "neighbours out depth 2": lambda: q.neighbours(bundle, start, depth=2),
-        "neighbours relates-to both 2": lambda: q.neighbours(bundle, start, "relates-to", direction="both", depth=2),
-        "supersession_chain": lambda: q.supersession_chain(bundle, old),
-        "current_version": lambda: q.current_version(bundle, old),
-        "conflicts": lambda: q.conflicts(bundle),
-        "trusted": lambda: q.trusted(bundle, "verified", 0.9),
-        "relationship_edges": lambda: q.relationship_edges(bundle),
+        "memories_of_type": lambda **shape: q.memories_of_type(bundle, "procedural", **shape),
+        "memories_in_namespace": lambda **shape: q.memories_in_namespace(bundle, "_semantic", **shape),
+        "memories_with_tag": lambda **shape: q.memories_with_tag(bundle, tag, **shape),
+        "memories_about": lambda **shape: q.memories_about(bundle, entity, **shape),
+        "memories_between": lambda **shape: q.memories_between(bundle, times[len(times) * 2 // 5], times[len(times) * 9 // 20], **shape),
+        "valid_at": lambda **shape: q.valid_at(bundle, middle, **shape),
+        "valid_at known_at": lambda **shape: q.valid_at(bundle, middle, known_at=middle - timedelta(days=1), **shape),
+        "recorded_by": lambda **shape: q.recorded_by(bundle, middle, **shape),
+        "freshness": lambda **shape: q.freshness(bundle, times[-1] + timedelta(days=30), **shape),
+        "neighbours out depth 2": lambda **shape: q.neighbours(bundle, start, depth=2, **shape),
+        "neighbours relates-to both 2": lambda **shape: q.neighbours(bundle, start, "relates-to", direction="both", depth=2, **shape),
+        "supersession_chain": lambda **shape: q.supersession_chain(bundle, old, **shape),
+        "current_version": lambda **shape: q.current_version(bundle, old, **shape),
+        "conflicts": lambda **shape: q.conflicts(bundle, **shape),
+        "trusted": lambda **shape: q.trusted(bundle, "verified", 0.9, **shape),
+        "relationship_edges": lambda **shape: q.relationship_edges(bundle, **shape),
     }
 
 

@@ -2,13 +2,14 @@
 
 ``make bench`` runs it on 10,000 generated memories (every field family, 5 %
 of them with a seeded SHACL violation); ``make bench-scale`` runs the
-100,000-memory cases.  Every measurement runs in a fresh Python process, so
+100,000-memory cases, then validation at 10,000 and 30,000 memories
+(``--growth``) for one table of its growth.  Every measurement runs in a fresh Python process, so
 the peak memory printed is that measurement's own and no case warms another
 (only the operating system's file cache is shared, equally by all).  The
 machine is small and noisy: the ratios are the result, seconds are for the
 record.  Usage::
 
-    python benchmarks/suite.py [--count N] [--data DIR] [--scale]
+    python benchmarks/suite.py [--count N] [--data DIR] [--scale [--growth 10000,30000]]
     python benchmarks/suite.py --measure CASE --data DIR    # one measurement, prints JSON
 
 Rows (target in brackets, from the performance issue):
@@ -19,8 +20,13 @@ Rows (target in brackets, from the performance issue):
 * cold load, memory store      vs the pyld path                                      [>= 2.5x]
 * warm reload (cache), both stores, and one changed file, vs the cold load           [>= 3x; Oxigraph <= 0.5 s]
 * SHACL level 3 + OKF          vs one pyshacl run (the results must be identical)    [>= 5x]
+* validation, Oxigraph store   vs the package before issue 19 (it copied the store into rdflib), run from
+                               a ``git archive`` of that commit in the same run; the findings must equal
+                               the memory store's                                     [>= 3x]
 * reasoning, fast profile      vs owlrl's OWL 2 RL closure on the links graph
 * query helpers (all, one run) on Oxigraph vs rdflib's engine
+* query helpers as Arrow tables vs Oxigraph's own evaluation of the queries they send, results
+  serialized (and a table of each helper)                                          [each <= 1.5x at 100k]
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ import argparse
 import gc
 import hashlib
 import json
+import os
 import random
 import resource
 import shutil
@@ -163,6 +170,11 @@ for _store in ("default", "Oxigraph"):
 
 
 # -- validation, reasoning, queries ---------------------------------------------------------
+def _digest(found: list[str]) -> dict[str, Any]:
+    """How many findings, and a digest of them: equal digests, equal results."""
+    return {"results": len(found), "digest": hashlib.sha256("\n".join(found).encode()).hexdigest()}
+
+
 def _validation(data: Path, engine: str) -> dict[str, Any]:
     from rdflib.namespace import SH
 
@@ -173,7 +185,7 @@ def _validation(data: Path, engine: str) -> dict[str, Any]:
     report, seconds = timed(lambda: shacl_report(bundle.dataset, shapes, engine))  # type: ignore[arg-type]
     keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
     found = sorted(repr(tuple(report.value(r, k) for k in keys)) for r in report.subjects(SH.resultSeverity, None))
-    return {"seconds": seconds, "results": len(found), "digest": hashlib.sha256("\n".join(found).encode()).hexdigest()}
+    return {"seconds": seconds, **_digest(found)}
 
 
 @measure("validate-engine")
@@ -205,16 +217,14 @@ def reason_owlrl(data: Path) -> dict[str, Any]:
     return {"seconds": seconds, "inferred": len(inferred)}
 
 
-def _queries(data: Path, store: str) -> dict[str, Any]:
+def _queries(data: Path, store: str, **shape: str) -> dict[str, Any]:
+    """Every helper once (``shape``: its ``as_``), each timed."""
     sys.path.insert(0, str(HERE))
     from bench_queries import helper_calls
 
     bundle = loaded(data, store)
-    calls = helper_calls(bundle)
-    seconds: dict[str, float] = {}
-    for name, call in calls.items():
-        seconds[name] = timed(call)[1]
-    return {"seconds": sum(seconds.values()), "slowest": max(seconds, key=seconds.__getitem__), "max": max(seconds.values())}
+    seconds = {name: timed(lambda: call(**shape))[1] for name, call in helper_calls(bundle).items()}
+    return {"seconds": sum(seconds.values()), "slowest": max(seconds, key=seconds.__getitem__), "max": max(seconds.values()), "each": seconds}
 
 
 @measure("queries-oxigraph")
@@ -222,19 +232,79 @@ def queries_oxigraph(data: Path) -> dict[str, Any]:
     return _queries(data, "Oxigraph")
 
 
+@measure("queries-oxigraph-arrow")
+def queries_oxigraph_arrow(data: Path) -> dict[str, Any]:
+    import pyarrow
+
+    pyarrow.table({"warm": ["up"]})  # pyarrow's import and first table (about a second) are not the first helper's time
+    return _queries(data, "Oxigraph", as_="arrow")
+
+
+@measure("queries-oxigraph-floor")
+def queries_oxigraph_floor(data: Path) -> dict[str, Any]:
+    """Oxigraph's own evaluation of each helper's queries, results serialized as TSV: what a helper cannot beat.
+
+    The queries are those the helper sends (recorded on one run, parts of a
+    split query included), then run again straight on the store, one after
+    the other.
+    """
+    import pyoxigraph as ox
+
+    from mif_rdf.queries import native
+
+    sys.path.insert(0, str(HERE))
+    from bench_queries import helper_calls
+
+    bundle = loaded(data, "Oxigraph")
+    store = native.oxigraph_store(bundle.dataset)
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def query(self, text: str, **options: Any) -> Any:
+            sent.append((text, options))
+            return store.query(text, **options)
+
+    native.oxigraph_store = lambda graph: Recorder()  # type: ignore[assignment]
+
+    def evaluate() -> None:
+        for text, options in queries:
+            store.query(text, **options).serialize(format=ox.QueryResultsFormat.TSV)
+
+    seconds = {}
+    for name, call in helper_calls(bundle).items():
+        sent.clear()
+        call()
+        queries = list(sent)
+        seconds[name] = timed(evaluate)[1]
+    return {"seconds": sum(seconds.values()), "each": seconds}
+
+
 @measure("queries-memory")
 def queries_memory(data: Path) -> dict[str, Any]:
     return _queries(data, "default")
 
 
-@measure("validate-oxigraph")
-def validate_oxigraph(data: Path) -> dict[str, Any]:
-    """The scale case: the full validation (shapes and bundle rules) of a bundle in the Oxigraph store."""
+def _full_validation(data: Path, store: str) -> dict[str, Any]:
+    """The whole validation (shapes, key paths, bundle rules) of the bundle in ``store``, with a digest of its findings."""
     from mif_rdf.validation.run import validate
 
-    bundle = loaded(data, "Oxigraph")
+    bundle = loaded(data, store)
     report, seconds = timed(lambda: validate(bundle, 3))
-    return {"seconds": seconds, "results": len(report.results)}
+    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+
+
+@measure("validate-oxigraph")
+def validate_oxigraph(data: Path) -> dict[str, Any]:
+    """The scale case: the full validation of a bundle in the Oxigraph store.
+
+    Also run with the package as it was before issue 19 (:data:`BEFORE`), which copied the store into rdflib.
+    """
+    return _full_validation(data, "Oxigraph")
+
+
+@measure("validate-memory")
+def validate_memory(data: Path) -> dict[str, Any]:
+    return _full_validation(data, "default")
 
 
 # -- the table --------------------------------------------------------------------------
@@ -250,34 +320,62 @@ ROWS = [
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
     ("one file changed, Oxigraph store", "cache-one-changed-oxigraph", "load-oxigraph", "faster", ""),
     ("SHACL level 3 + OKF (same results)", "validate-engine", "validate-pyshacl", "faster", ">= 5x pyshacl"),
+    ("validation, Oxigraph store / before issue 19 (copy into rdflib)", "validate-oxigraph", "validate-oxigraph-before", "faster", ">= 3x"),
     ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
-    ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", "each < 1 s at 100k"),
+    ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", ""),
+    ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x at 100k"),
 ]
 #: The cache entries first (later measurements load through them: warm loads are the same bundle),
 #: the one-changed-file cases last (they edit a file).
 ORDER = [
     "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
-    "validate-engine", "validate-pyshacl", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
+    "validate-engine", "validate-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
+    "queries-oxigraph-arrow", "queries-oxigraph-floor",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
 ]
-SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "queries-oxigraph"]
+SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before", "queries-oxigraph",
+               "queries-oxigraph-arrow", "queries-oxigraph-floor"]
 SCALE_ROWS = [
     ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
-    ("validation, level 3, Oxigraph store", "validate-oxigraph", None, "", "fits in 24 GiB"),
-    ("query helpers, all, Oxigraph store", "queries-oxigraph", None, "", "each < 1 s"),
+    ("validation, level 3, Oxigraph store / before issue 19", "validate-oxigraph", "validate-oxigraph-before", "faster", "<= 60 s, half the memory"),
+    ("query helpers, all, Oxigraph store", "queries-oxigraph", None, "", ""),
+    ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x"),
 ]
 
 
+#: The package before issue 19 (validation on Oxigraph read a copy of the store in rdflib): the baseline of
+#: the measurements named ``<measure>-before``, run from a ``git archive`` of that commit in the same run.
+BEFORE = "3c9b03a"
+
+
 def run_measure(name: str, data: Path) -> dict[str, Any]:
-    """One measurement in a fresh process; its result plus that process's peak memory."""
-    done = subprocess.run([sys.executable, __file__, "--measure", name, "--data", str(data)], capture_output=True, text=True)
+    """One measurement in a fresh process; its result plus that process's peak memory.
+
+    ``<measure>-before`` runs ``<measure>`` with the package as it was at :data:`BEFORE`.
+    """
+    measure_name, env = name, None
+    if name.endswith("-before"):
+        measure_name, env = name[: -len("-before")], {**os.environ, "PYTHONPATH": str(source_at(BEFORE, data))}
+    done = subprocess.run([sys.executable, __file__, "--measure", measure_name, "--data", str(data)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise SystemExit(f"measurement {name} failed:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"  {name:<28} {result['seconds']:9.2f} s   peak {result['peak_gib']:5.2f} GiB", file=sys.stderr, flush=True)
     return result
+
+
+def source_at(revision: str, data: Path) -> Path:
+    """The package's source folder as it was at ``revision`` (with its data folders), extracted under ``data``."""
+    target = data / f"source-{revision}"
+    if not (target / "src").is_dir():
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", revision, "src", "context", "shapes", "ontologies"], capture_output=True)
+        if archive.returncode != 0:
+            raise SystemExit(f"cannot read commit {revision} of this repository: {archive.stderr.decode(errors='replace').strip()}")
+        target.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
 
 
 def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, dict[str, Any]], size: int) -> str:
@@ -294,6 +392,33 @@ def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, 
             base_text = f"{base:,.2f} s"
             ratio = f"{mine['seconds'] / base:.2f}x the floor" if reads == "over" else f"{base / mine['seconds']:.1f}x faster"
         lines.append(f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | {mine['peak_gib']:.2f} GiB |")
+    return "\n".join(lines)
+
+
+def helper_table(results: dict[str, dict[str, Any]]) -> str:
+    """Each helper: as a Table, as an Arrow table, and Oxigraph's own evaluation of its queries (same run)."""
+    lines = ["| helper | Table | Arrow | Oxigraph's evaluation | Arrow / evaluation |", "|---|---:|---:|---:|---:|"]
+    rows, arrow, floor = (results[name]["each"] for name in ("queries-oxigraph", "queries-oxigraph-arrow", "queries-oxigraph-floor"))
+    for name in rows:
+        lines.append(f"| {name} | {rows[name]:.3f} s | {arrow[name]:.3f} s | {floor[name]:.3f} s | {arrow[name] / max(floor[name], 1e-6):.2f}x |")
+    return "\n".join(lines)
+
+
+#: What the growth table measures at each smaller size (the cache first: validation runs on the on-disk store, as at full size).
+GROWTH_ORDER = ["cache-prime-oxigraph", "validate-oxigraph", "validate-oxigraph-before"]
+
+
+def growth_table(growth: dict[int, dict[str, dict[str, Any]]]) -> str:
+    """Validation on the Oxigraph store at each size, against the package before issue 19: linear growth shows
+    as a steady time per 1,000 memories."""
+    lines = [
+        "| memories | validation | per 1,000 memories | peak memory | before issue 19 | its peak memory | faster |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in sorted(growth):
+        ours, before = growth[size]["validate-oxigraph"], growth[size]["validate-oxigraph-before"]
+        lines.append(f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} GiB "
+                     f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | {before['seconds'] / ours['seconds']:.1f}x |")
     return "\n".join(lines)
 
 
@@ -330,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, help="working folder to (re)use; default: a temporary folder")
     parser.add_argument("--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries")
+    parser.add_argument("--growth", default="10000,30000",
+                        help="with --scale: smaller bundles whose validation is also timed, to show its growth (default 10000,30000)")
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -351,6 +478,12 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, dict[str, Any]] = {}
         for name in order:
             results[name] = run_measure(name, data)
+        growth = {count: results}
+        if args.scale:
+            for size in sorted(int(n) for n in args.growth.split(",") if n.strip() and int(n) < count):
+                folder = data / f"growth-{size}"
+                prepare(folder, size, args.seed)
+                growth[size] = {name: run_measure(name, folder) for name in GROWTH_ORDER}
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)
@@ -360,11 +493,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scale:
         same = results["validate-engine"]["digest"] == results["validate-pyshacl"]["digest"]
         print(f"\nSHACL results identical to pyshacl: {same} ({results['validate-engine']['results']} results)")
+        stores = results["validate-oxigraph"]["digest"] == results["validate-memory"]["digest"]
+        same = same and stores
+        print(f"validation findings identical on Oxigraph and the memory store: {stores} "
+              f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: {results['validate-oxigraph-before']['results']})")
         print(f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
         floor = results["oxigraph-floor"]
         print(f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process")
+        print("\n" + helper_table(results))
         return 0 if same else 1
     print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
+    print("\n" + helper_table(results))
+    print("\n" + growth_table(growth))
     return 0
 
 

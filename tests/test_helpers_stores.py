@@ -17,6 +17,8 @@ from collections import Counter
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+import pandas
+import pyarrow as pa
 import pyoxigraph as ox
 import pytest
 from conftest import EXAMPLES
@@ -33,6 +35,7 @@ from mif_rdf.queries import (
     Table,
     conflicts,
     current_version,
+    decay_profiles,
     freshness,
     memories_about,
     memories_between,
@@ -48,6 +51,7 @@ from mif_rdf.queries import (
     trusted,
     valid_at,
 )
+from mif_rdf.queries.columns import Columns
 from mif_rdf.synthetic import generate_bundle
 
 STORES = ("memory", "oxigraph", "remote")
@@ -91,7 +95,7 @@ def synthetic(tmp_path_factory) -> dict:
 
 
 def _calls(bundle) -> dict:
-    """Every helper, with arguments that have answers in ``bundle``."""
+    """Every helper, with arguments that have answers in ``bundle`` (and ``as_`` passed on)."""
     memories = sorted(bundle.memories.values(), key=lambda m: m.relpath)
     superseded = next(
         (m.iri for m in memories for r in bundle.memories.values() for rel in r.frontmatter.get("relationships", []) if rel["type"] == "supersedes" and rel["target"].endswith(m.relpath)),
@@ -105,23 +109,23 @@ def _calls(bundle) -> dict:
     entity = next(ref["entity"]["@id"] for m in memories for ref in m.frontmatter.get("entities", []))
     namespace = next(m.frontmatter["namespace"] for m in memories if "namespace" in m.frontmatter).split("/")[0]
     return {
-        "type": lambda g: memories_of_type(g, "semantic"),
-        "namespace": lambda g: memories_in_namespace(g, namespace),
-        "tag": lambda g: memories_with_tag(g, tag),
-        "entity": lambda g: memories_about(g, entity),
-        "between": lambda g: memories_between(g, times[2].isoformat(), times[len(times) // 2]),
-        "modified": lambda g: memories_between(g, start=times[len(times) // 3], field="modified"),
-        "valid": lambda g: valid_at(g, times[len(times) // 2]),
-        "valid-known": lambda g: valid_at(g, times[len(times) // 2], known_at=times[len(times) // 3]),
-        "recorded": lambda g: recorded_by(g, times[len(times) // 2].date()),
-        "freshness": lambda g: freshness(g, times[-1] + timedelta(days=20)),
-        "neighbours": lambda g: neighbours(g, hub, direction="both", depth=2),
-        "neighbours-in": lambda g: neighbours(g, popular, "relates-to", direction="in", depth=3),
-        "neighbours-typed-both": lambda g: neighbours(g, hub, "derived-from", direction="both", depth=3),
-        "chain": lambda g: supersession_chain(g, superseded),
-        "current": lambda g: current_version(g, superseded),
+        "type": lambda g, **shape: memories_of_type(g, "semantic", **shape),
+        "namespace": lambda g, **shape: memories_in_namespace(g, namespace, **shape),
+        "tag": lambda g, **shape: memories_with_tag(g, tag, **shape),
+        "entity": lambda g, **shape: memories_about(g, entity, **shape),
+        "between": lambda g, **shape: memories_between(g, times[2].isoformat(), times[len(times) // 2], **shape),
+        "modified": lambda g, **shape: memories_between(g, start=times[len(times) // 3], field="modified", **shape),
+        "valid": lambda g, **shape: valid_at(g, times[len(times) // 2], **shape),
+        "valid-known": lambda g, **shape: valid_at(g, times[len(times) // 2], known_at=times[len(times) // 3], **shape),
+        "recorded": lambda g, **shape: recorded_by(g, times[len(times) // 2].date(), **shape),
+        "freshness": lambda g, **shape: freshness(g, times[-1] + timedelta(days=20), **shape),
+        "neighbours": lambda g, **shape: neighbours(g, hub, direction="both", depth=2, **shape),
+        "neighbours-in": lambda g, **shape: neighbours(g, popular, "relates-to", direction="in", depth=3, **shape),
+        "neighbours-typed-both": lambda g, **shape: neighbours(g, hub, "derived-from", direction="both", depth=3, **shape),
+        "chain": lambda g, **shape: supersession_chain(g, superseded, **shape),
+        "current": lambda g, **shape: current_version(g, superseded, **shape),
         "conflicts": conflicts,
-        "trusted": lambda g: trusted(g, "high_confidence", 0.5),
+        "trusted": lambda g, **shape: trusted(g, "high_confidence", 0.5, **shape),
         "edges": relationship_edges,
     }
 
@@ -398,3 +402,59 @@ def test_memories_between_orders_every_time_as_utc(zones: dict) -> None:
     assert len({tuple(paths) for paths in rows.values()}) == 1
     # 10:00+05:00 is 05:00Z, a bare date is midnight UTC, the unreadable time last
     assert rows["memory"][-5:] == ["bare-date.md", "offset.md", "no-zone.md", "utc.md", "unreadable.md"]
+
+
+# -- columnar results: DataFrames and Arrow tables hold the Table's rows ---------------------------
+def _columnar_calls(bundle) -> dict:
+    return {**_calls(bundle), "profiles": decay_profiles}
+
+
+def _arrow_expected(values: list, kind) -> list:
+    """A Table column as its Arrow table reads back: the values, or their text in a text column."""
+    if not pa.types.is_string(kind) or all(v is None or isinstance(v, str) for v in values):
+        return values
+    return [None if v is None else v.isoformat() if isinstance(v, (date, datetime)) else str(v) for v in values]
+
+
+@pytest.mark.parametrize("bundle_name", ["examples", "synthetic"])
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])
+def test_each_helper_gives_its_table_as_a_dataframe_and_an_arrow_table(request, bundle_name: str, store: str) -> None:
+    stores = request.getfixturevalue(bundle_name)
+    graph = stores[store].dataset
+    for name, call in _columnar_calls(stores["bundle"]).items():
+        table = call(graph)
+        pandas.testing.assert_frame_equal(call(graph, as_="dataframe"), table.to_dataframe(), obj=f"{bundle_name} {store} {name}")
+        arrow = call(graph, as_="arrow")
+        assert arrow.column_names == list(table.columns), name
+        assert arrow.num_rows == len(table), name
+        for column in table.columns:
+            read = arrow.column(column).to_pylist()
+            assert read == _arrow_expected(table.column(column), arrow.schema.field(column).type), f"{name}.{column}"
+
+
+def test_objects_become_text_in_arrow(examples) -> None:
+    arrow = decay_profiles(examples["oxigraph"], as_="arrow")
+    assert pa.types.is_string(arrow.schema.field("profile").type)
+    assert arrow.column("profile").to_pylist()[0].startswith("DecayProfile(")
+
+
+def test_columnar_results_build_no_row_dicts_on_oxigraph(synthetic, monkeypatch) -> None:
+    """On Oxigraph a DataFrame comes from the result's columns: no Table, no dict per row."""
+    def no_rows(*args, **kwargs):
+        raise AssertionError("rows were built")
+
+    expected = {name: call(synthetic["oxigraph"]) for name, call in _columnar_calls(synthetic["bundle"]).items()}
+    monkeypatch.setattr(Columns, "rows", no_rows)
+    monkeypatch.setattr(Table, "__init__", no_rows)
+    for name, call in _columnar_calls(synthetic["bundle"]).items():
+        assert len(call(synthetic["oxigraph"], as_="dataframe")) == len(expected[name]), name
+
+
+def test_select_gives_the_same_shapes_and_refuses_unknown_ones(examples) -> None:
+    query = "SELECT ?memory ?path WHERE { ?memory mif:path ?path } ORDER BY ?path"
+    for store in ("memory", "oxigraph"):
+        table = select(examples[store], query)
+        pandas.testing.assert_frame_equal(select(examples[store], query, as_="dataframe"), table.to_dataframe())
+        assert select(examples[store], query, as_="arrow").to_pylist() == list(table)
+        with pytest.raises(MifRdfError, match="unknown result shape 'polars'"):
+            select(examples[store], query, as_="polars")  # type: ignore[arg-type]

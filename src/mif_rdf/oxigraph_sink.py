@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from rdflib import BNode, Dataset, Graph, Literal, URIRef
+from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
@@ -107,19 +108,31 @@ def oxigraph_store(graph: object) -> Any:
     return inner if isinstance(inner, ox.Store) else None
 
 
-def memory_copy(dataset: Dataset) -> Graph | None:
-    """The union of an Oxigraph-backed dataset as an rdflib memory Graph, or None for other stores.
+def query_dataset(graph: Graph) -> dict[str, Any]:
+    """The default graph rdflib would ask Oxigraph for (its ``query_graph``), as ``Store.query`` options."""
+    name = _graph_name(graph)
+    return {"use_default_graph_as_union": True} if name is None else {"default_graph": name}
 
-    oxrdflib answers one triple pattern at a time, converting every term it
-    returns; work that asks thousands of patterns (the SHACL engine) is many
-    times faster on a copy made in one bulk read.  Each distinct term is
-    converted once; ``xsd:string`` literals become plain ones, as the loader
-    made them (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does
-    not take as equal, so a ``sh:in`` list of plain strings would not match).
-    """
-    inner = oxigraph_store(dataset)
-    if inner is None:
+
+def _graph_name(graph: Graph) -> Any:
+    """The pyoxigraph graph name of ``graph``: None for a Dataset that reads its union, else its default
+    context (a Dataset) or its own name (a named graph)."""
+    if graph.default_union:
         return None
+    identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
+    return ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)
+
+
+def rdflib_terms() -> Callable[[Any], Any]:
+    """A converter from pyoxigraph terms to the rdflib terms the loader made of them, each converted once.
+
+    Literals keep the lexical form Oxigraph holds (``normalize=False``:
+    rdflib's default would turn an ill-typed ``"2026-01-15"^^xsd:dateTime``
+    into ``"2026-01-15T00:00:00"``, which a date pattern then flags), and
+    ``xsd:string`` literals become plain ones, as the loader wrote them
+    (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does not take
+    as equal, so a ``sh:in`` list of plain strings would not match).
+    """
     known: dict[Any, Any] = {}
 
     def term(node: Any) -> Any:
@@ -131,15 +144,31 @@ def memory_copy(dataset: Dataset) -> Graph | None:
                 found = BNode(node.value)
             elif node.language:
                 found = Literal(node.value, lang=node.language)
-            elif node.datatype.value == _XSD_STRING:  # RDF 1.1: the same literal as a plain one, as rdflib writes it
+            elif node.datatype.value == _XSD_STRING:
                 found = Literal(node.value)
             else:
-                found = Literal(node.value, datatype=URIRef(node.datatype.value))
+                found = Literal(node.value, datatype=URIRef(node.datatype.value), normalize=False)
             known[node] = found
         return found
 
+    return term
+
+
+def memory_copy(graph: Graph) -> Graph | None:
+    """An Oxigraph-backed graph (a Dataset: its union) as an rdflib memory Graph, or None for other stores.
+
+    For code that asks one triple pattern at a time (pyshacl, the report's
+    key paths): oxrdflib answers each by converting every term it returns,
+    with rdflib's literal normalization, many times slower than one bulk
+    read.  The terms are those of :func:`rdflib_terms` (lexical forms kept).
+    mif-rdf's own SHACL engine reads the store directly and needs no copy.
+    """
+    inner = oxigraph_store(graph)
+    if inner is None:
+        return None
+    term = rdflib_terms()
     copy = Graph()
-    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, None))
+    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, _graph_name(graph)))
     return copy
 
 

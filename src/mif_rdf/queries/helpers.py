@@ -1,6 +1,6 @@
 """Query helpers: the questions people ask a MIF bundle, as parameterized SPARQL.
 
-Each helper runs plain SPARQL 1.1 SELECTs through :func:`.native.select_trusted`,
+Each helper runs plain SPARQL 1.1 SELECTs through :func:`.native.select_columns`,
 so it works on any rdflib Graph or Dataset: the in-memory store (rdflib's
 engine), the Oxigraph store (Oxigraph's engine, rows read straight from
 pyoxigraph) and a remote endpoint through ``SPARQLStore``.  They read the
@@ -51,12 +51,15 @@ the shapes decide the time (measured with ``benchmarks/bench_queries.py``):
   :func:`decay_profiles`, :func:`relationship_edges`) mark their queries with
   :data:`~.native.SPLIT_HERE` right after the pattern that finds every memory
   (or node): Oxigraph then runs them in parts, one per core, each keeping the
-  memories whose MD5 falls in its range (:func:`.native.select_trusted`).
+  memories whose MD5 falls in its range (:func:`.native.select_columns`).
   Each lookup costs Oxigraph 2-3 microseconds, so at 100,000 memories eight
   lookups a memory are most of a second on one core.
 
-Every helper returns a :class:`Table` of plain Python rows (``.to_dataframe()``
-for pandas) ordered the same way on every store.
+Every helper returns a :class:`Table` of plain Python rows, ordered the same
+way on every store; with ``as_="dataframe"`` a pandas DataFrame and with
+``as_="arrow"`` a pyarrow Table instead, made from the result's columns with
+no dict per row (:mod:`.columns`): the helpers sort, filter and join column
+by column.
 """
 from __future__ import annotations
 
@@ -74,8 +77,8 @@ from ..errors import MifRdfError
 from ..freshness import DecayProfile, as_utc
 from ..identity import BASE_TYPES, MEMORY_PREFIX, memory_iri, relationship_iri
 from ..namespaces import MIF
-from .native import SPLIT_HERE, no_cyclic_gc, select_columns, select_trusted
-from .results import Table
+from .columns import Columns, Shape, Shaped
+from .native import SPLIT_HERE, no_cyclic_gc, select_columns
 
 GraphLike = Graph | Bundle
 Instant = datetime | date | str
@@ -98,15 +101,15 @@ _UNZONED = '!REGEX(STR({0}), "(Z|[+-][0-9][0-9]:[0-9][0-9])$")'
 
 
 # -- selection by field ------------------------------------------------------------
-def memories_of_type(graph: GraphLike, base_type: str) -> Table:
+def memories_of_type(graph: GraphLike, base_type: str, *, as_: Shape = "table") -> Shaped:
     """Memories of one base type: ``semantic``, ``episodic`` or ``procedural``."""
     if base_type not in BASE_TYPES:
         raise MifRdfError(f"unknown base type {base_type!r}: use one of {', '.join(BASE_TYPES)}")
     query = f"SELECT ?type ?memory ?path ?title WHERE {{ ?memory mif:conceptType ?type . {_MEMORY} }} ORDER BY ?path"
-    return _select(graph, query, _COLUMNS, type=MIF[base_type.capitalize() + "Type"])
+    return _shaped(_select(graph, query, _COLUMNS, type=MIF[base_type.capitalize() + "Type"]), as_)
 
 
-def memories_in_namespace(graph: GraphLike, prefix: str) -> Table:
+def memories_in_namespace(graph: GraphLike, prefix: str, *, as_: Shape = "table") -> Shaped:
     """Memories whose namespace is ``prefix`` or below it (``_semantic`` holds ``_semantic/decisions``)."""
     prefix = _text(prefix, "namespace prefix").strip("/")
     # the title OPTIONAL right after the FILTER lets Oxigraph filter before it looks up paths (module notes)
@@ -116,16 +119,16 @@ def memories_in_namespace(graph: GraphLike, prefix: str) -> Table:
       OPTIONAL { ?memory dc:title ?title }
       ?memory mif:location ?location ; mif:path ?path .
     } ORDER BY ?path"""
-    return _select(graph, query, (*_COLUMNS, "namespace"), prefix=Literal(prefix))
+    return _shaped(_select(graph, query, (*_COLUMNS, "namespace"), prefix=Literal(prefix)), as_)
 
 
-def memories_with_tag(graph: GraphLike, tag: str) -> Table:
+def memories_with_tag(graph: GraphLike, tag: str, *, as_: Shape = "table") -> Shaped:
     """Memories carrying ``tag`` (exactly, case included)."""
     query = f"SELECT ?tag ?memory ?path ?title WHERE {{ ?memory mif:tags ?tag . {_MEMORY} }} ORDER BY ?path"
-    return _select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag")))
+    return _shaped(_select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag"))), as_)
 
 
-def memories_about(graph: GraphLike, entity: str | URIRef) -> Table:
+def memories_about(graph: GraphLike, entity: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """Memories whose ``entities`` list references ``entity`` (its IRI), with the role given.
 
     Relationships *to* an entity (``uses``, ``created-by``) are edges of the
@@ -136,10 +139,12 @@ def memories_about(graph: GraphLike, entity: str | URIRef) -> Table:
       {_MEMORY}
       OPTIONAL {{ ?reference mif:role ?role }}
     }} ORDER BY ?path ?role"""
-    return _select(graph, query, (*_COLUMNS, "role"), entity=_iri(entity, "entity"))
+    return _shaped(_select(graph, query, (*_COLUMNS, "role"), entity=_iri(entity, "entity")), as_)
 
 
-def memories_between(graph: GraphLike, start: Instant | None = None, end: Instant | None = None, *, field: str = "created") -> Table:
+def memories_between(
+    graph: GraphLike, start: Instant | None = None, end: Instant | None = None, *, field: str = "created", as_: Shape = "table"
+) -> Shaped:
     """Memories whose ``created`` (or ``modified``) time is in ``[start, end)``; either bound may be left open."""
     predicates = {"created": DCTERMS.created, "modified": DCTERMS.modified}
     if field not in predicates:
@@ -147,22 +152,22 @@ def memories_between(graph: GraphLike, start: Instant | None = None, end: Instan
     unzoned = _UNZONED.format("?when")
     filters = _filters({f"FILTER(?when >= ?start || {unzoned})": start, f"FILTER(?when < ?end || {unzoned})": end})
     query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }}"
-    table = _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
+    found = _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
     lower, upper = (None if t is None else _moment(t) for t in (start, end))
     with no_cyclic_gc():  # times without a zone are UTC here too (see _temporal); ordered the same way
-        rows = [(_time_value(row["when"]), row) for row in table]
+        times, paths = [_time_value(when) for when in found.column("when")], found.column("path")
+        kept: Iterable[int] = range(len(found))
         if lower is not None or upper is not None:
-            rows = [(t, row) for t, row in rows if t is not None and (lower is None or lower <= t) and (upper is None or t < upper)]
-        rows.sort(key=lambda pair: (pair[0] is None, pair[0] or _EARLIEST, str(pair[1]["path"])))
-        table[:] = [row for _, row in rows]
-    return table
+            kept = [i for i, t in enumerate(times) if t is not None and (lower is None or lower <= t) and (upper is None or t < upper)]
+        order = sorted(kept, key=lambda i: (times[i] is None, times[i] or _EARLIEST, str(paths[i])))
+    return _shaped(found.take(order), as_)
 
 
 # -- bi-temporal -----------------------------------------------------------------------
 _TEMPORAL_COLUMNS = (*_COLUMNS, "valid_from", "valid_until", "recorded_at")
 
 
-def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) -> Table:
+def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None, as_: Shape) -> Shaped:
     """Memories valid at ``valid`` and recorded by ``known`` (either may be None: no condition).
 
     The SPARQL filters decide every time written with a zone, in the store;
@@ -186,26 +191,25 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None) ->
       BIND(COALESCE(?recorded, ?created) AS ?recorded_at)
       {filters}
     }}"""
-    table = _select(graph, query, _TEMPORAL_COLUMNS, split_on="memory", valid_at=_instant(valid), known_at=_instant(known))
+    found = _select(graph, query, _TEMPORAL_COLUMNS, split_on="memory", valid_at=_instant(valid), known_at=_instant(known))
     valid_moment, known_moment = (None if t is None else _moment(t) for t in (valid, known))
     with no_cyclic_gc():
-        table[:] = _by_path(row for row in table if _holds(row, valid_moment, known_moment))
-    return table
+        times = zip(found.column("valid_from"), found.column("valid_until"), found.column("recorded_at"))
+        order = _by_path(found, [i for i, (start, until, recorded) in enumerate(times) if _holds(start, until, recorded, valid_moment, known_moment)])
+    return _shaped(found.take(order), as_)
 
 
-def _holds(row: dict[str, Any], valid: datetime | None, known: datetime | None) -> bool:
+def _holds(start: Any, until: Any, recorded: Any, valid: datetime | None, known: datetime | None) -> bool:
     """Whether a row of :func:`_temporal` meets its conditions, with times without a zone read as UTC.
 
     A time with a zone was decided by the store's filter already; only the others are looked at.
     """
     if valid is not None:
-        start, until = row["valid_from"], row["valid_until"]
         if start is not None and not _zoned(start) and not ((moment := _time_value(start)) is not None and moment <= valid):
             return False
         if until is not None and not _zoned(until) and not ((moment := _time_value(until)) is not None and valid < moment):
             return False
     if known is not None:
-        recorded = row["recorded_at"]
         if not _zoned(recorded) and ((moment := _time_value(recorded)) is None or moment > known):
             return False
     return True
@@ -229,31 +233,29 @@ def _time_value(value: Any) -> datetime | None:
     return None
 
 
-def valid_at(graph: GraphLike, at: Instant, *, known_at: Instant | None = None) -> Table:
+def valid_at(graph: GraphLike, at: Instant, *, known_at: Instant | None = None, as_: Shape = "table") -> Shaped:
     """Memories whose fact holds at ``at`` (valid time): ``validFrom <= at < validUntil``.
 
     A missing ``validFrom`` or a ``validUntil`` of null leaves that side open.
     With ``known_at`` (transaction time) only memories already recorded then
     count: "what did we hold true for ``at``, as of ``known_at``".
     """
-    return _temporal(graph, at, known_at)
+    return _temporal(graph, at, known_at, as_)
 
 
-def recorded_by(graph: GraphLike, at: Instant) -> Table:
+def recorded_by(graph: GraphLike, at: Instant, *, as_: Shape = "table") -> Shaped:
     """The bundle as recorded at ``at`` (transaction time): memories whose ``recordedAt`` (else ``created``) is not later."""
-    return _temporal(graph, None, at)
+    return _temporal(graph, None, at, as_)
 
 
 # -- freshness ---------------------------------------------------------------------------
-def decay_profiles(graph: GraphLike) -> Table:
+def decay_profiles(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
     """Every memory with its :class:`DecayProfile` (column ``profile``), to compute freshness at any time."""
-    with no_cyclic_gc():
-        rows = [{"memory": memory, "path": path, "title": title, "profile": profile} for memory, path, title, profile in _decay_rows(graph)]
-    return Table((*_COLUMNS, "profile"), rows)
+    return _shaped(_decay_profiles(graph), as_)
 
 
-def _decay_rows(graph: GraphLike) -> list[tuple[Any, Any, Any, DecayProfile]]:
-    """``(memory, path, title, profile)`` of every memory, ordered by path."""
+def _decay_profiles(graph: GraphLike) -> Columns:
+    """``memory``, ``path``, ``title`` and ``profile`` of every memory, ordered by path."""
     query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced WHERE {{
       {_EVERY_MEMORY}
       OPTIONAL {{ ?memory dc:created ?created }}
@@ -265,10 +267,10 @@ def _decay_rows(graph: GraphLike) -> list[tuple[Any, Any, Any, DecayProfile]]:
           OPTIONAL {{ ?d mif:halfLife ?half_life }}
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
     }}"""
-    found = _select_columns(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"), split_on="memory")
+    found = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"), split_on="memory")
     with no_cyclic_gc():
-        rows = sorted(zip(*found.values()), key=lambda row: str(row[1]))  # by path, as ORDER BY ?path (see _by_path)
-        return [(memory, path, title, _profile(*decay)) for memory, path, title, *decay in rows]
+        profiles = [_profile(*decay) for decay in zip(*found.values[len(_COLUMNS) :])]
+        return Columns((*_COLUMNS, "profile"), [*found.values[: len(_COLUMNS)], profiles]).take(_by_path(found, range(len(found))))
 
 
 def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any) -> DecayProfile:
@@ -280,28 +282,34 @@ def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, 
     )
 
 
-def freshness(graph: GraphLike, at: Instant) -> Table:
+def freshness(graph: GraphLike, at: Instant, *, as_: Shape = "table") -> Shaped:
     """Each memory's freshness at ``at`` under its decay model (spec 9.2; see :mod:`mif_rdf.freshness`).
 
     ``freshness`` is None for a memory not yet recorded at ``at`` and for one
     whose decay cannot be evaluated; ``problem`` then says why.
     """
     moment = _moment(at)
-    rows = []
+    found = _decay_profiles(graph)
+    models, values, problems = [], [], []
     with no_cyclic_gc():
-        for memory, path, title, profile in _decay_rows(graph):
+        for profile in found.column("profile"):
             try:
                 value, problem = profile.strength_at(moment), None
             except MifRdfError as exc:
                 value, problem = None, str(exc)
             if value is None and problem is None:
                 problem = "not recorded yet"
-            rows.append({"memory": memory, "path": path, "title": title, "model": profile.model, "freshness": value, "problem": problem})
-    return Table((*_COLUMNS, "model", "freshness", "problem"), rows)
+            models.append(profile.model)
+            values.append(value)
+            problems.append(problem)
+    return _shaped(Columns((*_COLUMNS, "model", "freshness", "problem"), [*found.values[: len(_COLUMNS)], models, values, problems]), as_)
 
 
 # -- relationships -------------------------------------------------------------------------
-def neighbours(graph: GraphLike, memory: str | URIRef, relationship: str | URIRef | None = None, *, direction: str = "out", depth: int = 1) -> Table:
+def neighbours(
+    graph: GraphLike, memory: str | URIRef, relationship: str | URIRef | None = None, *, direction: str = "out", depth: int = 1,
+    as_: Shape = "table",
+) -> Shaped:
     """Memories and entities within ``depth`` relationship steps of ``memory``, each with its shortest distance.
 
     ``relationship`` is a type name in any spelling (``derived-from``,
@@ -325,7 +333,7 @@ def neighbours(graph: GraphLike, memory: str | URIRef, relationship: str | URIRe
       OPTIONAL {{ ?neighbour mif:path ?p }} OPTIONAL {{ ?neighbour dc:title ?t }} OPTIONAL {{ ?neighbour schema:name ?n }}
     }} GROUP BY ?start ?relationship ?neighbour ORDER BY ?depth ?path"""
     rel = None if relationship is None else _relationship(relationship)
-    return _select(graph, query, ("neighbour", "path", "title", "depth"), start=_memory(memory), relationship=rel)
+    return _shaped(_select(graph, query, ("neighbour", "path", "title", "depth"), start=_memory(memory), relationship=rel), as_)
 
 
 #: One step along any relationship; the links graph also gives every node a mif:path and memories a mif:location.
@@ -366,7 +374,7 @@ def _chain(steps: list[str]) -> str:
     return walk + " " + " ".join(f"FILTER EXISTS {{ {node} mif:path [] }}" for node in nodes[1:])
 
 
-def relationship_edges(graph: GraphLike) -> Table:
+def relationship_edges(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
     """Every direct relationship between two nodes of the bundle (memories and entities), with labels.
 
     Ordered by source path, relationship and target path.  A node's label is
@@ -381,31 +389,31 @@ def relationship_edges(graph: GraphLike) -> Table:
     here, not by ``ORDER BY``: Oxigraph compares terms by reading their text
     back from the store (3 s at 100,000 memories).
     """
-    edges = _select_columns(graph, """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
+    edges = _select(graph, """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
       ?target mif:path ?target_path .
       """ + SPLIT_HERE + """      ?source ?relationship ?target .
       { SELECT ?source ?source_path WHERE { ?source mif:path ?source_path } }
     }""", ("source_path", "relationship", "target_path", "source", "target"), split_on="target")
-    nodes = _select_columns(graph, """SELECT ?node ?path ?label WHERE {
+    nodes = _select(graph, """SELECT ?node ?path ?label WHERE {
       ?node mif:path ?path .
       """ + SPLIT_HERE + """      OPTIONAL { ?node dc:title ?title } OPTIONAL { ?node schema:name ?name }
       BIND(COALESCE(?title, ?name, ?path) AS ?label)
     }""", ("node", "path", "label"), split_on="node")
     with no_cyclic_gc():
         labels: dict[tuple[Any, Any], list[Any]] = {}
-        for key, label in zip(zip(nodes["node"], nodes["path"]), nodes["label"]):  # a node with two titles has two
+        for key, label in zip(zip(nodes.column("node"), nodes.column("path")), nodes.column("label")):  # a node with two titles has two
             labels.setdefault(key, []).append(label)  # labels, and its edges two rows each, as one query would give
-        ordered = sorted(zip(*edges.values()), key=lambda edge: (str(edge[0]), edge[1], str(edge[2])))
-        rows = [
-            {"source": source, "source_label": source_label, "relationship": relationship, "target": target, "target_label": target_label}
-            for source_path, relationship, target_path, source, target in ordered
-            for source_label in labels[source, source_path]
-            for target_label in labels[target, target_path]
-        ]
-    return Table(("source", "source_label", "relationship", "target", "target_label"), rows)
+        ordered = sorted(zip(*edges.values), key=lambda edge: (str(edge[0]), edge[1], str(edge[2])))
+        columns: tuple[list[Any], ...] = ([], [], [], [], [])
+        for source_path, relationship, target_path, source, target in ordered:
+            for source_label in labels[source, source_path]:
+                for target_label in labels[target, target_path]:
+                    for column, value in zip(columns, (source, source_label, relationship, target, target_label)):
+                        column.append(value)
+    return _shaped(Columns(("source", "source_label", "relationship", "target", "target_label"), columns), as_)
 
 
-def conflicts(graph: GraphLike) -> Table:
+def conflicts(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
     """Pairs of memories joined by ``conflicts-with`` (in either direction), each pair once."""
     pair = """FILTER(STR(?memory) < STR(?other))
       ?memory mif:path ?path . ?other mif:path ?other_path .
@@ -413,11 +421,11 @@ def conflicts(graph: GraphLike) -> Table:
     query = f"""SELECT DISTINCT ?memory ?path ?title ?other ?other_path ?other_title WHERE {{
       {{ ?memory mif:conflicts-with ?other . {pair} }} UNION {{ ?other mif:conflicts-with ?memory . {pair} }}
     }} ORDER BY ?path ?other_path"""
-    return _select(graph, query, (*_COLUMNS, "other", "other_path", "other_title"))
+    return _shaped(_select(graph, query, (*_COLUMNS, "other", "other_path", "other_title")), as_)
 
 
 # -- supersession ----------------------------------------------------------------------------
-def supersession_chain(graph: GraphLike, memory: str | URIRef) -> Table:
+def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """The versions around ``memory``, newest first: ``offset`` > 0 supersedes it, < 0 is superseded by it, 0 is itself.
 
     Every memory that supersedes ``memory`` (directly or not) and every one it
@@ -427,10 +435,10 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef) -> Table:
     start = _memory(memory)
     versions = _Versions(graph, start)
     rows = [{**versions.about[m], "offset": offset} for m, offset in versions.offsets().items() if m in versions.about]
-    return Table((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or "")))
+    return _shaped(Columns.from_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or ""))), as_)
 
 
-def current_version(graph: GraphLike, memory: str | URIRef) -> Table:
+def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """The newest version(s) of ``memory``: the end of its ``supersedes`` chain, which nothing supersedes.
 
     One row, unless the chain forks; ``memory`` itself when nothing
@@ -445,7 +453,7 @@ def current_version(graph: GraphLike, memory: str | URIRef) -> Table:
     heads = [{**versions.about[m], "offset": newer[m]} for m in newer if not versions.superseded_by.get(m)]
     if not heads:
         raise MifRdfError(f"{str(start)!r}: every newer version is superseded in turn (a supersedes cycle)")
-    return Table((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or ""))
+    return _shaped(Columns.from_rows((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or "")), as_)
 
 
 class _Versions:
@@ -468,12 +476,12 @@ class _Versions:
         self.about: dict[str, dict[str, Any]] = {}  # the versions that are nodes of the bundle
         self.supersedes: dict[str, set[str]] = {}
         self.superseded_by: dict[str, set[str]] = {}
-        for row in _select(graph, query, ("x", "y", "path", "title"), start=start):
-            if row["path"] is not None:
-                self.about[row["x"]] = {"memory": row["x"], "path": row["path"], "title": row["title"]}
-            if row["y"] is not None:
-                self.supersedes.setdefault(row["x"], set()).add(row["y"])
-                self.superseded_by.setdefault(row["y"], set()).add(row["x"])
+        for x, y, path, title in zip(*_select(graph, query, ("x", "y", "path", "title"), start=start).values):
+            if path is not None:
+                self.about[x] = {"memory": x, "path": path, "title": title}
+            if y is not None:
+                self.supersedes.setdefault(x, set()).add(y)
+                self.superseded_by.setdefault(y, set()).add(x)
 
     def offsets(self) -> dict[str, int]:
         """Each version's signed distance from the start: newer ones positive, older ones negative."""
@@ -501,7 +509,7 @@ _TRUST_AT_LEAST = " ".join(
 )
 
 
-def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: float | None = None) -> Table:
+def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: float | None = None, *, as_: Shape = "table") -> Shaped:
     """Memories whose provenance reaches ``min_trust`` (spec 12.2 order) and ``min_confidence``, most trusted first.
 
     A bound left as None is not checked; a memory without the field asked
@@ -529,33 +537,36 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
       ?memory mif:provenance ?provenance . {_MEMORY}
       {" ".join(unchecked)}
     }} ORDER BY DESC(?rank) DESC(?confidence) ?path"""
-    return _select(
+    return _shaped(_select(
         graph, query, (*_COLUMNS, "trust_level", "confidence"),
         min_rank=None if min_trust is None else Literal(TRUST_LEVELS.index(min_trust)),
         min_confidence=None if min_confidence is None else Literal(Decimal(repr(float(min_confidence)))),
-    )
+    ), as_)
 
 
 # -- parameters ---------------------------------------------------------------------------------
-def _select(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None, **params: Any) -> Table:
+def _select(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None, **params: Any) -> Columns:
+    """The query's rows, column by column in the order of ``columns``; parameters left as None are not bound."""
     graph = source.dataset if isinstance(source, Bundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
-    return select_trusted(graph, query, bound, tuple(columns), as_values=True, split_on=split_on)
+    return select_columns(graph, query, bound, tuple(columns), as_values=True, split_on=split_on)
 
 
-def _select_columns(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None) -> dict[str, Sequence[Any]]:
-    """:func:`_select` column by column, in the order of ``columns``, for a query without parameters."""
-    return select_columns(source.dataset if isinstance(source, Bundle) else source, query, {}, tuple(columns), split_on=split_on)
+def _shaped(found: Columns, as_: Shape) -> Shaped:
+    """What a helper returns: its columns as a :class:`Table`, a DataFrame or an Arrow table (:mod:`.columns`)."""
+    with no_cyclic_gc():
+        return found.shaped(as_)
 
 
-def _by_path(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows ordered by ``path``, as ``ORDER BY ?path`` orders plain strings: by code point.
+def _by_path(found: Columns, positions: Iterable[int]) -> list[int]:
+    """``positions`` of rows ordered by ``path``, as ``ORDER BY ?path`` orders plain strings: by code point.
 
     For the queries Oxigraph may split (their parts come back one after
     another); sorting 100,000 strings here is also faster than Oxigraph's
     ``ORDER BY``, which reads each term's text back from the store.
     """
-    return sorted(rows, key=lambda row: str(row["path"]))
+    paths = found.column("path")
+    return sorted(positions, key=lambda i: str(paths[i]))
 
 
 def _filters(conditions: dict[str, object]) -> str:

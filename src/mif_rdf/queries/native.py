@@ -19,7 +19,7 @@ results that took longer than the query.  :func:`select` skips rdflib there:
   included);
 * Python's cycle collector waits while the rows are built (:func:`no_cyclic_gc`).
 
-Any other graph goes through :func:`run_query` and :meth:`Table.from_result`.
+Any other graph goes through :func:`run_query` and :meth:`.columns.Columns.from_result`.
 
 The helpers (:mod:`.helpers`) hand their parameters to Oxigraph as a
 ``VALUES`` block opening the ``WHERE`` clause, as for a remote store, rather
@@ -43,17 +43,17 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
-from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
-from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
 from ..bundle import Bundle, no_cyclic_gc
-from ..oxigraph_sink import OxigraphSink, oxigraph_store
+from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
 from ..pipeline import usable_cores
 from ..errors import MifRdfError
+from .columns import Columns, Shape
 from .results import Table, python_value
 from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, check_unicode, run_query, values_first
 
@@ -63,19 +63,25 @@ except ImportError:  # pragma: no cover - without it no graph lives in Oxigraph
     ox = None  # type: ignore[assignment]
 
 
-def select(graph: Graph | Bundle, query: str, bindings: Bindings | None = None, columns: Sequence[str] | None = None, *, allow_service: bool = False) -> Table:
+def select(
+    graph: Graph | Bundle, query: str, bindings: Bindings | None = None, columns: Sequence[str] | None = None, *,
+    allow_service: bool = False, as_: Shape = "table",
+) -> Any:
     """The rows of a SELECT query as a :class:`Table`, on any rdflib graph (a bundle: its dataset).
 
     ``columns`` picks and orders the columns (default: the projected
     variables).  Checks, prefixes and ``bindings`` are those of
     :func:`run_query`; on a graph in Oxigraph the rows come from pyoxigraph
-    without rdflib terms in between, with the same values.  Raises
-    :class:`MifRdfError` for a query that is not a SELECT.
+    without rdflib terms in between, with the same values.  ``as_`` is
+    ``"dataframe"`` for a pandas DataFrame or ``"arrow"`` for a pyarrow
+    Table, made from the columns without a dict per row (:mod:`.columns`).
+    Raises :class:`MifRdfError` for a query that is not a SELECT.
     """
     if not isinstance(query, str) or not query.strip():
         raise MifRdfError("the query is empty")
     check_query_safety(query, allow_service=allow_service)
-    return select_trusted(graph.dataset if isinstance(graph, Bundle) else graph, query, bindings or {}, columns)
+    with no_cyclic_gc():
+        return select_columns(graph.dataset if isinstance(graph, Bundle) else graph, query, bindings or {}, columns).shaped(as_)
 
 
 #: Marks where a query may be split on a variable (:func:`select_trusted`'s ``split_on``): a comment to any other engine.
@@ -101,49 +107,26 @@ def select_trusted(
     before the query's :data:`SPLIT_HERE` mark in the outer group), Oxigraph
     runs the query in parts on several cores (see the module notes).
     """
-    found = _in_oxigraph(graph, query, bindings, columns, as_values, split_on)
-    if found is None:
-        return _by_rdflib(graph, query, bindings, columns)
     with no_cyclic_gc():
-        return Table(found.names, found.rows())
+        return select_columns(graph, query, bindings, columns, as_values=as_values, split_on=split_on).table()
 
 
 def select_columns(
-    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str], *, as_values: bool = False, split_on: str | None = None
-) -> dict[str, Sequence[Any]]:
-    """:func:`select_trusted`'s rows column by column, ``{name: values}``, for helpers that read whole columns.
+    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None = None, *, as_values: bool = False, split_on: str | None = None
+) -> Columns:
+    """:func:`select_trusted`'s rows column by column (:class:`~.columns.Columns`), for helpers that read whole columns.
 
     On Oxigraph the rows are never built: 100,000 dicts cost more than the
     column lists they would be made from.
     """
     found = _in_oxigraph(graph, query, bindings, columns, as_values, split_on)
-    if found is None:
-        table = _by_rdflib(graph, query, bindings, columns)
-        return {name: table.column(name) for name in table.columns}
-    return dict(zip(found.names, found.values))
-
-
-class _Columns(NamedTuple):
-    """A SELECT's rows as columns: ``values[i]`` holds column ``names[i]``, ``height`` values each."""
-
-    names: tuple[str, ...]
-    height: int
-    values: list[Sequence[Any]]
-
-    def rows(self) -> list[dict[str, Any]]:
-        if not self.names:  # a SELECT of no variable: one empty row per solution
-            return [{} for _ in range(self.height)]
-        return [dict(zip(self.names, row)) for row in zip(*self.values)]
-
-
-def _by_rdflib(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None) -> Table:
+    if found is not None:
+        return found
     result = run_query(graph, query, bindings)
-    if result.type != "SELECT":
-        raise MifRdfError(f"a table needs a SELECT query, not {result.type}")
-    return Table.from_result(result, columns)
+    return Columns.from_result(result, columns)
 
 
-def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None, as_values: bool, split_on: str | None) -> _Columns | None:
+def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None, as_values: bool, split_on: str | None) -> Columns | None:
     """The columns of a SELECT run by Oxigraph (split when asked), None when ``graph`` is not in Oxigraph."""
     if split_on is not None and SPLIT_HERE not in query:  # on any store: each part would hold every solution
         raise ValueError(f"a query split on ?{split_on} needs the mark {SPLIT_HERE!r}")
@@ -153,7 +136,7 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
     check_unicode(query, *map(str, bindings.values()))
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
-    options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **_dataset_of(graph)}
+    options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **query_dataset(graph)}
 
     def tsv(text: str) -> tuple[tuple[str, ...], str]:
         try:
@@ -177,9 +160,8 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
         with no_cyclic_gc():
             height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
-        table = Table.from_result(run_query(graph, query, bindings), names)
-        return _Columns(names, len(table), [table.column(name) for name in names])
-    return _Columns(names, height, values)
+        return Columns.from_result(run_query(graph, query, bindings), names)
+    return Columns(names, values, height)
 
 
 def _parts(query: str, variable: str, count: int) -> list[str]:
@@ -207,22 +189,12 @@ def _part_count() -> int:
     return min(MAX_PARTS, usable_cores())
 
 
-def _dataset_of(graph: Graph) -> dict[str, Any]:
-    """The default graph rdflib would ask for (its ``query_graph``): the union, the default context, or the graph itself."""
-    if graph.default_union:
-        return {"use_default_graph_as_union": True}
-    identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
-    return {"default_graph": _to_ox(identifier)}
-
-
 def _prefixes(graph: Graph) -> dict[str, str]:
     """The graph's bound prefixes, then the predeclared ones (as rdflib hands them to oxrdflib)."""
     return {**{prefix: str(namespace) for prefix, namespace in graph.store.namespaces()}, **INIT_NS}
 
 
 def _to_ox(term: Node) -> Any:
-    if term == DATASET_DEFAULT_GRAPH_ID:
-        return ox.DefaultGraph()
     try:
         return OxigraphSink.term(term)
     except TypeError:

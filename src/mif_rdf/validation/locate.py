@@ -17,6 +17,7 @@ from rdflib.namespace import RDF
 from ..bundle import Bundle, MemoryRecord
 from ..context import ActiveContext, mif_context
 from ..identity import relativize, target_spelling
+from ..oxigraph_sink import memory_copy
 from ..reverse import GraphReader, literal_value
 from ..roundtrip import canonical_frontmatter
 
@@ -91,8 +92,14 @@ def _steps_to(graph: Graph, start: URIRef, focus: Any) -> list[tuple[Any, Any]]:
 
 
 def _index_of(bundle: Bundle, record: MemoryRecord, graph: Graph, key: str, items: list[Any], node: Any, ctx: ActiveContext) -> int | None:
-    """Position in the frontmatter list of the item that became ``node``."""
-    reader = GraphReader(graph, record.doc_iri, bundle.base_iri, record.relpath)
+    """Position in the frontmatter list of the item that became ``node``.
+
+    The item is read back from the graph and compared with each one written:
+    on Oxigraph from a copy with the literals as stored (oxrdflib's terms are
+    normalized, and ``2026-03-09`` read back as ``2026-03-09T00:00:00`` would
+    match no item).
+    """
+    reader = GraphReader(memory_copy(graph) or graph, record.doc_iri, bundle.base_iri, record.relpath)
     recovered = reader.relationship(node, ctx) if key == "relationships" else reader.properties(node, ctx, key)
     wanted = canonical_frontmatter({key: [recovered]}, doc_iri=record.doc_iri)
     for index, item in enumerate(items):

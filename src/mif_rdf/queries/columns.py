@@ -1,0 +1,127 @@
+"""Query results column by column, and the three shapes a helper hands them out in.
+
+A helper that visits every memory returns hundreds of thousands of rows at
+scale; a :class:`~.results.Table` makes a dict of each, which costs more
+than the query.  Helpers therefore work on :class:`Columns` (one list per
+column, as :mod:`.native` reads them from Oxigraph's results) and only
+build what the caller asks for (``as_``):
+
+* ``"table"`` (default): a :class:`~.results.Table`, rows as dicts, for small
+  results, printing and the notebook's HTML view;
+* ``"dataframe"``: a pandas DataFrame made from the columns (needs pandas);
+* ``"arrow"``: a pyarrow Table made from the columns (needs pyarrow).  Arrow
+  columns hold one type: a column mixing kinds of values (an ill-typed date
+  among timestamps, a number among strings) becomes text, and objects
+  (``decay_profiles``' :class:`~mif_rdf.freshness.DecayProfile`) become their
+  text (dates and timestamps in ISO 8601).
+
+All three hold the same values in the same order (tests compare them on
+every helper and both stores).
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, TypeAlias
+
+from rdflib.query import Result, ResultRow
+
+from ..errors import MifRdfError
+from .results import Table, python_value
+
+if TYPE_CHECKING:
+    import pandas  # type: ignore[import-untyped]
+    import pyarrow  # type: ignore[import-untyped]
+
+Shape = Literal["table", "dataframe", "arrow"]
+#: What a helper returns, by its ``as_``.
+Shaped: TypeAlias = "Table | pandas.DataFrame | pyarrow.Table"
+SHAPES = ("table", "dataframe", "arrow")
+
+
+class Columns:
+    """A query's rows as columns: ``values[i]`` holds column ``names[i]``, ``height`` values each."""
+
+    def __init__(self, names: Sequence[str], values: Sequence[Sequence[Any]], height: int | None = None) -> None:
+        self.names = tuple(names)
+        self.values = [column if isinstance(column, list) else list(column) for column in values] if values else [[] for _ in self.names]
+        self.height = height if height is not None else (len(self.values[0]) if self.values else 0)
+
+    @classmethod
+    def from_result(cls, result: Result, names: Sequence[str] | None = None) -> Columns:
+        """The SELECT rows of an rdflib result, column by column, as :func:`python_value` reads each term."""
+        if result.type != "SELECT":
+            raise MifRdfError(f"a table needs a SELECT query, not {result.type}")
+        names = tuple(names) if names is not None else tuple(str(v) for v in result.vars or ())
+        values: list[list[Any]] = [[] for _ in names]
+        height = 0
+        for row in result:
+            assert isinstance(row, ResultRow)
+            found = row.asdict()
+            height += 1
+            for name, column in zip(names, values):
+                column.append(python_value(found.get(name)))
+        return cls(names, values, height)
+
+    @classmethod
+    def from_rows(cls, names: Sequence[str], rows: Iterable[dict[str, Any]]) -> Columns:
+        """Columns of a few rows built as dicts (the helpers whose results stay small)."""
+        rows = list(rows)
+        return cls(names, [[row.get(name) for row in rows] for name in names], len(rows))
+
+    def __len__(self) -> int:
+        return self.height
+
+    def column(self, name: str) -> list[Any]:
+        if name not in self.names:
+            raise MifRdfError(f"no column {name!r}; the columns are {', '.join(self.names)}")
+        return self.values[self.names.index(name)]  # type: ignore[return-value]
+
+    def take(self, order: Sequence[int]) -> Columns:
+        """The rows at the positions ``order`` (a selection, a new order), column by column."""
+        return Columns(self.names, [[column[i] for i in order] for column in self.values], len(order))
+
+    def rows(self) -> list[dict[str, Any]]:
+        if not self.names:  # a SELECT of no variable: one empty row per solution
+            return [{} for _ in range(self.height)]
+        return [dict(zip(self.names, row)) for row in zip(*self.values)]
+
+    def table(self) -> Table:
+        return Table(self.names, self.rows())
+
+    def dataframe(self) -> pandas.DataFrame:
+        """A pandas DataFrame made column by column (needs pandas: ``pip install 'mif-rdf[columnar]'``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise MifRdfError("DataFrames need pandas: pip install 'mif-rdf[columnar]'") from None
+        return pandas.DataFrame(dict(zip(self.names, self.values)), columns=list(self.names), index=pandas.RangeIndex(self.height))
+
+    def arrow(self) -> pyarrow.Table:
+        """A pyarrow Table made column by column (needs pyarrow: ``pip install 'mif-rdf[columnar]'``)."""
+        try:
+            import pyarrow
+        except ImportError:
+            raise MifRdfError("Arrow tables need pyarrow: pip install 'mif-rdf[columnar]'") from None
+        return pyarrow.table({name: _arrow_array(pyarrow, column) for name, column in zip(self.names, self.values)})
+
+    def shaped(self, as_: Shape) -> Any:
+        """The rows as ``as_`` asks: a :class:`Table`, a DataFrame or an Arrow table."""
+        if as_ == "table":
+            return self.table()
+        if as_ == "dataframe":
+            return self.dataframe()
+        if as_ == "arrow":
+            return self.arrow()
+        raise MifRdfError(f"unknown result shape {as_!r}: use one of {', '.join(SHAPES)}")
+
+
+def _arrow_array(pyarrow: Any, column: list[Any]) -> Any:
+    """One Arrow array of a column: its values' own type, else text (see the module notes)."""
+    try:
+        return pyarrow.array(column)
+    except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError):
+        return pyarrow.array([None if value is None else value if isinstance(value, str) else _text(value) for value in column], pyarrow.string())
+
+
+def _text(value: Any) -> str:
+    return value.isoformat() if isinstance(value, date) else str(value)
