@@ -62,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except MifRdfError as exc:
         return _fail(str(exc))
+    except BrokenPipeError:  # `mif-rdf export ... | head`: the reader has had enough, which is no error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second complaint at exit
+        return 141
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
     except KeyboardInterrupt:

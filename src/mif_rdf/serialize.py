@@ -1,6 +1,6 @@
-"""Serializers: Turtle, N-Triples, N-Quads, TriG and JSON-LD.
+"""Serializers: Turtle, N-Triples, N-Quads, TriG, JSON-LD and RDF/XML.
 
-Turtle and N-Triples hold one graph, so they get the union of all graphs;
+Turtle, N-Triples and RDF/XML hold one graph, so they get the union of all graphs;
 N-Quads, TriG and JSON-LD keep every named graph.  Every format carries the
 same RDF terms, lexical forms included: rdflib's Turtle writer respells
 numbers in its shorthand (``"9.995E1"^^xsd:double`` as ``9.995e+01``,
@@ -24,13 +24,12 @@ from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerialize
 
 from .bundle import Bundle
 from .errors import MifRdfError, Problem
+from .formats import EXTENSIONS, QUAD_FORMATS, RDF_FORMATS  # noqa: F401  (EXTENSIONS, QUAD_FORMATS: re-exported)
 from .namespaces import bind_prefixes
 from .projection import project_entity, project_memory
 
-#: CLI format names -> rdflib serializer names.
-FORMATS = {"turtle": "turtle", "nt": "nt", "nquads": "nquads", "trig": "trig", "json-ld": "json-ld"}
-EXTENSIONS = {"turtle": ".ttl", "nt": ".nt", "nquads": ".nq", "trig": ".trig", "json-ld": ".jsonld"}
-QUAD_FORMATS = frozenset({"nquads", "trig", "json-ld"})
+#: CLI format names -> rdflib serializer names (:mod:`mif_rdf.formats` has their other spellings).
+FORMATS = RDF_FORMATS
 
 
 def serialize_bundle(bundle: Bundle, fmt: str, out: IO[bytes]) -> None:
@@ -55,7 +54,17 @@ def serialize_bundle(bundle: Bundle, fmt: str, out: IO[bytes]) -> None:
     if fmt == "turtle":
         _ExactTurtle(union).serialize(out, encoding="utf-8")
     else:
-        union.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+        write_graph_as(union, fmt, out)
+
+
+def write_graph_as(graph: Graph, fmt: str, out: IO[bytes]) -> None:
+    """One graph in a one-graph format; RDF/XML's limits (a predicate it cannot split) are a clear error."""
+    if fmt in ("nquads", "trig"):
+        raise MifRdfError(f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt .jsonld .rdf)")
+    try:
+        graph.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+    except ValueError as exc:  # rdflib's RDF/XML writer: "Can't split <iri>"
+        raise MifRdfError(f"RDF/XML cannot write this graph ({exc}); use turtle or nquads") from None
 
 
 class _ExactLiterals:

@@ -10,7 +10,7 @@ from typing import IO, Callable, Sequence
 from ..bundle import STORES, Bundle, load_bundle
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
-from ..serialize import EXTENSIONS
+from ..formats import format_name
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -46,11 +46,12 @@ def exit_for(problems: Sequence[Problem]) -> int:
     return EXIT_INVALID if any(p.severity == Severity.ERROR for p in problems) else EXIT_OK
 
 
-def format_for(path: Path | None, fmt: str | None) -> str:
-    if fmt:
-        return fmt
-    by_suffix = {suffix: name for name, suffix in EXTENSIONS.items()}
-    return by_suffix.get(path.suffix, "turtle") if path else "turtle"
+def rdf_format(text: str) -> str:
+    """``--format`` of RDF output: every spelling :mod:`mif_rdf.formats` knows, as argparse's error when unknown."""
+    try:
+        return format_name(text)
+    except MifRdfError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def export(bundle: Bundle, fmt: str, path: Path | None) -> None:

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..serialize import FORMATS
+from ..formats import format_for
 from . import _common
 
 ORDER = 20
@@ -13,11 +13,11 @@ ORDER = 20
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "export", help="write a bundle as Turtle, N-Triples, N-Quads, TriG or JSON-LD",
-        description="Serialize a bundle. turtle and nt hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error.",
+        "export", help="write a bundle as Turtle, N-Triples, N-Quads, TriG, JSON-LD or RDF/XML",
+        description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error.",
     )
     _common.bundle_options(parser)
-    parser.add_argument("--format", choices=tuple(FORMATS), default="turtle", help="output format (default turtle)")
+    parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     parser.add_argument("--with-hashes", action="store_true", help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory")
     parser.set_defaults(func=run)
@@ -29,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
     if args.with_hashes:
         bundle.add_content_hashes()
-    _common.export(bundle, args.format, args.output)
+    _common.export(bundle, format_for(args.output, args.format), args.output)
     return _common.exit_for(list(bundle.problems))

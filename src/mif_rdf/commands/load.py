@@ -8,7 +8,7 @@ from pathlib import Path
 from ..bundle import Bundle
 from ..cache import CacheReport
 from ..errors import Severity
-from ..serialize import FORMATS
+from ..formats import format_for
 from . import _common
 
 ORDER = 10
@@ -21,14 +21,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
-    parser.add_argument("--format", choices=tuple(FORMATS), help="format of --output (default: from its extension, else turtle)")
+    parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)")
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
-    fmt = _common.format_for(args.output, args.format) if args.output else None
+    fmt = format_for(args.output, args.format) if args.output else None
     if args.output:
         _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]
     if args.json:

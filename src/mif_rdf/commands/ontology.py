@@ -8,13 +8,13 @@ from pathlib import Path
 from rdflib import Graph, URIRef
 from rdflib.namespace import OWL, RDF, SH
 
+from ..formats import format_for
 from ..namespaces import bind_prefixes
+from ..serialize import write_graph_as
 from ..ontology import compile_ontologies
 from . import _common
 
 ORDER = 50
-#: Output formats of a graph, by file extension (Turtle otherwise).
-GRAPH_FORMATS = {".ttl": "turtle", ".nt": "nt", ".jsonld": "json-ld", ".owl": "xml", ".rdf": "xml", ".xml": "xml"}
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -52,16 +52,21 @@ def run(args: argparse.Namespace) -> int:
     ontologies = set(result.owl.subjects(RDF.type, OWL.Ontology))
     classes = {c for c in result.owl.subjects(RDF.type, OWL.Class) if isinstance(c, URIRef)}
     shapes = set(result.shapes.subjects(RDF.type, SH.NodeShape))
-    print(
-        f"compiled {len(ontologies)} ontologies: {len(classes)} classes, {len(result.owl)} triples"
-        + (f"; {len(shapes)} node shapes -> {args.shapes}" if args.shapes else ""),
-        file=sys.stderr,
-    )
+    summary = f"compiled {_plural(len(ontologies), 'ontology', 'ontologies')}: {_plural(len(classes), 'class', 'classes')}, {len(result.owl)} triples"
+    if args.shapes and not shapes:
+        summary += f"; no entity type has a schema, so there are no shapes: {args.shapes} holds none"
+    elif args.shapes:
+        summary += f"; {_plural(len(shapes), 'node shape', 'node shapes')} -> {args.shapes}"
+    print(summary, file=sys.stderr)
     return _common.EXIT_OK
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def write_graph(graph: Graph, path: Path | None) -> None:
     """Serialize one graph to ``path`` (format from its extension) or standard output."""
-    fmt = GRAPH_FORMATS.get(path.suffix.lower(), "turtle") if path else "turtle"
+    fmt = format_for(path, None)
     bind_prefixes(graph)
-    _common.write(path, lambda out: graph.serialize(out, format=fmt))
+    _common.write(path, lambda out: write_graph_as(graph, fmt, out))
