@@ -221,15 +221,14 @@ def test_convert_folder_without_output_exits_2(capsys) -> None:
 def test_output_path_that_is_a_folder_exits_2(capsys, tmp_path: Path) -> None:
     code, out, err = run(capsys, "load", EXAMPLES, "-o", tmp_path)
     said_first = ("withheld ", "ill-typed literal")  # what export leaves out, and ill-typed literals it holds, said first
-    withheld = [line for line in err.splitlines() if line.startswith("withheld ")]
     rest = "\n".join(line for line in err.splitlines() if not any(s in line for s in said_first)) + "\n"
-    assert len(withheld) == 1
     assert_one_line_error(code, out, rest)
+    assert "is a folder" in rest
 
 
 @pytest.mark.parametrize(
     "argv",
-    [["frobnicate"], [], ["load"], ["export", str(EXAMPLES), "--format", "rdfxml"], ["convert", "sideways", "x"], ["load", str(EXAMPLES), "--engine", "turbo"]],
+    [["frobnicate"], [], ["load"], ["export", str(EXAMPLES), "--format", "yaml"], ["convert", "sideways", "x"], ["load", str(EXAMPLES), "--engine", "turbo"]],
     ids=["unknown-command", "no-command", "no-bundle", "bad-format", "bad-direction", "bad-engine"],
 )
 def test_argparse_errors_exit_2(capsys, argv: list[str]) -> None:

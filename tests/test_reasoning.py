@@ -132,11 +132,14 @@ def test_bad_arguments(lab: tuple[Bundle, list[object]]) -> None:
 
 def test_cli_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "inferred.ttl"
-    assert main(["reason", str(EXAMPLES), "--no-progress", "-o", str(out)]) == 0
+    assert main(["reason", str(EXAMPLES), "--no-progress", "-o", str(out), "--include-local"]) == 0
     printed = capsys.readouterr().out
     count = int(printed.split()[0])
     graph = Graph().parse(out)
     assert len(graph) == count > 0
     assert "profile fast" in printed and "#inferences" in printed
+    assert main(["reason", str(EXAMPLES), "--no-progress", "-o", str(out)]) == 0  # _local memories stay on this machine
+    left_out = int(capsys.readouterr().err.split("left out ")[1].split()[0])
+    assert 0 < left_out and len(Graph().parse(out)) == count - left_out
     assert main(["reason", str(EXAMPLES), "--profile", "owlrl", "--scope", "links", "--ontology", "mif-base", "--ontology", "nope"]) == 2
     assert "no ontology with id 'nope'" in capsys.readouterr().err

@@ -5,29 +5,44 @@ call it::
 
     from mif_rdf import load_bundle
     bundle = load_bundle("examples")
-    bundle.dataset.query("SELECT ...")
+    bundle.query("SELECT ...")
+
+The names below are imported on first use (PEP 562), so that ``mif-rdf
+--help`` and a command that needs little start fast.  Importing the package
+teaches rdflib the ``mif`` format for folders (:mod:`mif_rdf.rdfplugin`).
 """
 from __future__ import annotations
 
-from .bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
-from .errors import MifRdfError, Problem, ProblemLog, Severity
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .rdfplugin import install as _install_rdflib_plugin
-from .writeback import read_dataset, recover_files, write_bundle
+
+if TYPE_CHECKING:
+    from .bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
+    from .errors import MifRdfError, Problem, ProblemLog, Severity
+    from .writeback import read_dataset, recover_files, write_bundle
 
 __version__ = "0.1.0"
-__all__ = [
-    "Bundle",
-    "EntityRecord",
-    "MemoryRecord",
-    "MifRdfError",
-    "Problem",
-    "ProblemLog",
-    "Severity",
-    "load_bundle",
-    "new_dataset",
-    "read_dataset",
-    "recover_files",
-    "write_bundle",
-]
+#: public name -> the module that defines it
+_HOMES = {
+    "Bundle": ".bundle", "EntityRecord": ".bundle", "MemoryRecord": ".bundle", "load_bundle": ".bundle", "new_dataset": ".bundle",
+    "MifRdfError": ".errors", "Problem": ".errors", "ProblemLog": ".errors", "Severity": ".errors",
+    "read_dataset": ".writeback", "recover_files": ".writeback", "write_bundle": ".writeback",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 _install_rdflib_plugin()

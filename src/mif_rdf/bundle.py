@@ -27,6 +27,7 @@ from .context import MIF_NS, is_absolute_iri, is_valid_iri
 from .errors import MifRdfError, ProblemLog, Severity
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
+from .names import STORES
 from .namespaces import bind_prefixes
 from .identity import (
     BUNDLE_ID_KEY,
@@ -58,8 +59,6 @@ PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
-#: Store names the API and the CLI share (``--store memory|oxigraph``), with rdflib's plugin names.
-STORES = {"memory": "default", "oxigraph": "Oxigraph"}
 
 
 @dataclass

@@ -46,6 +46,8 @@ def format_for(path: Path | None, name: str | None) -> str:
         return format_name(name)
     if path is None:
         return "turtle"
+    if path.is_dir():
+        raise MifRdfError(f"{str(path)!r} is a folder; give the output file's name (.ttl .nt .nq .trig .jsonld .rdf)")
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise MifRdfError(

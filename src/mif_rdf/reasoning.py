@@ -31,11 +31,10 @@ from rdflib.term import Node
 
 from .bundle import Bundle
 from .errors import MifRdfError
+from .names import PROFILES, SCOPES
 from .identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
 from .ontology import compile_ontologies, vocabulary
 
-PROFILES = ("fast", "rdfs", "owlrl")
-SCOPES = ("all", "links")
 #: Files given as ontologies that are RDF already (not ontology YAML).
 RDF_SUFFIXES = {".ttl": "turtle", ".nt": "nt", ".n3": "n3", ".owl": "xml", ".rdf": "xml", ".xml": "xml", ".jsonld": "json-ld"}
 Triple = tuple[Node, Node, Node]

@@ -24,7 +24,7 @@ from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerialize
 
 from .bundle import Bundle
 from .errors import MifRdfError, Problem
-from .formats import EXTENSIONS, QUAD_FORMATS, RDF_FORMATS  # noqa: F401  (EXTENSIONS, QUAD_FORMATS: re-exported)
+from .formats import RDF_FORMATS
 from .namespaces import bind_prefixes
 from .projection import project_entity, project_memory
 

@@ -1,16 +1,25 @@
-"""Pieces every subcommand shares: bundle options, loading, output, exit codes."""
+"""Pieces every subcommand shares: bundle options, loading, output, exit codes.
+
+Command modules import only light modules at their top (argparse, this one,
+:mod:`mif_rdf.formats`, :mod:`mif_rdf.names`, :mod:`mif_rdf.limits`,
+:mod:`mif_rdf.errors`); what a command runs is imported inside its ``run``,
+so ``mif-rdf --help`` and each command load only what they use.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Callable, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Sequence
 
-from ..bundle import STORES, Bundle, load_bundle
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
 from ..formats import format_name
+from ..names import STORES
+
+if TYPE_CHECKING:
+    from ..bundle import Bundle
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -34,6 +43,8 @@ def load(args: argparse.Namespace) -> Bundle:
         raise MifRdfError("--max-file-size and --max-memories must be positive")
     if args.workers is not None and args.workers < 0:
         raise MifRdfError("--workers must be 0 or more")
+    from ..bundle import load_bundle
+
     limits = replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
     return load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=args.store,

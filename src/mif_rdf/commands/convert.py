@@ -6,10 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..convert import jsonld_files, markdown_from_jsonld, roundtrip_report
 from ..errors import MifRdfError, Problem, Severity
-from ..push.access import local_only
-from ..writeback import write_files
+
 from . import _common
 
 ORDER = 30
@@ -35,6 +33,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..convert import jsonld_files, markdown_from_jsonld, roundtrip_report
+
     if args.direction == "roundtrip":
         lines, problems, lossless = roundtrip_report(args.path, via=args.via, base_iri=args.base)
         print("\n".join(lines))
@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _without_local(docs: dict[str, str]) -> tuple[dict[str, str], list[Problem]]:
     """The projection documents that may leave the machine, and a note for each one left out (spec 10.2)."""
+    from ..push.access import local_only
+
     kept: dict[str, str] = {}
     notes: list[Problem] = []
     for relpath, text in docs.items():
@@ -70,6 +72,8 @@ def _without_local(docs: dict[str, str]) -> tuple[dict[str, str], list[Problem]]
 
 def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) -> list[Problem]:
     """Write the documents: one to ``output`` (or standard output), several under the ``output`` folder."""
+    from ..writeback import write_files
+
     if single and len(docs) <= 1:
         text = next(iter(docs.values()), "")
         _common.write(output, lambda out: out.write(text.encode("utf-8")))

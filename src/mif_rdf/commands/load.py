@@ -4,12 +4,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..bundle import Bundle
-from ..cache import CacheReport
 from ..errors import Severity
 from ..formats import format_for
 from . import _common
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from ..bundle import Bundle
+    from ..cache import CacheReport
 
 ORDER = 10
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-from rdflib import Graph, URIRef
-from rdflib.namespace import OWL, RDF, SH
+from typing import TYPE_CHECKING
 
 from ..formats import format_for
-from ..namespaces import bind_prefixes
-from ..serialize import write_graph_as
-from ..ontology import compile_ontologies
+
 from . import _common
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from rdflib import Graph
 
 ORDER = 50
 
@@ -43,6 +42,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rdflib.namespace import OWL, RDF, SH
+    from rdflib import URIRef
+
+    from ..ontology import compile_ontologies
+
     result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
     for warning in result.warnings:
         print(warning, file=sys.stderr)
@@ -67,6 +71,9 @@ def _plural(count: int, one: str, many: str) -> str:
 
 def write_graph(graph: Graph, path: Path | None) -> None:
     """Serialize one graph to ``path`` (format from its extension) or standard output."""
+    from ..namespaces import bind_prefixes
+    from ..serialize import write_graph_as
+
     fmt = format_for(path, None)
     bind_prefixes(graph)
     _common.write(path, lambda out: write_graph_as(graph, fmt, out))

@@ -11,15 +11,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 from urllib.parse import urlsplit
 
 from ..errors import MifRdfError
-from ..push.gsp import Credentials, GraphStore, HttpClient, RetryPolicy, StoreError
-from ..push.access import export_policy
-from ..push.sync import Plan, push_bundle
-from ..serialize import ill_typed_literals
+
 from . import _common
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from ..push.gsp import Credentials
+    from ..push.sync import Plan
 
 ORDER = 25
 PASSWORD_ENV = "MIF_RDF_PASSWORD"
@@ -54,6 +55,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def credentials_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Credentials | None:
     """Credentials named by the options, read from where they say; never prompts."""
+    from ..push.gsp import Credentials
+
     if args.password is not None and not args.user:
         raise MifRdfError("--password needs --user")
     if args.user and args.token_env:
@@ -78,6 +81,11 @@ def _show(plan: Plan) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..push.gsp import GraphStore, HttpClient, RetryPolicy, StoreError
+    from ..push.access import export_policy
+    from ..serialize import ill_typed_literals
+    from ..push.sync import push_bundle
+
     if args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")
     credentials = credentials_from(args, os.environ)

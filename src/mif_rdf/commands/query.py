@@ -4,12 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..bundle import Bundle
 from ..errors import MifRdfError
-from ..queries import FORMATS, format_result, run_query
-from ..queries.sparql import check_query_safety
+from ..names import RESULT_FORMATS
 from . import _common
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from ..bundle import Bundle
 
 ORDER = 40
 
@@ -22,13 +24,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common.bundle_options(parser)
     parser.add_argument("query", nargs="?", help="the query text (or use --file)")
     parser.add_argument("--file", type=Path, metavar="FILE", help="read the query from this file (.rq)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
+    parser.add_argument("--format", choices=RESULT_FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
     parser.add_argument("--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying")
     parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..queries.sparql import check_query_safety
+    from ..queries import format_result, run_query
+
     text = _query_text(args.query, args.file)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)

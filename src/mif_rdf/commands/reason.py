@@ -5,15 +5,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rdflib import Graph, URIRef
-
-from ..bundle import Bundle
-from ..identity import GRAPH_INFERENCES, graph_iri
-from ..push.access import export_policy
-from ..reasoning import PROFILES, SCOPES, infer
+from ..names import PROFILES, SCOPES
 from . import _common
-from .ontology import write_graph
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from rdflib import Graph
+
+    from ..bundle import Bundle
 
 ORDER = 60
 
@@ -37,6 +37,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..identity import GRAPH_INFERENCES, graph_iri
+    from rdflib import URIRef
+
+    from ..reasoning import infer
+    from .ontology import write_graph
+
     bundle = _common.load(args)
     for problem in bundle.problems:
         print(problem, file=sys.stderr)
@@ -51,6 +57,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _without_local(bundle: Bundle, graph: Graph) -> Graph:
     """The inferred triples that name no withheld memory (spec 10.2), saying on stderr how many were left out."""
+    from rdflib import Graph
+
+    from ..push.access import export_policy
+
     hidden = export_policy(bundle).hidden
     kept = Graph()
     for triple in graph:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..validation import ValidationReport, validate
-from ..validation.report import with_key_lines
+
 from . import _common
+
+if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
+    from ..validation import ValidationReport
 
 ORDER = 15
 FORMATS = ("text", "json", "turtle", "sarif", "junit", "github")
@@ -33,6 +36,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..validation import validate
+
     bundle = _common.load(args)
     report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology, search_path=args.path)
     text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
@@ -42,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
 def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:
     """The report in one of :data:`FORMATS`; CI formats name files from the working directory, as CI checkouts do."""
+    from ..validation.report import with_key_lines
+
     if fmt == "json":
         return report.to_json()
     if fmt == "turtle":

@@ -26,13 +26,14 @@ from rdflib.query import Result, ResultRow
 from rdflib.term import Node
 
 from ..errors import MifRdfError
+from ..names import RESULT_FORMATS
 from ..namespaces import PREFIXES, bind_prefixes
 from .sparql import sparql_term
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]
 
-FORMATS = ("table", "csv", "json", "tsv")
+FORMATS = RESULT_FORMATS
 #: Longest cell the ``table`` format shows before cutting it short.
 CELL_WIDTH = 60
 _PYTHON_TYPES = (bool, int, float, Decimal, datetime, date)
