@@ -30,7 +30,7 @@ def published_url_only(url: str, options: dict[str, Any] | None = None) -> dict[
 
 def converted(bundle_dir: Path, out: Path) -> dict[str, dict[str, Any]]:
     """``convert to-jsonld`` of a whole bundle: relpath of the .md -> the JSON document written."""
-    assert main(["convert", "to-jsonld", str(bundle_dir), "-o", str(out)]) in (0, 1)
+    assert main(["convert", "to-jsonld", str(bundle_dir), "-o", str(out), "--include-local"]) in (0, 1)
     return {p.relative_to(out).as_posix()[: -len(".jsonld")] + ".md": json.loads(p.read_text(encoding="utf-8")) for p in out.rglob("*.jsonld")}
 
 

@@ -138,8 +138,8 @@ def test_relationship_type_that_makes_no_iri_drops_only_that_edge(tmp_path: Path
     for fmt in ("turtle", "nt", "nquads", "trig", "json-ld"):
         code = main(["export", str(root), "--store", store, "--format", fmt])
         out, err = capsys.readouterr()
-        assert code == 0, err
-        assert "linked.md: warning [relationships[0].type]" in err
+        assert code == 1, err  # the bundle has an error (exit 1), and everything else is written
+        assert "linked.md: error [relationships[0].type]" in err
         assert all(m in out for m in [*GOOD, "urn:mif:linked"]), fmt
         assert "Traceback" not in err
     bundle = load_bundle(root, store="Oxigraph" if store == "oxigraph" else "default")
