@@ -46,7 +46,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--user", metavar="NAME", help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password")
     parser.add_argument("--password", metavar="PASSWORD", help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})")
     parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
-    parser.add_argument("--dry-run", action="store_true", help="read the store's manifest and print the plan; write nothing")
+    parser.add_argument("--dry-run", action="store_true", help="read the store's manifest and print the plan; write nothing (a store that cannot be reached: every graph shown as new)")
     parser.add_argument("--take-over", action="store_true", help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)")
     parser.add_argument("--retries", type=int, default=3, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3)")

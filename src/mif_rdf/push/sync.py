@@ -30,8 +30,8 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from ..bundle import Bundle
 from ..errors import MifRdfError, Severity
 from .access import ExportPolicy, export_policy
-from .gsp import GraphStore, StoreError
-from .manifest import Manifest, bundle_owner, graph_hash, ntriples, read_manifest, save_manifest
+from .gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
+from .manifest import Manifest, bundle_owner, graph_hash, manifest_iri, ntriples, read_manifest, save_manifest
 
 #: What a plan can do with a graph, in the order a plan is shown and executed.
 VERBS = ("delete", "send", "withhold", "hold", "skip", "keep")
@@ -79,11 +79,14 @@ class PushResult:
     sent: int = 0
     deleted: int = 0
     dry_run: bool = False
+    #: why a dry run could not read the store's manifest (every graph is then planned as new)
+    unchecked: str | None = None
 
     def summary(self) -> str:
         counts = {verb: len(self.plan.of(verb)) for verb in VERBS}
         if self.dry_run:
-            return (f"dry run, nothing written: would send {counts['send']}, delete {counts['delete']}; "
+            unchecked = f" (the store was not checked: {self.unchecked}; every graph is shown as new)" if self.unchecked else ""
+            return (f"dry run, nothing written{unchecked}: would send {counts['send']}, delete {counts['delete']}; "
                     f"unchanged {counts['keep']}, withheld {counts['withhold']}, not deleted {counts['hold']}")
         return (f"sent {self.sent}, deleted {self.deleted}, unchanged {counts['keep']}, "
                 f"withheld {counts['withhold']}, not deleted {counts['hold']}")
@@ -201,7 +204,13 @@ def push_bundle(
     written by another bundle and the plan deletes graphs: they are
     that bundle's, unless ``take_over`` says this bundle replaces it.
     """
-    manifest = read_manifest(store, bundle.base_iri)
+    unchecked = None
+    try:
+        manifest = read_manifest(store, bundle.base_iri)
+    except (StoreUnreachable, StoreTimeout) as error:
+        if not dry_run:
+            raise
+        manifest, unchecked = Manifest(manifest_iri(bundle.base_iri)), str(error)  # a plan is still worth showing
     plan = plan_push(bundle, manifest)
     if on_plan is not None:
         on_plan(plan)
@@ -214,7 +223,7 @@ def push_bundle(
             "Give this bundle its own --base, or push with --take-over if it replaces that bundle"
         )
     if dry_run:
-        return PushResult(plan, manifest, dry_run=True)
+        return PushResult(plan, manifest, dry_run=True, unchecked=unchecked)
     if manifest.owner != owner:
         adopted = dataclasses.replace(manifest, owner=owner)
         save_manifest(store, manifest, adopted)
