@@ -59,3 +59,33 @@ def test_mistakes_get_argparse_messages_not_tracebacks() -> None:
     for args in (("nope",), ("query",), ("convert",), ("query", str(EXAMPLES), "--format", "xml", QUERY)):
         done = run(*args)
         assert done.returncode == 2 and "usage:" in done.stderr and "Traceback" not in done.stderr, args
+
+
+def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_when_asked(tmp_path: Path) -> None:
+    out = tmp_path / "examples.nq"
+    done = run("export", str(EXAMPLES), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    graphs = {line.rsplit(" ", 2)[-2] for line in lines}
+    summary = f"wrote {len(lines)} quads in {len(graphs)} graphs to {out} (nquads); 1 withheld"
+    assert summary in done.stderr and "withheld semantic/" not in done.stderr
+    verbose = run("export", str(EXAMPLES), "-o", str(out), "--verbose")
+    assert "withheld semantic/redis-idempotency-idea.md: namespace '_local/scratch'" in verbose.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ("export", str(EXAMPLES), "--format", "nq"),
+    ("reason", str(EXAMPLES)),
+    ("ontology", "compile", "mif-base"),
+])
+def test_quiet_says_nothing_but_errors(command: tuple[str, ...]) -> None:
+    """The chatter goes (warnings, notes, summaries on standard error); the output stays."""
+    loud, quiet = run(*command), run(*command, "--quiet")
+    assert loud.returncode == quiet.returncode == 0 and loud.stderr.strip()
+    assert quiet.stderr == "" and len(quiet.stdout.splitlines()) == len(loud.stdout.splitlines()) > 0
+
+
+def test_quiet_still_shows_errors(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\nid: [broken\n---\nx\n", encoding="utf-8")
+    done = run("export", str(tmp_path), "--quiet")
+    assert done.returncode == 1 and "a.md" in done.stderr and "error" in done.stderr

@@ -378,7 +378,7 @@ def local_bundle(root: Path) -> Path:
 @pytest.mark.parametrize("fmt", ["turtle", "nt", "nquads", "trig", "json-ld"])
 def test_lookalike_local_namespaces_are_withheld_in_every_format(tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
     root = local_bundle(tmp_path / "b")
-    assert main(["export", str(root), "--format", fmt]) == 0
+    assert main(["export", str(root), "--format", fmt, "-v"]) == 0
     out, err = capsys.readouterr()
     assert "secret-" not in out and "Secret" not in out
     assert all(f"urn:mif:{m}" in out for m in [*GOOD, "public"])
@@ -425,7 +425,7 @@ def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, sto
     bundle = load_bundle(root, cache=cache, store=store)
     assert bundle.cache is not None and bundle.cache.state == "warm" and bundle.cache.reparsed == ("ns.md",)
     assert bundle.memories["ns"].frontmatter["namespace"] == "_local"
-    assert main(["export", str(root), "--cache-dir", str(cache), "--store", "oxigraph" if store == "Oxigraph" else "memory", "--format", "nquads"]) == 0
+    assert main(["export", str(root), "--cache-dir", str(cache), "--store", "oxigraph" if store == "Oxigraph" else "memory", "--format", "nquads", "-v"]) == 0
     out, err = capsys.readouterr()
     assert "urn:mif:ns>" not in out and "withheld ns.md" in err
 

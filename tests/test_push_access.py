@@ -126,7 +126,7 @@ def test_inferences_stay_when_anything_is_withheld(mixed_bundle: Path, tmp_path:
 @pytest.mark.parametrize("fmt", ["nquads", "trig", "json-ld", "turtle", "nt"])
 def test_export_leaves_local_memories_out(capsysbinary, tmp_path: Path, fmt: str, example_bundle) -> None:
     target = tmp_path / f"out.{fmt}"
-    assert main(["export", str(EXAMPLES), "--format", fmt, "-o", str(target)]) == 0
+    assert main(["export", str(EXAMPLES), "--format", fmt, "-o", str(target), "--verbose"]) == 0
     err = capsysbinary.readouterr().err.decode("utf-8")
     assert f"withheld {SCRATCH_PATH}: namespace '_local/scratch' is local-only" in err
     text = target.read_text(encoding="utf-8")

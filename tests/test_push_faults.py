@@ -178,7 +178,7 @@ def test_a_rejected_request_exits_6_with_the_stores_reason(capsys, tiny: Path, f
         return empty_store(method, graph)
 
     fake = fake_store(script)
-    code, out, err = push(capsys, tiny, "--endpoint", fake.url)
+    code, out, err = push(capsys, tiny, "--endpoint", fake.url, "--verbose")
     assert code == 6
     one_line(err, f"the store rejected PUT graph <urn:mif:{MEMORY_ID}>: 400 Bad Request: Parser error at line 3")
     assert "send      a.md: new" in out  # the plan was shown before anything was written

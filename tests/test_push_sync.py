@@ -157,7 +157,7 @@ def test_deletions_wait_while_a_file_fails_to_load(capsys, oxigraph: OxigraphSer
     assert f"hold      urn:mif:{HAND_WRITTEN[0]}: not deleted although gone from the bundle: it may be in a file that did not load (m9.md)" in out
     assert f"urn:mif:{HAND_WRITTEN[0]}" in oxigraph.graph_names()
     (root / "m9.md").unlink()
-    code, (out, _) = main(["push", str(root), "--endpoint", oxigraph.store_url]), capsys.readouterr()
+    code, (out, _) = main(["push", str(root), "--endpoint", oxigraph.store_url, "--verbose"]), capsys.readouterr()
     assert code == 0 and f"delete    urn:mif:{HAND_WRITTEN[0]}: no longer in the bundle" in out
     assert f"urn:mif:{HAND_WRITTEN[0]}" not in oxigraph.graph_names()
     assert_store_matches(oxigraph, load_bundle(root))

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from . import __version__
 from .commands import command_modules
-from .commands._common import EXIT_CANNOT_RUN
+from .commands._common import EXIT_CANNOT_RUN, set_verbosity, verbosity_options
 from .errors import MifRdfError
 
 
@@ -29,7 +29,19 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in command_modules():
         module.register(commands)
+    for name, command in _commands(parser):
+        if not any(isinstance(a, argparse._SubParsersAction) for a in command._actions):
+            verbosity_options(command)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser, name: str = "mif-rdf"):
+    """Every parser under ``parser``, with its full command name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, command in action.choices.items():
+                yield f"{name} {sub}", command
+                yield from _commands(command, f"{name} {sub}")
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
@@ -58,6 +70,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), sys.argv[1:] if argv is None else argv)
     _quiet_rdflib()
+    set_verbosity(args)
     try:
         return int(args.func(args))
     except MifRdfError as exc:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Sequence
 
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
@@ -22,6 +23,52 @@ if TYPE_CHECKING:
     from ..bundle import Bundle
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+class _Voice:
+    """How much a command says on standard error: ``--quiet`` errors only, ``--verbose`` every detail.
+
+    One per process, set by :func:`mif_rdf.cli.main` from the options every
+    command has; what a command writes as its result (data, a report, a
+    summary on standard output) is not chatter and is never silenced.
+    """
+
+    quiet = False
+    verbose = False
+
+
+def verbosity_options(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet`` and ``-v/--verbose``, which every command takes."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", help="say nothing on standard error but errors")
+    group.add_argument("-v", "--verbose", action="store_true", help="also list what summaries count (each withheld memory, each graph pushed)")
+
+
+def set_verbosity(args: argparse.Namespace) -> None:
+    _Voice.quiet, _Voice.verbose = bool(getattr(args, "quiet", False)), bool(getattr(args, "verbose", False))
+
+
+def note(text: str) -> None:
+    """A note on standard error, unless ``--quiet``."""
+    if not _Voice.quiet:
+        print(text, file=sys.stderr, flush=True)
+
+
+def detail(text: str) -> None:
+    """A line that only ``--verbose`` shows (a summary line already counts it)."""
+    if _Voice.verbose:
+        print(text, file=sys.stderr, flush=True)
+
+
+def verbose() -> bool:
+    return _Voice.verbose
+
+
+def show_problems(problems: Iterable[Problem]) -> None:
+    """Problems on standard error: errors always, warnings and notes unless ``--quiet``."""
+    for problem in problems:
+        if problem.severity == Severity.ERROR or not _Voice.quiet:
+            print(problem, file=sys.stderr)
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
@@ -71,11 +118,14 @@ def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
     from ..serialize import ill_typed_literals
 
     policy = export_policy(bundle)
-    for item in policy.withheld.values():
-        print(f"withheld {item.label}: {item.reason}", file=sys.stderr)
-    for problem in ill_typed_literals(bundle, policy.allows):
-        print(problem, file=sys.stderr)
+    show_problems(ill_typed_literals(bundle, policy.allows))
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
+    counts = Counter(graph for *_, graph in policy.quads(bundle.dataset))
+    quads, graphs = sum(counts.values()), len(counts)
+    withheld = f"; {len(policy.withheld)} withheld (_local and other local-only memories; --verbose lists them)" if policy.withheld else ""
+    note(f"wrote {quads} quads in {graphs} graphs to {path or 'standard output'} ({fmt}){withheld}")
+    for item in policy.withheld.values():
+        detail(f"withheld {item.label}: {item.reason}")
 
 
 def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from ..errors import MifRdfError, Problem, Severity
@@ -38,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.direction == "roundtrip":
         lines, problems, lossless = roundtrip_report(args.path, via=args.via, base_iri=args.base)
         print("\n".join(lines))
-        for problem in problems:
-            print(problem, file=sys.stderr)
+        _common.show_problems(problems)
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
         docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
@@ -50,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         docs, problems = markdown_from_jsonld(args.path)
         problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    _common.show_problems(problems)
     return _common.exit_for(problems)
 
 
@@ -81,5 +78,5 @@ def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) 
     if output is None:
         raise MifRdfError("converting a folder needs -o/--output FOLDER")
     problems = write_files(output, docs, suffix)
-    print(f"wrote {len(docs) - len(problems)} files under {output}", file=sys.stderr)
+    _common.note(f"wrote {len(docs) - len(problems)} files under {output}")
     return problems

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..formats import format_for
@@ -25,8 +24,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
-    for problem in bundle.problems:
-        print(problem, file=sys.stderr)
+    _common.show_problems(bundle.problems)
     if args.with_hashes:
         bundle.add_content_hashes()
     _common.export(bundle, format_for(args.output, args.format), args.output)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,8 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..ontology import compile_ontologies
 
     result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
-    for warning in result.warnings:
-        print(warning, file=sys.stderr)
+    _common.show_problems(result.warnings)
     write_graph(result.owl, args.output)
     if args.shapes:
         write_graph(result.shapes, args.shapes)
@@ -61,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         summary += f"; no entity type has a schema, so there are no shapes: {args.shapes} holds none"
     elif args.shapes:
         summary += f"; {_plural(len(shapes), 'node shape', 'node shapes')} -> {args.shapes}"
-    print(summary, file=sys.stderr)
+    _common.note(summary)
     return _common.EXIT_OK
 
 

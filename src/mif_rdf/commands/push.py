@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from ..errors import MifRdfError
@@ -20,7 +20,7 @@ from . import _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from ..push.gsp import Credentials
-    from ..push.sync import Plan
+    from ..push.sync import Action, Plan
 
 ORDER = 25
 PASSWORD_ENV = "MIF_RDF_PASSWORD"
@@ -74,10 +74,34 @@ def credentials_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Cr
     return None
 
 
-def _show(plan: Plan) -> None:
-    """Print the plan before anything is written, so a failed push still says what it was doing."""
-    for line in plan.lines():
-        print(f"  {line}", flush=True)
+class _Progress:
+    """What push shows while it works: the plan (all of it for a dry run or ``--verbose``, else its
+    counts), then a bar of graphs written on a terminal."""
+
+    def __init__(self, dry_run: bool) -> None:
+        self.full = dry_run or _common.verbose()
+        self.bar: Any = None
+
+    def plan(self, plan: Plan) -> None:
+        """Shown before anything is written, so a failed push still says what it was doing."""
+        lines = plan.lines() if self.full else [line for line in plan.lines() if not line.startswith(("send", "delete"))]
+        for line in lines:
+            print(f"  {line}", flush=True)
+        work = len(plan.work)
+        if not self.full and work:
+            print(f"  {work} graphs to write (--verbose lists them)", flush=True)
+        if work and not self.full and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=work, desc="push", unit="graph", file=sys.stderr, leave=False)
+
+    def done(self, action: Action) -> None:
+        if self.bar is not None:
+            self.bar.update()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,13 +120,15 @@ def run(args: argparse.Namespace) -> int:
         if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
     bundle = _common.load(args)
-    for problem in [*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)]:
-        print(problem, file=sys.stderr)
+    _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)])
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
+    progress = _Progress(args.dry_run)
     try:
-        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=_show, take_over=args.take_over)
+        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over)
     except StoreError as error:
         print(f"mif-rdf: error: {error}", file=sys.stderr)
         return error.exit_code
+    finally:
+        progress.close()
     print(result.summary())
     return _common.exit_for(list(bundle.problems))

@@ -39,12 +39,12 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     if args.reason:
         added = _reason(bundle, args.reason)
-        print(f"reasoning ({args.reason}): {added} inferred triples", file=sys.stderr)
+        _common.note(f"reasoning ({args.reason}): {added} inferred triples")
     result = run_query(bundle.dataset, text, allow_service=args.allow_service)
     sys.stdout.write(format_result(result, args.format))
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     if errors:
-        print(f"note: the bundle has {errors} error(s); 'mif-rdf load {args.bundle}' lists them", file=sys.stderr)
+        _common.note(f"note: the bundle has {errors} error(s); 'mif-rdf load {args.bundle}' lists them")
     return _common.EXIT_OK
 
 

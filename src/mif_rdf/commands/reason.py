@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from .ontology import write_graph
 
     bundle = _common.load(args)
-    for problem in bundle.problems:
-        print(problem, file=sys.stderr)
+    _common.show_problems(bundle.problems)
     start = time.perf_counter()
     count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
@@ -67,6 +65,6 @@ def _without_local(bundle: Bundle, graph: Graph) -> Graph:
         if triple[0] not in hidden and triple[2] not in hidden:
             kept.add(triple)
     if len(kept) < len(graph):
-        print(f"left out {len(graph) - len(kept)} inferred triples naming memories that never leave the machine "
-              f"({', '.join(sorted(set(hidden.values())))}); --include-local writes them", file=sys.stderr)
+        _common.note(f"left out {len(graph) - len(kept)} inferred triples naming memories that never leave the machine "
+                     f"({', '.join(sorted(set(hidden.values())))}); --include-local writes them")
     return kept
