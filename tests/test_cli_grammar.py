@@ -89,3 +89,24 @@ def test_quiet_still_shows_errors(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("---\nid: [broken\n---\nx\n", encoding="utf-8")
     done = run("export", str(tmp_path), "--quiet")
     assert done.returncode == 1 and "a.md" in done.stderr and "error" in done.stderr
+
+
+def test_an_output_folder_that_does_not_exist_is_made_and_said(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper" / "x.ttl"
+    done = run("export", str(EXAMPLES), "-o", str(out))
+    assert done.returncode == 0 and out.stat().st_size > 0
+    assert f"created the folder {out.parent}" in done.stderr
+    again = run("export", str(EXAMPLES), "-o", str(out))
+    assert "created the folder" not in again.stderr
+
+
+def test_validation_names_its_stages_to_whoever_listens(tmp_path: Path) -> None:
+    from mif_rdf import load_bundle
+    from mif_rdf.validation import validate
+
+    heard: list[str] = []
+    validate(load_bundle(EXAMPLES), on_stage=heard.append)
+    assert heard == ["SHACL shapes", "bundle rules"]
+    heard.clear()
+    validate(load_bundle(EXAMPLES), ontologies=["mif-base"], on_stage=heard.append)
+    assert heard == ["SHACL shapes", "ontology shapes", "bundle rules"]

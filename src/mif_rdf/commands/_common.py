@@ -8,11 +8,12 @@ so ``mif-rdf --help`` and each command load only what they use.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
@@ -62,6 +63,29 @@ def detail(text: str) -> None:
 
 def verbose() -> bool:
     return _Voice.verbose
+
+
+@contextlib.contextmanager
+def stages(label: str, total: int) -> Iterator[Callable[[str], None]]:
+    """A bar of named stages on a terminal (``validate: bundle rules  2/3``); silent when piped or ``--quiet``."""
+    if _Voice.quiet or not sys.stderr.isatty():
+        yield lambda name: None
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="stage", file=sys.stderr, leave=False)
+    started = [False]
+
+    def stage(name: str) -> None:
+        if started[0]:
+            bar.update()
+        started[0] = True
+        bar.set_description(f"{label}: {name}")
+
+    try:
+        yield stage
+    finally:
+        bar.close()
 
 
 def show_problems(problems: Iterable[Problem]) -> None:
@@ -134,6 +158,8 @@ def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
         writer(sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
+    if not path.parent.exists():
+        note(f"created the folder {path.parent} for {path.name}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         writer(handle)

@@ -77,6 +77,8 @@ def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) 
         return []
     if output is None:
         raise MifRdfError("converting a folder needs -o/--output FOLDER")
+    if not output.exists():
+        _common.note(f"created the folder {output}")
     problems = write_files(output, docs, suffix)
     _common.note(f"wrote {len(docs) - len(problems)} files under {output}")
     return problems

@@ -39,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from ..validation import validate
 
     bundle = _common.load(args)
-    report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology, search_path=args.path)
+    with _common.stages("validate", 3 if args.ontology else 2) as stage:
+        report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
+                          search_path=args.path, on_stage=stage)
     text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID

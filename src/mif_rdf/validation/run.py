@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from typing import Literal as Literal_
 
 import pyshacl
@@ -34,6 +34,7 @@ def validate(
     ontologies: Sequence[str | Path] = (),
     search_path: Sequence[str | Path] = (),
     engine: Engine = "auto",
+    on_stage: Callable[[str], None] | None = None,
 ) -> ValidationReport:
     """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
 
@@ -48,7 +49,11 @@ def validate(
     the shipped shapes use (tested to give pyshacl's results), ``"pyshacl"``
     the reference, ``"auto"`` the fast one unless the shapes need more (the
     ontology shapes use SPARQL targets: pyshacl runs those).
+    ``on_stage`` hears the name of each stage as it starts (SHACL shapes,
+    ontology shapes, bundle rules), for progress on a terminal.
     """
+    stage = on_stage or (lambda name: None)
+    stage("SHACL shapes")
     shapes = shapes_graph(level)
     data = bundle.dataset
     report_graph = shacl_report(data, shapes, engine)
@@ -57,10 +62,12 @@ def validate(
     if ontologies:
         from ..ontology import compile_shapes
 
+        stage("ontology shapes")
         extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
         extra_report = shacl_report(data, extra, engine)
         results += shacl_problems(bundle, extra_report, level, extra)
         report_graph += extra_report
+    stage("bundle rules")
     results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
     results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
     shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
