@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
     start = time.perf_counter()
-    count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
+    with _common.stages("reason", 1) as stage:  # owlrl's closure can take minutes: say what runs
+        stage(f"{args.profile} closure over {args.scope if args.profile != 'fast' else 'links'}")
+        count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
     print(f"{count} triples inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
     if args.output:
