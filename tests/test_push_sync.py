@@ -89,7 +89,7 @@ def test_a_manifest_entry_that_is_not_clear_counts_as_pending() -> None:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_push_examples_the_store_then_equals_the_bundle(capsys, oxigraph: OxigraphServer, protocol: str, example_bundle) -> None:
-    code = main(["push", str(EXAMPLES), *endpoint_args(oxigraph, protocol)])
+    code = main(["push", str(EXAMPLES), *endpoint_args(oxigraph, protocol), "--verbose"])
     out, err = capsys.readouterr()
     assert code == 0, err
     total = len(example_bundle.memories) - 1 + len(example_bundle.entities) + 2  # the _local memory stays, links and layout go

@@ -84,12 +84,13 @@ class _Progress:
 
     def plan(self, plan: Plan) -> None:
         """Shown before anything is written, so a failed push still says what it was doing."""
-        lines = plan.lines() if self.full else [line for line in plan.lines() if not line.startswith(("send", "delete"))]
+        lines = plan.lines() if self.full else [line for line in plan.lines() if not line.startswith(("send", "delete", "withhold"))]
         for line in lines:
             print(f"  {line}", flush=True)
         work = len(plan.work)
-        if not self.full and work:
-            print(f"  {work} graphs to write (--verbose lists them)", flush=True)
+        withheld = len(plan.of("withhold"))
+        if not self.full and (work or withheld):
+            print(f"  {work} graphs to write, {withheld} withheld (--verbose lists them)", flush=True)
         if work and not self.full and sys.stderr.isatty():
             from tqdm import tqdm
 
