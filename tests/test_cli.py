@@ -107,7 +107,7 @@ def test_load_summary_lists_memories_by_type_triples_and_the_broken_link(capsys,
         assert f"{kind} {n}" in out
     assert f"triples: {counts['triples']}" in out
     assert f"link triples: {counts['links']}" in out
-    assert "0 errors, 1 warnings" in out
+    assert "0 errors, 1 warning" in out
     broken = [line for line in out.splitlines() if "broken link" in line]
     assert len(broken) == 1
     assert "semantic/retry-budget-policy.md" in broken[0] and "warning" in broken[0]
@@ -129,9 +129,9 @@ def test_load_json_has_the_same_counts(capsys, example_bundle) -> None:
 
 def test_load_output_turtle_holds_the_union_graph(capsys, tmp_path: Path, example_bundle) -> None:
     target = tmp_path / "out.ttl"
-    code, out, _ = run(capsys, "load", EXAMPLES, "-o", target)
+    code, out, err = run(capsys, "load", EXAMPLES, "-o", target)
     assert code == 0
-    assert f"wrote {target} (turtle)" in out
+    assert f"to {target} (turtle); 1 withheld" in err and "wrote the union of " in err
     graph = Graph().parse(target, format="turtle")
     shared = export_policy(example_bundle).restrict(example_bundle).dataset  # _local memories never leave (spec 10.2)
     assert len(graph) == len(shared) > 0 and len(shared) < len(example_bundle.dataset)
@@ -140,8 +140,8 @@ def test_load_output_turtle_holds_the_union_graph(capsys, tmp_path: Path, exampl
 
 def test_load_output_format_follows_the_extension(capsys, tmp_path: Path, example_bundle) -> None:
     target = tmp_path / "out.nq"
-    code, out, _ = run(capsys, "load", EXAMPLES, "--no-progress", "-o", target)
-    assert code == 0 and "(nquads)" in out
+    code, out, err = run(capsys, "load", EXAMPLES, "--no-progress", "-o", target)
+    assert code == 0 and f"graphs to {target} (nquads)" in err
     ds = Dataset().parse(target, format="nquads")
     record = next(iter(example_bundle.memories.values()))
     assert len(ds.graph(URIRef(record.iri))) == len(example_bundle.graph(record.id))
@@ -185,7 +185,7 @@ def test_export_to_stdout(capsysbinary) -> None:
 def test_bundle_with_an_error_exits_1(capsys, error_bundle: Path, tmp_path: Path) -> None:
     code, out, _ = run(capsys, "load", error_bundle)
     assert code == 1
-    assert "1 errors" in out and "broken.md:1: error:" in out
+    assert "1 error," in out and "broken.md:1: error:" in out
     code, _, err = run(capsys, "export", error_bundle, "-o", tmp_path / "x.ttl")
     assert code == 1 and "broken.md" in err
     assert len(Graph().parse(tmp_path / "x.ttl")) > 0  # still written

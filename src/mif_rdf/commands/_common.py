@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from ..errors import MifRdfError, Problem, Severity
 from ..limits import DEFAULT_LIMITS
-from ..formats import format_name
+from ..formats import QUAD_FORMATS, format_name
 from ..names import STORES
 
 if TYPE_CHECKING:
@@ -147,7 +147,8 @@ def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
     counts = Counter(graph for *_, graph in policy.quads(bundle.dataset))
     quads, graphs = sum(counts.values()), len(counts)
     withheld = f"; {len(policy.withheld)} withheld (_local and other local-only memories; --verbose lists them)" if policy.withheld else ""
-    note(f"wrote {quads} quads in {graphs} graphs to {path or 'standard output'} ({fmt}){withheld}")
+    what = f"{quads} quads in {graphs} graphs" if fmt in QUAD_FORMATS else f"the union of {graphs} graphs ({quads} quads)"
+    note(f"wrote {what} to {path or 'standard output'} ({fmt}){withheld}")
     for item in policy.withheld.values():
         detail(f"withheld {item.label}: {item.reason}")
 

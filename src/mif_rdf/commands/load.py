@@ -44,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, default=str))
     else:
         print(summary_text(bundle))
-        if args.output:
-            print(f"wrote {args.output} ({fmt})")
     return _common.exit_for(list(bundle.problems))
 
 
@@ -53,6 +51,10 @@ def cache_text(report: CacheReport) -> str:
     if report.state == "cold":
         return f"cold, entry written ({report.reason}): {report.entry}"
     return f"warm, {len(report.reparsed)} files read again, {len(report.removed)} gone: {report.entry}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def summary_text(bundle: Bundle) -> str:
@@ -64,7 +66,7 @@ def summary_text(bundle: Bundle) -> str:
         f"Bundle {bundle.root.name} ({bundle.base_iri})",
         f"  memories: {counts['memories']} ({kinds})",
         f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
-        f"  problems: {sev['error']} errors, {sev['warning']} warnings, {sev['info']} notes",
+        f"  problems: {_count(sev['error'], 'error')}, {_count(sev['warning'], 'warning')}, {_count(sev['info'], 'note')}",
     ]
     if bundle.cache is not None:
         lines.insert(3, f"  cache: {cache_text(bundle.cache)}")
