@@ -50,7 +50,7 @@ def _native_and_python(root: Path) -> tuple[bytes, bytes]:
     return _export(root, "oxigraph"), _export(root, "memory")
 
 
-def test_native_nquads_is_the_rdflib_path_quad_for_quad_and_withholds_local() -> None:
+def test_native_nquads_matches_the_memory_store_and_withholds_local() -> None:
     native, python = _native_and_python(EXAMPLES)
     assert _quads(native) == _quads(python)
     assert b'"2026-03-09T19:30:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>' in native  # the author's form, not +00:00
