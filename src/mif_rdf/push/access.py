@@ -199,7 +199,11 @@ def export_bundle(bundle: Bundle, fmt: str, out: IO[bytes], policy: ExportPolicy
     """
     policy = policy or export_policy(bundle)
     if fmt == "nquads":
-        write_quads(policy.quads(bundle.dataset), out)
+        from ..oxigraph_sink import write_native_nquads
+
+        graphs = policy.graph_names(bundle.dataset)
+        if not write_native_nquads(bundle.dataset, graphs, policy.hidden, policy.memory_graphs, out):
+            write_quads(policy.quads(bundle.dataset), out)
     else:
         serialize_bundle(policy.restrict(bundle) if policy.withheld else bundle, fmt, out)
     return policy
