@@ -20,13 +20,16 @@ BASE = "mif://local/test/"
 GENERATED_ID = "0b191afe-df8d-5858-8e1d-438787ebdeee"
 
 
-def _cases():
-    for name, folder in FIXTURE_BUNDLES.items():
-        for path in memory_files(folder):
-            yield pytest.param(folder, path.relative_to(folder).as_posix(), id=f"{name}/{path.relative_to(folder)}")
+def memory_cases(bundles: dict[str, Path]) -> list:
+    """(bundle folder, memory relpath) parameters for every memory file of the named bundles."""
+    return [
+        pytest.param(folder, path.relative_to(folder).as_posix(), id=f"{name}/{path.relative_to(folder)}")
+        for name, folder in bundles.items()
+        for path in memory_files(folder)
+    ]
 
 
-@pytest.mark.parametrize(("root", "relpath"), list(_cases()))
+@pytest.mark.parametrize(("root", "relpath"), memory_cases(FIXTURE_BUNDLES))
 def test_fast_walker_matches_pyld_on_fixture(root: Path, relpath: str) -> None:
     check_fast_walker_matches_pyld(root, relpath)
 

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import memory_files
 from test_dataset import check_engines_give_isomorphic_datasets, check_every_frontmatter_key_becomes_triples
-from test_equivalence import check_fast_walker_matches_pyld
+from test_equivalence import check_fast_walker_matches_pyld, memory_cases
 from test_fastyaml import check_every_yaml_text_reads_the_same
 from test_oxigraph_text import check_oxigraph_reads_the_text_as_the_walkers_triples
 from test_parse_problems import check_legacy_bundle_gives_warnings_and_loads
@@ -38,13 +37,7 @@ def test_the_upstream_data_is_there() -> None:
         assert any(folder.glob("*.md")) or any(folder.rglob("*.md")), name
 
 
-def _memory_cases():
-    for name, folder in UPSTREAM_BUNDLES.items():
-        for path in memory_files(folder):
-            yield pytest.param(folder, path.relative_to(folder).as_posix(), id=f"{name}/{path.relative_to(folder)}")
-
-
-@pytest.mark.parametrize(("root", "relpath"), list(_memory_cases()))
+@pytest.mark.parametrize(("root", "relpath"), memory_cases(UPSTREAM_BUNDLES))
 def test_fast_walker_matches_pyld(root: Path, relpath: str) -> None:
     check_fast_walker_matches_pyld(root, relpath)
 
