@@ -11,7 +11,7 @@ import argparse
 import logging
 import os
 import sys
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from . import __version__
 from .commands import command_modules
@@ -29,19 +29,19 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in command_modules():
         module.register(commands)
-    for name, command in _commands(parser):
-        if not any(isinstance(a, argparse._SubParsersAction) for a in command._actions):
-            verbosity_options(command)
+    for command in _leaf_commands(parser):
+        verbosity_options(command)
     return parser
 
 
-def _commands(parser: argparse.ArgumentParser, name: str = "mif-rdf"):
-    """Every parser under ``parser``, with its full command name."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub, command in action.choices.items():
-                yield f"{name} {sub}", command
-                yield from _commands(command, f"{name} {sub}")
+def _leaf_commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """The parsers of every command that runs (``convert to-jsonld``, not ``convert``)."""
+    commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not commands:
+        yield parser
+    for action in commands:
+        for command in action.choices.values():
+            yield from _leaf_commands(command)
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:

@@ -75,12 +75,13 @@ def stages(label: str, total: int) -> Iterator[Callable[[str], None]]:
     from tqdm import tqdm
 
     bar = tqdm(total=total, desc=label, unit="stage", file=sys.stderr, leave=False)
-    started = [False]
+    started = False
 
     def stage(name: str) -> None:
-        if started[0]:
+        nonlocal started
+        if started:  # the stage before this one is done
             bar.update()
-        started[0] = True
+        started = True
         bar.set_description(f"{label}: {name}")
 
     try:
