@@ -89,3 +89,13 @@ def test_repr_print_and_report_data(tmp_path: Path, example_bundle) -> None:
     write_file(tmp_path, "a.md", memory_text("a1", "tags: oops\n"))
     report = validate(load_bundle(tmp_path))
     assert isinstance(report.to_dict(), dict) and json.loads(report.to_json())["conforms"] is report.conforms
+
+
+def test_a_memory_file_is_read_against_its_bundle_as_convert_reads_it() -> None:
+    """The core fixture has index.md and no .mif/: the root is that folder, so /semantic/... resolves."""
+    from conftest import FIXTURE_BUNDLES
+
+    core = FIXTURE_BUNDLES["core"]
+    graph = Graph().parse(str(core / "procedural" / "recalibrate-barometer.md"), format="mif")
+    target = URIRef("urn:mif:04ec3a1a-e104-40da-a6cc-dfd8badb17f8")  # semantic/calibration-interval.md
+    assert (URIRef("urn:mif:f82c5202-4546-4fee-bd63-28e324f60253"), URIRef(MIF + "relates-to"), target) in graph

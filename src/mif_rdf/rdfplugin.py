@@ -4,7 +4,8 @@ rdflib opens the source before it picks the parser, which fails on a folder;
 :func:`install` teaches rdflib's input-source factory to hand a folder through
 when, and only when, ``format="mif"``.  It runs when :mod:`mif_rdf` is
 imported.  A file inside the bundle (``bundle/.mif/config.yaml``, any memory)
-works without it: the bundle root is then found by walking up to ``.mif/``.
+works without it: the bundle root is then the nearest folder above it holding
+``.mif/`` or ``index.md``, as for ``mif-rdf convert`` (else the file's own folder).
 
 Where the triples go: ``Dataset().parse(...)`` gets one named graph per
 memory and entity plus the links graph, as :func:`~mif_rdf.load_bundle`
@@ -67,24 +68,16 @@ def source_path(source: InputSource) -> Path:
     return Path(url2pathname(system_id[len("file://") :] if system_id.startswith("file://") else system_id[5:]))
 
 
-def bundle_root(path: Path) -> Path:
-    """The bundle folder a file belongs to: the nearest ancestor holding ``.mif/``, else its folder."""
-    if path.is_dir():
-        return path
-    for folder in [path.parent, *path.parent.parents]:
-        if (folder / ".mif").is_dir():
-            return folder
-    return path.parent
-
-
 class MifParser(Parser):
     """rdflib parser plugin: loads a whole bundle into the target Dataset/graph."""
 
     def parse(self, source: InputSource, sink: Graph, **kwargs: Any) -> None:
         from .bundle import load_bundle
 
+        from .convert import bundle_root_of  # the one single-file root rule, shared with `convert to-jsonld`
+
         path = source_path(source)
-        root = bundle_root(path)
+        root = bundle_root_of(path) or path.parent
         bundle = load_bundle(root, base_iri=kwargs.get("base_iri"), progress=kwargs.get("progress"))
         quads = bundle.dataset.quads((None, None, None, None))
         if path.suffix == ".md":
