@@ -24,7 +24,7 @@ from rdflib.store import Store
 from rdflib.term import Identifier
 
 from .context import MIF_NS, is_absolute_iri, is_valid_iri
-from .errors import MifRdfError, ProblemLog, Severity
+from .errors import MifRdfError, Problem, ProblemLog, Severity
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .names import STORES
@@ -48,7 +48,7 @@ from .layout import layout_triples
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
-from .projection import project_entity
+from .projection import Projection, project_entity
 from .tordf import Triple
 
 if TYPE_CHECKING:
@@ -183,13 +183,7 @@ class Bundle:
             yield Link(record, index, rel["type"], rel["target"], targets.get(key))
 
     def _target_keys(self, record: MemoryRecord) -> Iterator[tuple[int, dict[str, Any], str]]:
-        """Each well-formed relationship of ``record`` with the IRI its target resolves to (without fragment)."""
-        relationships = record.frontmatter.get("relationships")
-        if not isinstance(relationships, list):
-            return
-        for index, rel in enumerate(relationships):
-            if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
-                yield index, rel, resolve_target(rel["target"], record.doc_iri, self.base_iri).split("#", 1)[0]
+        return target_keys(record.frontmatter, record.doc_iri, self.base_iri)
 
     def memory_by_path(self, relpath: str) -> MemoryRecord | None:
         return next((m for m in self.memories.values() if m.relpath == relpath), None)
@@ -317,11 +311,13 @@ class Bundle:
 
     def add_content_hashes(self) -> None:
         """Give every memory ``extensions.mif-rdf.hash`` (spec 18.2) in the dataset; files are untouched."""
-        loader = _Loader(self)
         self.problems.items = [p for p in self.problems if p.rule != "integrity"]  # checked again below
-        for record in list(self.memories.values()):
+        records = list(self.memories.values())
+        for record in records:  # all of them first: a memory still listed would hold its own location
             self.dataset.remove_graph(URIRef(record.iri))
             del self.memories[record.id]
+        loader = _Loader(self)
+        for record in records:
             loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
         loader.flush()
         self.rebuild_links()  # the layout graph holds the frontmatter, which now has the hash
@@ -386,18 +382,11 @@ class _Loader:
             return
         clash = self.bundle.memories.get(parsed.id) or self.bundle.entities.get(memory_iri(parsed.id))
         if clash is not None:
-            self.bundle.problems.add(
-                prepared.relpath,
-                f"duplicate id {parsed.id!r}: already used by {clash.relpath} (the same graph <{memory_iri(parsed.id)}>); this file is not loaded",
-                key="id", value=parsed.id, rule="duplicate-id",
-            )
+            self.bundle.problems.items.append(duplicate_id(prepared.relpath, parsed.id, clash.relpath))
             return
         same_place = self.locations().get(prepared.doc_iri)
-        if same_place is not None:  # 'a b.md' and 'a%20b.md': one IRI, and links could not tell them apart
-            self.bundle.problems.add(
-                prepared.relpath, f"path has the same location <{prepared.doc_iri}> as {same_place}; this file is not loaded",
-                value=prepared.relpath, rule="duplicate-path",
-            )
+        if same_place is not None:
+            self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
             return
         self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
@@ -420,23 +409,15 @@ class _Loader:
         self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
 
     def entity(self, relpath: str) -> None:
-        parsed, problems = parse_entity(self.bundle.root, relpath, self.bundle.limits)
-        self.bundle.problems.extend(problems)
-        if parsed is None:
-            return
-        clash = self.bundle.entities.get(parsed.iri) or self.bundle.memories.get(parsed.iri[len(MEMORY_PREFIX):])
-        if clash is not None:
-            other = clash.relpath
-            self.bundle.problems.add(relpath, f"duplicate entity {parsed.iri}: already defined by {other}; not loaded", key="id", rule="duplicate-id")
-            return
-        self.add_entity(parsed)
+        bundle = self.bundle
+        parsed = read_entity(bundle, relpath, lambda iri: getattr(bundle.entities.get(iri) or bundle.memories.get(iri[len(MEMORY_PREFIX):]), "relpath", None))
+        if parsed is not None:
+            self.add_entity(parsed)
 
     def add_entity(self, parsed: ParsedEntity) -> None:
-        base = self.bundle.base_iri
-        doc_iri = document_iri(base, parsed.relpath)
-        projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri)
+        record, projection = entity_projection(parsed, self.bundle.base_iri)
         self.bundle.problems.extend(projection.notes)
-        self.bundle.entities[parsed.iri] = EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document)
+        self.bundle.entities[parsed.iri] = record
         self.add_graph(parsed.iri, triples(projection, self.bundle.engine))
 
     def links(self) -> None:
@@ -454,19 +435,72 @@ class _Loader:
 
     def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
         """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
-        yield URIRef(record.iri), PATH, Literal(record.relpath)
-        yield URIRef(record.iri), LOCATION, URIRef(record.doc_iri)
+        yield from place_triples(record.iri, record.relpath, record.doc_iri)
         for link in self.bundle._links_of(record, targets):
             if link.resolved is not None:
-                predicate = relationship_iri(link.type)
-                if is_valid_iri(predicate):  # else the projection noted the type on its memory and field
-                    yield URIRef(link.source.iri), URIRef(predicate), URIRef(link.resolved)
-            elif _expects_bundle_target(link.target):
-                self.bundle.problems.add(
-                    link.source.relpath,
-                    f"relationship target {link.target!r} does not resolve to a memory of the bundle (broken link)",
-                    Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target, rule="link",
-                )
+                predicate = link_predicate(link.type)
+                if predicate is not None:
+                    yield URIRef(link.source.iri), predicate, URIRef(link.resolved)
+            elif expects_bundle_target(link.target):
+                self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
+
+
+def place_triples(iri: str, relpath: str, doc_iri: str) -> tuple[Triple, Triple]:
+    """Where a memory is, in the links graph: its bundle path and its document IRI."""
+    return (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+
+
+def read_entity(bundle: Bundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:
+    """One entity file of ``.mif/entities``, unless it cannot be read or its IRI is taken (``defined_by`` names the file that has it)."""
+    parsed, problems = parse_entity(bundle.root, relpath, bundle.limits)
+    bundle.problems.extend(problems)
+    if parsed is None:
+        return None
+    other = defined_by(parsed.iri)
+    if other is not None:
+        bundle.problems.add(relpath, f"duplicate entity {parsed.iri}: already defined by {other}; not loaded", key="id", rule="duplicate-id")
+        return None
+    return parsed
+
+
+def entity_projection(parsed: ParsedEntity, base: str) -> tuple[EntityRecord, Projection]:
+    """An entity file's record and its JSON-LD projection (whose notes are the file's problems)."""
+    doc_iri = document_iri(base, parsed.relpath)
+    projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri)
+    return EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document), projection
+
+
+def target_keys(frontmatter: Mapping[str, Any], doc_iri: str, base: str) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """Each well-formed relationship of a memory with the IRI its target resolves to (without fragment)."""
+    relationships = frontmatter.get("relationships")
+    if not isinstance(relationships, list):
+        return
+    for index, rel in enumerate(relationships):
+        if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
+            yield index, rel, resolve_target(rel["target"], doc_iri, base).split("#", 1)[0]
+
+
+def link_predicate(relationship_type: str) -> URIRef | None:
+    """The links graph's predicate for a relationship type; None when it makes no IRI (the projection noted that type on its memory and field)."""
+    predicate = relationship_iri(relationship_type)
+    return URIRef(predicate) if is_valid_iri(predicate) else None
+
+
+def broken_link(relpath: str, index: int, target: str) -> Problem:
+    """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
+    return Problem(relpath, f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
+                   Severity.WARNING, key=f"relationships[{index}].target", value=target, rule="link")
+
+
+def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
+    """The error for a memory whose id an earlier file (in path order) already has: the later file is not loaded."""
+    return Problem(relpath, f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file is not loaded",
+                   key="id", value=memory_id, rule="duplicate-id")
+
+
+def duplicate_location(relpath: str, doc_iri: str, other: str) -> Problem:
+    """The error for two paths with one document IRI ('a b.md' and 'a%20b.md'): links could not tell them apart."""
+    return Problem(relpath, f"path has the same location <{doc_iri}> as {other}; this file is not loaded", value=relpath, rule="duplicate-path")
 
 
 def _plain_strings(triple: Triple) -> Triple:
@@ -477,14 +511,14 @@ def _plain_strings(triple: Triple) -> Triple:
     return triple
 
 
-def _expects_bundle_target(target: str) -> bool:
+def expects_bundle_target(target: str) -> bool:
     """Paths and memory URNs should resolve inside the bundle; other IRIs may point anywhere."""
     if target.startswith(MEMORY_PREFIX):
         return not target.startswith(ENTITY_PREFIX)
     return not is_absolute_iri(target)
 
 
-def _progress(items: Iterable[T], total: int, enabled: bool | None, label: str) -> Iterable[T]:
+def progress_bar(items: Iterable[T], total: int, enabled: bool | None, label: str) -> Iterable[T]:
     if enabled is None:
         enabled = total >= PROGRESS_THRESHOLD and sys.stderr.isatty()
     if not enabled:
@@ -536,6 +570,24 @@ def load_bundle(
     Problems with single files never raise: they are in ``bundle.problems``.
     Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
+    bundle = open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits)
+    if cache is not None and cache is not False:
+        from .cache import default_cache_dir, load_cached  # the cache is built on this module
+
+        folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
+        return load_cached(bundle.root, bundle.base_iri, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+    return fill(bundle, progress, workers)
+
+
+def open_bundle(
+    root: str | Path, *, base_iri: str | None = None, engine: Engine = "fast", store: str | Store = "memory", limits: Limits = DEFAULT_LIMITS,
+) -> Bundle:
+    """An empty :class:`Bundle` for the folder ``root``, its arguments checked: what :func:`fill` reads the files into.
+
+    The streaming export (:mod:`mif_rdf.stream_export`) starts from it too, so
+    both read the same folder under the same base IRI and report the same
+    problems for the same arguments.
+    """
     root = Path(root)
     if root.is_file():
         raise MifRdfError(f"{str(root)!r} is a file; give the bundle folder")
@@ -545,12 +597,7 @@ def load_bundle(
         raise MifRdfError(f"unknown engine {engine!r}: use 'fast' or 'pyld'")
     root = root.resolve()
     base = normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-    if cache is not None and cache is not False:
-        from .cache import default_cache_dir, load_cached  # the cache is built on this module
-
-        folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
-        return load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
-    return fill(Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits), progress, workers)
+    return Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits)
 
 
 def fill(bundle: Bundle, progress: bool | None = None, workers: int | None = None) -> Bundle:
@@ -589,7 +636,11 @@ def no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
+def memory_files(bundle: Bundle) -> BundleFiles:
+    """Discover the bundle's files and read its config: the memory files to load, in path order, within the limit.
+
+    Discovery's, the config's and the limit's problems go to ``bundle.problems``.
+    """
     root = bundle.root
     files: BundleFiles = discover(root)
     bundle.problems.extend(files.problems)
@@ -607,11 +658,17 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
         bundle.problems.add(
             ".", f"{len(memories):,} memory files, over the limit of {bundle.limits.max_memories:,} (--max-memories); "
             f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
-        memories = memories[: bundle.limits.max_memories]
+        files.memories = memories[: bundle.limits.max_memories]
+    return files
+
+
+def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
+    files = memory_files(bundle)
+    memories = files.memories
     loader = _Loader(bundle)
     workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
-    prepared = prepare_memories(root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
-    for memory in _progress(prepared, len(memories), progress, "memories"):
+    prepared = prepare_memories(bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
+    for memory in progress_bar(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
     for relpath in files.entities:
         loader.entity(relpath)

@@ -26,7 +26,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Literal as TypingLiteral
+from typing import Any, Callable, Iterator, Literal as TypingLiteral, TypeVar, overload
 
 from . import termpickle
 from .errors import Problem
@@ -39,6 +39,7 @@ from .projection import Projection, project_memory
 from .reference import pyld_graph
 from .tordf import Triple, document_nquads, document_triples
 
+T = TypeVar("T")
 Engine = TypingLiteral["fast", "pyld"]
 #: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
 Output = TypingLiteral["rdflib", "nquads"]
@@ -60,6 +61,7 @@ class PreparedMemory:
     document: dict[str, Any] = field(default_factory=dict)
     triples: list[Triple] = field(default_factory=list)
     nquads: str = ""  # instead of ``triples``, for an Oxigraph store: the memory's graph as N-Quads text
+    ill_typed: list[Problem] = field(default_factory=list)  # ill-typed literals of the graph, which exports warn about
 
 
 def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
@@ -81,7 +83,7 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     doc_iri = document_iri(base, parsed.relpath)
     projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
     notes.extend(projection.notes)
-    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document)
+    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=projection.ill_typed)
     if output == "nquads" and engine == "fast":
         prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
     else:
@@ -165,25 +167,41 @@ def _busy_cores(interval: float = 0.1) -> float:
     return 0.0 if elapsed <= 0 else cpus * (elapsed - (idle1 - idle0)) / elapsed
 
 
+def _as_is(prepared: PreparedMemory) -> PreparedMemory:
+    return prepared
+
+
+@overload
+def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
+                     output: Output = "rdflib") -> Iterator[PreparedMemory]: ...
+@overload
+def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
+                     output: Output, shape: Callable[[PreparedMemory], T]) -> Iterator[T]: ...
 def prepare_memories(
-    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib"
-) -> Iterator[PreparedMemory]:
-    """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one)."""
+    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib",
+    shape: Callable[[PreparedMemory], Any] = _as_is,
+) -> Iterator[Any]:
+    """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
+
+    ``shape`` (a picklable function) turns each prepared memory into what the
+    caller needs, in the worker: the streaming export sends back only its
+    lines and keys, not the parsed frontmatter and projection.
+    """
     if workers <= 0 or len(relpaths) <= CHUNK:
-        yield from (prepare_memory(root, relpath, base, limits, engine, output) for relpath in relpaths)
+        yield from (shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths)
         return
     starts = deque(range(0, len(relpaths), CHUNK))
     pending: deque[tuple[int, Future[bytes]]] = deque()
     try:
         pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=gc.disable)
     except (OSError, ValueError, ImportError):  # no process support here: one process it is
-        yield from prepare_memories(root, relpaths, base, limits, engine, 0, output)
+        yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
         return
     try:
         def submit() -> None:
             if starts:
                 start = starts.popleft()
-                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output)))
+                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output, shape)))
 
         for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
             submit()
@@ -192,7 +210,7 @@ def prepare_memories(
             try:
                 payload = future.result()
             except BrokenProcessPool:  # the workers could not start or died: finish here
-                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output)
+                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output, shape)
                 return
             submit()
             yield from pickle.loads(payload)
@@ -200,8 +218,9 @@ def prepare_memories(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output) -> bytes:
-    return termpickle.dumps([prepare_memory(root, relpath, base, limits, engine, output) for relpath in relpaths])
+def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output,
+                   shape: Callable[[PreparedMemory], Any]) -> bytes:
+    return termpickle.dumps([shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths])
 
 
 def _start_method() -> multiprocessing.context.BaseContext:

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import MifRdfError, Problem, Severity
-from ..limits import DEFAULT_LIMITS
+from ..limits import DEFAULT_LIMITS, Limits
 from ..formats import QUAD_FORMATS, format_name
 from ..names import STORES
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..push.access import Withheld
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -90,10 +91,15 @@ def stages(label: str, total: int) -> Iterator[Callable[[str], None]]:
         bar.close()
 
 
+def shown(problem: Problem) -> bool:
+    """Whether a problem goes to standard error: errors always, warnings and notes unless ``--quiet``."""
+    return problem.severity == Severity.ERROR or not _Voice.quiet
+
+
 def show_problems(problems: Iterable[Problem]) -> None:
     """Problems on standard error: errors always, warnings and notes unless ``--quiet``."""
     for problem in problems:
-        if problem.severity == Severity.ERROR or not _Voice.quiet:
+        if shown(problem):
             print(problem, file=sys.stderr)
 
 
@@ -112,18 +118,23 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> Bundle:
     """The bundle named by :func:`bundle_options` arguments."""
-    if args.max_file_size <= 0 or args.max_memories <= 0:
-        raise MifRdfError("--max-file-size and --max-memories must be positive")
-    if args.workers is not None and args.workers < 0:
-        raise MifRdfError("--workers must be 0 or more")
+    limits = limits_of(args)
     from ..bundle import load_bundle
 
-    limits = replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
     return load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
         progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
         workers=args.workers,
     )
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The limits :func:`bundle_options` arguments set, checked (and ``--workers`` with them)."""
+    if args.max_file_size <= 0 or args.max_memories <= 0:
+        raise MifRdfError("--max-file-size and --max-memories must be positive")
+    if args.workers is not None and args.workers < 0:
+        raise MifRdfError("--workers must be 0 or more")
+    return replace(DEFAULT_LIMITS, max_file_bytes=int(args.max_file_size * 2**20), max_memories=args.max_memories)
 
 
 def exit_for(problems: Sequence[Problem]) -> int:
@@ -159,10 +170,15 @@ def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
     else:
         counts = Counter(graph for *_, graph in policy.quads(bundle.dataset))
         quads, graphs = sum(counts.values()), len(counts)
-    withheld = f"; {len(policy.withheld)} withheld (_local and other local-only memories; --verbose lists them)" if policy.withheld else ""
+    wrote(quads, graphs, fmt, path, list(policy.withheld.values()))
+
+
+def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
+    """An export's one summary line, and with ``--verbose`` each withheld memory."""
+    left_out = f"; {len(withheld)} withheld (_local and other local-only memories; --verbose lists them)" if withheld else ""
     what = f"{quads} quads in {graphs} graphs" if fmt in QUAD_FORMATS else f"the union of {graphs} graphs ({quads} quads)"
-    note(f"wrote {what} to {path or 'standard output'} ({fmt}){withheld}")
-    for item in policy.withheld.values():
+    note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
+    for item in withheld:
         detail(f"withheld {item.label}: {item.reason}")
 
 

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from ..errors import MifRdfError, Problem
 from ..formats import format_for
 from . import _common
 
@@ -13,19 +15,57 @@ ORDER = 20
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export", help="write a bundle as Turtle, N-Triples, N-Quads, TriG, JSON-LD or RDF/XML",
-        description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error.",
+        description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error. N-Quads with no --store and no cache is streamed: written while the files are read, in memory that does not grow with the bundle.",
     )
     _common.bundle_options(parser)
+    parser.set_defaults(store=None)  # None: no store asked for, so N-Quads can stream
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     parser.add_argument("--with-hashes", action="store_true", help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory")
+    parser.add_argument("--stream", action="store_true", help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    fmt = format_for(args.output, args.format)
+    if _streams(args, fmt):
+        return _stream(args)
+    args.store = args.store or "memory"
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
     if args.with_hashes:
         bundle.add_content_hashes()
-    _common.export(bundle, format_for(args.output, args.format), args.output)
+    _common.export(bundle, fmt, args.output)
     return _common.exit_for(list(bundle.problems))
+
+
+def _streams(args: argparse.Namespace, fmt: str) -> bool:
+    """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
+    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir)) if given]
+    if args.stream:
+        if fmt != "nquads":
+            raise MifRdfError(f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream")
+        if loaded:
+            raise MifRdfError(f"--stream reads the files as it writes them and uses no store or cache: leave out {' and '.join(loaded)}")
+        return True
+    return fmt == "nquads" and not loaded
+
+
+def _stream(args: argparse.Namespace) -> int:
+    """The streamed N-Quads export: problems shown as they are found, then the export's one summary line."""
+    limits = _common.limits_of(args)
+    from tqdm import tqdm
+
+    from ..stream_export import stream_nquads
+
+    def show(problem: Problem) -> None:  # above the progress bar, not through it
+        if _common.shown(problem):
+            tqdm.write(str(problem), file=sys.stderr)
+
+    reports = []
+    _common.write(args.output, lambda out: reports.append(stream_nquads(
+        args.bundle, out, base_iri=args.base, engine=args.engine, limits=limits, workers=args.workers,
+        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show)))
+    report = reports[0]
+    _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)
+    return _common.EXIT_INVALID if report.errors else _common.EXIT_OK

@@ -43,7 +43,7 @@ from rdflib import Dataset, URIRef
 from rdflib.term import IdentifiedNode, Node
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from ..bundle import Bundle, MemoryRecord, Records, new_dataset
+from ..bundle import Bundle, Records, new_dataset
 from ..context import mif_context
 from ..identity import GRAPH_INFERENCES, graph_iri
 from ..namespaces import MIF
@@ -130,13 +130,13 @@ def _normalized(namespace: str) -> str:
     return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 
 
-def trust_raised(record: MemoryRecord, stated: Iterable[str]) -> str | None:
-    """Why the trust levels a memory's graph states (``stated``) exceed what its file says, or None.
+def trust_raised(frontmatter: dict[str, Any], stated: Iterable[str]) -> str | None:
+    """Why the trust levels a memory's graph states (``stated``) exceed what its file (``frontmatter``) says, or None.
 
     Only the spec's levels have an order; a custom level in the file ranks
     below all of them, and a custom level in the graph is never "higher".
     """
-    provenance = record.frontmatter.get("provenance")
+    provenance = frontmatter.get("provenance")
     declared = provenance.get("trustLevel") if isinstance(provenance, dict) else None
     rank = TRUST_ORDER.index(declared) if declared in TRUST_ORDER else -1
     raised = sorted(level for level in stated if _trust_rank().get(level, -1) > rank)
@@ -166,7 +166,7 @@ def export_policy(bundle: Bundle) -> ExportPolicy:
     for _, _, level, graph in bundle.dataset.quads((None, MIF.trustLevel, None, None)):
         trust[str(getattr(graph, "identifier", graph))].append(str(level))
     for m in bundle.memories.values():
-        withhold(m.iri, m.relpath, m.doc_iri, local_only(m.frontmatter.get("namespace")) or trust_raised(m, trust[m.iri]))
+        withhold(m.iri, m.relpath, m.doc_iri, local_only(m.frontmatter.get("namespace")) or trust_raised(m.frontmatter, trust[m.iri]))
     for e in bundle.entities.values():
         withhold(e.iri, e.relpath, e.doc_iri, local_only(e.data.get("namespace")))
     inferences = graph_iri(bundle.base_iri, GRAPH_INFERENCES)

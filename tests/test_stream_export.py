@@ -1,0 +1,228 @@
+"""Issue 19 item 3: the streamed N-Quads export writes what the loaded export writes, without loading a store.
+
+The oracle is the loaded bundle: every graph the export policy lets leave
+(tests/oxigraph_server.expected_graphs), compared graph by graph with rdflib's
+isomorphism (blank nodes by structure, every other term exactly, lexical forms
+included), and the load's problems plus the export's ill-typed warnings.
+"""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from rdflib import Graph
+from rdflib.compare import graph_diff, isomorphic, to_isomorphic
+
+import mif_rdf.bundle
+from mif_rdf.bundle import load_bundle
+from mif_rdf.oxigraph_sink import rdflib_terms
+from mif_rdf.push.access import export_policy
+from mif_rdf.serialize import ill_typed_literals
+from mif_rdf.stream_export import StreamReport, stream_nquads
+from mif_rdf.synthetic import generate_bundle
+
+from conftest import EXAMPLES, FIXTURE_BUNDLES, memory_text, write_file
+from oxigraph_server import OxigraphServer, expected_graphs, oxigraph_command
+
+SCRATCH = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"  # examples/: the memory in _local/scratch
+
+
+def streamed(root: Path, **options: object) -> tuple[bytes, StreamReport]:
+    out = io.BytesIO()
+    report = stream_nquads(root, out, progress=False, **options)  # type: ignore[arg-type]
+    return out.getvalue(), report
+
+
+def graphs_of(nquads: bytes) -> dict[str, Graph]:
+    """Each named graph of an N-Quads text, read by Oxigraph's parser with every lexical form kept.
+
+    (rdflib's own N-Quads parser would respell ``...Z`` as ``...+00:00``.)
+    """
+    term = rdflib_terms()
+    graphs: dict[str, Graph] = defaultdict(Graph)
+    for quad in ox.parse(nquads, format=ox.RdfFormat.N_QUADS):
+        graphs[str(quad.graph_name.value)].add((term(quad.subject), term(quad.predicate), term(quad.object)))
+    return dict(graphs)
+
+
+def assert_same_export(root: Path, **options: object) -> StreamReport:
+    """The stream's graphs, quads and problems are the loaded bundle's export."""
+    data, report = streamed(root, **options)
+    bundle = load_bundle(root, progress=False, **{k: v for k, v in options.items() if k in ("engine", "base_iri", "limits")})  # type: ignore[arg-type]
+    if options.get("with_hashes"):
+        bundle.add_content_hashes()
+    expected, got = expected_graphs(bundle), graphs_of(data)
+    assert set(got) == set(expected)
+    for name, graph in expected.items():
+        if not isomorphic(graph, got[name]):
+            _, missing, extra = graph_diff(to_isomorphic(graph), to_isomorphic(got[name]))
+            pytest.fail(f"graph {name}: missing {sorted(missing)[:3]}, extra {sorted(extra)[:3]}")
+    assert report.quads == data.count(b"\n") == sum(len(g) for g in expected.values())
+    assert report.graphs == len(expected)
+    policy = export_policy(bundle)
+    assert report.withheld.keys() == policy.withheld.keys()
+    wanted = list(bundle.problems) + ill_typed_literals(bundle, policy.allows)
+    assert sorted(map(str, report.problems)) == sorted(map(str, wanted))
+    return report
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_BUNDLES))
+def test_every_fixture_bundle_streams_to_the_loaded_export(name: str) -> None:
+    assert_same_export(FIXTURE_BUNDLES[name])
+
+
+def test_the_local_memory_and_every_link_to_it_stay_behind() -> None:
+    data, report = streamed(EXAMPLES)
+    assert SCRATCH in report.withheld and "_local/scratch" in report.withheld[SCRATCH].reason
+    graphs = graphs_of(data)
+    assert SCRATCH not in graphs
+    links = [line for line in data.splitlines() if line.endswith(b"#links> .")]
+    assert len(links) > 40 and not any(SCRATCH.encode() in line or b"redis-idempotency-idea" in line for line in links)
+    layout = [line for line in data.splitlines() if line.endswith(b"#layout> .")]
+    assert len(layout) == 16 and not any(line.startswith(f"<{SCRATCH}>".encode()) for line in layout)
+    # an exported memory that names it keeps that reference: it is its own content (docs/export.md)
+    assert any(SCRATCH.encode() in line for line in data.splitlines() if line not in links)
+
+
+def test_a_generated_bundle_with_broken_links_and_workers(tmp_path: Path) -> None:
+    generate_bundle(tmp_path, 300, seed=5, broken_links=4)
+    report = assert_same_export(tmp_path, workers=1)  # 300 files > one chunk: a worker process prepares them
+    assert sum(p.rule == "link" for p in report.problems) == 4
+    assert streamed(tmp_path, workers=1)[1].quads == streamed(tmp_path, workers=0)[1].quads
+
+
+def test_the_pyld_engine_and_content_hashes() -> None:
+    assert_same_export(EXAMPLES, engine="pyld")
+    hashed, _ = streamed(EXAMPLES, with_hashes=True)
+    assert hashed.count(b"sha256") > streamed(EXAMPLES)[0].count(b"sha256")
+    assert_same_export(EXAMPLES, with_hashes=True)
+
+
+def hostile_bundle(root: Path) -> Path:
+    """The shapes real bundles have that a stream must get right without seeing the whole bundle first."""
+    ids = {name: f"00000000-0000-4000-8000-{n:012d}" for n, name in enumerate("abcdefgh")}
+    write_file(root, ".mif/config.yaml", "bundle_id: hostile.example\n")
+    # a URN target to a memory read later, a path with a fragment, a relative path, a broken path, an entity
+    write_file(root, "a.md", memory_text(ids["a"], f"""relationships:
+  - type: relates-to
+    target: urn:mif:{ids['h']}
+  - type: derived-from
+    target: sub/b.md#section
+  - type: supersedes
+    target: /missing.md
+  - type: mentions
+    target: urn:mif:entity:person:ada
+  - type: relates-to
+    target: {'private.md'}
+"""))
+    write_file(root, "sub/b.md", memory_text(ids["b"], "relationships:\n  - type: part-of\n    target: ../a.md\n"))
+    write_file(root, "sub/copy.md", memory_text(ids["b"]))  # duplicate id: the later file (in path order) is not loaded
+    write_file(root, "c d.md", memory_text(ids["c"]))
+    write_file(root, "c%20d.md", memory_text(ids["d"]))  # the same document IRI as 'c d.md'
+    write_file(root, "private.md", memory_text(ids["e"], "namespace: _local/notes\n"))  # withheld, named by a.md
+    write_file(root, "acme/inner.md", memory_text(ids["f"], "namespace: acme/_LOCAL/x\n"))  # withheld too
+    write_file(root, "raised.md", memory_text(ids["g"], """provenance:
+  trustLevel: low_confidence
+citations:
+  - title: T
+    url: https://example.org/t
+    trustLevel: verified
+"""))  # its graph states a higher trust than its provenance
+    write_file(root, "z.md", memory_text(ids["h"], "tags: [x, x, y]\n"))  # a repeated tag: one quad
+    write_file(root, "broken.md", "---\nid: [unclosed\n---\nBody\n")
+    write_file(root, "no-id.md", "---\ntype: semantic\n---\nBody\n")
+    write_file(root, ".mif/entities/person/ada.yaml", "id: ada\ntype: Person\nname: Ada\n")
+    write_file(root, ".mif/entities/person/secret.yaml", "id: secret\ntype: Person\nname: S\nnamespace: _local\n")
+    write_file(root, ".mif/entities/person/zz-ada-again.yaml", "id: ada\ntype: Person\nname: Ada again\n")  # the same entity IRI
+    return root
+
+
+def test_a_hostile_bundle_streams_to_the_loaded_export(tmp_path: Path) -> None:
+    root = hostile_bundle(tmp_path / "hostile")
+    report = assert_same_export(root)
+    rules = {p.rule for p in report.problems}
+    assert {"duplicate-id", "duplicate-path", "link"} <= rules
+    assert sum(p.rule == "duplicate-id" for p in report.problems) == 2  # sub/copy.md and the second ada
+    assert [p.key for p in report.problems if p.rule == "link"] == ["relationships[2].target"]  # /missing.md only
+    reasons = " ".join(w.reason for w in report.withheld.values())
+    assert "_local/notes" in reasons and "acme/_LOCAL/x" in reasons and "trust level" in reasons
+    assert any(w.label.endswith("secret.yaml") for w in report.withheld.values())
+    assert report.errors >= 3  # the duplicate id, the duplicate location, the broken YAML
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_streams(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    write_file(root, "ok.md", memory_text("00000000-0000-4000-8000-000000000001"))
+    (root / "bad-\udcff.md".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")).write_bytes(b"x")
+    report = assert_same_export(root)
+    assert report.quads > 5 and any("UTF-8" in p.message or "utf-8" in p.message.lower() for p in report.problems)
+
+
+def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What makes memory flat: no store is filled, not even the empty bundle's."""
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the streaming export filled a store")
+
+    monkeypatch.setattr(mif_rdf.bundle, "fill", refuse)
+    monkeypatch.setattr(mif_rdf.bundle._Loader, "accept", refuse)
+    data, report = streamed(EXAMPLES)
+    assert report.quads == data.count(b"\n") > 1000
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_command_streams_nquads_by_default_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "x.nq"
+    done = cli("export", str(EXAMPLES), "--no-progress", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "(nquads, streamed); 1 withheld" in done.stderr
+    loaded = cli("export", "--store", "memory", str(EXAMPLES), "-o", str(tmp_path / "y.nq"))
+    assert loaded.returncode == 0 and "streamed" not in loaded.stderr
+    assert graphs_of(out.read_bytes()).keys() == graphs_of((tmp_path / "y.nq").read_bytes()).keys()
+    summary = [line for line in done.stderr.splitlines() if line.startswith("wrote")]
+    assert summary[0].split(" to ")[0] == [line for line in loaded.stderr.splitlines() if line.startswith("wrote")][0].split(" to ")[0]
+
+
+def test_the_command_refuses_stream_with_what_needs_a_store(tmp_path: Path) -> None:
+    done = cli("export", str(EXAMPLES), "--stream", "--format", "ttl")
+    assert done.returncode == 2 and "--stream writes N-Quads only" in done.stderr and "Traceback" not in done.stderr
+    done = cli("export", "--stream", str(EXAMPLES), "--format", "nq", "--store", "oxigraph")
+    assert done.returncode == 2 and "leave out --store" in done.stderr
+    done = cli("export", str(EXAMPLES), "--cache-dir", str(tmp_path / "c"), "--stream", "--format", "nq")
+    assert done.returncode == 2 and "leave out --cache-dir" in done.stderr
+
+
+def test_the_command_exits_1_on_errors_and_writes_the_rest(tmp_path: Path) -> None:
+    root = hostile_bundle(tmp_path / "hostile")
+    out = tmp_path / "h.nq"
+    done = cli("export", str(root), "--stream", "-o", str(out), "-q")
+    assert done.returncode == 1, done.stderr
+    assert "warning" not in done.stderr and "duplicate id" in done.stderr  # --quiet: errors only
+    assert len(graphs_of(out.read_bytes())) == len(expected_graphs(load_bundle(root, progress=False)))
+
+
+def test_a_streamed_dump_bulk_loads_into_an_oxigraph_server(tmp_path: Path) -> None:
+    """docs/export.md's route for bundles that outgrow one machine, at a small size: stream, `oxigraph load`, serve."""
+    root = tmp_path / "bundle"
+    generate_bundle(root, 120, seed=9, broken_links=2)
+    dump = tmp_path / "dump.nq"
+    assert cli("export", str(root), "--stream", "--format", "nquads", "-o", str(dump)).returncode == 0
+    server = OxigraphServer(tmp_path / "store")
+    loaded = subprocess.run([oxigraph_command(), "load", "--location", str(server.location), "--file", str(dump)],
+                            capture_output=True, timeout=120, check=False)
+    assert loaded.returncode == 0, loaded.stderr
+    server.start()
+    try:
+        expected = expected_graphs(load_bundle(root, progress=False))
+        assert server.graph_names() == set(expected)
+        total = server.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")[0]["n"]
+        assert int(total) == sum(len(g) for g in expected.values())
+    finally:
+        server.stop()
