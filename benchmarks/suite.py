@@ -27,6 +27,8 @@ Rows (target in brackets, from the performance issue):
 * query helpers (all, one run) on Oxigraph vs rdflib's engine
 * query helpers as Arrow tables vs Oxigraph's own evaluation of the queries they send, results
   serialized (and a table of each helper)                                          [each <= 1.5x at 100k]
+* export N-Quads, streamed (``export --stream``) vs the memory store's load and export; with ``--scale``
+  also at 10,000 and 300,000 memories (``--stream-sizes``): peak memory flat, throughput, a million extrapolated
 """
 from __future__ import annotations
 
@@ -307,6 +309,38 @@ def validate_memory(data: Path) -> dict[str, Any]:
     return _full_validation(data, "default")
 
 
+# -- export ---------------------------------------------------------------------------
+def _dump(data: Path) -> Path:
+    return data / "dump.nq"
+
+
+@measure("export-stream")
+def export_stream(data: Path) -> dict[str, Any]:
+    """``export --stream``: N-Quads written while the files are read (no store); the workers' peak memory too."""
+    from mif_rdf.stream_export import stream_nquads
+
+    with open(_dump(data), "wb") as out:
+        report, seconds = timed(lambda: stream_nquads(bundle_of(data), out, progress=False, on_problem=lambda problem: None))
+    _dump(data).unlink()
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    return {"seconds": seconds, "quads": report.quads, "worker_peak_gib": workers}
+
+
+@measure("export-memory-nquads")
+def export_memory_nquads(data: Path) -> dict[str, Any]:
+    """The same N-Quads through the memory store: the load, then the export of the loaded dataset."""
+    from mif_rdf import load_bundle
+    from mif_rdf.push.access import export_bundle
+
+    def run() -> None:
+        with open(_dump(data), "wb") as out:
+            export_bundle(load_bundle(bundle_of(data), progress=False), "nquads", out)
+
+    _, seconds = timed(run)
+    _dump(data).unlink()
+    return {"seconds": seconds}
+
+
 # -- the table --------------------------------------------------------------------------
 #: (case, ours, baseline, how the ratio reads, target)
 ROWS = [
@@ -324,6 +358,7 @@ ROWS = [
     ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
     ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", ""),
     ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x at 100k"),
+    ("export N-Quads, streamed / memory store (load + export)", "export-stream", "export-memory-nquads", "faster", ""),
 ]
 #: The cache entries first (later measurements load through them: warm loads are the same bundle),
 #: the one-changed-file cases last (they edit a file).
@@ -331,11 +366,11 @@ ORDER = [
     "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
     "validate-engine", "validate-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
-    "queries-oxigraph-arrow", "queries-oxigraph-floor",
+    "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-stream", "export-memory-nquads",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
 ]
 SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before", "queries-oxigraph",
-               "queries-oxigraph-arrow", "queries-oxigraph-floor"]
+               "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-stream"]
 SCALE_ROWS = [
     ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
@@ -422,6 +457,24 @@ def growth_table(growth: dict[int, dict[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def stream_table(streams: dict[int, dict[str, Any]]) -> str:
+    """The streamed export at each size: flat peak memory and steady throughput, and what they make of a million."""
+    lines = [
+        "| memories | quads | time | memories a second | peak memory, main process | peak memory, largest worker |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in sorted(streams):
+        run = streams[size]
+        lines.append(f"| {size:,} | {run['quads']:,} | {run['seconds']:,.1f} s | {size / run['seconds']:,.0f} "
+                     f"| {run['peak_gib']:.2f} GiB | {run['worker_peak_gib']:.2f} GiB |")
+    largest = max(streams)
+    rate = largest / streams[largest]["seconds"]
+    peak = max(run["peak_gib"] for run in streams.values())
+    lines.append(f"\n1,000,000 memories at {rate:,.0f} a second: about {1_000_000 / rate / 60:,.0f} minutes, "
+                 f"{streams[largest]['quads'] * 1_000_000 // largest:,} quads; peak memory stays near {peak:.2f} GiB (main process)")
+    return "\n".join(lines)
+
+
 def prepare(data: Path, count: int, seed: int) -> None:
     """A generated bundle with seeded violations, reused when ``data`` already holds one."""
     from mif_rdf.markdown import render_memory, split_frontmatter
@@ -457,6 +510,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries")
     parser.add_argument("--growth", default="10000,30000",
                         help="with --scale: smaller bundles whose validation is also timed, to show its growth (default 10000,30000)")
+    parser.add_argument("--stream-sizes", default="10000,300000",
+                        help="with --scale: other bundle sizes the streamed export is also run on, to show flat memory (default 10000,300000)")
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -484,6 +539,11 @@ def main(argv: list[str] | None = None) -> int:
                 folder = data / f"growth-{size}"
                 prepare(folder, size, args.seed)
                 growth[size] = {name: run_measure(name, folder) for name in GROWTH_ORDER}
+            streams = {count: results["export-stream"]}
+            for size in sorted(int(n) for n in args.stream_sizes.split(",") if n.strip() and int(n) != count):
+                folder = data / f"growth-{size}" if size in growth else data / f"stream-{size}"
+                prepare(folder, size, args.seed)
+                streams[size] = run_measure("export-stream", folder)
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)
@@ -505,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
     print("\n" + helper_table(results))
     print("\n" + growth_table(growth))
+    print("\n" + stream_table(streams))
     return 0
 
 
