@@ -186,7 +186,7 @@ def _stated_trust(lines: list[str]) -> list[str]:
             if obj.startswith("<"):
                 stated.append(obj[1:obj.index(">")])
             elif obj.startswith('"'):
-                stated.append(json.JSONDecoder().raw_decode(obj)[0])
+                stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
     return stated
 
 
