@@ -231,11 +231,29 @@ class Evaluator:
     """Evaluates compiled shapes against an index: path -> subject -> values (scanned once per path).
 
     Nodes stay in the store's form (:class:`Data`); constraints see them as rdflib terms (``term``).
+    Whether a value meets a constraint depends on the value alone (and, for
+    ``sh:or``/``sh:not`` with nested shapes, on the fixed data), so each
+    constraint of a property shape is checked once per distinct value of its
+    path, not once per focus node and value: most values repeat (trust
+    levels, types, decay models, tags), and at 100,000 memories the checks
+    and the term conversions they need were most of a validation.
     """
 
     def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], term: Callable[[Any], Any] = _same_term) -> None:
         self.index = index
         self.term = term
+        self._failing: dict[int, set[Any]] = {}  # id(constraint) -> the values of its path that fail it
+        self._distinct: dict[URIRef, set[Any]] = {}
+
+    def failing(self, constraint: Constraint, path: URIRef) -> set[Any]:
+        """The distinct values of ``path`` (over every subject) that do not meet ``constraint``."""
+        found = self._failing.get(id(constraint))
+        if found is None:
+            distinct = self._distinct.get(path)
+            if distinct is None:
+                distinct = self._distinct[path] = {v for values in self.index.get(path, {}).values() for v in values}
+            found = self._failing[id(constraint)] = {v for v in distinct if not self.passes(constraint, v, self.term(v))}
+        return found
 
     def values(self, focus: Any, path: URIRef) -> list[Any]:
         return self.index.get(path, {}).get(focus, [])
@@ -267,11 +285,11 @@ class Evaluator:
             yield shape, focus, None, SH.MaxCountConstraintComponent
         if shape.has_value is not None and shape.has_value not in map(self.term, values):
             yield shape, focus, None, SH.HasValueConstraintComponent
-        if shape.constraints:
-            terms = list(map(self.term, values))  # each value converted once for all the constraints
-            for constraint in shape.constraints:
-                for value, term in zip(values, terms):
-                    if not self.passes(constraint, value, term):
+        for constraint in shape.constraints:
+            failing = self.failing(constraint, shape.path)
+            if failing:
+                for value in values:
+                    if value in failing:
                         yield shape, focus, value, constraint.component
         for prop in shape.properties:
             for value in values:
