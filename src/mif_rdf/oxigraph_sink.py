@@ -123,8 +123,8 @@ def _graph_name(graph: Graph) -> Any:
     return ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)
 
 
-def rdflib_terms() -> Callable[[Any], Any]:
-    """A converter from pyoxigraph terms to the rdflib terms the loader made of them, each converted once.
+def rdflib_term(node: Any) -> Any:
+    """The rdflib term the loader made of a pyoxigraph term.
 
     Literals keep the lexical form Oxigraph holds (``normalize=False``:
     rdflib's default would turn an ill-typed ``"2026-01-15"^^xsd:dateTime``
@@ -133,22 +133,25 @@ def rdflib_terms() -> Callable[[Any], Any]:
     (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does not take
     as equal, so a ``sh:in`` list of plain strings would not match).
     """
+    if isinstance(node, ox.NamedNode):
+        return URIRef(node.value)
+    if isinstance(node, ox.BlankNode):
+        return BNode(node.value)
+    if node.language:
+        return Literal(node.value, lang=node.language)
+    if node.datatype.value == _XSD_STRING:
+        return Literal(node.value)
+    return Literal(node.value, datatype=URIRef(node.datatype.value), normalize=False)
+
+
+def rdflib_terms() -> Callable[[Any], Any]:
+    """:func:`rdflib_term` with each term converted once: for copies, where the same terms come back again and again."""
     known: dict[Any, Any] = {}
 
     def term(node: Any) -> Any:
         found = known.get(node)
         if found is None:
-            if isinstance(node, ox.NamedNode):
-                found = URIRef(node.value)
-            elif isinstance(node, ox.BlankNode):
-                found = BNode(node.value)
-            elif node.language:
-                found = Literal(node.value, lang=node.language)
-            elif node.datatype.value == _XSD_STRING:
-                found = Literal(node.value)
-            else:
-                found = Literal(node.value, datatype=URIRef(node.datatype.value), normalize=False)
-            known[node] = found
+            found = known[node] = rdflib_term(node)
         return found
 
     return term

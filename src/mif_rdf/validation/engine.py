@@ -24,7 +24,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 
-from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset, rdflib_terms
+from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset, rdflib_term
 
 Check = Callable[[Any], bool]
 
@@ -201,7 +201,7 @@ class Data:
     ``quads_for_pattern`` on an on-disk store) and never copied into rdflib:
     only the values a constraint looks at and the nodes a result names are
     converted, once each, with their lexical form kept
-    (:func:`~mif_rdf.oxigraph_sink.rdflib_terms`).
+    (:func:`~mif_rdf.oxigraph_sink.rdflib_term`).
     """
 
     def __init__(self, graph: Graph) -> None:
@@ -211,7 +211,7 @@ class Data:
             self.term: Callable[[Any], Any] = _same_term
             self.native: Callable[[Any], Any] = _same_term
         else:
-            self.term, self.native = rdflib_terms(), OxigraphSink.term
+            self.term, self.native = rdflib_term, OxigraphSink.term
             self.options = query_dataset(graph)
 
     def scan(self, predicate: URIRef) -> Iterable[tuple[Any, Any]]:
@@ -233,27 +233,31 @@ class Evaluator:
     Nodes stay in the store's form (:class:`Data`); constraints see them as rdflib terms (``term``).
     Whether a value meets a constraint depends on the value alone (and, for
     ``sh:or``/``sh:not`` with nested shapes, on the fixed data), so each
-    constraint of a property shape is checked once per distinct value of its
-    path, not once per focus node and value: most values repeat (trust
-    levels, types, decay models, tags), and at 100,000 memories the checks
-    and the term conversions they need were most of a validation.
+    property shape checks each distinct value once and keeps the failures:
+    most values repeat (trust levels, types, decay models, tags), and at
+    100,000 memories the checks and the term conversions they need were most
+    of a validation.  Terms are converted for a check and not kept.
     """
 
     def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], term: Callable[[Any], Any] = _same_term) -> None:
         self.index = index
         self.term = term
-        self._failing: dict[int, set[Any]] = {}  # id(constraint) -> the values of its path that fail it
-        self._distinct: dict[URIRef, set[Any]] = {}
+        self._checked: dict[int, tuple[set[Any], list[set[Any]]]] = {}  # id(shape) -> (values checked, failing values per constraint)
 
-    def failing(self, constraint: Constraint, path: URIRef) -> set[Any]:
-        """The distinct values of ``path`` (over every subject) that do not meet ``constraint``."""
-        found = self._failing.get(id(constraint))
-        if found is None:
-            distinct = self._distinct.get(path)
-            if distinct is None:
-                distinct = self._distinct[path] = {v for values in self.index.get(path, {}).values() for v in values}
-            found = self._failing[id(constraint)] = {v for v in distinct if not self.passes(constraint, v, self.term(v))}
-        return found
+    def failing(self, shape: Shape, values: list[Any]) -> list[set[Any]]:
+        """For each constraint of ``shape``, the values of its path seen so far (``values`` included) that fail it."""
+        checked = self._checked.get(id(shape))
+        if checked is None:
+            checked = self._checked[id(shape)] = (set(), [set() for _ in shape.constraints])
+        seen, failing = checked
+        for value in values:
+            if value not in seen:
+                seen.add(value)
+                term = self.term(value)
+                for position, constraint in enumerate(shape.constraints):
+                    if not self.passes(constraint, value, term):
+                        failing[position].add(value)
+        return failing
 
     def values(self, focus: Any, path: URIRef) -> list[Any]:
         return self.index.get(path, {}).get(focus, [])
@@ -285,12 +289,12 @@ class Evaluator:
             yield shape, focus, None, SH.MaxCountConstraintComponent
         if shape.has_value is not None and shape.has_value not in map(self.term, values):
             yield shape, focus, None, SH.HasValueConstraintComponent
-        for constraint in shape.constraints:
-            failing = self.failing(constraint, shape.path)
-            if failing:
-                for value in values:
-                    if value in failing:
-                        yield shape, focus, value, constraint.component
+        if shape.constraints:
+            for constraint, failing in zip(shape.constraints, self.failing(shape, values)):
+                if failing:
+                    for value in values:
+                        if value in failing:
+                            yield shape, focus, value, constraint.component
         for prop in shape.properties:
             for value in values:
                 yield from self.violations(prop, value)
