@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, TypeVar
 
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import XSD
@@ -32,6 +32,7 @@ from .namespaces import bind_prefixes
 from .identity import (
     BUNDLE_ID_KEY,
     bundle_id_problem,
+    canonical_relationship_name,
     ENTITY_PREFIX,
     GRAPH_LAYOUT,
     GRAPH_LINKS,
@@ -160,16 +161,18 @@ class Bundle:
             raise MifRdfError(f"no memory with id {memory_id!r} in {self.root}")
         return self.dataset.graph(URIRef(memory_iri(memory_id)))
 
-    def relationships(self) -> Iterator[Link]:
+    def relationships(self, types: Collection[str] | None = None) -> Iterator[Link]:
         """Every well-formed frontmatter relationship, with its target resolved.
 
         Targets resolve to memories (by path, absolute or document-relative, or
         by ``urn:mif:<id>``) and to entities of ``.mif/entities``; a fragment
-        (``x.md#section``) still points at ``x.md``.
+        (``x.md#section``) still points at ``x.md``.  ``types`` (canonical,
+        kebab-case names) keeps only relationships of those types, before any
+        target is resolved.
         """
         targets = self._targets()
         for record in self.memories.values():
-            yield from self._links_of(record, targets)
+            yield from self._links_of(record, targets, types)
 
     def _targets(self) -> dict[str, str]:
         """What a resolved target IRI points at: document IRIs and memory IRIs to memories, entity IRIs to entities."""
@@ -178,12 +181,9 @@ class Bundle:
             targets[record.doc_iri] = targets[record.iri] = record.iri
         return targets
 
-    def _links_of(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Link]:
-        for index, rel, key in self._target_keys(record):
+    def _links_of(self, record: MemoryRecord, targets: Mapping[str, str], types: Collection[str] | None = None) -> Iterator[Link]:
+        for index, rel, key in target_keys(record.frontmatter, record.doc_iri, self.base_iri, types):
             yield Link(record, index, rel["type"], rel["target"], targets.get(key))
-
-    def _target_keys(self, record: MemoryRecord) -> Iterator[tuple[int, dict[str, Any], str]]:
-        return target_keys(record.frontmatter, record.doc_iri, self.base_iri)
 
     def memory_by_path(self, relpath: str) -> MemoryRecord | None:
         return next((m for m in self.memories.values() if m.relpath == relpath), None)
@@ -279,7 +279,7 @@ class Bundle:
         for subject in subjects:
             layout.remove((URIRef(subject), None, None))
         sources = [m for m in self.memories.values()
-                   if m.relpath in relpaths or any(key in keys for _, _, key in self._target_keys(m))]
+                   if m.relpath in relpaths or any(key in keys for _, _, key in target_keys(m.frontmatter, m.doc_iri, self.base_iri))]
         resolved_again = {m.relpath for m in sources}
         self.problems.items = [p for p in self.problems if not (p.rule == "link" and p.path in resolved_again)]
         graph = self.links
@@ -470,14 +470,15 @@ def entity_projection(parsed: ParsedEntity, base: str) -> tuple[EntityRecord, Pr
     return EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document), projection
 
 
-def target_keys(frontmatter: Mapping[str, Any], doc_iri: str, base: str) -> Iterator[tuple[int, dict[str, Any], str]]:
-    """Each well-formed relationship of a memory with the IRI its target resolves to (without fragment)."""
+def target_keys(frontmatter: Mapping[str, Any], doc_iri: str, base: str, types: Collection[str] | None = None) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """Each well-formed relationship of a memory (of ``types``, canonical names, when given) with the IRI its target resolves to (without fragment)."""
     relationships = frontmatter.get("relationships")
     if not isinstance(relationships, list):
         return
     for index, rel in enumerate(relationships):
         if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
-            yield index, rel, resolve_target(rel["target"], doc_iri, base).split("#", 1)[0]
+            if types is None or canonical_relationship_name(rel["type"]) in types:
+                yield index, rel, resolve_target(rel["target"], doc_iri, base).split("#", 1)[0]
 
 
 def link_predicate(relationship_type: str) -> URIRef | None:
@@ -570,13 +571,13 @@ def load_bundle(
     Problems with single files never raise: they are in ``bundle.problems``.
     Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
-    bundle = open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits)
     if cache is not None and cache is not False:
         from .cache import default_cache_dir, load_cached  # the cache is built on this module
 
         folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
-        return load_cached(bundle.root, bundle.base_iri, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
-    return fill(bundle, progress, workers)
+        root, base = _located(root, base_iri, engine)
+        return load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+    return fill(open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits), progress, workers)
 
 
 def open_bundle(
@@ -588,6 +589,12 @@ def open_bundle(
     both read the same folder under the same base IRI and report the same
     problems for the same arguments.
     """
+    root, base = _located(root, base_iri, engine)
+    return Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits)
+
+
+def _located(root: str | Path, base_iri: str | None, engine: str) -> tuple[Path, str]:
+    """The bundle folder (checked, absolute) and its base IRI."""
     root = Path(root)
     if root.is_file():
         raise MifRdfError(f"{str(root)!r} is a file; give the bundle folder")
@@ -596,8 +603,7 @@ def open_bundle(
     if engine not in ("fast", "pyld"):
         raise MifRdfError(f"unknown engine {engine!r}: use 'fast' or 'pyld'")
     root = root.resolve()
-    base = normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
-    return Bundle(root=root, base_iri=base, dataset=new_dataset(store), engine=engine, limits=limits)
+    return root, normalize_base_iri(base_iri) if base_iri else default_base_iri(root)
 
 
 def fill(bundle: Bundle, progress: bool | None = None, workers: int | None = None) -> Bundle:

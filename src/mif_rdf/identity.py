@@ -154,6 +154,7 @@ def relativize(iri: str, doc_iri: str) -> str:
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@lru_cache(maxsize=4096)  # called for every relationship a rule looks at: 880,000 times validating 100,000 memories
 def canonical_relationship_name(name: str) -> str:
     """kebab-case form of a relationship type: RelatesTo, relates_to, relates-to -> relates-to.
 

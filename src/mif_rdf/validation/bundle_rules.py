@@ -184,8 +184,8 @@ def parse_time(value: object) -> datetime | None:
 def temporal_problems(bundle: Bundle, *, strict: bool = False) -> list[Problem]:
     """A derived-from/supersedes target must not be created after its source."""
     problems = []
-    for link in bundle.relationships():
-        if canonical_relationship_name(link.type) not in TEMPORAL_TYPES or link.resolved is None:
+    for link in bundle.relationships(TEMPORAL_TYPES):
+        if link.resolved is None:
             continue
         target = bundle.memories.get(link.resolved[len("urn:mif:") :]) if link.resolved.startswith("urn:mif:") else None
         if target is None:
