@@ -8,7 +8,7 @@ format, so no quad becomes rdflib terms:
 
 * graphs the export policy withholds are never read;
 * in shared graphs (every graph but a memory's own) the triples naming a
-  hidden term are left out by the store's own SPARQL filter;
+  hidden term are left out by the store's own query (a SPARQL ``MINUS``);
 * N-Quads, TriG and JSON-LD are written graph by graph; Turtle, N-Triples
   and RDF/XML hold one graph, the union of the graphs that leave, as a set
   (a triple in two graphs appears once), from one ``SELECT DISTINCT``;
@@ -83,7 +83,7 @@ class Selection:
     def sizes(self) -> dict[IdentifiedNode, int]:
         """How many triples each graph sends (graphs that send none left out), counted by the store, not by reading them."""
         counts = {row[0]: int(row[1].value) for row in self.store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")}
-        sizes = {}
+        sizes: dict[IdentifiedNode, int] = {}
         for name, filtered in self.graphs:
             count = self._count(name, filtered) if filtered or isinstance(name, ox.DefaultGraph) else counts.get(name, 0)
             if count:
