@@ -18,7 +18,7 @@ nothing; only the memories it still refuses are reported, through
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -180,36 +180,3 @@ def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = N
     inner = oxigraph_store(dataset)
     return None if inner is None else OxigraphSink(inner, on_failure)
 
-
-def write_native_nquads(graph: Graph, graphs: Iterable[Any], hidden: Iterable[Any], memory_graphs: Iterable[Any], out: Any) -> bool:
-    """Write the named ``graphs`` of the Oxigraph store under ``graph`` as N-Quads, serialized by Oxigraph.
-
-    Why: the rdflib path turns every quad into rdflib terms and back into text
-    (issue 19: most of an export's time).  Here each allowed graph is read by a
-    quad pattern and written by ``pyoxigraph.serialize``; graphs the export
-    policy withholds are never read, and in shared graphs the ``hidden`` terms
-    are left out by the store's own SPARQL filter.  Returns False (nothing
-    written) when ``graph`` is not backed by Oxigraph, so callers fall back.
-    """
-    store = oxigraph_store(graph)
-    if store is None:
-        return False
-    hidden_terms = [OxigraphSink.term(t) for t in hidden]
-    memories = set(memory_graphs)
-    for name in graphs:
-        ox_name = ox.DefaultGraph() if name == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(name)
-        if name in memories or not hidden_terms:
-            quads: Iterable[Any] = store.quads_for_pattern(None, None, None, ox_name)
-        else:
-            quads = _unhidden_quads(store, ox_name, hidden_terms)
-        ox.serialize(quads, out, ox.RdfFormat.N_QUADS)
-    return True
-
-
-def _unhidden_quads(store: Any, name: Any, hidden: list[Any]) -> Iterator[Any]:
-    """The quads of one shared graph whose subject and object are not hidden, filtered by the store's query."""
-    listed = ", ".join(str(t) for t in hidden)
-    query = f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o FILTER(?s NOT IN ({listed}) && ?o NOT IN ({listed})) }}"
-    options = {"default_graph": name}
-    for row in store.query(query, **options):
-        yield ox.Quad(row[0], row[1], row[2], name)

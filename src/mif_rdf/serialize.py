@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Callable, Iterable
 
-from rdflib import BNode, Dataset, Graph, Literal
+from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.serializers.trig import TrigSerializer
 from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerializer
@@ -25,7 +25,7 @@ from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerialize
 from .bundle import Bundle
 from .errors import MifRdfError, Problem
 from .formats import RDF_FORMATS
-from .namespaces import bind_prefixes
+from .namespaces import PREFIXES, bind_prefixes
 from .projection import project_entity, project_memory
 
 #: CLI format names -> rdflib serializer names (:mod:`mif_rdf.formats` has their other spellings).
@@ -64,11 +64,44 @@ def write_graph_as(graph: Graph, fmt: str, out: IO[bytes]) -> None:
     try:
         graph.serialize(out, format=FORMATS[fmt], encoding="utf-8")
     except ValueError as exc:  # rdflib's RDF/XML writer: "Can't split <iri>"
-        raise MifRdfError(f"RDF/XML cannot write this graph ({exc}); use turtle or nquads") from None
+        raise rdfxml_refusal(str(exc)) from None
+
+
+def rdfxml_refusal(reason: str) -> MifRdfError:
+    """The error for a graph RDF/XML cannot write (an IRI with no XML element name), from either store's writer."""
+    return MifRdfError(f"RDF/XML cannot write this graph ({reason}); use turtle or nquads")
+
+
+class _NotAProjectPrefix(Exception):
+    """Raised inside the serializer for a prefix outside :data:`~mif_rdf.namespaces.PREFIXES`: the IRI is written in full."""
 
 
 class _ExactLiterals:
-    """Turtle's shorthand only where it writes the literal's own lexical form; elsewhere the full ``"..."^^type``."""
+    """Turtle's shorthand only where it writes the literal's own lexical form; elsewhere the full ``"..."^^type``.
+
+    Prefixes: exactly :data:`~mif_rdf.namespaces.PREFIXES`, declared whether
+    used or not, the same set Oxigraph's writer declares for the Oxigraph
+    store (:mod:`mif_rdf.oxigraph_export`).  rdflib alone would declare the
+    used ones among the ~30 it binds by default and invent ``ns1:`` for
+    others, a set that changes with the data and cannot be computed without
+    reading every IRI.  An IRI outside them is written in full.
+    """
+
+    def reset(self) -> None:
+        super().reset()  # type: ignore[misc]
+        for prefix, namespace in PREFIXES.items():
+            self.addNamespace(prefix, URIRef(namespace))
+
+    def addNamespace(self, prefix: str, namespace: URIRef) -> str:
+        if PREFIXES.get(prefix) != namespace:
+            raise _NotAProjectPrefix(prefix)
+        return super().addNamespace(prefix, namespace)  # type: ignore[misc,no-any-return]
+
+    def get_pname(self, uri: Any, gen_prefix: bool = True) -> str | None:
+        try:
+            return super().get_pname(uri, gen_prefix=False)  # type: ignore[misc,no-any-return]
+        except _NotAProjectPrefix:
+            return None
 
     def label(self, node: Any, position: int) -> str:
         text: str = super().label(node, position)  # type: ignore[misc]

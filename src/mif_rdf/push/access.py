@@ -47,7 +47,7 @@ from ..bundle import Bundle, Records, new_dataset
 from ..context import mif_context
 from ..identity import GRAPH_INFERENCES, graph_iri
 from ..namespaces import MIF
-from ..serialize import serialize_bundle, write_quads
+from ..serialize import rdfxml_refusal, serialize_bundle, write_quads
 
 LOCAL_SEGMENT = "_local"
 #: Spec 12.2 trust levels, lowest first.
@@ -91,6 +91,26 @@ class ExportPolicy:
         """Every non-empty graph of the dataset that may leave, sorted (the default graph first)."""
         names = [g.identifier for g in dataset.graphs() if len(g) and self.allows(str(g.identifier))]
         return sorted(names, key=lambda n: (n != DATASET_DEFAULT_GRAPH_ID, str(n)))
+
+    def sizes(self, dataset: Dataset) -> dict[IdentifiedNode, int]:
+        """How many triples each graph that may leave sends (graphs that send none left out), for a summary.
+
+        Counted without reading the triples where the store can: Oxigraph
+        answers ``COUNT`` queries, a memory graph of the rdflib store knows its
+        length; only shared graphs with hidden terms are counted triple by triple.
+        """
+        from ..oxigraph_export import native_sizes
+
+        native = native_sizes(dataset, self.withheld, self.hidden, self.memory_graphs)
+        if native is not None:
+            return native
+        sizes = {}
+        for name in self.graph_names(dataset):
+            whole = name in self.memory_graphs or not self.hidden
+            count = len(dataset.graph(name)) if whole else sum(1 for _ in self.outgoing(dataset, name))
+            if count:
+                sizes[name] = count
+        return sizes
 
     def quads(self, dataset: Dataset) -> Iterator[Quad]:
         """Every quad that may leave, streamed graph by graph."""
@@ -181,12 +201,16 @@ def _references_to_withheld(bundle: Bundle, policy: ExportPolicy) -> list[str]:
     """Exported memories that themselves name a withheld one (sent as written: it is their content)."""
     if not policy.hidden:
         return []
+    # Looked up by object, one hidden term at a time (an index lookup in either store), not by reading
+    # every exported memory's graph: on Oxigraph that read built rdflib terms for the whole bundle.
+    named: dict[str, set[str]] = defaultdict(set)
+    for term, label in policy.hidden.items():
+        for *_, graph in bundle.dataset.quads((None, None, term, None)):
+            named[str(getattr(graph, "identifier", graph))].add(label)
     notes = []
     for record in sorted(bundle.memories.values(), key=lambda m: m.relpath):
-        if not policy.allows(record.iri):
-            continue
-        named = sorted({policy.hidden[o] for o in bundle.graph(record.id).objects() if o in policy.hidden})
-        notes += [f"{record.relpath} names withheld {label}; that reference is its own content and leaves as written" for label in named]
+        if policy.allows(record.iri):
+            notes += [f"{record.relpath} names withheld {label}; that reference is its own content and leaves as written" for label in sorted(named[record.iri])]
     return notes
 
 
@@ -194,16 +218,29 @@ def export_bundle(bundle: Bundle, fmt: str, out: IO[bytes], policy: ExportPolicy
     """:func:`~mif_rdf.serialize.serialize_bundle` for data leaving the machine.
 
     What the policy (by default :func:`export_policy` of the bundle) withholds
-    is left out; N-Quads still streams quad by quad.  Returns the policy so
-    callers can say what was left out and why.
+    is left out.  From the Oxigraph store every format is read and written by
+    Oxigraph (:mod:`mif_rdf.oxigraph_export`); from other stores N-Quads
+    streams quad by quad and the other formats serialize a restricted copy.
+    Returns the policy so callers can say what was left out and why.
     """
-    policy = policy or export_policy(bundle)
-    if fmt == "nquads":
-        from ..oxigraph_sink import write_native_nquads
+    from ..oxigraph_export import UnwritableName, write_native
 
-        graphs = policy.graph_names(bundle.dataset)
-        if not write_native_nquads(bundle.dataset, graphs, policy.hidden, policy.memory_graphs, out):
-            write_quads(policy.quads(bundle.dataset), out)
+    policy = policy or export_policy(bundle)
+    try:
+        if write_native(bundle.dataset, fmt, policy.withheld, policy.hidden, policy.memory_graphs, out):
+            return policy
+    except UnwritableName as exc:
+        raise rdfxml_refusal(f"{exc.iri} has no XML element name; it is used in {_graph_label(bundle, exc.graph)}") from None
+    if fmt == "nquads":
+        write_quads(policy.quads(bundle.dataset), out)
     else:
         serialize_bundle(policy.restrict(bundle) if policy.withheld else bundle, fmt, out)
     return policy
+
+
+def _graph_label(bundle: Bundle, graph: Node) -> str:
+    """The file a graph comes from (a memory or entity), else the graph's name: for messages."""
+    files = {record.iri: record.relpath for records in (bundle.memories, bundle.entities) for record in records.values()}
+    if graph == DATASET_DEFAULT_GRAPH_ID:
+        return "the default graph"
+    return files.get(str(graph), f"graph <{graph}>")
