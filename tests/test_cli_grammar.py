@@ -61,15 +61,16 @@ def test_mistakes_get_argparse_messages_not_tracebacks() -> None:
         assert done.returncode == 2 and "usage:" in done.stderr and "Traceback" not in done.stderr, args
 
 
-def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_when_asked(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store, how", [((), "nquads, streamed"), (("--store", "memory"), "nquads"), (("--store", "oxigraph"), "nquads")])
+def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_when_asked(tmp_path: Path, store: tuple[str, ...], how: str) -> None:
     out = tmp_path / "examples.nq"
-    done = run("export", str(EXAMPLES), "-o", str(out))
+    done = run("export", str(EXAMPLES), "-o", str(out), *store)
     assert done.returncode == 0, done.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
     graphs = {line.rsplit(" ", 2)[-2] for line in lines}
-    summary = f"wrote {len(lines)} quads in {len(graphs)} graphs to {out} (nquads); 1 withheld"
+    summary = f"wrote {len(lines)} quads in {len(graphs)} graphs to {out} ({how}); 1 withheld"
     assert summary in done.stderr and "withheld semantic/" not in done.stderr
-    verbose = run("export", str(EXAMPLES), "-o", str(out), "--verbose")
+    verbose = run("export", str(EXAMPLES), "-o", str(out), "--verbose", *store)
     assert "withheld semantic/redis-idempotency-idea.md: namespace '_local/scratch'" in verbose.stderr
 
 
