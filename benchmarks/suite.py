@@ -32,6 +32,7 @@ Rows (target in brackets, from the performance issue):
 * export Turtle, Oxigraph store vs the cold load
 * export N-Quads, streamed (``export --stream``) vs the memory store's load and export; with ``--scale``
   also at 10,000 and 300,000 memories (``--stream-sizes``): peak memory flat, throughput, a million extrapolated
+* start-up: ``mif-rdf --help`` and ``--version`` (medians of 15) against ``import rdflib``   [< 0.3 s]
 """
 from __future__ import annotations
 
@@ -375,6 +376,35 @@ def export_memory_nquads(data: Path) -> dict[str, Any]:
     return {"seconds": seconds}
 
 
+# -- start-up ---------------------------------------------------------------------------
+def _startup(*command: str, runs: int = 15) -> dict[str, Any]:
+    """The median wall time of a short command (benchmarks/bench_startup.py has the import breakdown)."""
+    import statistics
+
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return {"seconds": statistics.median(times)}
+
+
+@measure("startup-help")
+def startup_help(data: Path) -> dict[str, Any]:
+    return _startup(str(Path(sys.executable).parent / "mif-rdf"), "--help")
+
+
+@measure("startup-version")
+def startup_version(data: Path) -> dict[str, Any]:
+    return _startup(str(Path(sys.executable).parent / "mif-rdf"), "--version")
+
+
+@measure("startup-rdflib")
+def startup_rdflib(data: Path) -> dict[str, Any]:
+    """What the package cannot start without: ``import rdflib`` (it teaches rdflib the ``mif`` format)."""
+    return _startup(sys.executable, "-c", "import rdflib")
+
+
 # -- the table --------------------------------------------------------------------------
 #: (case, ours, baseline, how the ratio reads, target)
 ROWS = [
@@ -396,6 +426,8 @@ ROWS = [
     ("export N-Quads, Oxigraph store / cold load", "export-oxigraph-nquads", "load-oxigraph", "over", "<= 1.5x the load"),
     ("export Turtle, Oxigraph store / cold load", "export-oxigraph-turtle", "load-oxigraph", "over", ""),
     ("export N-Quads, streamed / memory store (load + export)", "export-stream", "export-memory-nquads", "faster", ""),
+    ("start-up, mif-rdf --help / import rdflib", "startup-help", "startup-rdflib", "over", "< 0.3 s"),
+    ("start-up, mif-rdf --version / import rdflib", "startup-version", "startup-rdflib", "over", "< 0.3 s"),
 ]
 #: The cache entries first (later measurements load through them: warm loads are the same bundle),
 #: the one-changed-file cases last (they edit a file).
@@ -404,7 +436,7 @@ ORDER = [
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
     "validate-engine", "validate-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
     "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-oxigraph-nquads", "export-oxigraph-nquads-before", "export-oxigraph-turtle",
-    "export-stream", "export-memory-nquads",
+    "export-stream", "export-memory-nquads", "startup-rdflib", "startup-help", "startup-version",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
 ]
 SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before", "queries-oxigraph",

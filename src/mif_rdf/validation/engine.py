@@ -214,12 +214,21 @@ class Data:
             self.term, self.native = rdflib_term, OxigraphSink.term
             self.options = query_dataset(graph)
 
-    def scan(self, predicate: URIRef) -> Iterable[tuple[Any, Any]]:
-        """(subject, object) of every triple with ``predicate``."""
+    def values(self, predicate: URIRef) -> dict[Any, list[Any]]:
+        """Subject -> the distinct objects of its triples with ``predicate`` (one scan; millions of rows at scale,
+        so each row is handled in one loop with no tuple of its own)."""
+        by_subject: defaultdict[Any, list[Any]] = defaultdict(list)
         if self.store is None:
-            return ((s, o) for s, _, o in self.graph.triples((None, predicate, None)))
-        iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
-        return ((row[0], row[1]) for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options))
+            for s, _, o in self.graph.triples((None, predicate, None)):
+                by_subject[s].append(o)
+        else:
+            iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
+            for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options):
+                by_subject[row[0]].append(row[1])
+        for subject, objects in by_subject.items():
+            if len(objects) > 1:  # the same triple in two graphs of the union is one value
+                by_subject[subject] = list(dict.fromkeys(objects))
+        return by_subject
 
 
 def _same_term(term: Any) -> Any:
@@ -311,12 +320,7 @@ def validate_graph(data: Graph, shapes: Graph) -> Graph:
     node_shapes = compiler.compile()
     source = Data(data)
     wanted = compiler.paths | {p for n in node_shapes for t, p in n.targets if t != SH.targetClass} | {RDF.type}
-    index: dict[URIRef, dict[Any, list[Any]]] = {}
-    for path in wanted:
-        by_subject: dict[Any, list[Any]] = defaultdict(list)
-        for s, o in source.scan(path):
-            by_subject[s].append(o)
-        index[path] = {s: list(dict.fromkeys(v)) for s, v in by_subject.items()}
+    index = {path: source.values(path) for path in wanted}
     evaluator = Evaluator(index, source.term)
     found: list[tuple[Shape, Any, Any, URIRef]] = []
     for node_shape in node_shapes:
