@@ -18,6 +18,7 @@ nothing; only the memories it still refuses are reported, through
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
@@ -141,7 +142,13 @@ def rdflib_term(node: Any) -> Any:
         return Literal(node.value, lang=node.language)
     if node.datatype.value == _XSD_STRING:
         return Literal(node.value)
-    return Literal(node.value, datatype=URIRef(node.datatype.value), normalize=False)
+    return Literal(node.value, datatype=_datatype_iri(node.datatype.value), normalize=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def _datatype_iri(iri: str) -> URIRef:
+    """A datatype's URIRef, made once: a bundle has a few dozen datatypes and millions of literals."""
+    return URIRef(iri)
 
 
 def rdflib_terms() -> Callable[[Any], Any]:

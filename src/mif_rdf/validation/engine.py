@@ -24,7 +24,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 
-from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset, rdflib_term
+from ..oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
 
 Check = Callable[[Any], bool]
 
@@ -46,10 +46,89 @@ _VALUE_TYPES: dict[Any, type | tuple[type, ...]] = {
 }
 
 
+# -- the data -------------------------------------------------------------------------------
+class Data:
+    """The graph being validated as the engine reads it: one scan per predicate, terms in the store's own form.
+
+    For an rdflib graph the terms are rdflib's.  For a graph in Oxigraph they
+    are pyoxigraph's, read by one SPARQL scan per predicate (2-3x faster than
+    ``quads_for_pattern`` on an on-disk store) and never copied into rdflib.
+    Constraints ask a value for what they need: its kind, its text or its
+    datatype, all answered from the store's own term, and only the checks
+    that need rdflib's reading of a literal (a well-formed ``xsd:dateTime``,
+    an order, ``sh:in``) convert it, with its lexical form kept
+    (:func:`~mif_rdf.oxigraph_sink.rdflib_term`).  At 100,000 memories the
+    conversions were a third of a validation, and most values (IRIs, blank
+    nodes, strings) need none.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.store = oxigraph_store(graph)
+        if self.store is None:
+            self.term: Callable[[Any], Any] = _same_term
+            self.native: Callable[[Any], Any] = _same_term
+            self.kind: Callable[[Any], type | None] = _rdflib_kind
+            self.text: Callable[[Any], str] = str
+            self.datatype: Callable[[Any], str | None] = _rdflib_datatype
+        else:
+            self.term, self.native = rdflib_term, OxigraphSink.term
+            self.kind, self.text, self.datatype = _oxigraph_kind, _oxigraph_text, _oxigraph_datatype
+            self.options = query_dataset(graph)
+
+    def values(self, predicate: URIRef) -> dict[Any, list[Any]]:
+        """Subject -> the distinct objects of its triples with ``predicate`` (one scan; millions of rows at scale,
+        so each row is handled in one loop with no tuple of its own)."""
+        by_subject: defaultdict[Any, list[Any]] = defaultdict(list)
+        if self.store is None:
+            for s, _, o in self.graph.triples((None, predicate, None)):
+                by_subject[s].append(o)
+        else:
+            iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
+            for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options):
+                by_subject[row[0]].append(row[1])
+        for subject, objects in by_subject.items():
+            if len(objects) > 1:  # the same triple in two graphs of the union is one value
+                by_subject[subject] = list(dict.fromkeys(objects))
+        return by_subject
+
+
+def _same_term(term: Any) -> Any:
+    return term
+
+
+def _rdflib_kind(term: Any) -> type | None:
+    return URIRef if isinstance(term, URIRef) else BNode if isinstance(term, BNode) else Literal if isinstance(term, Literal) else None
+
+
+def _rdflib_datatype(term: Any) -> str | None:
+    """The datatype IRI of a literal as RDF 1.1 has it (plain: ``xsd:string``, tagged: ``rdf:langString``), else None."""
+    if not isinstance(term, Literal):
+        return None
+    return str(term.datatype) if term.datatype else _LANG_STRING if term.language else _STRING
+
+
+def _oxigraph_kind(term: Any) -> type | None:
+    return _OXIGRAPH_KINDS.get(type(term))
+
+
+def _oxigraph_text(term: Any) -> str:
+    return term.value
+
+
+def _oxigraph_datatype(term: Any) -> str | None:
+    return term.datatype.value if type(term) is ox.Literal else None
+
+
+_STRING, _LANG_STRING = str(XSD.string), str(RDF.langString)
+_OXIGRAPH_KINDS: dict[type, type] = {} if ox is None else {ox.NamedNode: URIRef, ox.BlankNode: BNode, ox.Literal: Literal}
+
+
+# -- the shapes -----------------------------------------------------------------------------
 @dataclass
 class Constraint:
     component: URIRef
-    check: Check | None = None  # value node -> conforms? (None for sh:or and sh:not)
+    check: Check | None = None  # value node (the data's own term) -> conforms? (None for sh:or and sh:not)
     alternatives: list["Shape"] | None = None  # sh:or: conforms to any of these
     negated: "Shape | None" = None  # sh:not: must not conform to this
 
@@ -74,10 +153,14 @@ class NodeShape:
 
 
 class Compiler:
-    """Shapes graph -> :class:`NodeShape` list (raises :class:`Unsupported`)."""
+    """Shapes graph -> :class:`NodeShape` list (raises :class:`Unsupported`).
 
-    def __init__(self, shapes: Graph) -> None:
+    The checks are compiled for one :class:`Data`: they take its terms as they are.
+    """
+
+    def __init__(self, shapes: Graph, data: Data) -> None:
         self.g = shapes
+        self.data = data
         self.paths: set[URIRef] = set()
 
     def compile(self) -> list[NodeShape]:
@@ -118,6 +201,8 @@ class Compiler:
         return shape
 
     def constraint(self, node: Any, predicate: Any, value: Any) -> Constraint:
+        data = self.data
+        kind, text, term = data.kind, data.text, data.term
         if predicate == SH["or"]:
             return Constraint(SH.OrConstraintComponent, alternatives=[self.shape(m) for m in Collection(self.g, value)])
         if predicate == SH["not"]:
@@ -125,42 +210,38 @@ class Compiler:
         if predicate == SH.pattern:
             flags = str(self.g.value(node, SH.flags) or "")
             regex = re.compile(str(value), sum(flag for letter, flag in _FLAGS.items() if letter in flags))
-            return Constraint(SH.PatternConstraintComponent, lambda v: not isinstance(v, BNode) and regex.search(str(v)) is not None)
+            return Constraint(SH.PatternConstraintComponent, lambda v: kind(v) is not BNode and regex.search(text(v)) is not None)
         if predicate == SH["in"]:
             allowed = frozenset(Collection(self.g, value))
-            return Constraint(SH.InConstraintComponent, lambda v: v in allowed)
+            return Constraint(SH.InConstraintComponent, lambda v: term(v) in allowed)
         if predicate in _RANGES:
             component, accept = _RANGES[predicate]
-            return Constraint(component, lambda v: _in_range(v, value, accept))
-        builder = _SIMPLE.get(predicate)
-        if builder is None:
-            raise Unsupported(f"{predicate} on {node}")
-        component, check = builder(value)
-        return Constraint(component, check)
+            return Constraint(component, lambda v: _in_range(term(v), value, accept))
+        if predicate == SH.datatype:
+            return Constraint(SH.DatatypeConstraintComponent, _datatype_check(data, value))
+        if predicate == SH.nodeKind:
+            kinds = _NODE_KINDS[value]
+            return Constraint(SH.NodeKindConstraintComponent, lambda v: kind(v) in kinds)
+        if predicate == SH.minLength:
+            least = int(value)
+            return Constraint(SH.MinLengthConstraintComponent, lambda v: least == 0 or (kind(v) is not BNode and len(text(v)) >= least))
+        if predicate == SH.maxLength:
+            most = int(value)
+            return Constraint(SH.MaxLengthConstraintComponent, lambda v: kind(v) is not BNode and len(text(v)) <= most)
+        raise Unsupported(f"{predicate} on {node}")
 
 
-def _datatype(value: Any) -> tuple[URIRef, Check]:
-    return SH.DatatypeConstraintComponent, lambda v: _has_datatype(v, value)
+def _datatype_check(data: Data, datatype: Any) -> Check:
+    """``sh:datatype``: a literal of that datatype whose lexical form is well formed (rdflib's reading, as pyshacl's).
+
+    A literal of another datatype fails without conversion; strings have no ill-formed lexical form.
+    """
+    wanted = str(datatype)
+    if wanted in (_STRING, _LANG_STRING):
+        return lambda v: data.datatype(v) == wanted
+    return lambda v: data.datatype(v) == wanted and _has_datatype(data.term(v), datatype)
 
 
-def _node_kind(value: Any) -> tuple[URIRef, Check]:
-    kinds = _NODE_KINDS[value]
-    return SH.NodeKindConstraintComponent, lambda v: isinstance(v, kinds)
-
-
-def _min_length(value: Any) -> tuple[URIRef, Check]:
-    limit = int(value)
-    return SH.MinLengthConstraintComponent, lambda v: limit == 0 or (not isinstance(v, BNode) and len(str(v)) >= limit)
-
-
-def _max_length(value: Any) -> tuple[URIRef, Check]:
-    limit = int(value)
-    return SH.MaxLengthConstraintComponent, lambda v: not isinstance(v, BNode) and len(str(v)) <= limit
-
-
-_SIMPLE: dict[Any, Callable[[Any], tuple[URIRef, Check]]] = {
-    SH.datatype: _datatype, SH.nodeKind: _node_kind, SH.minLength: _min_length, SH.maxLength: _max_length,
-}
 _RANGES: dict[Any, tuple[URIRef, Callable[[int], bool]]] = {
     SH.minInclusive: (SH.MinInclusiveConstraintComponent, lambda order: order >= 0),
     SH.maxInclusive: (SH.MaxInclusiveConstraintComponent, lambda order: order <= 0),
@@ -192,121 +273,103 @@ def _in_range(value: Any, bound: Literal, test: Callable[[int], bool]) -> bool:
     return order is not None and test(order)
 
 
-# -- the data -------------------------------------------------------------------------------
-class Data:
-    """The graph being validated as the engine reads it: one scan per predicate, terms in the store's own form.
-
-    For an rdflib graph the terms are rdflib's.  For a graph in Oxigraph they
-    are pyoxigraph's, read by one SPARQL scan per predicate (2-3x faster than
-    ``quads_for_pattern`` on an on-disk store) and never copied into rdflib:
-    only the values a constraint looks at and the nodes a result names are
-    converted, once each, with their lexical form kept
-    (:func:`~mif_rdf.oxigraph_sink.rdflib_term`).
-    """
-
-    def __init__(self, graph: Graph) -> None:
-        self.graph = graph
-        self.store = oxigraph_store(graph)
-        if self.store is None:
-            self.term: Callable[[Any], Any] = _same_term
-            self.native: Callable[[Any], Any] = _same_term
-        else:
-            self.term, self.native = rdflib_term, OxigraphSink.term
-            self.options = query_dataset(graph)
-
-    def values(self, predicate: URIRef) -> dict[Any, list[Any]]:
-        """Subject -> the distinct objects of its triples with ``predicate`` (one scan; millions of rows at scale,
-        so each row is handled in one loop with no tuple of its own)."""
-        by_subject: defaultdict[Any, list[Any]] = defaultdict(list)
-        if self.store is None:
-            for s, _, o in self.graph.triples((None, predicate, None)):
-                by_subject[s].append(o)
-        else:
-            iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
-            for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options):
-                by_subject[row[0]].append(row[1])
-        for subject, objects in by_subject.items():
-            if len(objects) > 1:  # the same triple in two graphs of the union is one value
-                by_subject[subject] = list(dict.fromkeys(objects))
-        return by_subject
-
-
-def _same_term(term: Any) -> Any:
-    return term
-
-
 # -- evaluation ---------------------------------------------------------------------------------
+Result = tuple[Shape, Any, Any, URIRef]  # (shape, focus node, value node or None, constraint component)
+
+
 class Evaluator:
     """Evaluates compiled shapes against an index: path -> subject -> values (scanned once per path).
 
-    Nodes stay in the store's form (:class:`Data`); constraints see them as rdflib terms (``term``).
-    Whether a value meets a constraint depends on the value alone (and, for
-    ``sh:or``/``sh:not`` with nested shapes, on the fixed data), so each
-    property shape checks each distinct value once and keeps the failures:
-    most values repeat (trust levels, types, decay models, tags), and at
-    100,000 memories the checks and the term conversions they need were most
-    of a validation.  Terms are converted for a check and not kept.
+    A shape is evaluated on all its focus nodes at once, column by column,
+    not focus by focus: at 100,000 memories a node shape has a million
+    focus-shape pairs, and a generator per pair was most of the engine's own
+    time.  Whether a value meets a constraint depends on the value alone
+    (and, for ``sh:or``/``sh:not`` with nested shapes, on the fixed data),
+    so each shape checks each distinct value once and keeps the failures:
+    most values repeat (trust levels, types, decay models, tags).
     """
 
-    def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], term: Callable[[Any], Any] = _same_term) -> None:
+    def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], data: Data) -> None:
         self.index = index
-        self.term = term
+        self.data = data
         self._checked: dict[int, tuple[set[Any], list[set[Any]]]] = {}  # id(shape) -> (values checked, failing values per constraint)
+        self._matches: dict[int, dict[Any, bool]] = {}  # id(shape) -> value -> is its sh:hasValue
 
-    def failing(self, shape: Shape, values: list[Any]) -> list[set[Any]]:
-        """For each constraint of ``shape``, the values of its path seen so far (``values`` included) that fail it."""
+    def results(self, shape: Shape, foci: Iterable[Any]) -> list[Result]:
+        """Every failure of ``shape`` on each of ``foci`` (a node that occurs twice is evaluated twice)."""
+        found: list[Result] = []
+        self._collect(shape, list(foci), found)
+        return found
+
+    def conforms(self, shape: Shape, focus: Any) -> bool:
+        return not self.results(shape, (focus,))
+
+    def _collect(self, shape: Shape, foci: list[Any], found: list[Result]) -> None:
+        if shape.path is None:
+            if shape.has_value is not None:
+                found.extend((shape, focus, focus, SH.HasValueConstraintComponent) for focus in foci if not self._is_value(shape, focus))
+            self._constraint_failures(shape, foci, [(focus, (focus,)) for focus in foci], found)
+            for prop in shape.properties:
+                self._collect(prop, foci, found)
+            return
+        column = self.index.get(shape.path, {})
+        rows = [(focus, column.get(focus, _NONE)) for focus in foci]
+        low, high = shape.min_count, shape.max_count
+        if low is not None:
+            found.extend((shape, focus, None, SH.MinCountConstraintComponent) for focus, values in rows if len(values) < low)
+        if high is not None:
+            found.extend((shape, focus, None, SH.MaxCountConstraintComponent) for focus, values in rows if len(values) > high)
+        if shape.has_value is not None:
+            found.extend((shape, focus, None, SH.HasValueConstraintComponent)
+                         for focus, values in rows if not any(self._is_value(shape, value) for value in values))
+        self._constraint_failures(shape, [value for _, values in rows for value in values], rows, found, path=True)
+        for prop in shape.properties:
+            self._collect(prop, [value for _, values in rows for value in values], found)
+
+    def _constraint_failures(self, shape: Shape, values: list[Any], rows: list[tuple[Any, Any]], found: list[Result],
+                             path: bool = False) -> None:
+        """The results of ``shape``'s value constraints: ``rows`` pairs each focus node with its value nodes."""
+        if not shape.constraints:
+            return
+        failing = self._failing(shape, values)
+        if not any(failing):
+            return
+        for focus, focus_values in rows:
+            for value in focus_values:
+                for constraint, bad in zip(shape.constraints, failing):
+                    if value in bad:
+                        found.append((shape, focus, value, constraint.component))
+
+    def _failing(self, shape: Shape, values: list[Any]) -> list[set[Any]]:
+        """For each constraint of ``shape``, the values seen so far (``values`` included) that fail it."""
         checked = self._checked.get(id(shape))
         if checked is None:
             checked = self._checked[id(shape)] = (set(), [set() for _ in shape.constraints])
         seen, failing = checked
-        for value in values:
-            if value not in seen:
-                seen.add(value)
-                term = self.term(value)
-                for position, constraint in enumerate(shape.constraints):
-                    if not self.passes(constraint, value, term):
-                        failing[position].add(value)
+        for value in set(values) - seen:
+            seen.add(value)
+            for position, constraint in enumerate(shape.constraints):
+                if not self._passes(constraint, value):
+                    failing[position].add(value)
         return failing
 
-    def values(self, focus: Any, path: URIRef) -> list[Any]:
-        return self.index.get(path, {}).get(focus, [])
+    def _is_value(self, shape: Shape, value: Any) -> bool:
+        """Whether ``value`` is ``shape``'s ``sh:hasValue`` (decided once per value: an entity's type repeats)."""
+        known = self._matches.setdefault(id(shape), {})
+        same = known.get(value)
+        if same is None:
+            same = known[value] = self.data.term(value) == shape.has_value
+        return same
 
-    def passes(self, constraint: Constraint, value: Any, term: Any) -> bool:
-        """Whether ``value`` (``term`` as rdflib's) meets ``constraint``."""
+    def _passes(self, constraint: Constraint, value: Any) -> bool:
         if constraint.alternatives is not None:
-            return any(next(iter(self.violations(alt, value)), None) is None for alt in constraint.alternatives)
+            return any(self.conforms(alternative, value) for alternative in constraint.alternatives)
         if constraint.negated is not None:
-            return next(iter(self.violations(constraint.negated, value)), None) is not None
-        return constraint.check(term)  # type: ignore[misc]
+            return not self.conforms(constraint.negated, value)
+        return constraint.check(value)  # type: ignore[misc]
 
-    def violations(self, shape: Shape, focus: Any) -> Iterable[tuple[Shape, Any, Any, URIRef]]:
-        """(shape, focus, value or None, component) for every failure of ``shape`` on ``focus``."""
-        if shape.path is None:
-            term = self.term(focus)
-            if shape.has_value is not None and term != shape.has_value:
-                yield shape, focus, focus, SH.HasValueConstraintComponent
-            for constraint in shape.constraints:
-                if not self.passes(constraint, focus, term):
-                    yield shape, focus, focus, constraint.component
-            for prop in shape.properties:
-                yield from self.violations(prop, focus)
-            return
-        values = self.values(focus, shape.path)
-        if shape.min_count is not None and len(values) < shape.min_count:
-            yield shape, focus, None, SH.MinCountConstraintComponent
-        if shape.max_count is not None and len(values) > shape.max_count:
-            yield shape, focus, None, SH.MaxCountConstraintComponent
-        if shape.has_value is not None and shape.has_value not in map(self.term, values):
-            yield shape, focus, None, SH.HasValueConstraintComponent
-        if shape.constraints:
-            for constraint, failing in zip(shape.constraints, self.failing(shape, values)):
-                if failing:
-                    for value in values:
-                        if value in failing:
-                            yield shape, focus, value, constraint.component
-        for prop in shape.properties:
-            for value in values:
-                yield from self.violations(prop, value)
+
+_NONE: tuple[Any, ...] = ()
 
 
 def validate_graph(data: Graph, shapes: Graph) -> Graph:
@@ -316,16 +379,15 @@ def validate_graph(data: Graph, shapes: Graph) -> Graph:
     graph in Oxigraph through Oxigraph's own queries (:class:`Data`).
     Raises :class:`Unsupported` when the shapes use features outside this engine.
     """
-    compiler = Compiler(shapes)
-    node_shapes = compiler.compile()
     source = Data(data)
+    compiler = Compiler(shapes, source)
+    node_shapes = compiler.compile()
     wanted = compiler.paths | {p for n in node_shapes for t, p in n.targets if t != SH.targetClass} | {RDF.type}
     index = {path: source.values(path) for path in wanted}
-    evaluator = Evaluator(index, source.term)
-    found: list[tuple[Shape, Any, Any, URIRef]] = []
+    evaluator = Evaluator(index, source)
+    found: list[Result] = []
     for node_shape in node_shapes:
-        for focus in _focus_nodes(node_shape, index, source.native):
-            found.extend(evaluator.violations(node_shape.shape, focus))
+        found.extend(evaluator.results(node_shape.shape, _focus_nodes(node_shape, index, source.native)))
     term = source.term
     return _report([(shape, term(focus), None if value is None else term(value), component) for shape, focus, value, component in found])
 
@@ -343,7 +405,7 @@ def _focus_nodes(node_shape: NodeShape, index: dict[URIRef, dict[Any, list[Any]]
     return nodes
 
 
-def _report(found: list[tuple[Shape, Any, Any, URIRef]]) -> Graph:
+def _report(found: list[Result]) -> Graph:
     report = Graph()
     root = BNode()
     report.add((root, RDF.type, SH.ValidationReport))
