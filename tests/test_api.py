@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from rdflib import Dataset, Graph, URIRef
-from rdflib.compare import isomorphic
 
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.errors import Severity
 from mif_rdf.queries import memories_with_tag, run_query
 from mif_rdf.validation import validate
 
-from conftest import EXAMPLES, memory_text, write_file
+from conftest import EXAMPLES, isomorphic, memory_text, write_file
 
 MIF = "https://mif-spec.dev/ns/"
 TITLES = "SELECT ?t WHERE { ?m dc:title ?t }"

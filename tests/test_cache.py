@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from rdflib import Literal, URIRef
-from rdflib.compare import isomorphic
 
 import mif_rdf.bundle
 import mif_rdf.cache
@@ -21,7 +20,7 @@ from mif_rdf import Bundle, MifRdfError, load_bundle
 from mif_rdf.cli import main
 from mif_rdf.synthetic import generate_bundle
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, isomorphic
 
 STORES = ["default", pytest.param("Oxigraph", id="oxigraph")]
 

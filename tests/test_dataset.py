@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from pyld import jsonld
 from rdflib import Dataset, Graph, URIRef
-from rdflib.compare import isomorphic
 
 from mif_rdf import load_bundle
 from mif_rdf.context import MIF_CONTEXT_URL, MIF_NS, PROPERTY_NS, document_loader, mif_context
@@ -18,7 +17,7 @@ from mif_rdf.reference import pyld_graph
 from mif_rdf.serialize import serialize_bundle
 from mif_rdf.writeback import lexical_literals
 
-from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
+from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, isomorphic, memory_text, write_file
 
 
 def test_one_named_graph_per_memory_and_entity_plus_links_and_layout(example_bundle) -> None:

@@ -2,7 +2,8 @@
 
 The oracle is the memory store's export of the same bundle (rdflib's
 serializers); both files are read back by pyoxigraph's parsers (and JSON-LD
-also by pyld) and compared graph by graph as rdflib isomorphism classes.
+also by pyld) and compared graph by graph up to blank-node names (the triples
+as rdflib reads them, canonicalized by conftest.canonical).
 """
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ import pyoxigraph as ox
 import pytest
 from pyld import jsonld
 from rdflib import Dataset, Graph
-from rdflib.compare import to_isomorphic
 
 from mif_rdf import MifRdfError
 from mif_rdf.bundle import Bundle, load_bundle
@@ -28,7 +28,7 @@ from mif_rdf.namespaces import PREFIXES
 from mif_rdf.push.access import ExportPolicy, export_bundle, export_policy
 from mif_rdf.synthetic import generate_bundle
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, canonical
 
 SCRATCH = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"  # examples/semantic/redis-idempotency-idea.md, _local/scratch
 READERS = {"turtle": "TURTLE", "nt": "N_TRIPLES", "nquads": "N_QUADS", "trig": "TRIG", "json-ld": "JSON_LD", "rdfxml": "RDF_XML"}
@@ -77,11 +77,11 @@ def _read(data: bytes, fmt: str) -> list[ox.Quad]:
 
 
 def _graphs(quads: list[ox.Quad], fmt: str) -> dict[str, object]:
-    """Each graph (or the union, for one-graph formats) as rdflib's isomorphism class, decimals by value."""
+    """Each graph (or the union, for one-graph formats) as read by rdflib, blank nodes named by structure (conftest.canonical), decimals by value."""
     graphs: dict[str, list[ox.Triple]] = defaultdict(list)
     for q in quads:
         graphs[UNION if fmt not in QUAD_FORMATS else str(q.graph_name)].append(ox.Triple(q.subject, q.predicate, _decimal_value(q.object)))
-    return {name: to_isomorphic(Graph().parse(data=ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES), format="nt")) for name, triples in graphs.items()}
+    return {name: canonical(Graph().parse(data=ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES), format="nt")) for name, triples in graphs.items()}
 
 
 def _export(bundle: Bundle, fmt: str, policy: ExportPolicy | None = None) -> bytes:

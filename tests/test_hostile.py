@@ -7,14 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-from rdflib.compare import isomorphic
 
 from mif_rdf import load_bundle
 from mif_rdf.errors import Severity
 from mif_rdf.limits import Limits
 from mif_rdf.validation import validate
 
-from conftest import REPO
+from conftest import REPO, isomorphic
 
 HOSTILE = REPO / "tests" / "fixtures" / "hostile"
 GOOD = "good.md"

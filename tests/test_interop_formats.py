@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from pyld import jsonld
 from rdflib import Dataset, Graph, Literal
-from rdflib.compare import graph_diff, isomorphic, to_isomorphic
+from rdflib.compare import graph_diff, to_isomorphic
 from rdflib.namespace import XSD
 
 from mif_rdf import load_bundle
 from mif_rdf.reference import lexical_literals
 from mif_rdf.serialize import serialize_bundle
 
-from conftest import FIXTURE_BUNDLES
+from conftest import FIXTURE_BUNDLES, isomorphic
 
 RDF_JSON = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON"
 

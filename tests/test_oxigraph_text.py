@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.compare import isomorphic
 from rdflib.namespace import XSD
 
 import mif_rdf.pipeline
@@ -18,7 +17,7 @@ from mif_rdf.pipeline import CHUNK
 from mif_rdf.synthetic import dump_yaml, generate_bundle
 from mif_rdf.tordf import document_nquads, document_triples
 
-from conftest import EXAMPLES, FIXTURE_BUNDLES, write_file
+from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, write_file
 from test_equivalence import GENERATED_FRONTMATTER, GENERATED_ID, generated_projection
 
 #: Strings every escape of N-Triples has to get right: quotes, backslashes, line ends, controls, NUL, U+2028, astral.

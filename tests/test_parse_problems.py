@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from rdflib import Graph, Literal, URIRef
-from rdflib.compare import isomorphic
 
 import mif_rdf
 from mif_rdf import Bundle, Problem, Severity
 
-from conftest import EXAMPLES, FIXTURE_BUNDLES, memory_text, write_file
+from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
 
 GOOD = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 from rdflib import Graph, Literal
-from rdflib.compare import isomorphic
 
 import mif_rdf.pipeline
 from mif_rdf import load_bundle
 from mif_rdf.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
 from mif_rdf.synthetic import generate_bundle
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, isomorphic
 
 
 @pytest.fixture(scope="module")

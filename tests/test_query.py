@@ -7,9 +7,8 @@ import json
 import sys
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, isomorphic
 from rdflib import Graph, Literal, URIRef
-from rdflib.compare import isomorphic
 from rdflib.namespace import XSD
 from rdflib.query import Result
 
