@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -101,8 +102,14 @@ def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.
     monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 8)
     monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.0)
     monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
+    script = types.ModuleType("__main__")
+    script.__file__ = "/home/user/load.py"  # a program run from a script (pytest's own __main__ is not one under pytest-xdist)
+    monkeypatch.setitem(sys.modules, "__main__", script)
     assert worker_count(10_000, None) == 0
     assert worker_count(10_000, 2) == 2  # asked for explicitly: the program is guarded
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # an interactive session: no script to run again
+    assert worker_count(10_000, None) == 7
+    monkeypatch.setitem(sys.modules, "__main__", script)
     monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("fork"))
     assert worker_count(10_000, None) == 7
 
