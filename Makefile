@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/mif-rdf load examples --output out/examples.ttl
 
+# The main suite on every core (pytest-xdist): each test file stays on one worker, so its
+# module fixtures (servers, loaded bundles, the executed notebook) are made once.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The upstream-conformance suite: the same properties on the public MIF data in $(SHARED).
 # A missing folder is an error, never a skip.
