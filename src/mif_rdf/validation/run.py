@@ -9,7 +9,7 @@ import pyshacl
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
-from ..bundle import Bundle
+from ..bundle import Bundle, no_cyclic_gc
 from ..errors import Problem, Severity
 from ..namespaces import MIF
 from ..oxigraph_sink import memory_copy
@@ -53,27 +53,28 @@ def validate(
     ontology shapes, bundle rules), for progress on a terminal.
     """
     stage = on_stage or (lambda name: None)
-    stage("SHACL shapes")
-    shapes = shapes_graph(level)
-    data = bundle.dataset
-    report_graph = shacl_report(data, shapes, engine)
-    results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
-    results += shacl_problems(bundle, report_graph, level, shapes)
-    if ontologies:
-        from ..ontology import compile_shapes
+    with no_cyclic_gc():  # millions of index entries and terms, no cycles: full collections walked the whole bundle
+        stage("SHACL shapes")
+        shapes = shapes_graph(level)
+        data = bundle.dataset
+        report_graph = shacl_report(data, shapes, engine)
+        results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
+        results += shacl_problems(bundle, report_graph, level, shapes)
+        if ontologies:
+            from ..ontology import compile_shapes
 
-        stage("ontology shapes")
-        extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
-        extra_report = shacl_report(data, extra, engine)
-        results += shacl_problems(bundle, extra_report, level, extra)
-        report_graph += extra_report
-    stage("bundle rules")
-    results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
-    results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
-    shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
-    results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
-    if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
-        results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
+            stage("ontology shapes")
+            extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
+            extra_report = shacl_report(data, extra, engine)
+            results += shacl_problems(bundle, extra_report, level, extra)
+            report_graph += extra_report
+        stage("bundle rules")
+        results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+        results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
+        shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
+        results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
+        if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
+            results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
 
 
@@ -93,7 +94,8 @@ def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto") -> Graph:
     """
     if engine != "pyshacl":
         try:
-            return validate_graph(data, shapes)
+            with no_cyclic_gc():
+                return validate_graph(data, shapes)
         except Unsupported:
             if engine == "fast":
                 raise
