@@ -13,8 +13,10 @@ else raises :class:`Unsupported` and the caller runs pyshacl instead.
 """
 from __future__ import annotations
 
+import os
 import re
-from collections import defaultdict
+from collections import defaultdict, deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -76,21 +78,44 @@ class Data:
             self.kind, self.text, self.datatype = _oxigraph_kind, _oxigraph_text, _oxigraph_datatype
             self.options = query_dataset(graph)
 
-    def values(self, predicate: URIRef) -> dict[Any, list[Any]]:
-        """Subject -> the distinct objects of its triples with ``predicate`` (one scan; millions of rows at scale,
-        so each row is handled in one loop with no tuple of its own)."""
-        by_subject: defaultdict[Any, list[Any]] = defaultdict(list)
+    def index(self, predicates: Iterable[URIRef]) -> dict[URIRef, dict[Any, list[Any]]]:
+        """Predicate -> subject -> the distinct objects of its triples with that predicate (one scan each).
+
+        On Oxigraph the scans run in threads that only collect the rows, while
+        this thread files them by subject: Oxigraph decodes each term with
+        the GIL released (on disk, a string-table lookup per term, most of a
+        scan), so two cores read a bundle about 1.6x as fast as one.
+        """
+        predicates = list(predicates)
         if self.store is None:
-            for s, _, o in self.graph.triples((None, predicate, None)):
-                by_subject[s].append(o)
-        else:
-            iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
-            for row in self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options):
-                by_subject[row[0]].append(row[1])
-        for subject, objects in by_subject.items():
-            if len(objects) > 1:  # the same triple in two graphs of the union is one value
-                by_subject[subject] = list(dict.fromkeys(objects))
-        return by_subject
+            return {p: _by_subject((s, o) for s, _, o in self.graph.triples((None, p, None))) for p in predicates}
+        workers = max(1, min(_SCAN_THREADS, os.cpu_count() or 1))
+        index: dict[URIRef, dict[Any, list[Any]]] = {}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            ahead: deque[tuple[URIRef, Future[list[Any]]]] = deque()
+            for predicate in [*predicates, None]:
+                if predicate is not None:
+                    ahead.append((predicate, pool.submit(self._rows, predicate)))
+                # rows wait as Oxigraph's own objects: no more than a scan per thread ahead of the filing
+                while ahead and (predicate is None or len(ahead) > workers):
+                    done, scan = ahead.popleft()
+                    index[done] = _by_subject(scan.result())
+        return index
+
+    def _rows(self, predicate: URIRef) -> list[Any]:
+        iri = self.native(predicate)  # a pyoxigraph NamedNode: a well-formed IRI, written as <...>
+        return list(self.store.query(f"SELECT ?s ?o WHERE {{ ?s {iri} ?o }}", **self.options))
+
+
+def _by_subject(rows: Iterable[Any]) -> dict[Any, list[Any]]:
+    """(subject, object) rows -> subject -> distinct objects (millions of rows at scale: one loop, no copies)."""
+    by_subject: defaultdict[Any, list[Any]] = defaultdict(list)
+    for subject, value in rows:
+        by_subject[subject].append(value)
+    for subject, objects in by_subject.items():
+        if len(objects) > 1:  # the same triple in two graphs of the union is one value
+            by_subject[subject] = list(dict.fromkeys(objects))
+    return by_subject
 
 
 def _same_term(term: Any) -> Any:
@@ -121,6 +146,7 @@ def _oxigraph_datatype(term: Any) -> str | None:
 
 
 _STRING, _LANG_STRING = str(XSD.string), str(RDF.langString)
+_SCAN_THREADS = 4  # past a few, the threads queue for the GIL that takes each row out of Oxigraph
 _OXIGRAPH_KINDS: dict[type, type] = {} if ox is None else {ox.NamedNode: URIRef, ox.BlankNode: BNode, ox.Literal: Literal}
 
 
@@ -401,7 +427,7 @@ def validate_graph(data: Graph, shapes: Graph) -> Graph:
     compiler = Compiler(shapes, source)
     node_shapes = compiler.compile()
     wanted = compiler.paths | {p for n in node_shapes for t, p in n.targets if t != SH.targetClass} | {RDF.type}
-    index = {path: source.values(path) for path in wanted}
+    index = source.index(sorted(wanted))
     evaluator = Evaluator(index, source)
     found: list[Result] = []
     for node_shape in node_shapes:
