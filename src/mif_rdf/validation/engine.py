@@ -345,9 +345,6 @@ class Evaluator:
         self._collect(shape, list(foci), found)
         return found
 
-    def conforms(self, shape: Shape, focus: Any) -> bool:
-        return not self.results(shape, (focus,))
-
     def _collect(self, shape: Shape, foci: list[Any], found: list[Result]) -> None:
         if shape.path is None:
             if shape.has_value is not None:
@@ -390,11 +387,11 @@ class Evaluator:
         if checked is None:
             checked = self._checked[id(shape)] = (set(), [set() for _ in shape.constraints])
         seen, failing = checked
-        for value in set(values) - seen:
-            seen.add(value)
-            for position, constraint in enumerate(shape.constraints):
-                if not self._passes(constraint, value):
-                    failing[position].add(value)
+        new = [value for value in dict.fromkeys(values) if value not in seen]
+        if new:
+            seen.update(new)
+            for constraint, bad in zip(shape.constraints, failing):
+                bad.update(self._failures(constraint, new))
         return failing
 
     def _is_value(self, shape: Shape, value: Any) -> bool:
@@ -405,12 +402,24 @@ class Evaluator:
             same = known[value] = self.data.term(value) == shape.has_value
         return same
 
-    def _passes(self, constraint: Constraint, value: Any) -> bool:
+    def _failures(self, constraint: Constraint, values: list[Any]) -> list[Any]:
+        """The ``values`` (distinct) that fail ``constraint``; ``sh:or`` and ``sh:not`` evaluate their shapes on
+        all of them at once, as focus nodes, like any other shape."""
         if constraint.alternatives is not None:
-            return any(self.conforms(alternative, value) for alternative in constraint.alternatives)
+            passing: set[Any] = set()
+            for alternative in constraint.alternatives:
+                passing |= self._conforming(alternative, [value for value in values if value not in passing])
+            return [value for value in values if value not in passing]
         if constraint.negated is not None:
-            return not self.conforms(constraint.negated, value)
-        return constraint.check(value)  # type: ignore[misc]
+            conforming = self._conforming(constraint.negated, values)
+            return [value for value in values if value in conforming]
+        check = constraint.check
+        return [value for value in values if not check(value)]  # type: ignore[misc]
+
+    def _conforming(self, shape: Shape, foci: list[Any]) -> set[Any]:
+        """Those of ``foci`` (distinct) that conform to ``shape``."""
+        failed = {focus for _, focus, _, _ in self.results(shape, foci)}
+        return {focus for focus in foci if focus not in failed}
 
 
 _NONE: tuple[Any, ...] = ()
