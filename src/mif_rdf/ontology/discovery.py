@@ -134,7 +134,7 @@ class SuggestionReport:
                 hint = f" [{item.context}]" if item.context else ""
                 lines.append(f"  {what}: {item.match!r} at {where}{times}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}")
         lines.append(f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
-                     f"({self.patterns} patterns of {len(self.ontologies)} ontologies: {', '.join(self.ontologies) or 'none'})")
+                     f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})")
         return "\n".join(lines)
 
     def graph(self, base_iri: str) -> Graph:
@@ -173,11 +173,20 @@ def suggestions_graph_iri(base_iri: str) -> str:
 
 
 def add_suggestions(bundle: Bundle, report: SuggestionReport) -> URIRef:
-    """Put ``report`` into the bundle's ``<base>#suggestions`` graph (replacing what was there)."""
+    """Put ``report`` into the bundle's ``<base>#suggestions`` graph (replacing what was there).
+
+    The graph travels with export and push, and a suggestion carries text of
+    its memory's body: suggestions of memories that must stay on this machine
+    (``_local`` namespaces, spec 10.2) are never put into it.
+    """
+    from ..push.access import local_only
+
+    local = {r.relpath for r in bundle.memories.values() if local_only(r.frontmatter.get("namespace"))}
+    shared = SuggestionReport([s for s in report.suggestions if s.memory not in local])
     name = URIRef(suggestions_graph_iri(bundle.base_iri))
     target = bundle.dataset.graph(name)
     target.remove((None, None, None))
-    target.addN((s, p, o, target) for s, p, o in report.graph(bundle.base_iri))
+    target.addN((s, p, o, target) for s, p, o in shared.graph(bundle.base_iri))
     return name
 
 
