@@ -40,6 +40,7 @@ from ..identity import memory_iri
 from ..limits import DEFAULT_LIMITS, Limits
 from ..namespaces import MIF, bind_prefixes
 from ..patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, compile_pattern
+from .iris import MIFO
 from .model import OntologyFile
 from .registry import Registry, search_path
 
@@ -138,24 +139,28 @@ class SuggestionReport:
         return "\n".join(lines)
 
     def graph(self, base_iri: str) -> Graph:
-        """The suggestions as RDF, for ``<base>#suggestions`` (terms in docs/mapping.md)."""
+        """The suggestions as RDF, for ``<base>#suggestions`` (terms in docs/mapping.md).
+
+        The pattern and what it suggests use the terms the ontology compiler
+        writes for the ontology's own discovery section (``mif:contentPattern``,
+        ``mif:suggestsNamespace`` ...), so a suggestion joins its pattern there.
+        """
         graph = bind_prefixes(Graph())
         for item in self.suggestions:
             node = URIRef(f"{base_iri}#suggestion-{_digest(item)}")
             graph.add((node, RDF.type, MIF.Suggestion))
             graph.add((node, MIF.suggestionFor, URIRef(memory_iri(item.memory_id))))
             graph.add((node, MIF.sourceOntology, RdfLiteral(item.ontology)))
-            graph.add((node, MIF.discoveryPattern, RdfLiteral(item.pattern)))
-            graph.add((node, MIF.patternKind, RdfLiteral(item.kind)))
+            graph.add((node, MIF.contentPattern if item.kind == "content" else MIF.filePattern, RdfLiteral(item.pattern)))
             graph.add((node, MIF.matchedText, RdfLiteral(item.match)))
             graph.add((node, MIF.matchCount, RdfLiteral(item.count, datatype=XSD.integer)))
             graph.add((node, MIF.confidence, RdfLiteral(format(item.confidence, "f").rstrip("0").rstrip(".") or "0", datatype=XSD.decimal)))
             if item.entity_type:
-                graph.add((node, MIF.suggestedEntityType, RdfLiteral(item.entity_type)))
+                graph.add((node, MIF.suggestsEntityType, RdfLiteral(item.entity_type)))
             for namespace in item.namespaces:
-                graph.add((node, MIF.suggestedNamespace, RdfLiteral(namespace)))
+                graph.add((node, MIF.suggestsNamespace, RdfLiteral(namespace)))
             if item.context:
-                graph.add((node, MIF.patternContext, RdfLiteral(item.context)))
+                graph.add((node, MIFO.context, RdfLiteral(item.context)))
             if item.line is not None:
                 graph.add((node, MIF.matchLine, RdfLiteral(item.line, datatype=XSD.integer)))
             if item.column is not None:
