@@ -214,7 +214,7 @@ def discovery_patterns(onto: OntologyFile, time_limit: float = DEFAULT_TIME_LIMI
             warn("discovery.enabled", f"must be true or false, not {enabled!r}; discovery stays off")
         elif entries:
             why = "enabled: false" if "enabled" in section else "'enabled' is not set (the schema's default is false)"
-            warn("discovery.enabled", f"{len(entries)} patterns do not run: {why}", Severity.INFO)
+            warn("discovery.enabled", f"{len(entries)} pattern{'s do' if len(entries) > 1 else ' does'} not run: {why}", Severity.INFO)
         return [], problems
     threshold = section.get("confidence_threshold", DEFAULT_THRESHOLD)
     if not _unit_number(threshold):
