@@ -148,3 +148,17 @@ def test_with_suggestions_adds_the_graph_but_never_a_local_memory(tmp_path: Path
     for _ in range(2):  # adding again replaces the graph
         name = add_suggestions(bundle, suggest(bundle))
         assert len(bundle.dataset.graph(name)) == len(graph)
+
+
+def test_the_documented_text_and_python_example_are_true(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = (FIXTURES.parent.parent / "docs" / "ontology.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Discovery patterns and `mif-rdf suggest`"):doc.index("## Reasoning")]
+    monkeypatch.chdir(FIXTURES.parent.parent)
+    assert main(["suggest", "tests/fixtures/discovery/bundle", "-q"]) == 0
+    out = capsys.readouterr().out
+    shown = re.search(r"```text\n(.*?)\.\.\.\n```", section, re.S).group(1)
+    memories = re.split(r"(?m)^(?=\S)", shown)
+    assert all(block in out for block in memories if block), shown  # each shown memory block, as printed
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "docs/ontology.md", "exec"), {})  # noqa: S102 - running the documentation is the point
+    assert "ops/runbooks/db/failover.md runbook ('_procedural/runbooks',)" in capsys.readouterr().out
