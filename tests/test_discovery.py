@@ -28,21 +28,21 @@ BUNDLE = FIXTURES / "discovery" / "bundle"
 STACK = BUNDLE / ".mif" / "ontologies" / "stack.ontology.yaml"
 
 
-def expected() -> set[tuple[str, str | None, tuple[str, ...], str, int | None, int | None, int]]:
-    """(memory, entity type, namespaces, matched text, line, column, count), worked out by hand from the files."""
+def expected() -> set[tuple[str, str | None, tuple[str, ...], str, int | None, int | None]]:
+    """(memory, entity type, namespaces, matched text, line, column), worked out by hand from the files."""
     return {
-        ("semantic/database-choice.md", "technology", ("_semantic/entities",), "PostgreSQL", 13, 34, 3),
-        ("semantic/database-choice.md", None, ("_procedural/migrations",), "database", None, 10, 1),  # already in _semantic/decisions/...
-        ("ops/runbooks/db/failover.md", "runbook", ("_procedural/runbooks",), "ops/runbooks/db/failover.md", None, 1, 1),
-        ("ops/runbooks/db/failover.md", None, ("_semantic/decisions", "_procedural/migrations"), "db", None, 14, 1),
-        ("ops/runbooks/db/failover.md", None, ("_procedural/rotations",), "rotation", 10, 18, 1),  # the lookbehind: fallback engine
-        ("episodic/scratch.md", "technology", ("_semantic/entities",), "MySQL", 10, 14, 1),
+        ("semantic/database-choice.md", "technology", ("_semantic/entities",), "PostgreSQL", 13, 34),
+        ("semantic/database-choice.md", None, ("_procedural/migrations",), "database", None, 10),  # already in _semantic/decisions/...
+        ("ops/runbooks/db/failover.md", "runbook", ("_procedural/runbooks",), "ops/runbooks/db/failover.md", None, 1),
+        ("ops/runbooks/db/failover.md", None, ("_semantic/decisions", "_procedural/migrations"), "db", None, 14),
+        ("ops/runbooks/db/failover.md", None, ("_procedural/rotations",), "rotation", 10, 18),  # the lookbehind: fallback engine
+        ("episodic/scratch.md", "technology", ("_semantic/entities",), "MySQL", 10, 14),
     }
 
 
 def test_suggestions_of_the_fixture_bundle() -> None:
     report = suggest(BUNDLE)
-    got = {(s.memory, s.entity_type, s.namespaces, s.match, s.line, s.column, s.count) for s in report.suggestions}
+    got = {(s.memory, s.entity_type, s.namespaces, s.match, s.line, s.column) for s in report.suggestions}
     assert got == expected()
     # tech-radar has PostgreSQL as an entity (entityType 'Technology') and lives below _semantic/entities: nothing to say;
     # its 'maybe' pattern (confidence 0.5 under the threshold 0.7) never runs

@@ -66,7 +66,6 @@ def test_a_set_scans_like_its_patterns_one_by_one_and_a_timeout_spoils_only_its_
             if oracle:
                 first = hits[index].first
                 assert (first.start, first.end, first.text) == (*oracle[0].span(), oracle[0].group())  # character offsets
-                assert hits[index].count == len(oracle)
     assert scans[2].timed_out == [3]
     assert [h.pattern for h in scans[2].hits] == []  # \d+ and the others do not match there; the scan went on
 

@@ -75,7 +75,7 @@ class Suggestion:
 
     ``line``/``column`` (1-based, in characters) locate ``match`` in the memory
     file for a content pattern and in the path for a file pattern (``line`` is
-    then None); ``count`` is how many times the pattern matched.
+    then None).
     """
 
     memory: str  # bundle-relative path
@@ -92,7 +92,6 @@ class Suggestion:
     match: str
     line: int | None
     column: int | None
-    count: int
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -131,9 +130,8 @@ class SuggestionReport:
             for item in items:
                 what = ", ".join(([f"entity type {item.entity_type}"] if item.entity_type else []) + [f"namespace {n}" for n in item.namespaces])
                 where = f"line {item.line}, column {item.column}" if item.line is not None else f"path column {item.column}" if item.column is not None else "position unknown"
-                times = f" ({item.count} matches)" if item.count > 1 else ""
                 hint = f" [{item.context}]" if item.context else ""
-                lines.append(f"  {what}: {item.match!r} at {where}{times}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}")
+                lines.append(f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}")
         lines.append(f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
                      f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})")
         return "\n".join(lines)
@@ -153,7 +151,6 @@ class SuggestionReport:
             graph.add((node, MIF.sourceOntology, RdfLiteral(item.ontology)))
             graph.add((node, MIF.contentPattern if item.kind == "content" else MIF.filePattern, RdfLiteral(item.pattern)))
             graph.add((node, MIF.matchedText, RdfLiteral(item.match)))
-            graph.add((node, MIF.matchCount, RdfLiteral(item.count, datatype=XSD.integer)))
             graph.add((node, MIF.confidence, RdfLiteral(format(item.confidence, "f").rstrip("0").rstrip(".") or "0", datatype=XSD.decimal)))
             if item.entity_type:
                 graph.add((node, MIF.suggestsEntityType, RdfLiteral(item.entity_type)))
@@ -375,6 +372,7 @@ class _Memory:
     id: str
     frontmatter: Mapping[str, Any]
     body: str
+    body_line: int  # 0: not known (a loaded bundle's records): looked up in the file when needed
 
 
 def suggest(
@@ -429,13 +427,13 @@ def suggest(
                     continue
                 if pattern.kind == "content":
                     if first_line is False:
-                        first_line = _body_first_line(root, memory)
+                        first_line = memory.body_line or _body_first_line(root, memory)
                     line, column = _position(memory.body, hit.first.start, first_line)
                 else:
                     line, column = None, hit.first.start + 1
                 report.suggestions.append(Suggestion(
                     memory.relpath, memory.id, pattern.ontology, str(pattern.file), pattern.source, pattern.key, pattern.kind,
-                    entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column, hit.count))
+                    entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column))
     return report
 
 
@@ -443,7 +441,7 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
     """The memories of a loaded bundle, or read from a folder (with the problems of files that could not be read)."""
     if not isinstance(bundle, (str, Path)):
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
-        return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body) for r in records], []
+        return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
     from ..parse import discover, parse_memory
 
     root = Path(bundle)
@@ -456,7 +454,7 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
         if parsed is None:
             problems += [p for p in found if p.severity == Severity.ERROR]
         else:
-            memories.append(_Memory(relpath, parsed.id, parsed.frontmatter, parsed.body))
+            memories.append(_Memory(relpath, parsed.id, parsed.frontmatter, parsed.body, parsed.body_line))
     return root, memories, problems
 
 
