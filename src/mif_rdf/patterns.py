@@ -92,15 +92,6 @@ class SafePattern:
     time_limit: float
     _compiled: object = field(repr=False)
 
-    def finditer(self, text: str) -> list[Match]:
-        """Every non-overlapping match, in order; :class:`PatternTimeout` when the time limit passes."""
-        if self.engine == "re2":
-            return [Match(m.start(), m.end(), m.group()) for m in self._compiled.finditer(text)]  # type: ignore[attr-defined]
-        try:
-            return [Match(m.start(), m.end(), m.group()) for m in self._compiled.finditer(text, timeout=self.time_limit)]  # type: ignore[attr-defined]
-        except TimeoutError:
-            raise PatternTimeout(self.source, self.time_limit) from None
-
     def search(self, text: str) -> Match | None:
         """The first match, or None; :class:`PatternTimeout` when the time limit passes."""
         if self.engine == "re2":
