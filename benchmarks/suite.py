@@ -409,8 +409,10 @@ def suggest_measure(data: Path) -> dict[str, Any]:
     """``mif-rdf suggest``'s work: read and parse every file, run the discovery patterns of the ontologies named."""
     from mif_rdf import suggest
 
+    cpu = time.process_time()
     report, seconds = timed(lambda: suggest(bundle_of(data)))
-    return {"seconds": seconds, "memories": report.memories, "suggestions": len(report.suggestions), "patterns": report.patterns}
+    return {"seconds": seconds, "cpu_seconds": time.process_time() - cpu, "memories": report.memories,
+            "suggestions": len(report.suggestions), "patterns": report.patterns}
 
 
 @measure("read-parse")
@@ -685,7 +687,8 @@ def main(argv: list[str] | None = None) -> int:
         floor = results["oxigraph-floor"]
         print(f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process")
         found = results["suggest"]
-        print(f"suggest: {found['memories'] / found['seconds']:,.0f} memories a second (target >= 2,000); "
+        print(f"suggest: {found['memories'] / found['seconds']:,.0f} memories a second (target >= 2,000; "
+              f"{found['memories'] / found['cpu_seconds']:,.0f} a CPU second, one process); "
               f"{found['suggestions']:,} suggestions from {found['patterns']} patterns")
         print("\n" + helper_table(results))
         return 0 if same else 1

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rdflib import Dataset, Graph, Literal, URIRef
+from rdflib import Dataset, Literal, URIRef
 from rdflib.namespace import RDF
 
 from mif_rdf import load_bundle, suggest

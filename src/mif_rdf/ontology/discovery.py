@@ -39,7 +39,7 @@ from ..errors import MifRdfError, Problem, Severity
 from ..identity import memory_iri
 from ..limits import DEFAULT_LIMITS, Limits
 from ..namespaces import MIF, bind_prefixes
-from ..patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, compile_pattern
+from ..patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
 from .iris import MIFO
 from .model import OntologyFile
 from .registry import Registry, search_path
@@ -403,38 +403,37 @@ def suggest(
         if found:
             report.ontologies.append(onto.id)
     report.patterns = len(patterns)
-    content = [p for p in patterns if p.kind == "content"]
-    paths = [p for p in patterns if p.kind == "file"]
-    content_set, path_set = PatternSet([p.compiled for p in content]), PatternSet([p.compiled for p in paths])
+    sets = [(kind, [p for p in patterns if p.kind == kind]) for kind in ("content", "file")]
+    runs = [(found, PatternSet([p.compiled for p in found]), kind == "content") for kind, found in sets if found]
     for memory in memories:
-        have_types, have_namespace = _has(memory.frontmatter)
-        body_scan = content_set.scan(memory.body) if content else None
-        path_scan = path_set.scan(memory.relpath) if paths else None
-        first_line: int | None | Literal[False] = False  # not looked up yet
-        for found, scan in ((content, body_scan), (paths, path_scan)):
-            if scan is None:
-                continue
-            for index in scan.timed_out:
-                pattern = found[index]
-                report.problems.append(Problem(memory.relpath, f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
-                                               f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
-                                               Severity.WARNING, rule=RULE))
-            for hit in scan.hits:
-                pattern = found[hit.pattern]
-                entity = pattern.entity_type if pattern.entity_type and _norm(pattern.entity_type) not in have_types else None
-                namespaces = tuple(n for n in pattern.namespaces if not _within(have_namespace, n))
-                if not entity and not namespaces:
-                    continue
-                if pattern.kind == "content":
-                    if first_line is False:
-                        first_line = memory.body_line or _body_first_line(root, memory)
-                    line, column = _position(memory.body, hit.first.start, first_line)
-                else:
-                    line, column = None, hit.first.start + 1
-                report.suggestions.append(Suggestion(
-                    memory.relpath, memory.id, pattern.ontology, str(pattern.file), pattern.source, pattern.key, pattern.kind,
-                    entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column))
+        for found, pattern_set, in_body in runs:
+            _run(memory, found, pattern_set.scan(memory.body if in_body else memory.relpath), root, time_limit, report)
     return report
+
+
+def _run(memory: _Memory, patterns: list[DiscoveryPattern], scan: Scan, root: Path, time_limit: float, report: SuggestionReport) -> None:
+    """What one scan of a memory's body or path suggests, and the patterns its time limit stopped, into ``report``."""
+    for index in scan.timed_out:
+        pattern = patterns[index]
+        report.problems.append(Problem(memory.relpath, f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
+                                       f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
+                                       Severity.WARNING, rule=RULE))
+    have_types, have_namespace = _has(memory.frontmatter)
+    first_line = memory.body_line or None
+    for hit in scan.hits:
+        pattern = patterns[hit.pattern]
+        entity = pattern.entity_type if pattern.entity_type and _norm(pattern.entity_type) not in have_types else None
+        namespaces = tuple(n for n in pattern.namespaces if not _within(have_namespace, n))
+        if not entity and not namespaces:
+            continue
+        if pattern.kind == "content":
+            first_line = first_line or _body_first_line(root, memory)
+            line, column = _position(memory.body, hit.first.start, first_line)
+        else:
+            line, column = None, hit.first.start + 1
+        report.suggestions.append(Suggestion(
+            memory.relpath, memory.id, pattern.ontology, str(pattern.file), pattern.source, pattern.key, pattern.kind,
+            entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column))
 
 
 def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_Memory], list[Problem]]:
