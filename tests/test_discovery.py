@@ -162,3 +162,17 @@ def test_the_documented_text_and_python_example_are_true(capsys: pytest.CaptureF
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "docs/ontology.md", "exec"), {})  # noqa: S102 - running the documentation is the point
     assert "ops/runbooks/db/failover.md runbook ('_procedural/runbooks',)" in capsys.readouterr().out
+
+
+def test_generated_bundles_with_discovery_differ_only_by_the_ontology(tmp_path: Path) -> None:
+    from mif_rdf.synthetic import generate_bundle
+
+    generate_bundle(tmp_path / "plain", 40, seed=3)
+    generate_bundle(tmp_path / "disc", 40, seed=3, discovery=True)
+    files = {p.relative_to(tmp_path / "disc").as_posix(): p.read_bytes() for p in (tmp_path / "disc").rglob("*") if p.is_file()}
+    plain = {p.relative_to(tmp_path / "plain").as_posix(): p.read_bytes() for p in (tmp_path / "plain").rglob("*") if p.is_file()}
+    assert set(files) - set(plain) == {".mif/ontologies/ai-memory.ontology.yaml"}
+    assert all(files[name] == data for name, data in plain.items())
+    report = suggest(tmp_path / "disc")
+    assert report.problems == [] and sorted(report.ontologies) == ["ai-memory", "mif-base"]
+    assert {s.ontology for s in report.suggestions} == {"ai-memory", "mif-base"}
