@@ -176,3 +176,24 @@ def test_generated_bundles_with_discovery_differ_only_by_the_ontology(tmp_path: 
     report = suggest(tmp_path / "disc")
     assert report.problems == [] and sorted(report.ontologies) == ["ai-memory", "mif-base"]
     assert {s.ontology for s in report.suggestions} == {"ai-memory", "mif-base"}
+
+
+@pytest.mark.parametrize("section, rule", [
+    ("  enabled: yes-please\n  patterns: [{content_pattern: x, suggest_entity: t}]", "discovery.enabled: must be true or false, not 'yes-please'"),
+    ("  enabled: true\n  patterns: 3", "discovery.patterns: must be a list of patterns, not int"),
+    ("  enabled: true\n  confidence_threshold: 7\n  patterns: [{content_pattern: x, suggest_entity: t}]", "discovery.confidence_threshold: must be a number from 0 to 1, not 7; 0.8 is used"),
+    ("  enabled: true\n  patterns: [{content_pattern: x, file_pattern: y, suggest_entity: t}]", "discovery.patterns[0]: needs exactly one of content_pattern and file_pattern"),
+    ("  enabled: true\n  patterns: [{content_pattern: x, suggest_entity: t, confidence: high}]", "discovery.patterns[0].confidence: must be a number from 0 to 1, not 'high'"),
+    ("  enabled: true\n  content_patterns: [{pattern: 12, namespace: _semantic/x}]", "discovery.content_patterns[0].pattern: must be a non-empty string, not 12"),
+    ("  enabled: true\n  file_patterns: [{pattern: x, namespaces: [1, 2]}]", "discovery.file_patterns[0]: suggest_entity and the namespaces must be strings"),
+    ("  patterns: [{content_pattern: x, suggest_entity: t}]", "1 pattern does not run: 'enabled' is not set (the schema's default is false)"),
+])
+def test_a_malformed_discovery_section_is_a_warning_naming_the_entry(tmp_path: Path, section: str, rule: str) -> None:
+    from mif_rdf.ontology.discovery import discovery_patterns
+    from mif_rdf.ontology.loader import read_ontology
+
+    path = write_file(tmp_path, "odd.ontology.yaml", f"ontology: {{id: odd}}\ndiscovery:\n{section}\n")
+    patterns, problems = discovery_patterns(read_ontology(path))
+    assert [p.path for p in problems] == [str(path)] and rule in problems[0].message, problems
+    threshold_only = "confidence_threshold" in section
+    assert len(patterns) == (1 if threshold_only else 0)  # a bad threshold falls back to the default; the rest run nothing

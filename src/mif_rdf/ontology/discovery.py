@@ -254,7 +254,8 @@ def _pattern(onto: OntologyFile, kind_key: str, index: int, entry: Any, time_lim
     else:
         key = "pattern"
         kind = "content" if kind_key == "content_patterns" else "file"
-        namespaces = _strings(entry.get("namespace")) + _strings(entry.get("namespaces"))
+        one, many = _strings(entry.get("namespace")), _strings(entry.get("namespaces"))
+        namespaces = None if one is None or many is None else one + many
     source, entity = entry.get(key), entry.get("suggest_entity")
     if not isinstance(source, str) or not source:
         warn(f"{where}.{key}", f"must be a non-empty string, not {source!r}; ignored")
