@@ -34,6 +34,9 @@ Rows (target in brackets, from the performance issue):
 * export N-Quads, streamed (``export --stream``) vs the memory store's load and export; with ``--scale``
   also at 10,000 and 300,000 memories (``--stream-sizes``): peak memory flat, throughput, a million extrapolated
 * start-up: ``mif-rdf --help`` and ``--version`` (medians of 15) against ``import rdflib``   [< 0.3 s]
+* suggest (discovery patterns of the ontologies the memories name) vs reading + parsing the files
+                               (the generated bundle carries the ai-memory ontology, synthetic.DISCOVERY_ONTOLOGY)
+                                                                                  [>= 2,000 memories a second]
 """
 from __future__ import annotations
 
@@ -400,6 +403,28 @@ def export_memory_nquads(data: Path) -> dict[str, Any]:
     return {"seconds": seconds}
 
 
+# -- discovery suggestions ----------------------------------------------------------------
+@measure("suggest")
+def suggest_measure(data: Path) -> dict[str, Any]:
+    """``mif-rdf suggest``'s work: read and parse every file, run the discovery patterns of the ontologies named."""
+    from mif_rdf import suggest
+
+    cpu = time.process_time()
+    report, seconds = timed(lambda: suggest(bundle_of(data)))
+    return {"seconds": seconds, "cpu_seconds": time.process_time() - cpu, "memories": report.memories,
+            "suggestions": len(report.suggestions), "patterns": report.patterns}
+
+
+@measure("read-parse")
+def read_parse(data: Path) -> dict[str, Any]:
+    """What suggest cannot go below: reading and parsing every memory file (one process, as suggest)."""
+    from mif_rdf.parse import discover, parse_memory
+
+    root = bundle_of(data)
+    parsed, seconds = timed(lambda: [parse_memory(root, relpath)[0] for relpath in discover(root).memories])
+    return {"seconds": seconds, "memories": len(parsed)}
+
+
 # -- start-up ---------------------------------------------------------------------------
 def _startup(*command: str, runs: int = 15) -> dict[str, Any]:
     """The median wall time of a short command (benchmarks/bench_startup.py has the import breakdown)."""
@@ -453,6 +478,7 @@ ROWS = [
     ("export N-Quads, streamed / memory store (load + export)", "export-stream", "export-memory-nquads", "faster", ""),
     ("start-up, mif-rdf --help / import rdflib", "startup-help", "startup-rdflib", "over", "< 0.3 s"),
     ("start-up, mif-rdf --version / import rdflib", "startup-version", "startup-rdflib", "over", "< 0.3 s"),
+    ("suggest (discovery patterns) / reading + parsing the files", "suggest", "read-parse", "over", ">= 2,000 memories a second"),
 ]
 #: The cache entries first (later measurements load through them: warm loads are the same bundle),
 #: the one-changed-file cases last (they edit a file).
@@ -461,7 +487,7 @@ ORDER = [
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
     "validate-engine", "validate-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
     "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-oxigraph-nquads", "export-oxigraph-nquads-before", "export-oxigraph-turtle",
-    "export-stream", "export-memory-nquads", "startup-rdflib", "startup-help", "startup-version",
+    "export-stream", "export-memory-nquads", "startup-rdflib", "startup-help", "startup-version", "read-parse", "suggest",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
 ]
 SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before",
@@ -584,7 +610,7 @@ def prepare(data: Path, count: int, seed: int) -> None:
     if (bundle_of(data) / ".mif").is_dir():
         return
     print(f"generating {count:,} memories in {bundle_of(data)} ...", file=sys.stderr, flush=True)
-    paths = generate_bundle(bundle_of(data), count, seed=seed)
+    paths = generate_bundle(bundle_of(data), count, seed=seed, discovery=True)  # every ontology the memories name resolves
     rng = random.Random(seed)
     breakers = [
         lambda fm: fm.update(created="2026-01-15"),
@@ -660,6 +686,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
         floor = results["oxigraph-floor"]
         print(f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process")
+        found = results["suggest"]
+        print(f"suggest: {found['memories'] / found['seconds']:,.0f} memories a second (target >= 2,000; "
+              f"{found['memories'] / found['cpu_seconds']:,.0f} a CPU second, one process); "
+              f"{found['suggestions']:,} suggestions from {found['patterns']} patterns")
         print("\n" + helper_table(results))
         return 0 if same else 1
     print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")

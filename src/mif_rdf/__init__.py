@@ -21,6 +21,7 @@ from .rdfplugin import install as _install_rdflib_plugin
 if TYPE_CHECKING:
     from .bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
     from .errors import MifRdfError, Problem, ProblemLog, Severity
+    from .ontology.discovery import Suggestion, SuggestionReport, suggest
     from .writeback import read_dataset, recover_files, write_bundle
 
 __version__ = "0.1.0"
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 _HOMES = {
     "Bundle": ".bundle", "EntityRecord": ".bundle", "MemoryRecord": ".bundle", "load_bundle": ".bundle", "new_dataset": ".bundle",
     "MifRdfError": ".errors", "Problem": ".errors", "ProblemLog": ".errors", "Severity": ".errors",
+    "Suggestion": ".ontology.discovery", "SuggestionReport": ".ontology.discovery", "suggest": ".ontology.discovery",
     "read_dataset": ".writeback", "recover_files": ".writeback", "write_bundle": ".writeback",
 }
 __all__ = sorted(_HOMES)

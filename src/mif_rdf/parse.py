@@ -35,6 +35,8 @@ class ParsedMemory:
     relpath: str
     frontmatter: dict[str, Any]
     body: str
+    #: the line of the file the body starts on (0: not known), for positions inside the body
+    body_line: int = 0
 
     @property
     def id(self) -> str:
@@ -291,7 +293,7 @@ def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
         problems.append(Problem(relpath, "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)", Severity.WARNING, rule="legacy"))
     if id_problem(frontmatter.get("id")) is not None:
         return None, problems
-    return ParsedMemory(relpath, frontmatter, split.body), problems
+    return ParsedMemory(relpath, frontmatter, split.body, split.frontmatter.count("\n") + 3), problems
 
 
 _ID_LINE = re.compile(r"^id:[ \t]+([^\s#'\"][^#\n]*?)[ \t]*(?:#.*)?$", re.M)

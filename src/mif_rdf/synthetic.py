@@ -967,13 +967,48 @@ def _index_md(paths: list[str], count: int, seed: int) -> str:
     return "\n".join(lines)
 
 
-def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int = 0) -> list[Path]:
+#: ``generate_bundle(..., discovery=True)``: the ``ai-memory`` ontology the memories name, with discovery
+#: patterns in the spec's form over the generated prose and paths (mif-base's own patterns run as shipped).
+DISCOVERY_ONTOLOGY = """\
+ontology:
+  id: ai-memory
+  version: "1.0.0"
+  extends: [mif-base]
+entity_types:
+  - {name: service-record, base: semantic}
+  - {name: incident-report, base: episodic}
+  - {name: runbook, base: procedural}
+discovery:
+  enabled: true
+  confidence_threshold: 0.8
+  patterns:
+    - content_pattern: "\\\\b(gateway|cluster|region)\\\\b"
+      suggest_entity: service-record
+      suggest_namespace: _semantic/entities
+    - content_pattern: "\\\\b(incident|alert)\\\\b.*\\\\b(critical|noisy)\\\\b"
+      suggest_entity: incident-report
+      suggest_namespace: _episodic/incidents
+    - content_pattern: "(?i)\\\\bz\\u00fcrich\\\\b|caf\\u00e9"
+      suggest_namespace: _semantic/places
+    - content_pattern: "(?<=the )runbook"
+      suggest_entity: runbook
+    - file_pattern: "procedural/runbooks/*.md"
+      suggest_entity: runbook
+    - file_pattern: "episodic/**/*-outage-*.md"
+      suggest_entity: incident-report
+"""
+
+
+def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False) -> list[Path]:
     """Write a bundle of `count` memories under root (plus .mif/config.yaml, a few .mif/entities/<type>/<slug>.yaml, index.md); return the memory paths.
 
     One ``random.Random(seed)`` drives ids, paths, the choice of the
     ``broken_links`` memories that receive a dangling link, and every memory in
     index order -- so the bundle is a pure function of (count, seed,
     broken_links).  Files are written as UTF-8 with LF line endings.
+    ``discovery=True`` also writes ``.mif/ontologies/ai-memory.ontology.yaml``
+    (:data:`DISCOVERY_ONTOLOGY`), so that every ontology the memories name
+    resolves and has discovery patterns; the memory files are the same.
     """
     if count < 0:
         raise ValueError("count must be >= 0")
@@ -988,6 +1023,9 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
     mif_dir = root / ".mif"
     (mif_dir / "entities").mkdir(parents=True, exist_ok=True)
     (mif_dir / "config.yaml").write_bytes(_config_yaml().encode("utf-8"))
+    if discovery:
+        (mif_dir / "ontologies").mkdir(exist_ok=True)
+        (mif_dir / "ontologies" / "ai-memory.ontology.yaml").write_bytes(DISCOVERY_ONTOLOGY.encode("utf-8"))
     for idx, entity in enumerate(ENTITY_POOL):
         edir = mif_dir / "entities" / entity[0]
         edir.mkdir(exist_ok=True)

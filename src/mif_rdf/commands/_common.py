@@ -126,6 +126,21 @@ def load(args: argparse.Namespace) -> Bundle:
     )
 
 
+def suggestion_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--with-suggestions", action="store_true", help="add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see mif-rdf suggest)")
+
+
+def add_suggestions(args: argparse.Namespace, bundle: Bundle) -> None:
+    """With ``--with-suggestions``, put the discovery suggestions into the bundle's ``<base>#suggestions`` graph."""
+    if not args.with_suggestions:
+        return
+    from ..ontology.discovery import add_suggestions, suggest
+
+    report = suggest(bundle)
+    show_problems(report.problems)
+    add_suggestions(bundle, report)
+
+
 def limits_of(args: argparse.Namespace) -> Limits:
     """The limits :func:`bundle_options` arguments set, checked (and ``--workers`` with them)."""
     if args.max_file_size <= 0 or args.max_memories <= 0:

@@ -18,6 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error. N-Quads with no --store and no cache is streamed: written while the files are read, in memory that does not grow with the bundle.",
     )
     _common.bundle_options(parser)
+    _common.suggestion_option(parser)
     parser.set_defaults(store=None)  # None: no store asked for, so N-Quads can stream
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
@@ -33,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     args.store = args.store or "memory"
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
+    _common.add_suggestions(args, bundle)
     if args.with_hashes:
         bundle.add_content_hashes()
     _common.export(bundle, fmt, args.output)
@@ -41,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _streams(args: argparse.Namespace, fmt: str) -> bool:
     """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
-    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir)) if given]
+    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions)) if given]
     if args.stream:
         if fmt != "nquads":
             raise MifRdfError(f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream")

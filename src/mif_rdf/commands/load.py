@@ -23,6 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and every problem found.",
     )
     _common.bundle_options(parser)
+    _common.suggestion_option(parser)
     parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)")
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
@@ -31,6 +32,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
+    _common.add_suggestions(args, bundle)
     fmt = format_for(args.output, args.format) if args.output else None
     if args.output:
         _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]

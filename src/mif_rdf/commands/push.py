@@ -41,6 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                "5 credentials missing or refused; 6 request rejected (4xx); 7 store failed (5xx). See docs/export.md.",
     )
     _common.bundle_options(parser)
+    _common.suggestion_option(parser)
     parser.add_argument("--endpoint", required=True, metavar="URL", help="the store's Graph Store Protocol endpoint (Oxigraph: http://HOST:7878/store, Fuseki: http://HOST:3030/DATASET/data)")
     parser.add_argument("--update-endpoint", metavar="URL", help="write with SPARQL 1.1 Update at this URL instead of PUT/DELETE (Oxigraph: http://HOST:7878/update)")
     parser.add_argument("--user", metavar="NAME", help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password")
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
     bundle = _common.load(args)
+    _common.add_suggestions(args, bundle)
     _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)])
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
     progress = _Progress(args.dry_run)
