@@ -247,7 +247,9 @@ class Bundle:
                     loader.memory(relpath)
         loader.flush()
         new_keys, new_subjects = self._keys_of(changed)
-        return self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
+        subjects = self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
+        self.refresh_namespace_graphs()
+        return subjects
 
     def _keys_of(self, relpaths: set[str]) -> tuple[set[str], set[str]]:
         """The target IRIs the files at ``relpaths`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
@@ -321,6 +323,27 @@ class Bundle:
             loader.add_memory(ParsedMemory(record.relpath, with_hash(record.frontmatter, record.body), record.body))
         loader.flush()
         self.rebuild_links()  # the layout graph holds the frontmatter, which now has the hash
+
+    def refresh_namespace_graphs(self) -> None:
+        """Read the namespace model again (:mod:`mif_rdf.nsmodel`) and replace the ``#namespaces`` and ``#inherited`` graphs.
+
+        Its problems replace the ones an earlier read gave.  A bundle without
+        agreements, namespace files or reserved prefixes costs a look at
+        ``.mif`` and two empty graphs; the records are not read then.
+        """
+        from .nsmodel import model_graphs, read_namespace_model
+        from .nsmodel.graphs import is_model_problem
+
+        model = read_namespace_model(self.root, self.config, self.limits)
+        self.problems.items = [p for p in self.problems if not is_model_problem(p, model.config_path)] + model.problems
+        graphs = {name: self.dataset.graph(URIRef(name)) for name in model_graphs(model, self.base_iri, ())}
+        if not model and not any(len(graph) for graph in graphs.values()):
+            return
+        loader = _Loader(self)
+        for name, triples in model_graphs(model, self.base_iri, ((m.id, m.frontmatter) for m in self.memories.values())).items():
+            self.dataset.remove_graph(graphs[name])
+            loader.add_graph(name, triples)
+        loader.flush()
 
     def rebuild_links(self) -> None:
         """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
@@ -576,7 +599,9 @@ def load_bundle(
 
         folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
         root, base = _located(root, base_iri, engine)
-        return load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+        bundle = load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+        bundle.refresh_namespace_graphs()  # the cache does not watch .mif/shared-agreements and .mif/namespaces
+        return bundle
     return fill(open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits), progress, workers)
 
 
@@ -680,3 +705,4 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
         loader.entity(relpath)
     loader.links()
     loader.flush()
+    bundle.refresh_namespace_graphs()
