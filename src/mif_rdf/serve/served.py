@@ -29,7 +29,8 @@ from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..oxigraph_sink import oxigraph_store
 from ..parse import RESERVED_NAMES, is_entity_path
-from ..push.access import local_only
+from ..nsmodel.audience import Audience
+from ..push.access import withheld_reason
 
 
 class ReadWriteLock:
@@ -73,13 +74,14 @@ class ReadWriteLock:
 class ServedBundle:
     """A bundle behind a server: :attr:`store` for queries, :meth:`apply` for file changes."""
 
-    def __init__(self, bundle: Bundle, *, include_local: bool = False) -> None:
+    def __init__(self, bundle: Bundle, *, include_local: bool = False, audience: Audience | None = None) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
             raise MifRdfError("serve needs the bundle in an Oxigraph store (load_bundle(..., store='oxigraph'))")
         self.bundle = bundle
         self.working = working
         self.include_local = include_local
+        self.audience = audience  # only what this party may read is served (mif_rdf.nsmodel.audience)
         self.store = ox.Store()
         self.lock = ReadWriteLock()
         self.generation = 0  # counts applied changes; the page polls it
@@ -94,11 +96,13 @@ class ServedBundle:
         """Graphs withheld (``_local``), the terms other graphs may not mention, every memory graph."""
         withheld: set[Any] = set()
         hidden: set[Any] = set()
-        if not self.include_local:
+        if not self.include_local or self.audience is not None:
             for iri, doc_iri, namespace in self._owners():
-                if local_only(namespace):
+                if withheld_reason(namespace, self.audience, include_local=self.include_local):
                     withheld.add(ox.NamedNode(iri))
                     hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
+            if self.audience is not None:  # it describes every party's agreements
+                withheld.add(ox.NamedNode(f"{self.bundle.base_iri}#namespaces"))
         memory_graphs = frozenset(ox.NamedNode(m.iri) for m in self.bundle.memories.values())
         return frozenset(withheld), frozenset(hidden), memory_graphs
 
@@ -155,7 +159,7 @@ class ServedBundle:
 
         fresh = fill(Bundle(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
                             engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
-        served = ServedBundle(fresh, include_local=self.include_local)
+        served = ServedBundle(fresh, include_local=self.include_local, audience=self.audience)
         with self.lock.writing():
             self.bundle, self.working, self.store = fresh, served.working, served.store
             self._withheld, self._hidden, self._memory_graphs = served._withheld, served._hidden, served._memory_graphs
