@@ -58,7 +58,7 @@ from .namespaces import MIF
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .nsmodel.audience import Audience
-from .nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespaces_triples
+from .nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespaces_triples, withheld_namespaces
 from .nsmodel.model import NamespaceModel, read_namespace_model
 from .push.access import Withheld, trust_raised, withheld_reason
 from .serialize import nquad_line
@@ -144,8 +144,11 @@ def stream_nquads(
     found(model.problems)
     with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
         stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), audience)
-        if audience is None:  # an export for one party leaves out every party's agreements (push.access)
-            stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(graph_iri(bundle.base_iri, GRAPH_NAMESPACES)))
+        namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
+        if audience is None:
+            stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
+        elif model:  # an export for one party leaves out every party's agreements (push.access)
+            report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
                                       audience=audience, model=model if model else None)

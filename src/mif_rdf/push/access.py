@@ -214,10 +214,11 @@ def export_policy(bundle: Bundle, audience: Audience | None = None) -> ExportPol
     for e in bundle.entities.values():
         withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience))
     if audience is not None:
-        from ..nsmodel.graphs import GRAPH_NAMESPACES
+        from ..nsmodel.graphs import GRAPH_NAMESPACES, withheld_namespaces
 
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
-        withheld[namespaces] = Withheld(namespaces, namespaces, f"it describes every party's agreements and namespaces; an export for {audience.party} leaves it out")
+        if any(str(g.identifier) == namespaces and len(g) for g in bundle.dataset.graphs()):
+            withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
     inferences = graph_iri(bundle.base_iri, GRAPH_INFERENCES)
     if withheld and any(str(g.identifier) == inferences and len(g) for g in bundle.dataset.graphs()):
         withheld[inferences] = Withheld(inferences, inferences, "inferences may follow from withheld memories without naming them; reason again over what may leave")
