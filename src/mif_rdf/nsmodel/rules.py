@@ -9,9 +9,6 @@ problems; these rules look at each memory's ``namespace`` against the model:
   say ``allow_system_namespace: true``;
 * ``provenance-required`` -- a memory under a prefix with
   ``provenance_required: true`` and no ``provenance``;
-* ``namespace-form`` -- a namespace that is not well formed (whitespace,
-  empty segments, invisible or full-width characters): no agreement or
-  audience can match it;
 * ``reserved-prefix-unknown`` -- a root starting with ``_`` that neither the
   spec nor the config reserves (``_Shared``, a Cyrillic ``_ѕhared``): it goes
   to no audience.
@@ -39,9 +36,7 @@ def namespace_problems(model: NamespaceModel, memories: Iterable[tuple[str, dict
             problems.append(Problem(relpath, message, severity, key=key, value=value, rule=rule, level=LEVEL))
 
         parts = segments(namespace)
-        if parts is None:
-            add(f"namespace {namespace!r} is not well formed (empty segments, whitespace, invisible or full-width characters): "
-                "no agreement or audience matches it, so it is shared with nobody", "namespace-form", Severity.WARNING)
+        if parts is None:  # the level-2 shape namespace-path reports its form; no agreement or audience matches it
             continue
         root = parts[0]
         if root == "_shared" and not model.covering(namespace):
