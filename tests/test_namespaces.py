@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from mif_rdf.cli import main
 from mif_rdf.namespaces import MIF
 from mif_rdf.nsmodel import read_namespace_model
 from mif_rdf.nsmodel.model import pattern_matches
-from mif_rdf.queries.helpers import freshness, memories_with_tag
+from mif_rdf.queries.helpers import freshness, memories_with_tag, memory_at_uri
 from mif_rdf.validation import validate
 
 from conftest import BUNDLES, memory_text, write_file
@@ -234,3 +235,34 @@ def test_namespace_model_vocabulary_is_declared(bundle) -> None:
                 used.add(o)
     missing = sorted(str(t) for t in used if str(t).startswith(str(MIF)) and t not in known)
     assert not missing, missing
+
+
+# -- namespace URIs (spec 10.6, 19.2) ------------------------------------------------------
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])
+def test_every_memory_with_a_namespace_has_its_namespace_uri_and_helpers_find_it(store: str) -> None:
+    loaded = load_bundle(BUNDLE, store=store)
+    links = loaded.links
+    for record in loaded.memories.values():
+        uris = set(links.objects(URIRef(record.iri), MIF.namespaceUri))
+        namespace = record.frontmatter.get("namespace")
+        if namespace is None or " " in namespace or unicodedata.normalize("NFKC", namespace) != namespace:
+            assert not uris  # no namespace, or one no identifier may be made from (a space, a full-width underscore)
+            continue
+        assert len(uris) == 1
+        uri = str(next(iter(uris)))
+        if namespace.isascii() and " " not in namespace:
+            assert uri == f"mif://example.org/{namespace}/{record.id}"  # authority from .mif/config.yaml
+        found = memory_at_uri(loaded, uri)
+        assert found.column("memory") == [record.iri] and found.column("path") == [record.relpath]
+
+
+def test_namespace_uri_authority_defaults(tmp_path: Path) -> None:
+    write_file(tmp_path / "a", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
+    write_file(tmp_path / "b", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
+    write_file(tmp_path / "b", ".mif/config.yaml", "bundle_id: team-notes\n")
+    write_file(tmp_path / "c", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
+    write_file(tmp_path / "c", ".mif/config.yaml", "authority: 'not a host'\n")
+    for folder, authority in (("a", "local"), ("b", "team-notes"), ("c", "local")):
+        loaded = load_bundle(tmp_path / folder)
+        assert set(loaded.links.objects(None, MIF.namespaceUri)) == {URIRef(f"mif://{authority}/_semantic/facts/6a1d0f7e-0100-4c1a-9a00-000000000100")}
+    assert any(p.key == "authority" and p.rule == "authority" for p in load_bundle(tmp_path / "c").problems)

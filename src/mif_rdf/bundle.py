@@ -46,6 +46,8 @@ from .identity import (
     resolve_target,
 )
 from .layout import layout_triples
+from .nsmodel.graphs import namespace_uri
+from .nsmodel.model import authority_of
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
+NAMESPACE_URI = URIRef(MIF_NS + "namespaceUri")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
 
@@ -336,12 +339,14 @@ class Bundle:
 
         model = read_namespace_model(self.root, self.config, self.limits)
         self.problems.items = [p for p in self.problems if not is_model_problem(p, model.config_path)] + model.problems
-        graphs = {name: self.dataset.graph(URIRef(name)) for name in model_graphs(model, self.base_iri, ())}
-        if not model and not any(len(graph) for graph in graphs.values()):
+        names = set(model_graphs(model, self.base_iri, ()))
+        present = [g.identifier for g in self.dataset.graphs() if str(g.identifier) in names]  # dataset.graph() would create them
+        if not model and not present:
             return
+        for name in present:
+            self.dataset.remove_graph(name)
         loader = _Loader(self)
         for name, triples in model_graphs(model, self.base_iri, ((m.id, m.frontmatter) for m in self.memories.values())).items():
-            self.dataset.remove_graph(graphs[name])
             loader.add_graph(name, triples)
         loader.flush()
 
@@ -370,6 +375,7 @@ class _Loader:
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
+        self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: Output = "nquads" if self.sink is not None else "rdflib"
@@ -458,7 +464,7 @@ class _Loader:
 
     def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
         """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
-        yield from place_triples(record.iri, record.relpath, record.doc_iri)
+        yield from place_triples(record.iri, record.relpath, record.doc_iri, namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id))
         for link in self.bundle._links_of(record, targets):
             if link.resolved is not None:
                 predicate = link_predicate(link.type)
@@ -468,9 +474,10 @@ class _Loader:
                 self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
 
 
-def place_triples(iri: str, relpath: str, doc_iri: str) -> tuple[Triple, Triple]:
-    """Where a memory is, in the links graph: its bundle path and its document IRI."""
-    return (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) -> tuple[Triple, ...]:
+    """Where a memory is, in the links graph: its bundle path, its document IRI and its namespace URI (spec 10.6), if it has one."""
+    place = (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+    return place if uri is None else (*place, (URIRef(iri), NAMESPACE_URI, URIRef(uri)))
 
 
 def read_entity(bundle: Bundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:

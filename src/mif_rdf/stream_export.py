@@ -58,8 +58,8 @@ from .namespaces import MIF
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .nsmodel.audience import Audience
-from .nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespaces_triples, withheld_namespaces
-from .nsmodel.model import NamespaceModel, read_namespace_model
+from .nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples, withheld_namespaces
+from .nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
 from .push.access import Withheld, trust_raised, withheld_reason
 from .serialize import nquad_line
 from .tordf import Triple
@@ -101,6 +101,7 @@ class _Streamed:
     withheld: str | None = None  # why it stays on this machine
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
     inherited: list[str] = field(default_factory=list)  # its lines of the #inherited graph
+    namespace_uri: str | None = None  # spec 10.6, for the links graph
 
 
 def stream_nquads(
@@ -151,7 +152,7 @@ def stream_nquads(
             report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
-                                      audience=audience, model=model if model else None)
+                                      audience=audience, model=model if model else None, authority=model.authority)
             count = worker_count(len(files.memories), workers, busy_main=False)
             prepared = prepare_memories(bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape)
             for item in progress_bar(prepared, len(files.memories), progress, "memories"):
@@ -168,7 +169,7 @@ def stream_nquads(
 
 
 def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef,
-              audience: Audience | None = None, model: NamespaceModel | None = None) -> _Streamed:
+              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY) -> _Streamed:
     """In the worker: a prepared memory reduced to its lines, its withholding and its relationships."""
     parsed = prepared.parsed
     if parsed is None:
@@ -190,6 +191,7 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
         withheld_reason(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(lines)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
         [] if model is None else [nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED))) for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)],
+        namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
     )
 
 
@@ -238,7 +240,7 @@ class _Stream:
         self.graphs += 1
         self.write(item.layout, self.layout)
         self.write(item.inherited, URIRef(graph_iri(self.bundle.base_iri, GRAPH_INHERITED)))
-        self.write_triples(place_triples(iri, item.relpath, item.doc_iri), self.links)
+        self.write_triples(place_triples(iri, item.relpath, item.doc_iri, item.namespace_uri), self.links)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:

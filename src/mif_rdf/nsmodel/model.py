@@ -504,11 +504,16 @@ def _read_config(config: dict[str, Any], model: NamespaceModel) -> None:
         _problem(problems, relpath, SYSTEM_KEY, allow, f"{SYSTEM_KEY} must be true or false; read as false", "system-namespace")
         allow = False
     model.allow_system = allow
+    model.authority = authority_of(config)
+    if config.get(AUTHORITY_KEY) is not None and model.authority != config[AUTHORITY_KEY]:
+        _problem(problems, relpath, AUTHORITY_KEY, config[AUTHORITY_KEY], f"{AUTHORITY_KEY} must be a host name (as in github.com or registry); "
+                 f"{model.authority!r} is used", "authority")
+
+
+def authority_of(config: dict[str, Any]) -> str:
+    """The authority of the bundle's namespace URIs (spec 10.6): ``authority`` of the config, else its ``bundle_id``, else ``local``."""
     authority = config.get(AUTHORITY_KEY)
-    if authority is None:
-        bundle_id = config.get(BUNDLE_ID_KEY)
-        authority = bundle_id if bundle_id_problem(bundle_id) is None else DEFAULT_AUTHORITY
-    elif not (isinstance(authority, str) and _AUTHORITY.match(authority)):
-        _problem(problems, relpath, AUTHORITY_KEY, authority, f"{AUTHORITY_KEY} must be a host name (as in github.com or registry); {DEFAULT_AUTHORITY!r} is used", "config")
-        authority = DEFAULT_AUTHORITY
-    model.authority = authority
+    if isinstance(authority, str) and _AUTHORITY.match(authority):
+        return authority
+    bundle_id = config.get(BUNDLE_ID_KEY)
+    return bundle_id if bundle_id_problem(bundle_id) is None else DEFAULT_AUTHORITY
