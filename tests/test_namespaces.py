@@ -266,3 +266,18 @@ def test_namespace_uri_authority_defaults(tmp_path: Path) -> None:
         loaded = load_bundle(tmp_path / folder)
         assert set(loaded.links.objects(None, MIF.namespaceUri)) == {URIRef(f"mif://{authority}/_semantic/facts/6a1d0f7e-0100-4c1a-9a00-000000000100")}
     assert any(p.key == "authority" and p.rule == "authority" for p in load_bundle(tmp_path / "c").problems)
+
+
+def test_the_python_example_of_namespaces_md_runs_from_the_repository_root(monkeypatch, capsys) -> None:
+    import re
+
+    from conftest import REPO
+
+    text = (REPO / "docs" / "namespaces.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert blocks
+    monkeypatch.chdir(REPO)
+    for block in blocks:
+        exec(compile(block, "docs/namespaces.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1:] == ["['acme/architecture.md', 'acme/jane-preferences.md']", "0.5"]
