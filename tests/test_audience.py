@@ -275,3 +275,31 @@ def test_serve_with_an_audience_serves_only_its_view_on_every_route() -> None:
         for iri in withheld[:3]:
             status, _ = _get(server.url + "api/memory?" + urllib.parse.urlencode({"iri": iri}), "application/json")
             assert status == 404
+
+
+def test_a_served_audience_view_follows_file_changes(tmp_path: Path) -> None:
+    """A memory moved into _public is served to the audience after the reload; inherited values follow a moved memory."""
+    import shutil
+
+    import pyoxigraph as ox
+
+    from mif_rdf.serve.served import ServedBundle
+
+    root = tmp_path / "b"
+    shutil.copytree(BUNDLE, root)
+    served = ServedBundle(load_bundle(root, store="oxigraph"), audience=audience_for(root, "acme-corp"))
+
+    def served_memories() -> set[str]:
+        return {q.graph_name.value for q in served.store.quads_for_pattern(None, None, None, None) if MEMORY_IRI.fullmatch(getattr(q.graph_name, "value", ""))}
+
+    roadmap, architecture = "urn:mif:6a1d0f7e-0009-4c1a-9a00-000000000009", "urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006"
+    assert roadmap not in served_memories() and architecture in served_memories()
+    tags = lambda: {q.object.value for q in served.store.quads_for_pattern(ox.NamedNode(architecture), ox.NamedNode("https://mif-spec.dev/ns/tags"), None, None)}
+    assert tags() == {"project-x"}
+    for relpath, old, new in (("bigcorp/roadmap.md", "bigcorp-inc/roadmap", "_public/roadmap"),
+                              ("acme/architecture.md", "acme-corp/project-x/architecture", "acme-corp/architecture")):
+        path = root / relpath
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    assert served.apply(["bigcorp/roadmap.md", "acme/architecture.md"])
+    assert roadmap in served_memories()
+    assert tags() == set()  # no longer below project-x

@@ -146,7 +146,8 @@ class ServedBundle:
             self._withheld, self._hidden, self._memory_graphs = policy
             for graph in graphs:
                 self._sync(graph)
-            for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri)):  # the graphs every memory writes into
+            inherited = ox.NamedNode(f"{self.bundle.base_iri}#inherited")  # mif_rdf.nsmodel.graphs
+            for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri), inherited):  # the graphs every memory writes into
                 if shared not in graphs:
                     for subject in subjects:
                         self._sync(shared, ox.NamedNode(subject))
@@ -218,7 +219,9 @@ class ServedBundle:
         return [p for p in results if self.shown(p.path)] + notes
 
     def shown(self, relpath: str) -> bool:
-        """Whether findings about this file may be shown (it is not a withheld memory)."""
+        """Whether findings about this file may be shown (it is not a withheld memory; for an audience, not a .mif file)."""
+        if self.audience is not None and relpath.startswith(".mif/"):
+            return False  # the agreements' files are every party's business
         record = self._memory_at(relpath)
         return record is None or self.allows(record.iri)
 
