@@ -346,8 +346,8 @@ class Bundle:
         for name in present:
             self.dataset.remove_graph(name)
         loader = _Loader(self)
-        for name, triples in model_graphs(model, self.base_iri, ((m.id, m.frontmatter) for m in self.memories.values())).items():
-            loader.add_graph(name, triples)
+        for name, content in model_graphs(model, self.base_iri, ((m.id, m.frontmatter) for m in self.memories.values())).items():
+            loader.add_graph(name, content)
         loader.flush()
 
     def rebuild_links(self) -> None:

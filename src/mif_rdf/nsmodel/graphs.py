@@ -40,56 +40,50 @@ def namespaces_triples(model: NamespaceModel, base: str) -> Iterator[Triple]:
     for agreement in model.agreements:
         yield from _agreement_triples(agreement, base, parties)
     for ns in model.namespaces.values():
-        subject = node(base, "namespace", ns.path)
-        yield subject, RDF.type, MIF.Namespace
-        yield subject, MIF.namespacePath, Literal(ns.path)
-        yield subject, MIF.path, Literal(ns.relpath)
-        if ns.type is not None:
-            yield subject, MIF.namespaceType, Literal(ns.type)
-        if ns.parent is not None:
-            yield subject, MIF.parentNamespace, node(base, "namespace", ns.parent)
-        if ns.default_ttl is not None:
-            yield subject, MIF.defaultTtl, Literal(ns.default_ttl, datatype=XSD.duration)
-        if ns.default_visibility is not None:
-            yield subject, MIF.defaultVisibility, Literal(ns.default_visibility)
-        for tag in ns.default_tags or ():
-            yield subject, MIF.defaultTag, Literal(tag)
+        yield from _described(node(base, "namespace", ns.path), MIF.Namespace, [
+            (MIF.namespacePath, Literal(ns.path)), (MIF.path, Literal(ns.relpath)), (MIF.namespaceType, _text(ns.type)),
+            (MIF.parentNamespace, node(base, "namespace", ns.parent) if ns.parent is not None else None),
+            (MIF.defaultTtl, _duration(ns.default_ttl)), (MIF.defaultVisibility, _text(ns.default_visibility)),
+            *((MIF.defaultTag, Literal(tag)) for tag in ns.default_tags or ()),
+        ])
     for prefix in model.prefixes.values():
-        subject = node(base, "prefix", prefix.name)
-        yield subject, RDF.type, MIF.ReservedPrefix
-        yield subject, MIF.prefixName, Literal(prefix.name)
-        if prefix.description is not None:
-            yield subject, RDFS.comment, Literal(prefix.description)
-        if prefix.access is not None:
-            yield subject, MIF.prefixAccess, Literal(prefix.access)
-        if prefix.ttl is not None:
-            yield subject, MIF.prefixTtl, Literal(prefix.ttl, datatype=XSD.duration)
-        yield subject, MIF.provenanceRequired, Literal(prefix.provenance_required)
+        yield from _described(node(base, "prefix", prefix.name), MIF.ReservedPrefix, [
+            (MIF.prefixName, Literal(prefix.name)), (RDFS.comment, _text(prefix.description)), (MIF.prefixAccess, _text(prefix.access)),
+            (MIF.prefixTtl, _duration(prefix.ttl)), (MIF.provenanceRequired, Literal(prefix.provenance_required)),
+        ])
     for name in sorted(parties):
-        yield node(base, "party", name), RDF.type, MIF.Party
-        yield node(base, "party", name), RDFS.label, Literal(name)
+        yield from _described(node(base, "party", name), MIF.Party, [(RDFS.label, Literal(name))])
+
+
+def _described(subject: URIRef, kind: URIRef, values: Iterable[tuple[URIRef, Any]]) -> Iterator[Triple]:
+    """``subject a kind`` and each ``(predicate, object)`` whose object is not None."""
+    yield subject, RDF.type, kind
+    for predicate, value in values:
+        if value is not None:
+            yield subject, predicate, value
+
+
+def _text(value: str | None) -> Literal | None:
+    return None if value is None else Literal(value)
+
+
+def _duration(value: str | None) -> Literal | None:
+    return None if value is None else Literal(value, datatype=XSD.duration)
 
 
 def _agreement_triples(agreement: Agreement, base: str, parties: set[str]) -> Iterator[Triple]:
     subject = node(base, "agreement", agreement.id)
-    yield subject, RDF.type, MIF.SharedAgreement
-    yield subject, MIF.agreementId, Literal(agreement.id)
-    yield subject, MIF.path, Literal(agreement.relpath)
-    if agreement.type is not None:
-        yield subject, MIF.agreementType, Literal(agreement.type)
-    if agreement.created is not None:
-        yield subject, DCTERMS.created, Literal(agreement.created)
-    for pattern in agreement.namespaces:
-        yield subject, MIF.coversNamespace, Literal(pattern)
     named = [(MIF.party, agreement.parties), (MIF.member, agreement.members), (MIF.admin, (agreement.admin,) if agreement.admin else ()),
              (MIF.readAccess, sorted(agreement.readers())), (MIF.writeAccess, sorted(agreement.writers()))]
-    for predicate, names in named:
-        for name in names:
-            parties.add(name)
-            yield subject, predicate, node(base, "party", name)
-    for predicate, value in ((MIF.readAccessRule, agreement.read), (MIF.writeAccessRule, agreement.write)):
-        if isinstance(value, str) and value:
-            yield subject, predicate, Literal(value)
+    for _, names in named:
+        parties.update(names)
+    words = [(predicate, Literal(value)) for predicate, value in ((MIF.readAccessRule, agreement.read), (MIF.writeAccessRule, agreement.write))
+             if isinstance(value, str) and value]
+    yield from _described(subject, MIF.SharedAgreement, [
+        (MIF.agreementId, Literal(agreement.id)), (MIF.path, Literal(agreement.relpath)), (MIF.agreementType, _text(agreement.type)),
+        (DCTERMS.created, _text(agreement.created)), *((MIF.coversNamespace, Literal(p)) for p in agreement.namespaces),
+        *((predicate, node(base, "party", name)) for predicate, names in named for name in names), *words,
+    ])
 
 
 def inherited_triples(model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator[Triple]:
