@@ -340,7 +340,8 @@ class Bundle:
         model = read_namespace_model(self.root, self.config, self.limits)
         self.problems.items = [p for p in self.problems if not is_model_problem(p, model.config_path)] + model.problems
         names = set(model_graphs(model, self.base_iri, ()))
-        present = [g.identifier for g in self.dataset.graphs() if str(g.identifier) in names]  # dataset.graph() would create them
+        # one index lookup per graph (listing every graph costs a term per memory; dataset.graph() would create them)
+        present = [URIRef(name) for name in sorted(names) if next(iter(self.dataset.quads((None, None, None, URIRef(name)))), None) is not None]
         if not model and not present:
             return
         for name in present:
