@@ -5,7 +5,9 @@ One named graph per memory (named by the memory IRI) and per entity file
 typed edges between memories (and entities) whose relationship targets
 resolve, and each memory's bundle path, and a *layout* graph
 (``<base>#layout``, :mod:`mif_rdf.layout`) with what the round trip needs
-beyond the JSON-LD graph.  Queries see the union by default.
+beyond the JSON-LD graph; when the bundle declares a namespace model (spec
+10.4-10.7), the ``<base>#namespaces`` and ``<base>#inherited`` graphs
+(:mod:`mif_rdf.nsmodel`).  Queries see the union by default.
 """
 from __future__ import annotations
 
