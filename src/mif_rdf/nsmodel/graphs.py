@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
@@ -118,11 +120,24 @@ def memory_inherited(model: NamespaceModel, base: str, memory_id: str, frontmatt
 
 
 def namespace_uri(authority: str, namespace: object, memory_id: str) -> str | None:
-    """``mif://{authority}/{namespace}/{memory-id}`` (spec 10.6, 19.2), or None for a memory without a well-formed namespace."""
-    parts = segments(namespace)
-    if parts is None:
+    """``mif://{authority}/{namespace}/{memory-id}`` (spec 10.6, 19.2), or None for a memory without a well-formed namespace.
+
+    Runs once per memory of every load: the namespace part is worked out once
+    per namespace, and an id that needs no quoting (a UUID) is used as is.
+    """
+    path = _namespace_path(namespace) if isinstance(namespace, str) else None
+    if path is None:
         return None
-    return f"mif://{authority}/{quote('/'.join(parts), safe='/+-._~')}/{quote(memory_id, safe='-._~')}"
+    return f"mif://{authority}/{path}/{memory_id if _PLAIN_ID.match(memory_id) else quote(memory_id, safe='-._~')}"
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._~-]+\Z")
+
+
+@lru_cache(maxsize=4096)  # a bundle has a few hundred namespaces at most, read once per memory
+def _namespace_path(namespace: str) -> str | None:
+    parts = segments(namespace)
+    return None if parts is None else quote("/".join(parts), safe="/+-._~")
 
 
 def model_graphs(model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, list[Triple]]:

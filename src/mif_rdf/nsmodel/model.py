@@ -187,6 +187,8 @@ class NamespaceModel:
     authority: str = DEFAULT_AUTHORITY
     config_path: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    #: namespace -> what it gives (asked once per memory; a bundle has few namespaces)
+    _inherited: dict[str, Inherited] = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.agreements or self.namespaces or self.prefixes)
@@ -212,6 +214,13 @@ class NamespaceModel:
         following a file's ``parent`` where it names another namespace; the
         first value found wins (child over parent, spec 10.7).
         """
+        if not isinstance(namespace, str):
+            return Inherited()
+        if namespace not in self._inherited:
+            self._inherited[namespace] = self._inherit(namespace)
+        return self._inherited[namespace]
+
+    def _inherit(self, namespace: str) -> Inherited:
         parts = segments(namespace)
         if not parts:
             return Inherited()
