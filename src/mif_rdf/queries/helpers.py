@@ -362,11 +362,11 @@ def neighbours(
 
 
 #: One step along any relationship, from ?node to ?next; the links graph also gives every node a mif:path and
-#: memories a mif:location, which are not relationships.
+#: memories a mif:location and a mif:namespaceUri, which are not relationships.
 _ANY_STEP = {
-    "out": "!(mif:path|mif:location)",
-    "in": "^!(mif:path|mif:location)",
-    "both": "(!(mif:path|mif:location)|^!(mif:path|mif:location))",
+    "out": "!(mif:path|mif:location|mif:namespaceUri)",
+    "in": "^!(mif:path|mif:location|mif:namespaceUri)",
+    "both": "(!(mif:path|mif:location|mif:namespaceUri)|^!(mif:path|mif:location|mif:namespaceUri))",
 }
 
 
