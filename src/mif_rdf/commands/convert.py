@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..errors import MifRdfError, Problem, Severity

@@ -14,7 +14,8 @@ names the file and its problems until it loads again.
 
 ``_local`` memories (spec 10.2) are left out unless ``include_local``: their
 graphs are not served, and no other graph may name them or their paths, as
-:mod:`mif_rdf.push.access` decides for exports.
+:mod:`mif_rdf.push.access` decides for exports.  With an ``audience`` only
+what that party may read is served (its agreements as read at the start).
 """
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..oxigraph_sink import oxigraph_store
 from ..parse import RESERVED_NAMES, is_entity_path
+from ..identity import graph_iri
 from ..nsmodel.audience import Audience
+from ..nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from ..push.access import withheld_reason
 
 
@@ -102,7 +105,7 @@ class ServedBundle:
                     withheld.add(ox.NamedNode(iri))
                     hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
             if self.audience is not None:  # it describes every party's agreements
-                withheld.add(ox.NamedNode(f"{self.bundle.base_iri}#namespaces"))
+                withheld.add(ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)))
         memory_graphs = frozenset(ox.NamedNode(m.iri) for m in self.bundle.memories.values())
         return frozenset(withheld), frozenset(hidden), memory_graphs
 
@@ -146,7 +149,7 @@ class ServedBundle:
             self._withheld, self._hidden, self._memory_graphs = policy
             for graph in graphs:
                 self._sync(graph)
-            inherited = ox.NamedNode(f"{self.bundle.base_iri}#inherited")  # mif_rdf.nsmodel.graphs
+            inherited = ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_INHERITED))
             for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri), inherited):  # the graphs every memory writes into
                 if shared not in graphs:
                     for subject in subjects:
