@@ -306,3 +306,23 @@ def test_a_served_audience_view_follows_file_changes(tmp_path: Path) -> None:
     assert tags() == set()  # no longer below project-x
     move("bigcorp/roadmap.md", "bigcorp-inc/roadmap", "_public/roadmap")
     assert roadmap in served_memories()
+
+
+def test_entity_files_follow_the_same_rule(tmp_path: Path) -> None:
+    """An entity file without a namespace cannot be shown to be the party's: withheld; one under _public leaves."""
+    import shutil
+
+    from conftest import write_file
+
+    root = tmp_path / "b"
+    shutil.copytree(BUNDLE, root)
+    write_file(root, ".mif/entities/person/jane.yaml", "id: jane-doe\ntype: person\nname: Jane Doe\n")
+    write_file(root, ".mif/entities/technology/k8s.yaml", "id: kubernetes\ntype: technology\nname: Kubernetes\nnamespace: _public/tech\n")
+    loaded = load_bundle(root)
+    out = io.BytesIO()
+    export_bundle(loaded, "nquads", out, export_policy(loaded, audience_for(loaded, "google")))
+    text = out.getvalue().decode()
+    assert "urn:mif:entity:technology:kubernetes" in text and "urn:mif:entity:person:jane-doe" not in text
+    out = io.BytesIO()
+    export_bundle(loaded, "nquads", out)
+    assert "urn:mif:entity:person:jane-doe" in out.getvalue().decode()  # without an audience, as before
