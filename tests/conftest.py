@@ -27,6 +27,7 @@ FIXTURE_BUNDLES = {
     "temporal-good": BUNDLES / "temporal" / "good",
     "temporal-bad": BUNDLES / "temporal" / "bad",
     "legacy-0.1": BUNDLES / "legacy-0.1",
+    "namespaces": BUNDLES / "namespaces",
     "examples": EXAMPLES,
 }
 

@@ -175,7 +175,7 @@ def test_bundle_config_relationships_match_the_links_graph() -> None:
     """The example bundle's memories write `part-of`, its config `PartOf`: the same predicate."""
     bundle = load_bundle(EXAMPLES)
     owl = compile_ontologies([], bundle=bundle).owl
-    used = {p for _, p, _ in bundle.links if p not in (MIF.path, MIF.location)}
+    used = {p for _, p, _ in bundle.links if p not in (MIF.path, MIF.location, MIF.namespaceUri)}
     declared = set(owl.subjects(RDF.type, OWL.ObjectProperty))
     assert used and used <= declared | {MIF["created-by"]}  # created-by is the declared inverse of Created
     assert (MIF.created, OWL.inverseOf, MIF["created-by"]) in owl

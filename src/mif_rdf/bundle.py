@@ -5,7 +5,9 @@ One named graph per memory (named by the memory IRI) and per entity file
 typed edges between memories (and entities) whose relationship targets
 resolve, and each memory's bundle path, and a *layout* graph
 (``<base>#layout``, :mod:`mif_rdf.layout`) with what the round trip needs
-beyond the JSON-LD graph.  Queries see the union by default.
+beyond the JSON-LD graph; when the bundle declares a namespace model (spec
+10.4-10.7), the ``<base>#namespaces`` and ``<base>#inherited`` graphs
+(:mod:`mif_rdf.nsmodel`).  Queries see the union by default.
 """
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ from .identity import (
     resolve_target,
 )
 from .layout import layout_triples
+from .nsmodel.graphs import namespace_uri
+from .nsmodel.model import authority_of
 from .oxigraph_sink import sink_for
 from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
+NAMESPACE_URI = URIRef(MIF_NS + "namespaceUri")
 #: Above this many files a progress bar is shown (on a terminal only).
 PROGRESS_THRESHOLD = 200
 
@@ -247,7 +252,9 @@ class Bundle:
                     loader.memory(relpath)
         loader.flush()
         new_keys, new_subjects = self._keys_of(changed)
-        return self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
+        subjects = self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
+        self.refresh_namespace_graphs()
+        return subjects
 
     def _keys_of(self, relpaths: set[str]) -> tuple[set[str], set[str]]:
         """The target IRIs the files at ``relpaths`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
@@ -322,6 +329,30 @@ class Bundle:
         loader.flush()
         self.rebuild_links()  # the layout graph holds the frontmatter, which now has the hash
 
+    def refresh_namespace_graphs(self) -> None:
+        """Read the namespace model again (:mod:`mif_rdf.nsmodel`) and replace the ``#namespaces`` and ``#inherited`` graphs.
+
+        Its problems replace the ones an earlier read gave.  A bundle without
+        agreements, namespace files or reserved prefixes costs a look at
+        ``.mif`` and two empty graphs; the records are not read then.
+        """
+        from .nsmodel import model_graphs, read_namespace_model
+        from .nsmodel.graphs import is_model_problem
+
+        model = read_namespace_model(self.root, self.config, self.limits)
+        self.problems.items = [p for p in self.problems if not is_model_problem(p, model.config_path)] + model.problems
+        names = set(model_graphs(model, self.base_iri, ()))
+        # one index lookup per graph (listing every graph costs a term per memory; dataset.graph() would create them)
+        present = [URIRef(name) for name in sorted(names) if next(iter(self.dataset.quads((None, None, None, URIRef(name)))), None) is not None]
+        if not model and not present:
+            return
+        for name in present:
+            self.dataset.remove_graph(name)
+        loader = _Loader(self)
+        for name, content in model_graphs(model, self.base_iri, ((m.id, m.frontmatter) for m in self.memories.values())).items():
+            loader.add_graph(name, content)
+        loader.flush()
+
     def rebuild_links(self) -> None:
         """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
 
@@ -347,6 +378,7 @@ class _Loader:
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
+        self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: Output = "nquads" if self.sink is not None else "rdflib"
@@ -435,7 +467,7 @@ class _Loader:
 
     def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
         """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
-        yield from place_triples(record.iri, record.relpath, record.doc_iri)
+        yield from place_triples(record.iri, record.relpath, record.doc_iri, namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id))
         for link in self.bundle._links_of(record, targets):
             if link.resolved is not None:
                 predicate = link_predicate(link.type)
@@ -445,9 +477,10 @@ class _Loader:
                 self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
 
 
-def place_triples(iri: str, relpath: str, doc_iri: str) -> tuple[Triple, Triple]:
-    """Where a memory is, in the links graph: its bundle path and its document IRI."""
-    return (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) -> tuple[Triple, ...]:
+    """Where a memory is, in the links graph: its bundle path, its document IRI and its namespace URI (spec 10.6), if it has one."""
+    place = (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+    return place if uri is None else (*place, (URIRef(iri), NAMESPACE_URI, URIRef(uri)))
 
 
 def read_entity(bundle: Bundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:
@@ -576,7 +609,9 @@ def load_bundle(
 
         folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
         root, base = _located(root, base_iri, engine)
-        return load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+        bundle = load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers)
+        bundle.refresh_namespace_graphs()  # the cache does not watch .mif/shared-agreements and .mif/namespaces
+        return bundle
     return fill(open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits), progress, workers)
 
 
@@ -680,3 +715,4 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
         loader.entity(relpath)
     loader.links()
     loader.flush()
+    bundle.refresh_namespace_graphs()

@@ -57,7 +57,10 @@ from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
-from .push.access import Withheld, local_only, trust_raised
+from .nsmodel.audience import Audience
+from .nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples, withheld_namespaces
+from .nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
+from .push.access import Withheld, trust_raised, withheld_reason
 from .serialize import nquad_line
 from .tordf import Triple
 
@@ -97,6 +100,8 @@ class _Streamed:
     layout: list[str] = field(default_factory=list)  # its layout-graph line
     withheld: str | None = None  # why it stays on this machine
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
+    inherited: list[str] = field(default_factory=list)  # its lines of the #inherited graph
+    namespace_uri: str | None = None  # spec 10.6, for the links graph
 
 
 def stream_nquads(
@@ -110,6 +115,7 @@ def stream_nquads(
     progress: bool | None = None,
     with_hashes: bool = False,
     on_problem: Callable[[Problem], None] | None = None,
+    audience: Audience | None = None,
 ) -> StreamReport:
     """Write the bundle at ``root`` to ``out`` as N-Quads while reading it, in bounded memory.
 
@@ -119,7 +125,8 @@ def stream_nquads(
     (or collected in the report).  ``with_hashes`` adds
     ``extensions.mif-rdf.hash`` to every memory, as ``export --with-hashes``.
     Raises :class:`~mif_rdf.errors.MifRdfError` only when the folder itself
-    cannot be read.
+    cannot be read.  With ``audience`` only what that party may read is
+    written (:func:`~mif_rdf.push.access.withheld_reason`), as by the export.
     """
     bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
     report = StreamReport()
@@ -134,10 +141,18 @@ def stream_nquads(
 
     files = memory_files(bundle)
     found(bundle.problems)
+    model = read_namespace_model(bundle.root, bundle.config, limits)
+    found(model.problems)
     with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"))
+        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), audience)
+        namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
+        if audience is None:
+            stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
+        elif model:  # an export for one party leaves out every party's agreements (push.access)
+            report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
         try:
-            shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout)
+            shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
+                                      audience=audience, model=model if model else None, authority=model.authority)
             count = worker_count(len(files.memories), workers, busy_main=False)
             prepared = prepare_memories(bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape)
             for item in progress_bar(prepared, len(files.memories), progress, "memories"):
@@ -153,7 +168,8 @@ def stream_nquads(
     return report
 
 
-def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef) -> _Streamed:
+def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef,
+              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY) -> _Streamed:
     """In the worker: a prepared memory reduced to its lines, its withholding and its relationships."""
     parsed = prepared.parsed
     if parsed is None:
@@ -172,8 +188,10 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
     return _Streamed(
         prepared.relpath, prepared.problems, parsed.id, prepared.doc_iri, prepared.notes, prepared.ill_typed, lines,
         [nquad_line(s, p, o, layout) for s, p, o in layout_triples([record])],
-        local_only(frontmatter.get("namespace")) or trust_raised(frontmatter, _stated_trust(lines)),
+        withheld_reason(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(lines)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
+        [] if model is None else [nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED))) for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)],
+        namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
     )
 
 
@@ -193,8 +211,8 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index) -> None:
-        self.bundle, self.out, self.report, self.index = bundle, out, report, index
+    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, audience: Audience | None = None) -> None:
+        self.bundle, self.out, self.report, self.index, self.audience = bundle, out, report, index, audience
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
         self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
         self.graphs = 0  # memory and entity graphs written
@@ -221,7 +239,8 @@ class _Stream:
         self.write(item.graph)
         self.graphs += 1
         self.write(item.layout, self.layout)
-        self.write_triples(place_triples(iri, item.relpath, item.doc_iri), self.links)
+        self.write(item.inherited, URIRef(graph_iri(self.bundle.base_iri, GRAPH_INHERITED)))
+        self.write_triples(place_triples(iri, item.relpath, item.doc_iri, item.namespace_uri), self.links)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:
@@ -231,7 +250,7 @@ class _Stream:
         if parsed is None:
             return
         record, projection = entity_projection(parsed, bundle.base_iri)
-        reason = local_only(parsed.data.get("namespace"))
+        reason = withheld_reason(parsed.data.get("namespace"), self.audience)
         self.index.add_entity(record.iri, record.relpath, reason is not None)
         bundle.problems.extend(projection.notes)
         if reason is not None:

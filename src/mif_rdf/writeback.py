@@ -109,6 +109,10 @@ def write_files(out_dir: str | Path, texts: dict[str, str], suffix: str) -> list
     """
     out = Path(out_dir)
     problems: list[Problem] = []
+    if suffix == ".md":  # a bundle's read-only prefixes (spec 10.5) are never written into or over
+        from .nsmodel.readonly import read_only_refusals
+
+        texts, problems = read_only_refusals(out, texts)
     for relpath, text in texts.items():
         try:
             target = output_target(out, relpath, suffix)

@@ -21,6 +21,7 @@ from ..names import STORES
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..nsmodel.audience import Audience
     from ..push.access import Withheld
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
@@ -130,7 +131,7 @@ def suggestion_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with-suggestions", action="store_true", help="add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see mif-rdf suggest)")
 
 
-def add_suggestions(args: argparse.Namespace, bundle: Bundle) -> None:
+def add_suggestions(args: argparse.Namespace, bundle: Bundle, audience: Audience | None = None) -> None:
     """With ``--with-suggestions``, put the discovery suggestions into the bundle's ``<base>#suggestions`` graph."""
     if not args.with_suggestions:
         return
@@ -138,7 +139,7 @@ def add_suggestions(args: argparse.Namespace, bundle: Bundle) -> None:
 
     report = suggest(bundle)
     show_problems(report.problems)
-    add_suggestions(bundle, report)
+    add_suggestions(bundle, report, audience)
 
 
 def limits_of(args: argparse.Namespace) -> Limits:
@@ -162,12 +163,12 @@ def rdf_format(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
-    """Write what may leave the machine (spec 10.2: never ``_local``) and say on stderr what was withheld."""
+def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | None = None) -> None:
+    """Write what may leave the machine (spec 10.2: never ``_local``; with ``audience``, only what it may read) and say on stderr what was withheld."""
     from ..push.access import export_bundle, export_policy
     from ..serialize import ill_typed_literals
 
-    policy = export_policy(bundle)
+    policy = export_policy(bundle, audience)
     show_problems(ill_typed_literals(bundle, policy.allows))
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
     sizes = policy.sizes(bundle.dataset)  # the store counts (Oxigraph: COUNT queries), nothing is read again
@@ -176,7 +177,7 @@ def export(bundle: Bundle, fmt: str, path: Path | None) -> None:
 
 def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
     """An export's one summary line, and with ``--verbose`` each withheld memory."""
-    left_out = f"; {len(withheld)} withheld (_local and other local-only memories; --verbose lists them)" if withheld else ""
+    left_out = f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)" if withheld else ""
     what = f"{quads} quads in {graphs} graphs" if fmt in QUAD_FORMATS else f"the union of {graphs} graphs ({quads} quads)"
     note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
     for item in withheld:

@@ -4,10 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import MifRdfError, Problem, Severity
 
-from . import _common
+from . import _audience, _common
+
+if TYPE_CHECKING:
+    from ..nsmodel.audience import Audience
 
 ORDER = 30
 
@@ -21,6 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
     to_jsonld.add_argument("--root", type=Path, metavar="FOLDER", help="bundle folder of a single memory file (default: the nearest folder above it holding .mif/ or index.md)")
     to_jsonld.add_argument("--include-local", action="store_true", help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)")
+    _audience.audience_options(to_jsonld)
     to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
@@ -41,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
         docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
-        if not args.include_local:
-            docs, withheld = _without_local(docs)
+        audience = _audience_of(args)
+        if audience is not None or not args.include_local:
+            docs, withheld = _without_local(docs, audience)
             problems += withheld
         problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
@@ -52,18 +58,31 @@ def run(args: argparse.Namespace) -> int:
     return _common.exit_for(problems)
 
 
-def _without_local(docs: dict[str, str]) -> tuple[dict[str, str], list[Problem]]:
-    """The projection documents that may leave the machine, and a note for each one left out (spec 10.2)."""
-    from ..push.access import local_only
+def _audience_of(args: argparse.Namespace) -> Audience | None:
+    """The ``--audience`` of ``to-jsonld``, for the bundle the path belongs to (a lone file with an audience needs one)."""
+    from ..convert import bundle_root_of
+
+    root = args.root or (args.path if args.path.is_dir() else bundle_root_of(args.path))
+    if root is None:
+        if args.audience is not None:
+            raise MifRdfError(f"--audience needs the bundle of {args.path} (its agreements say who may read it): give --root FOLDER")
+        return None
+    return _audience.audience_of(args, root)
+
+
+def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tuple[dict[str, str], list[Problem]]:
+    """The projection documents that may leave the machine (for ``audience``), and a note for each one left out (spec 10.2)."""
+    from ..push.access import withheld_reason
 
     kept: dict[str, str] = {}
     notes: list[Problem] = []
     for relpath, text in docs.items():
-        reason = local_only(json.loads(text).get("namespace"))
+        reason = withheld_reason(json.loads(text).get("namespace"), audience)
         if reason is None:
             kept[relpath] = text
         else:
-            notes.append(Problem(relpath[: -len(".jsonld")] + ".md", f"not written: {reason} (--include-local writes it)", Severity.INFO, key="namespace", rule="local-only"))
+            hint = "" if audience is not None else " (--include-local writes it)"
+            notes.append(Problem(relpath[: -len(".jsonld")] + ".md", f"not written: {reason}{hint}", Severity.INFO, key="namespace", rule="local-only" if audience is None else "audience"))
     return kept, notes
 
 

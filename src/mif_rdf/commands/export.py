@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import MifRdfError, Problem
 from ..formats import format_for
-from . import _common
+from . import _audience, _common
 
 ORDER = 20
 
@@ -23,6 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     parser.add_argument("--with-hashes", action="store_true", help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory")
+    _audience.audience_options(parser)
     parser.add_argument("--stream", action="store_true", help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)")
     parser.set_defaults(func=run)
 
@@ -34,10 +35,11 @@ def run(args: argparse.Namespace) -> int:
     args.store = args.store or "memory"
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
-    _common.add_suggestions(args, bundle)
+    audience = _audience.audience_of(args, bundle.root)
+    _common.add_suggestions(args, bundle, audience)
     if args.with_hashes:
         bundle.add_content_hashes()
-    _common.export(bundle, fmt, args.output)
+    _common.export(bundle, fmt, args.output, audience)
     return _common.exit_for(list(bundle.problems))
 
 
@@ -64,10 +66,11 @@ def _stream(args: argparse.Namespace) -> int:
         if _common.shown(problem):
             tqdm.write(str(problem), file=sys.stderr)
 
+    audience = _audience.audience_of(args, args.bundle)
     reports = []
     _common.write(args.output, lambda out: reports.append(stream_nquads(
         args.bundle, out, base_iri=args.base, engine=args.engine, limits=limits, workers=args.workers,
-        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show)))
+        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience)))
     report = reports[0]
     _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)
     return _common.EXIT_INVALID if report.errors else _common.EXIT_OK

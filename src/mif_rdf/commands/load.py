@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import Severity
+from ..errors import MifRdfError, Severity
 from ..formats import format_for
-from . import _common
+from . import _audience, _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from ..bundle import Bundle
@@ -26,16 +26,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common.suggestion_option(parser)
     parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)")
+    _audience.audience_options(parser)
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
-    _common.add_suggestions(args, bundle)
+    audience = _audience.audience_of(args, bundle.root) if args.output else None
+    _common.add_suggestions(args, bundle, audience)
     fmt = format_for(args.output, args.format) if args.output else None
     if args.output:
-        _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]
+        _common.export(bundle, fmt, args.output, audience)  # type: ignore[arg-type]
+    elif args.audience or args.include_system:
+        raise MifRdfError("--audience says who an output is for: give -o/--output FILE")
     if args.json:
         report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in bundle.problems]}
         if bundle.cache is not None:

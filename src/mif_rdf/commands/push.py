@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ..errors import MifRdfError
 
-from . import _common
+from . import _audience, _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from ..push.gsp import Credentials
@@ -49,6 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
     parser.add_argument("--dry-run", action="store_true", help="read the store's manifest and print the plan; write nothing (a store that cannot be reached: every graph shown as new)")
     parser.add_argument("--take-over", action="store_true", help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses")
+    _audience.audience_options(parser)
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)")
     parser.add_argument("--retries", type=int, default=3, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3)")
     parser.set_defaults(func=run)
@@ -122,12 +123,14 @@ def run(args: argparse.Namespace) -> int:
         if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
     bundle = _common.load(args)
-    _common.add_suggestions(args, bundle)
-    _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)])
+    audience = _audience.audience_of(args, bundle.root)
+    _common.add_suggestions(args, bundle, audience)
+    _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle, audience).allows)])
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:
-        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over)
+        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over,
+                             audience=audience)
     except StoreError as error:
         print(f"mif-rdf: error: {error}", file=sys.stderr)
         return error.exit_code

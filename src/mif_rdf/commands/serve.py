@@ -6,7 +6,7 @@ import sys
 import threading
 
 from ..errors import MifRdfError
-from . import _common
+from . import _audience, _common
 
 ORDER = 45
 DEFAULT_PORT = 7879
@@ -26,6 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, and warned about)")
     parser.add_argument("--include-local", action="store_true", help="also serve _local memories (spec 10.2: local only; left out by default)")
+    _audience.audience_options(parser)
     parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (refused by default)")
     parser.add_argument("--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes")
     parser.add_argument("--log", action="store_true", help="log every request on standard error")
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.bind):
         print(f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
               "no encryption); use the default 127.0.0.1 to keep it on this machine", file=sys.stderr)
-    server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local,
+    audience = _audience.audience_of(args, bundle.root)
+    server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local, audience=audience,
                             allow_service=args.allow_service, watch=not args.no_watch, quiet=not args.log)
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "

@@ -45,6 +45,7 @@ from .model import OntologyFile
 from .registry import Registry, search_path
 
 if TYPE_CHECKING:
+    from ..nsmodel.audience import Audience
     from ..bundle import Bundle
 
 Kind = Literal["content", "file"]
@@ -174,16 +175,18 @@ def suggestions_graph_iri(base_iri: str) -> str:
     return f"{base_iri}#{GRAPH_SUGGESTIONS}"
 
 
-def add_suggestions(bundle: Bundle, report: SuggestionReport) -> URIRef:
+def add_suggestions(bundle: Bundle, report: SuggestionReport, audience: Audience | None = None) -> URIRef:
     """Put ``report`` into the bundle's ``<base>#suggestions`` graph (replacing what was there).
 
     The graph travels with export and push, and a suggestion carries text of
     its memory's body: suggestions of memories that must stay on this machine
-    (``_local`` namespaces, spec 10.2) are never put into it.
+    (``_local`` namespaces, spec 10.2), or that ``audience`` may not read, are
+    never put into it (the export policy drops only triples naming a withheld
+    memory, and a suggestion's text names none).
     """
-    from ..push.access import local_only
+    from ..push.access import withheld_reason
 
-    local = {r.relpath for r in bundle.memories.values() if local_only(r.frontmatter.get("namespace"))}
+    local = {r.relpath for r in bundle.memories.values() if withheld_reason(r.frontmatter.get("namespace"), audience)}
     shared = SuggestionReport([s for s in report.suggestions if s.memory not in local])
     name = URIRef(suggestions_graph_iri(bundle.base_iri))
     target = bundle.dataset.graph(name)

@@ -1,7 +1,8 @@
 """Sending a bundle to a triple store, and deciding what may leave the machine.
 
-* :mod:`.access` -- the export policy (spec 10.2 ``_local``, spec 18): what
-  may leave, what is withheld and why; also used by ``mif-rdf export``;
+* :mod:`.access` -- the export policy (spec 10.2 ``_local``, spec 18, and
+  audiences of spec 10.4): what may leave, what is withheld and why; also
+  used by ``mif-rdf export``;
 * :mod:`.gsp` -- the HTTP client: Graph Store Protocol and SPARQL Update,
   credentials, timeouts, bounded retries, one error class per kind of fault;
 * :mod:`.manifest` -- the per-graph content hashes kept in the store itself;
@@ -18,7 +19,7 @@ Typical use::
 """
 from __future__ import annotations
 
-from .access import ExportPolicy, Withheld, export_bundle, export_policy, local_only
+from .access import ExportPolicy, Withheld, export_bundle, export_policy, local_only, withheld_reason
 from .gsp import (
     Credentials,
     GraphStore,
@@ -59,4 +60,5 @@ __all__ = [
     "plan_push",
     "push_bundle",
     "read_manifest",
+    "withheld_reason",
 ]

@@ -28,6 +28,13 @@ The rules (docs/export.md explains them for users):
 
 A memory that may leave is sent exactly as written, even when one of its own
 relationships names a withheld memory; that is reported as a note.
+
+An export for one party (``audience``, ``--audience PARTY``) withholds, on top
+of the rules above, every memory and entity the party may not read
+(:mod:`mif_rdf.nsmodel.audience`: spec 10.2 and 10.4), and the namespaces
+graph (it describes every party's agreements).  :func:`withheld_reason` is
+the one place a namespace is judged: export, push, ``load -o``, ``convert
+to-jsonld``, ``serve`` and the streamed export all ask it.
 """
 from __future__ import annotations
 
@@ -37,7 +44,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
 
 from rdflib import Dataset, URIRef
 from rdflib.term import IdentifiedNode, Node
@@ -48,6 +55,9 @@ from ..context import mif_context
 from ..identity import GRAPH_INFERENCES, graph_iri
 from ..namespaces import MIF
 from ..serialize import rdfxml_refusal, serialize_bundle, write_quads
+
+if TYPE_CHECKING:
+    from ..nsmodel.audience import Audience
 
 LOCAL_SEGMENT = "_local"
 #: Spec 12.2 trust levels, lowest first.
@@ -127,6 +137,20 @@ class ExportPolicy:
         return dataclasses.replace(bundle, dataset=dataset, records=Records(maps=(memories, entities)))
 
 
+def withheld_reason(namespace: object, audience: Audience | None = None, *, include_local: bool = False) -> str | None:
+    """Why a memory or entity in ``namespace`` stays on this machine, or None when it may leave.
+
+    ``_local`` (:func:`local_only`) always, unless ``include_local`` and no
+    audience (an audience never reads ``_local``); with an ``audience``, also
+    whatever that party may not read.
+    """
+    reason = None if include_local and audience is None else local_only(namespace)
+    if reason is None and audience is not None:
+        why = audience.withholds(namespace)
+        reason = f"not for {audience.party}: {why}" if why else None
+    return reason
+
+
 def local_only(namespace: object) -> str | None:
     """Why a ``namespace`` value keeps a memory on this machine, or None when it may leave."""
     if namespace is None:
@@ -172,8 +196,8 @@ def _trust_rank() -> dict[str, int]:
     return {str(context.expand_iri(level, vocab=True)): i for i, level in enumerate(TRUST_ORDER)}
 
 
-def export_policy(bundle: Bundle) -> ExportPolicy:
-    """Decide, for every memory and entity of the bundle, whether it may leave the machine."""
+def export_policy(bundle: Bundle, audience: Audience | None = None) -> ExportPolicy:
+    """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given)."""
     withheld: dict[str, Withheld] = {}
     hidden: dict[Node, str] = {}
 
@@ -186,9 +210,15 @@ def export_policy(bundle: Bundle) -> ExportPolicy:
     for _, _, level, graph in bundle.dataset.quads((None, MIF.trustLevel, None, None)):
         trust[str(getattr(graph, "identifier", graph))].append(str(level))
     for m in bundle.memories.values():
-        withhold(m.iri, m.relpath, m.doc_iri, local_only(m.frontmatter.get("namespace")) or trust_raised(m.frontmatter, trust[m.iri]))
+        withhold(m.iri, m.relpath, m.doc_iri, withheld_reason(m.frontmatter.get("namespace"), audience) or trust_raised(m.frontmatter, trust[m.iri]))
     for e in bundle.entities.values():
-        withhold(e.iri, e.relpath, e.doc_iri, local_only(e.data.get("namespace")))
+        withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience))
+    if audience is not None:
+        from ..nsmodel.graphs import GRAPH_NAMESPACES, withheld_namespaces
+
+        namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
+        if any(str(g.identifier) == namespaces and len(g) for g in bundle.dataset.graphs()):
+            withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
     inferences = graph_iri(bundle.base_iri, GRAPH_INFERENCES)
     if withheld and any(str(g.identifier) == inferences and len(g) for g in bundle.dataset.graphs()):
         withheld[inferences] = Withheld(inferences, inferences, "inferences may follow from withheld memories without naming them; reason again over what may leave")

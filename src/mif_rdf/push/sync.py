@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rdflib import URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -32,6 +32,9 @@ from ..errors import MifRdfError, Severity
 from .access import ExportPolicy, export_policy
 from .gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
 from .manifest import Manifest, bundle_owner, graph_hash, manifest_iri, ntriples, read_manifest, save_manifest
+
+if TYPE_CHECKING:
+    from ..nsmodel.audience import Audience
 
 #: What a plan can do with a graph, in the order a plan is shown and executed.
 VERBS = ("delete", "send", "withhold", "hold", "skip", "keep")
@@ -192,7 +195,7 @@ class ForeignManifest(MifRdfError):
 def push_bundle(
     bundle: Bundle, store: GraphStore, *, dry_run: bool = False,
     batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
-    on_plan: Callable[[Plan], None] | None = None, take_over: bool = False,
+    on_plan: Callable[[Plan], None] | None = None, take_over: bool = False, audience: Audience | None = None,
 ) -> PushResult:
     """Make the store hold exactly the bundle's graphs that may leave the machine, sending only changes.
 
@@ -203,6 +206,8 @@ def push_bundle(
     Raises :class:`ForeignManifest` when the manifest at this base IRI was
     written by another bundle and the plan deletes graphs: they are
     that bundle's, unless ``take_over`` says this bundle replaces it.
+    With ``audience`` the store is made to hold what that party may read
+    (:func:`~mif_rdf.push.access.export_policy`).
     """
     unchecked = None
     try:
@@ -211,7 +216,7 @@ def push_bundle(
         if not dry_run:
             raise
         manifest, unchecked = Manifest(manifest_iri(bundle.base_iri)), str(error)  # a plan is still worth showing
-    plan = plan_push(bundle, manifest)
+    plan = plan_push(bundle, manifest, export_policy(bundle, audience))
     if on_plan is not None:
         on_plan(plan)
     owner = bundle_owner(bundle.root, bundle.config)

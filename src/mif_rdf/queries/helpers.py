@@ -122,8 +122,14 @@ def memories_in_namespace(graph: GraphLike, prefix: str, *, as_: Shape = "table"
     return _shaped(_select(graph, query, (*_COLUMNS, "namespace"), prefix=Literal(prefix)), as_)
 
 
+def memory_at_uri(graph: GraphLike, uri: str | URIRef, *, as_: Shape = "table") -> Shaped:
+    """The memory a namespace URI ``mif://{authority}/{namespace}/{memory-id}`` names (spec 10.6; the links graph's ``mif:namespaceUri``)."""
+    query = f"SELECT ?uri ?memory ?path ?title WHERE {{ ?memory mif:namespaceUri ?uri . {_MEMORY} }} ORDER BY ?path"
+    return _shaped(_select(graph, query, _COLUMNS, uri=_iri(uri, "namespace URI")), as_)
+
+
 def memories_with_tag(graph: GraphLike, tag: str, *, as_: Shape = "table") -> Shaped:
-    """Memories carrying ``tag`` (exactly, case included)."""
+    """Memories carrying ``tag`` (exactly, case included), their own or inherited from their namespace (the ``#inherited`` graph)."""
     query = f"SELECT ?tag ?memory ?path ?title WHERE {{ ?memory mif:tags ?tag . {_MEMORY} }} ORDER BY ?path"
     return _shaped(_select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag"))), as_)
 
@@ -255,8 +261,12 @@ def decay_profiles(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
 
 
 def _decay_profiles(graph: GraphLike) -> Columns:
-    """``memory``, ``path``, ``title`` and ``profile`` of every memory, ordered by path."""
-    query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced WHERE {{
+    """``memory``, ``path``, ``title`` and ``profile`` of every memory, ordered by path.
+
+    A memory without a ``ttl`` of its own takes the one its namespace gives it
+    (``mif:inheritedTtl`` of the ``#inherited`` graph: spec 10.5 and 10.7).
+    """
+    query = f"""SELECT ?memory ?path ?title ?model ?ttl ?half_life ?recorded ?created ?reinforced ?inherited_ttl WHERE {{
       {_EVERY_MEMORY}
       OPTIONAL {{ ?memory dc:created ?created }}
       OPTIONAL {{ ?memory mif:temporal ?t .
@@ -266,19 +276,20 @@ def _decay_profiles(graph: GraphLike) -> Columns:
           OPTIONAL {{ ?d mif:model ?model }}
           OPTIONAL {{ ?d mif:halfLife ?half_life }}
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
+      OPTIONAL {{ ?memory mif:inheritedTtl ?inherited_ttl }}
     }}"""
-    found = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced"), split_on="memory")
+    found = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced", "inherited_ttl"), split_on="memory")
     with no_cyclic_gc():
         profiles = [_profile(*decay) for decay in zip(*found.values[len(_COLUMNS) :])]
         return Columns((*_COLUMNS, "profile"), [*found.values[: len(_COLUMNS)], profiles]).take(_by_path(found, range(len(found))))
 
 
-def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any) -> DecayProfile:
+def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any, inherited_ttl: Any = None) -> DecayProfile:
     return DecayProfile(  # times without a zone are UTC, as in _temporal
         model=model or "none",
         recorded=_time_value(recorded) or _time_value(created),
         reinforced=_time_value(reinforced),
-        ttl=ttl, half_life=half_life,
+        ttl=ttl or inherited_ttl, half_life=half_life,
     )
 
 
@@ -351,11 +362,11 @@ def neighbours(
 
 
 #: One step along any relationship, from ?node to ?next; the links graph also gives every node a mif:path and
-#: memories a mif:location, which are not relationships.
+#: memories a mif:location and a mif:namespaceUri, which are not relationships.
 _ANY_STEP = {
-    "out": "!(mif:path|mif:location)",
-    "in": "^!(mif:path|mif:location)",
-    "both": "(!(mif:path|mif:location)|^!(mif:path|mif:location))",
+    "out": "!(mif:path|mif:location|mif:namespaceUri)",
+    "in": "^!(mif:path|mif:location|mif:namespaceUri)",
+    "both": "(!(mif:path|mif:location|mif:namespaceUri)|^!(mif:path|mif:location|mif:namespaceUri))",
 }
 
 

@@ -23,6 +23,7 @@ import ipaddress
 import threading
 
 from ..bundle import Bundle
+from ..nsmodel.audience import Audience
 from .protocol import BundleServer
 from .served import ServedBundle
 from .watch import Watcher
@@ -31,9 +32,12 @@ LOOPBACK = "127.0.0.1"
 
 
 def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
-          allow_service: bool = False, watch: bool = True, quiet: bool = True) -> tuple[BundleServer, Watcher | None]:
-    """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port."""
-    served = ServedBundle(bundle, include_local=include_local)
+          allow_service: bool = False, watch: bool = True, quiet: bool = True, audience: Audience | None = None) -> tuple[BundleServer, Watcher | None]:
+    """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
+
+    With ``audience`` only what that party may read is served, on every route.
+    """
+    served = ServedBundle(bundle, include_local=include_local, audience=audience)
     watcher = Watcher(served).start() if watch else None
     server = BundleServer((bind, port), served, allow_service=allow_service, quiet=quiet)
     threading.Thread(target=server.serve_forever, name="mif-rdf-serve", daemon=True).start()

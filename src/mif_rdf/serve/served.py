@@ -14,7 +14,8 @@ names the file and its problems until it loads again.
 
 ``_local`` memories (spec 10.2) are left out unless ``include_local``: their
 graphs are not served, and no other graph may name them or their paths, as
-:mod:`mif_rdf.push.access` decides for exports.
+:mod:`mif_rdf.push.access` decides for exports.  With an ``audience`` only
+what that party may read is served (its agreements as read at the start).
 """
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..oxigraph_sink import oxigraph_store
 from ..parse import RESERVED_NAMES, is_entity_path
-from ..push.access import local_only
+from ..identity import graph_iri
+from ..nsmodel.audience import Audience
+from ..nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
+from ..push.access import withheld_reason
 
 
 class ReadWriteLock:
@@ -73,13 +77,14 @@ class ReadWriteLock:
 class ServedBundle:
     """A bundle behind a server: :attr:`store` for queries, :meth:`apply` for file changes."""
 
-    def __init__(self, bundle: Bundle, *, include_local: bool = False) -> None:
+    def __init__(self, bundle: Bundle, *, include_local: bool = False, audience: Audience | None = None) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
             raise MifRdfError("serve needs the bundle in an Oxigraph store (load_bundle(..., store='oxigraph'))")
         self.bundle = bundle
         self.working = working
         self.include_local = include_local
+        self.audience = audience  # only what this party may read is served (mif_rdf.nsmodel.audience)
         self.store = ox.Store()
         self.lock = ReadWriteLock()
         self.generation = 0  # counts applied changes; the page polls it
@@ -94,11 +99,13 @@ class ServedBundle:
         """Graphs withheld (``_local``), the terms other graphs may not mention, every memory graph."""
         withheld: set[Any] = set()
         hidden: set[Any] = set()
-        if not self.include_local:
+        if not self.include_local or self.audience is not None:
             for iri, doc_iri, namespace in self._owners():
-                if local_only(namespace):
+                if withheld_reason(namespace, self.audience, include_local=self.include_local):
                     withheld.add(ox.NamedNode(iri))
                     hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
+            if self.audience is not None:  # it describes every party's agreements
+                withheld.add(ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)))
         memory_graphs = frozenset(ox.NamedNode(m.iri) for m in self.bundle.memories.values())
         return frozenset(withheld), frozenset(hidden), memory_graphs
 
@@ -142,7 +149,8 @@ class ServedBundle:
             self._withheld, self._hidden, self._memory_graphs = policy
             for graph in graphs:
                 self._sync(graph)
-            for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri)):  # the graphs every memory writes into
+            inherited = ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_INHERITED))
+            for shared in (links, ox.NamedNode(self.bundle.layout_graph_iri), inherited):  # the graphs every memory writes into
                 if shared not in graphs:
                     for subject in subjects:
                         self._sync(shared, ox.NamedNode(subject))
@@ -155,7 +163,7 @@ class ServedBundle:
 
         fresh = fill(Bundle(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
                             engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
-        served = ServedBundle(fresh, include_local=self.include_local)
+        served = ServedBundle(fresh, include_local=self.include_local, audience=self.audience)
         with self.lock.writing():
             self.bundle, self.working, self.store = fresh, served.working, served.store
             self._withheld, self._hidden, self._memory_graphs = served._withheld, served._hidden, served._memory_graphs
@@ -214,7 +222,9 @@ class ServedBundle:
         return [p for p in results if self.shown(p.path)] + notes
 
     def shown(self, relpath: str) -> bool:
-        """Whether findings about this file may be shown (it is not a withheld memory)."""
+        """Whether findings about this file may be shown (it is not a withheld memory; for an audience, not a .mif file)."""
+        if self.audience is not None and relpath.startswith(".mif/"):
+            return False  # the agreements' files are every party's business
         record = self._memory_at(relpath)
         return record is None or self.allows(record.iri)
 

@@ -49,7 +49,17 @@ def bundle_problems(bundle: Bundle, *, strict_temporal: bool = False) -> list[Pr
         problems.extend(schema_problems(record))
     problems.extend(temporal_problems(bundle, strict=strict_temporal))
     problems.extend(reserved_name_problems(bundle.root))
+    problems.extend(namespace_rule_problems(bundle))
     return problems
+
+
+def namespace_rule_problems(bundle: Bundle) -> list[Problem]:
+    """The namespace rules of :mod:`mif_rdf.nsmodel.rules` (agreements, ``_system``, reserved prefixes)."""
+    from ..nsmodel import read_namespace_model
+    from ..nsmodel.rules import namespace_problems
+
+    model = read_namespace_model(bundle.root, bundle.config, bundle.limits)
+    return namespace_problems(model, ((r.relpath, r.frontmatter) for r in sorted(bundle.memories.values(), key=lambda r: r.relpath)))
 
 
 def schema_problems(record: MemoryRecord) -> list[Problem]:
