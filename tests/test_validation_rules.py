@@ -208,6 +208,15 @@ def test_breaking_one_rule_gives_exactly_that_result(tmp_path: Path, rule: str) 
     assert result.level == rules(3)[next(k for k, v in rules(3).items() if v.name == rule)].level
 
 
+@pytest.mark.parametrize("namespace", ["_shared/acme+bigcorp/integration-api", "_semantic/decisions", "acme-corp/team_a"])
+def test_namespaces_written_as_the_spec_writes_them_conform(tmp_path: Path, namespace: str) -> None:
+    """Spec 10.2/10.4 name bilateral namespaces with a '+' (the upstream schema's pattern has none; the spec wins)."""
+    frontmatter = _base()
+    frontmatter["namespace"] = namespace
+    report = validate(_bundle(tmp_path, frontmatter), level=3)
+    assert not [r for r in report.results if r.rule == "namespace-path"], report.to_text()
+
+
 def test_content_must_not_be_empty(tmp_path: Path) -> None:
     frontmatter = _base()
     frontmatter.pop("relationships")
