@@ -19,7 +19,7 @@ from rdflib import Literal
 from rdflib.namespace import XSD
 
 #: XSD datatype -> the family of values it compares with (dateTimeStamp is a dateTime with a zone).
-_FAMILIES = {str(XSD.dateTime): "dateTime", str(XSD.dateTimeStamp): "dateTime", str(XSD.date): "date", str(XSD.time): "time"}
+_FAMILIES = {XSD.dateTime: "dateTime", XSD.dateTimeStamp: "dateTime", XSD.date: "date", XSD.time: "time"}
 _ZONE = r"(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?"
 _FORMS = {
     "dateTime": re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d(?:\.\d+)?)" + _ZONE),
@@ -35,8 +35,7 @@ def compare(left: Any, right: Any) -> int | None:
     comparison is a type error or XSD's order is indeterminate (neither is "in range")."""
     if not isinstance(left, Literal) or not isinstance(right, Literal):
         return None
-    family = _FAMILIES.get(str(left.datatype)) if left.datatype else None
-    other = _FAMILIES.get(str(right.datatype)) if right.datatype else None
+    family, other = _FAMILIES.get(left.datatype), _FAMILIES.get(right.datatype)
     if family is not None or other is not None:
         if family != other:
             return None
