@@ -349,7 +349,7 @@ class Compiler:
                 raise Unsupported(f"{predicate} on {node}")
             setattr(shape, _COUNTS[predicate], _integer(value))
         elif predicate == SH.hasValue:
-            shape.has_values.append(value)
+            shape.has_values.append(_rdf11(value))
         elif predicate in _PAIRS:
             if not isinstance(value, URIRef) or (shape.path is None and predicate in (SH.lessThan, SH.lessThanOrEquals)):
                 raise Unsupported(f"{predicate} {value} on {node}")
@@ -426,8 +426,8 @@ class Compiler:
             ranges = [str(r).lower() for r in _members(self.g, value)]
             return Constraint(SH.LanguageInConstraintComponent, lambda v: _language_in(term(v), ranges))
         if predicate == SH["in"]:
-            allowed = frozenset(_members(self.g, value))
-            return Constraint(SH.InConstraintComponent, lambda v: term(v) in allowed)
+            allowed = frozenset(_rdf11(member) for member in _members(self.g, value))
+            return Constraint(SH.InConstraintComponent, lambda v: _rdf11(term(v)) in allowed)
         if predicate in _RANGES:
             component, accept = _RANGES[predicate]
             if not isinstance(value, Literal):
@@ -470,6 +470,14 @@ def _members(g: Graph, head: Any) -> list[Any]:
         members.append(firsts[0])
         head = rests[0]
     return members
+
+
+def _rdf11(term: Any) -> Any:
+    """``"x"^^xsd:string`` as the plain ``"x"``: one term in RDF 1.1, two to rdflib (oxrdflib gives the typed form,
+    the loader and Turtle the plain one), so ``sh:in`` and ``sh:hasValue`` compare them as one."""
+    if type(term) is Literal and term.datatype == XSD.string:
+        return Literal(str(term))
+    return term
 
 
 def _is_true(value: Any) -> bool:
@@ -714,7 +722,7 @@ class Evaluator:
         known = self._matches.setdefault((id(shape), which), {})
         same = known.get(value)
         if same is None:
-            same = known[value] = self.data.term(value) == wanted
+            same = known[value] = _rdf11(self.data.term(value)) == wanted
         return same
 
     def _failures(self, constraint: Constraint, values: list[Any]) -> list[Any]:
