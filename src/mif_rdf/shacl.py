@@ -120,13 +120,11 @@ def _fast(data: Graph, shapes: Graph, inference: str | None, abort_on_first: boo
     if inference not in (None, "none"):
         data = _inferred(data, inference)
     with no_cyclic_gc():
-        graph = validate_graph(data, shapes, allow_warnings=allow_warnings, abort_on_first=abort_on_first)
+        graph = validate_graph(data, shapes, allow_warnings=allow_warnings, allow_infos=allow_infos, abort_on_first=abort_on_first)
+    for prefix, namespace in shapes.namespaces():  # the report names terms as the shapes do, as pySHACL's does
+        graph.bind(prefix, namespace, override=False)
     root = next(graph.subjects(RDF.type, SH.ValidationReport))
-    conforms = bool(graph.value(root, SH.conforms).toPython())  # type: ignore[union-attr]
-    if allow_infos and not conforms:  # pySHACL: sh:Info results alone leave the report conforming
-        conforms = all(severity == SH.Info for severity in graph.objects(None, SH.resultSeverity))
-        graph.set((root, SH.conforms, Literal(conforms)))
-    return Validation(conforms, graph, "fast")
+    return Validation(bool(graph.value(root, SH.conforms).toPython()), graph, "fast")  # type: ignore[union-attr]
 
 
 def _inferred(data: Graph, inference: str) -> Graph:
@@ -164,14 +162,13 @@ def report_text(graph: Graph) -> str:
     root = next(graph.subjects(RDF.type, SH.ValidationReport))
     results = list(graph.objects(root, SH.result))
     conforms = graph.value(root, SH.conforms)
-    lines = ["Validation Report", f"Conforms: {conforms}"]
+    lines = ["Validation Report", f"Conforms: {bool(conforms.toPython()) if isinstance(conforms, Literal) else conforms}"]
     if results:
         lines.append(f"Results ({len(results)}):")
     for result in sorted(results, key=lambda r: tuple(str(graph.value(r, k)) for k in _SHOWN)):
         component = graph.value(result, SH.sourceConstraintComponent)
         severity = graph.value(result, SH.resultSeverity)
-        kind = {SH.Violation: "Violation", SH.Warning: "Warning", SH.Info: "Info"}.get(severity, "Result")
-        lines.append(f"Constraint {kind} in {_local(component)} ({component}):")
+        lines.append(f"Constraint Violation in {_local(component)} ({component}):")  # pySHACL's words, any severity
         lines.append(f"\tSeverity: {_short(graph, severity)}")
         for key, label in _SHOWN.items():
             for value in graph.objects(result, key):

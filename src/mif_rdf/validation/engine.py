@@ -586,9 +586,12 @@ class Evaluator:
     most values repeat (trust levels, types, decay models, tags).
     """
 
-    def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], data: Data) -> None:
+    def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], data: Data, lenient: frozenset[Any] = frozenset()) -> None:
         self.index = index
         self.data = data
+        self.lenient = lenient  # severities whose shapes conform whatever they find (pyshacl's allow_warnings/infos)
+        self.lenient_spans: list[tuple[int, int]] = []  # (start, end) of the top-level results such shapes made
+        self._top: list[Result] | None = None
         self._checked: dict[int, tuple[set[Any], list[set[Any]]]] = {}  # id(shape) -> (values checked, failing values per constraint)
         self._matches: dict[tuple[int, int], dict[Any, bool]] = {}  # (id(shape), which) -> value -> is that sh:hasValue
         self._inverse: dict[URIRef, dict[Any, list[Any]]] = {}
@@ -599,9 +602,23 @@ class Evaluator:
         self._collect(shape, list(foci), found)
         return found
 
+    def top_results(self, shape: Shape, foci: Iterable[Any], found: list[Result]) -> None:
+        """:meth:`results` of a targeted shape, appended to ``found``, noting the spans of lenient shapes."""
+        self._top = found
+        self._collect(shape, list(foci), found)
+        self._top = None
+
     def _collect(self, shape: Shape, foci: list[Any], found: list[Result]) -> None:
         if shape.deactivated:
             return
+        if shape.severity in self.lenient and found is self._top:
+            start = len(found)
+            self._evaluate(shape, foci, found)
+            self.lenient_spans.append((start, len(found)))
+        else:
+            self._evaluate(shape, foci, found)
+
+    def _evaluate(self, shape: Shape, foci: list[Any], found: list[Result]) -> None:
         if shape.path is None:
             for which, wanted in enumerate(shape.has_values):
                 found.extend((shape, focus, focus, SH.HasValueConstraintComponent, None)
@@ -750,19 +767,22 @@ class Evaluator:
 
 
 _NONE: tuple[Any, ...] = ()
-#: Severities that pyshacl's ``allow_warnings`` lets a conforming report have.
-_ALLOWED_BY_WARNINGS = {SH.Warning, SH.Info}
+#: Severities that pyshacl's ``allow_warnings`` and ``allow_infos`` let a conforming report have.
+_WARNINGS, _INFOS = (SH.Warning, SH.Info), (SH.Info,)
 
 
-def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, abort_on_first: bool = False) -> Graph:
+def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, allow_infos: bool = False,
+                   abort_on_first: bool = False) -> Graph:
     """SHACL validation of ``data`` by ``shapes``: a standard validation report graph.
 
     ``data`` is read where it lives: an rdflib store through its triples, a
     graph in Oxigraph through Oxigraph's own queries (:class:`Data`).
     Raises :class:`Unsupported` when the shapes use features outside this
     engine, always before any shape is evaluated.  The report conforms when
-    it has no result (SHACL 3.6.2); ``allow_warnings`` is pyshacl's reading,
-    where results of severity ``sh:Warning`` or ``sh:Info`` do not count.
+    it has no result (SHACL 3.6.2).  ``allow_warnings`` (``sh:Warning`` and
+    ``sh:Info``) and ``allow_infos`` (``sh:Info``) are pyshacl's readings: a
+    shape of such a severity conforms whatever it and the shapes under it
+    find, and a result of such a severity does not count.
     ``abort_on_first`` keeps the first result only.
     """
     source = Data(data)
@@ -773,16 +793,19 @@ def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, 
         wanted.add(RDFS.subClassOf)
     index = source.index(sorted(wanted))
     source.bind(index)
-    evaluator = Evaluator(index, source)
+    lenient = frozenset(_WARNINGS if allow_warnings else _INFOS if allow_infos else ())
+    evaluator = Evaluator(index, source, lenient)
     found: list[Result] = []
     for node_shape in targeted:
-        found.extend(evaluator.results(node_shape.shape, _focus_nodes(node_shape, index, source)))
+        evaluator.top_results(node_shape.shape, _focus_nodes(node_shape, index, source), found)
         if abort_on_first and found:
             del found[1:]
             break
+    excused = {i for start, end in evaluator.lenient_spans for i in range(start, end)}
+    conforms = all(i in excused or shape.severity in lenient for i, (shape, *_) in enumerate(found))
     term = source.term
     return _report([(shape, term(focus), None if value is None else term(value), component, None if path is None else term(path))
-                    for shape, focus, value, component, path in found], shapes, allow_warnings)
+                    for shape, focus, value, component, path in found], shapes, conforms)
 
 
 def _focus_nodes(node_shape: Targeted, index: dict[URIRef, dict[Any, list[Any]]], data: Data) -> set[Any]:
@@ -801,13 +824,12 @@ def _focus_nodes(node_shape: Targeted, index: dict[URIRef, dict[Any, list[Any]]]
     return nodes
 
 
-def _report(found: list[Result], shapes: Graph, allow_warnings: bool = False) -> Graph:
+def _report(found: list[Result], shapes: Graph, conforms: bool) -> Graph:
     report = Graph()
     report.bind("sh", SH)
     root = BNode()
     report.add((root, RDF.type, SH.ValidationReport))
-    counted = [shape for shape, *_ in found if not (allow_warnings and shape.severity in _ALLOWED_BY_WARNINGS)]
-    report.add((root, SH.conforms, Literal(not counted)))
+    report.add((root, SH.conforms, Literal(conforms)))
     for shape, focus, value, component, path in found:
         result = BNode()
         report.add((root, SH.result, result))
