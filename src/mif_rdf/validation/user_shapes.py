@@ -26,11 +26,11 @@ _TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjects
 
 def load_shapes(sources: Sequence[ShapesSource]) -> Graph:
     """The union of the shapes graphs ``sources`` (files by extension, or rdflib graphs), checked by :func:`check`."""
-    graph = Graph()
+    graph = Graph(bind_namespaces="none")  # the prefixes of the files, for names in messages
     for source in sources:
         part = source if isinstance(source, Graph) else _read(Path(source))
         for prefix, namespace in part.namespaces():
-            graph.bind(prefix, namespace, override=False)
+            graph.bind(prefix, namespace, override=False, replace=False)
         for triple in part.triples((None, None, None)):
             graph.add(triple)
     problems = ill_formed(graph)
@@ -53,13 +53,13 @@ def _read(path: Path) -> Graph:
         if name in QUAD_FORMATS:
             dataset = Dataset(default_union=True)
             dataset.parse(path, format=RDF_FORMATS[name])
-            graph = Graph()
+            graph = Graph(bind_namespaces="none")
             for prefix, namespace in dataset.namespaces():
                 graph.bind(prefix, namespace)
             for triple in dataset.triples((None, None, None)):
                 graph.add(triple)
             return graph
-        return Graph().parse(path, format=RDF_FORMATS[name])
+        return Graph(bind_namespaces="none").parse(path, format=RDF_FORMATS[name])
     except Exception as error:  # noqa: BLE001 -- every parser has its own errors; all mean "not readable"
         raise MifRdfError(f"{path}: not readable as {name}: {error}") from error
 
