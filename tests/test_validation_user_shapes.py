@@ -42,7 +42,7 @@ def shapes(tmp_path: Path) -> list[Path]:
     titles = tmp_path / "titles.ttl"
     titles.write_text(TITLES, encoding="utf-8")
     tags = tmp_path / "tags.nt"
-    Graph().parse(data=TAGS, format="turtle").serialize(tags, format="nt")
+    Graph().parse(data=TAGS, format="turtle").serialize(tags, format="nt", encoding="utf-8")
     return [titles, tags]
 
 

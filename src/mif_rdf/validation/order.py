@@ -39,6 +39,8 @@ def compare(left: Any, right: Any) -> int | None:
     if family is not None or other is not None:
         if family != other:
             return None
+        if left.datatype == right.datatype and str(left) == str(right):
+            return 0  # the same term, well formed or not (SPARQL's RDFterm-equal; Oxigraph reads it so)
         return _moment_order(_moment(family, str(left)), _moment(family, str(right)))
     if isinstance(left.value, str) != isinstance(right.value, str):
         return None
