@@ -185,16 +185,23 @@ def _digest(found: list[str]) -> dict[str, Any]:
 
 
 def _validation(data: Path, engine: str) -> dict[str, Any]:
-    from rdflib.namespace import SH
-
     from mif_rdf.validation.run import shacl_report
     from mif_rdf.validation.shapes import shapes_graph
 
     bundle, shapes = loaded(data), shapes_graph(3)
     report, seconds = timed(lambda: shacl_report(bundle.dataset, shapes, engine))  # type: ignore[arg-type]
+    return {"seconds": seconds, **_report_digest(report)}
+
+
+def _report_digest(report: Any, shape_nodes: frozenset[Any] = frozenset()) -> dict[str, Any]:
+    """:func:`_digest` of a SHACL report's results; ``shape_nodes`` (blank nodes of the shapes, labelled anew
+    by each process's parse) compare as one."""
+    from rdflib.namespace import SH
+
     keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
-    found = sorted(repr(tuple(report.value(r, k) for k in keys)) for r in report.subjects(SH.resultSeverity, None))
-    return {"seconds": seconds, **_digest(found)}
+    found = sorted(repr(tuple("_:shape" if v in shape_nodes else v for v in (report.value(r, k) for k in keys)))
+                   for r in report.subjects(SH.resultSeverity, None))
+    return _digest(found)
 
 
 @measure("validate-engine")
@@ -210,7 +217,6 @@ def validate_pyshacl(data: Path) -> dict[str, Any]:
 def _user_shapes(data: Path, engine: str) -> dict[str, Any]:
     """The 20 user shapes of benchmarks/user_shapes.ttl through the drop-in validator, by one engine."""
     from rdflib import BNode, Graph
-    from rdflib.namespace import SH
 
     from mif_rdf.shacl import run
 
@@ -218,12 +224,7 @@ def _user_shapes(data: Path, engine: str) -> dict[str, Any]:
     result, seconds = timed(lambda: run(bundle.dataset, shapes, engine=engine))  # type: ignore[arg-type]
     if result.engine != engine:
         raise SystemExit(f"the {engine} engine did not run the user shapes ({result.engine} did)")
-    report = result.graph
-    keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
-    shape_nodes = {s for s in shapes.subjects() if isinstance(s, BNode)}  # labels of this process's parse: compared as one
-    found = sorted(repr(tuple("_:shape" if v in shape_nodes else v for v in (report.value(r, k) for k in keys)))
-                   for r in report.subjects(SH.resultSeverity, None))
-    return {"seconds": seconds, **_digest(found)}
+    return {"seconds": seconds, **_report_digest(result.graph, frozenset(s for s in shapes.subjects() if isinstance(s, BNode)))}
 
 
 @measure("user-shapes-engine")
