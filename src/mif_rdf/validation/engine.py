@@ -441,7 +441,7 @@ class Compiler:
             flags = [str(f) for f in self.g.objects(node, SH.flags)]
             if len(flags) > 1 or any(letter not in _FLAGS for letter in "".join(flags)):
                 raise Unsupported(f"sh:flags {flags} on {node}")
-            regex = re.compile(str(value), sum(flag for letter, flag in _FLAGS.items() if letter in "".join(flags)))
+            regex = re.compile(_xpath_regex(str(value), "".join(flags)), sum(flag for letter, flag in _FLAGS.items() if letter in "".join(flags)))
             return Constraint(SH.PatternConstraintComponent, lambda v: kind(v) is not BNode and regex.search(text(v)) is not None)
         if predicate == SH.languageIn:
             ranges = [str(r).lower() for r in _members(self.g, value)]
@@ -573,7 +573,52 @@ _RANGES: dict[Any, tuple[URIRef, Callable[[int], bool]]] = {
     SH.minExclusive: (SH.MinExclusiveConstraintComponent, lambda order: order > 0),
     SH.maxExclusive: (SH.MaxExclusiveConstraintComponent, lambda order: order < 0),
 }
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}  # XPath's "x" (whitespace only) and "q": refused
+#: Escapes Python's ``re`` reads otherwise than XPath (``\w``: XPath's takes symbols such as ``+``; ``\s``: XPath's
+#: is four characters) or that XPath does not have (Python's anchors and word boundaries).
+_NOT_XPATH_ESCAPES = frozenset("wWsSAZbBgG")
+
+
+def _xpath_regex(pattern: str, flags: str) -> str:
+    """An XPath regular expression (``sh:pattern``, SHACL 4.4.3) as Python's ``re`` must read it to match the same.
+
+    Without the ``m`` flag XPath's ``$`` is the end of the string, where
+    Python's also matches before a final newline: it becomes ``\\Z``.
+    What the two read differently, or only Python reads (``(?`` groups
+    other than ``(?:``, class subtraction ``[a-z-[aeiou]]``, the escapes of
+    :data:`_NOT_XPATH_ESCAPES`), is refused; what only XPath reads
+    (``\\p{L}``, ``\\i``) makes ``re.compile`` fail, which refuses too.
+    """
+    out: list[str] = []
+    in_class = False
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\" and at + 1 < len(pattern):
+            if pattern[at + 1] in _NOT_XPATH_ESCAPES:
+                raise Unsupported(f"sh:pattern {pattern!r}: {pattern[at:at + 2]} means another thing in XPath")
+            out.append(pattern[at:at + 2])
+            at += 2
+            continue
+        if in_class:
+            if char == "-" and pattern[at + 1:at + 2] == "[":
+                raise Unsupported(f"sh:pattern {pattern!r}: XPath's character class subtraction")
+            in_class = char != "]" or pattern[at - 1] == "["
+        elif char == "[":
+            in_class = True
+            if pattern[at + 1:at + 2] == "^":
+                out.append("[^")
+                at += 2
+                continue
+        elif char == "(" and pattern[at + 1:at + 2] == "?" and pattern[at + 2:at + 3] != ":":
+            raise Unsupported(f"sh:pattern {pattern!r}: (? is not XPath")
+        elif char == "$" and "m" not in flags:
+            out.append("\\Z")
+            at += 1
+            continue
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def _has_datatype(value: Any, datatype: Any) -> bool:
