@@ -182,7 +182,7 @@ class ValidationReport:
         for result in self.sorted_results():
             by_path.setdefault(result.path, []).append(result)
         failed = sum(1 for found in by_path.values() if any(r.severity == Severity.ERROR for r in found))
-        name = f"mif-rdf validate {root} ({_scope(self.level).removeprefix('at ')})"
+        name = f"mif-rdf validate {root} ({f'level {self.level}' if self.level else 'given shapes only'})"
         counts = {"tests": str(len(by_path)), "failures": str(failed), "errors": "0", "skipped": "0"}
         suites = ET.Element("testsuites", {"name": name, **counts})
         suite = ET.SubElement(suites, "testsuite", {"name": name, **counts})
