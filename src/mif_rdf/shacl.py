@@ -96,8 +96,8 @@ def run(
         raise MifRdfError(f"engine must be auto, fast or pyshacl, not {engine!r}")
     if inference not in (None, "none", *_INFERENCE):
         raise MifRdfError(f"inference must be none, rdfs, owlrl or both, not {inference!r}")
-    data = _graph(data_graph)
-    shapes = data if shacl_graph is None else _graph(shacl_graph)
+    data = _graph(data_graph, pyshacl_options.pop("data_graph_format", None))
+    shapes = data if shacl_graph is None else _graph(shacl_graph, pyshacl_options.pop("shacl_graph_format", None))
     if engine != "pyshacl":
         try:
             foreign = sorted(set(pyshacl_options) - _FAST_OPTIONS)
@@ -142,13 +142,14 @@ def _inferred(data: Graph, inference: str) -> Graph:
     return copy
 
 
-def _graph(source: Any) -> Graph:
-    """An rdflib graph as it is; anything else (a path, RDF text, bytes) loaded as pySHACL loads it."""
+def _graph(source: Any, rdf_format: str | None = None) -> Graph:
+    """An rdflib graph as it is; anything else (a path, RDF text, bytes) loaded as pySHACL loads it
+    (``data_graph_format``/``shacl_graph_format`` name the format, as for pySHACL)."""
     if isinstance(source, Graph):
         return source
     from pyshacl.rdfutil import load_from_source
 
-    return load_from_source(source)
+    return load_from_source(source, rdf_format=rdf_format)
 
 
 def _pyshacl() -> Any:
