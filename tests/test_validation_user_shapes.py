@@ -150,3 +150,11 @@ def test_inference_as_pyshacl(example_bundle, tmp_path: Path) -> None:
     assert not [r for r in plain.results if r.rule == "my:T/dc:title"]
     flagged = sorted(str(r.value) for r in ours.results if r.rule == "my:T/dc:title")  # memory and citation titles
     assert flagged and flagged == sorted(str(v) for v in reference.objects(None, SH.value))
+
+
+def test_a_shape_without_a_message_says_what_it_breaks(example_bundle, tmp_path: Path) -> None:
+    path = tmp_path / "plain.ttl"
+    path.write_text(PREFIXES + "my:T a sh:NodeShape ; sh:targetSubjectsOf mif:content ; sh:property [ sh:path mif:tags ; sh:minCount 4 ] .",
+                    encoding="utf-8")
+    found = [r for r in validate(example_bundle, 0, shapes=[path]).results if r.rule == "my:T/mif:tags"]
+    assert found and {r.message for r in found} == {"breaks sh:minCount 4"}

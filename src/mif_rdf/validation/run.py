@@ -131,6 +131,17 @@ def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto", *, inferen
         raise
 
 
+def _unsaid(shapes: Graph, shape: Any, component: Any) -> str:
+    """The message of a result whose shape gives none: the constraint it breaks (``breaks sh:minLength 26``)."""
+    if component is None:
+        return "does not conform to a SHACL shape"
+    name = str(component).rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
+    parameter = name[:1].lower() + name[1:]
+    value = shapes.value(shape, SH[parameter])
+    shown = f" {value}" if isinstance(value, Literal) else f" {value.n3(shapes.namespace_manager)}" if isinstance(value, URIRef) else ""
+    return f"breaks sh:{parameter}{shown}"
+
+
 def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> list[Problem]:
     """pyshacl's results as problems that name file, key path, value, rule and level."""
     known = rules(level) if level else {}
@@ -162,7 +173,7 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
             key = f"entity.{field}" if field is not None else "entity"
         problems.append(Problem(
             path=record.relpath if record is not None else str(focus),
-            message=str(message) if message is not None else "does not conform to a SHACL shape",
+            message=str(message) if message is not None else _unsaid(shapes, shape, report.value(result, SH.sourceConstraintComponent)),
             severity=severity_of(report.value(result, SH.resultSeverity)),
             key=key,
             value=shown_value(bundle, record, value, key or ""),
