@@ -80,18 +80,14 @@ def validate(
     return result.conforms, result.graph, result.text
 
 
-def run(
-    data_graph: Any,
-    shacl_graph: Any = None,
-    *,
-    inference: str | None = None,
-    abort_on_first: bool = False,
-    allow_warnings: bool = False,
-    advanced: bool = False,
-    engine: Engine = "auto",
-    **pyshacl_options: Any,
-) -> Validation:
-    """:func:`validate`, saying which engine ran."""
+def run(data_graph: Any, shacl_graph: Any = None, **options: Any) -> Validation:
+    """:func:`validate` (the same arguments), saying which engine ran."""
+    inference: str | None = options.pop("inference", None)
+    abort_on_first: bool = options.pop("abort_on_first", False)
+    allow_warnings: bool = options.pop("allow_warnings", False)
+    advanced: bool = options.pop("advanced", False)
+    engine: Engine = options.pop("engine", "auto")
+    pyshacl_options = options
     if engine not in ("auto", "fast", "pyshacl"):
         raise MifRdfError(f"engine must be auto, fast or pyshacl, not {engine!r}")
     if inference not in (None, "none", *_INFERENCE):
