@@ -92,8 +92,8 @@ def test_order_is_oxigraphs() -> None:
 _PREFIXES = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> . "
 _DATA = "ex:a a ex:C ; ex:p ex:b . ex:b a ex:C ."
 REFUSED = {
-    "qualified": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; "
-                 "sh:qualifiedValueShape [ sh:class ex:D ] ; sh:qualifiedMinCount 1 ] .",
+    "qualified on a node shape": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:qualifiedValueShape [ sh:class ex:D ] ; "
+                                 "sh:qualifiedMinCount 1 .",
     "sparql": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select \"SELECT $this WHERE { }\" ] .",
     "recursive": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:node ex:S ] .",
     "unknown parameter": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:someNewConstraint 3 .",

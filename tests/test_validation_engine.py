@@ -86,8 +86,8 @@ def test_unsupported_shapes_fall_back_to_pyshacl(example_bundle) -> None:
         @prefix sh: <http://www.w3.org/ns/shacl#> .
         @prefix mif: <https://mif-spec.dev/ns/> .
         <urn:x:S> a sh:NodeShape ; sh:targetSubjectsOf mif:content ;
-            sh:property [ sh:path mif:temporal ; sh:qualifiedValueShape [ sh:class mif:TemporalMetadata ] ;
-                          sh:qualifiedMinCount 1 ] .
+            sh:property [ sh:path mif:temporal ; sh:sparql [ sh:select "SELECT $this WHERE { $this a ?t }" ] ] ;
+            sh:property [ sh:path mif:temporal ; sh:class mif:TemporalMetadata ] .
     """, format="turtle")
     with pytest.raises(Unsupported):
         validate_graph(example_bundle.dataset, shapes)

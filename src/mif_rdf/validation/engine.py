@@ -237,6 +237,17 @@ class Shape:
     pairs: list[tuple[URIRef, URIRef]] = field(default_factory=list)  # (component, other predicate): equals, disjoint, lessThan...
     unique_lang: bool = False
     closed: frozenset[Any] | None = None  # sh:closed: the predicates allowed (node shapes only)
+    qualified: "Qualified | None" = None
+
+
+@dataclass
+class Qualified:
+    """``sh:qualifiedValueShape`` with its counts, and the sibling shapes a value must not conform to when disjoint."""
+
+    shape: "Shape"
+    least: int | None
+    most: int | None
+    siblings: list["Shape"] = field(default_factory=list)
 
 
 @dataclass
@@ -250,7 +261,8 @@ class Targeted:
 _TARGETS = (SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode)
 #: SHACL words on a shape that say nothing to check (or are read with the constraint they belong to).
 _NOT_CONSTRAINTS = {SH.message, SH.severity, SH.name, SH.description, SH.order, SH.group, SH.deactivated, SH.defaultValue,
-                    SH.path, SH.flags, SH.ignoredProperties, *_TARGETS}
+                    SH.path, SH.flags, SH.ignoredProperties, SH.qualifiedMinCount, SH.qualifiedMaxCount,
+                    SH.qualifiedValueShapesDisjoint, *_TARGETS}
 _PAIRS = {SH.equals: SH.EqualsConstraintComponent, SH.disjoint: SH.DisjointConstraintComponent,
           SH.lessThan: SH.LessThanConstraintComponent, SH.lessThanOrEquals: SH.LessThanOrEqualsConstraintComponent}
 _LOGICAL = {  # list-taking shape parameters: how many members a value must conform to
@@ -311,9 +323,8 @@ class Compiler:
         nodes: set[Any] = set()
         for kind in _SHAPE_CLASSES[:2]:
             nodes |= set(g.subjects(RDF.type, kind))
-        for predicate in set(g.predicates()):
-            if predicate in _TARGETS or (predicate.startswith(_SH) and predicate not in _NOT_CONSTRAINTS_OR_VOCABULARY):
-                nodes |= set(g.subjects(predicate, None))
+        for predicate in (*_TARGETS, *_PARAMETERS):
+            nodes |= set(g.subjects(predicate, None))
         for predicate in _SHAPE_VALUED:
             nodes |= set(g.objects(None, predicate))
         for predicate in _LOGICAL:
@@ -380,6 +391,10 @@ class Compiler:
             if shape.path is None:
                 raise Unsupported(f"sh:uniqueLang on the node shape {node}")
             shape.unique_lang = shape.unique_lang or _is_true(value)
+        elif predicate == SH.qualifiedValueShape:
+            if shape.path is None or shape.qualified is not None:
+                raise Unsupported(f"sh:qualifiedValueShape on {node} (a node shape, or twice)")
+            shape.qualified = self._qualified(node, value)
         elif predicate == SH.closed:
             if _is_true(value):
                 if shape.path is not None:
@@ -387,6 +402,20 @@ class Compiler:
                 shape.closed = self._closed(node)
         else:
             shape.constraints.append(self.constraint(node, predicate, value))
+
+    def _qualified(self, node: Any, value: Any) -> Qualified:
+        """SHACL 4.7.3: the counts, and with ``sh:qualifiedValueShapesDisjoint true`` the siblings -- the
+        qualified value shapes of the other property shapes of every shape that has ``node`` as a property."""
+        g = self.g
+        counts = [[_integer(v) for v in g.objects(node, p)] for p in (SH.qualifiedMinCount, SH.qualifiedMaxCount)]
+        if any(len(c) > 1 for c in counts):
+            raise Unsupported(f"{node}: more than one qualified count of a kind")
+        qualified = Qualified(self.shape(value), *(c[0] if c else None for c in counts))
+        if any(_is_true(v) for v in g.objects(node, SH.qualifiedValueShapesDisjoint)):
+            siblings = {sibling for parent in g.subjects(SH.property, node) for prop in g.objects(parent, SH.property)
+                        for sibling in g.objects(prop, SH.qualifiedValueShape)} - {value}
+            qualified.siblings = [self.shape(sibling) for sibling in sorted(siblings, key=str)]
+        return qualified
 
     def _closed(self, node: Any) -> frozenset[Any]:
         allowed = set()
@@ -470,12 +499,13 @@ class Compiler:
 
 _SH = str(SH)
 _COUNTS = {SH.minCount: "min_count", SH.maxCount: "max_count"}
-#: SHACL words that are not constraint parameters: a node using only these is not made a shape by them.
-_NOT_CONSTRAINTS_OR_VOCABULARY = _NOT_CONSTRAINTS | {SH.prefixes, SH.declare, SH.prefix, SH.namespace, SH.conforms,
-                                                     SH.result, SH.focusNode, SH.resultPath, SH.value, SH.sourceShape,
-                                                     SH.sourceConstraintComponent, SH.resultSeverity, SH.resultMessage,
-                                                     SH.detail, SH.sourceConstraint, SH.alternativePath, SH.inversePath,
-                                                     SH.zeroOrMorePath, SH.oneOrMorePath, SH.zeroOrOnePath}
+#: The parameters of SHACL Core's constraint components: a node with one of them is a shape (SHACL 2.1), whose
+#: every ``sh:`` word is then compiled or refused.  Other ``sh:`` words on other nodes (data that uses SHACL's
+#: vocabulary, such as W3C test ``property/qualifiedValueShape-001``'s ``sh:nodeShape``) make no shape.
+_PARAMETERS = (SH["class"], SH.datatype, SH.nodeKind, SH.minCount, SH.maxCount, SH.minExclusive, SH.minInclusive,
+               SH.maxExclusive, SH.maxInclusive, SH.minLength, SH.maxLength, SH.pattern, SH.languageIn, SH.uniqueLang,
+               SH.equals, SH.disjoint, SH.lessThan, SH.lessThanOrEquals, SH["not"], SH["and"], SH["or"], SH.xone,
+               SH.node, SH.property, SH.qualifiedValueShape, SH.closed, SH.hasValue, SH["in"], SH.sparql)
 
 
 def _members(g: Graph, head: Any) -> list[Any]:
@@ -705,6 +735,8 @@ class Evaluator:
         self._constraint_failures(shape, values, rows, found)
         if shape.pairs or shape.unique_lang or shape.closed is not None:
             self._focus_failures(shape, rows, found)
+        if shape.qualified is not None:
+            self._qualified_failures(shape, shape.qualified, rows, values, found)
         for prop in shape.properties:
             self._collect(prop, values, found)
 
@@ -773,6 +805,21 @@ class Evaluator:
             for focus, _ in rows:
                 found.extend((shape, focus, value, SH.ClosedConstraintComponent, predicate)
                              for predicate, value in self.data.outgoing(focus) if predicate not in shape.closed)
+
+    def _qualified_failures(self, shape: Shape, qualified: Qualified, rows: list[tuple[Any, Any]], values: list[Any],
+                            found: list[Result]) -> None:
+        """``sh:qualifiedMinCount``/``sh:qualifiedMaxCount``: how many of a focus node's values conform to the
+        qualified shape (and, when disjoint, to none of its siblings)."""
+        distinct = list(dict.fromkeys(values))
+        counted = self._conforming(qualified.shape, distinct)
+        for sibling in qualified.siblings:
+            counted -= self._conforming(sibling, [value for value in distinct if value in counted])
+        for focus, focus_values in rows:
+            count = sum(1 for value in focus_values if value in counted)
+            if qualified.least is not None and count < qualified.least:
+                found.append((shape, focus, None, SH.QualifiedMinCountConstraintComponent, None))
+            if qualified.most is not None and count > qualified.most:
+                found.append((shape, focus, None, SH.QualifiedMaxCountConstraintComponent, None))
 
     def _constraint_failures(self, shape: Shape, values: list[Any], rows: list[tuple[Any, Any]], found: list[Result]) -> None:
         """The results of ``shape``'s value constraints: ``rows`` pairs each focus node with its value nodes."""
