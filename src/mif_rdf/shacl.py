@@ -4,8 +4,8 @@
     conforms, results_graph, results_text = validate(data_graph, shacl_graph=shapes)
 
 mif-rdf's fast engine (:mod:`mif_rdf.validation.engine`) runs when it knows
-every shape of the shapes graph; otherwise (SHACL-SPARQL, qualified value
-shapes, custom components, options only pySHACL has) pySHACL runs, so the
+every shape of the shapes graph; otherwise (SHACL-SPARQL, advanced
+features, custom components, options only pySHACL has) pySHACL runs, so the
 answer is always SHACL's.  ``engine="fast"`` raises :class:`Unsupported`
 instead of falling back, ``engine="pyshacl"`` always runs pySHACL.  The W3C
 SHACL Core suite is the test (tests/conformance/test_w3c_shacl.py).

@@ -6,11 +6,12 @@ compiles a shapes graph once and evaluates each shape on all its focus nodes
 at once, with one index scan per predicate, then writes a standard SHACL
 validation report graph.  It knows the targets (class with subclasses,
 implicit class, node, subjects-of, objects-of), predicate/inverse/sequence/
-alternative/repetition paths, and the Core constraint components except the
-qualified ones; ``sh:deactivated`` shapes are skipped.  Every shape of the
-graph is compiled before anything runs, and a shapes graph that uses
-anything else (SHACL-SPARQL, custom components, qualified shapes, recursion,
-an ill-formed shape) raises :class:`Unsupported`, so the caller runs pyshacl:
+alternative/repetition paths, and every constraint component of SHACL
+Core; ``sh:deactivated`` shapes are skipped.  Every shape of the graph is
+compiled before anything runs, and a shapes graph that uses anything else
+(SHACL-SPARQL, custom components, advanced features, recursion, an
+ill-formed shape, a pattern Python's ``re`` reads otherwise than XPath)
+raises :class:`Unsupported`, so the caller runs pyshacl:
 it never passes what it did not check.  ``tests/conformance/test_w3c_shacl.py``
 runs the W3C suite through it; the project's tests hold its results to
 pyshacl's on the shipped shapes.
