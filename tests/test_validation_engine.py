@@ -86,6 +86,7 @@ def test_unsupported_shapes_fall_back_to_pyshacl(example_bundle) -> None:
         @prefix sh: <http://www.w3.org/ns/shacl#> .
         @prefix mif: <https://mif-spec.dev/ns/> .
         <urn:x:S> a sh:NodeShape ; sh:targetSubjectsOf mif:content ;
+            sh:property [ sh:path mif:temporal ; sh:sparql [ sh:select "SELECT $this WHERE { $this a ?t }" ] ] ;
             sh:property [ sh:path mif:temporal ; sh:class mif:TemporalMetadata ] .
     """, format="turtle")
     with pytest.raises(Unsupported):
@@ -130,3 +131,22 @@ def test_lexical_parsers_read_as_rdflib_does(datatype: str) -> None:
     assert disagree == []
     assert sum(_parses(_LEXICAL_PARSERS[str(iri)], text) for text in corpus) > 20  # both outcomes are exercised
     assert sum(not _parses(_LEXICAL_PARSERS[str(iri)], text) for text in corpus) > 20
+
+
+def test_the_memory_stores_own_index_is_the_unions_triples(example_bundle) -> None:
+    """The engine reads rdflib's in-memory index for a whole-store Dataset: the same values as ``triples``, and a
+    graph that is not the whole store (a named graph of the Dataset) goes through ``triples``."""
+    from rdflib.namespace import RDF
+
+    from mif_rdf.namespaces import MIF
+    from mif_rdf.validation.engine import Data, _memory_index
+
+    dataset = example_bundle.dataset
+    assert _memory_index(dataset) is not None
+    predicates = [RDF.type, MIF.tags, MIF.relationships, MIF.content]
+    fast = Data(dataset).index(predicates)
+    for predicate in predicates:
+        slow = {(s, o) for s, _, o in dataset.triples((None, predicate, None))}
+        assert {(s, o) for s, objects in fast[predicate].items() for o in objects} == slow and slow
+    one_graph = next(g for g in dataset.graphs() if len(g) > 10)
+    assert _memory_index(one_graph) is None

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf import oxigraph_sink
+from mif_rdf import oxigraph_sink, shacl
 from mif_rdf.markdown import render_memory, split_frontmatter
 from mif_rdf.synthetic import generate_bundle
 from mif_rdf.validation import run
@@ -87,7 +87,7 @@ def test_the_fast_engine_reads_oxigraph_without_a_copy(monkeypatch: pytest.Monke
     def refuse(dataset: object) -> None:
         raise AssertionError("the store was copied into rdflib")
 
-    monkeypatch.setattr(run, "memory_copy", refuse)
+    monkeypatch.setattr(shacl, "memory_copy", refuse)
     monkeypatch.setattr(oxigraph_sink, "memory_copy", refuse)
     assert validate(bundle, 3, engine="fast").results
 

@@ -72,7 +72,7 @@ class ValidationReport:
     def _verdict(self) -> str:
         counts = self.counts()
         verdict = "conforms" if self.conforms else "does NOT conform"
-        return (f"{self.memories} memories checked at level {self.level}: {verdict} "
+        return (f"{self.memories} memories checked {_scope(self.level)}: {verdict} "
                 f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)")
 
     def _repr_html_(self) -> str:
@@ -81,7 +81,7 @@ class ValidationReport:
 
         counts = self.counts()
         verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
-        head = (f"<p>{self.memories} memories checked at level {self.level}: {verdict} "
+        head = (f"<p>{self.memories} memories checked {_scope(self.level)}: {verdict} "
                 f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)</p>")
         return head + problems_html(self.sorted_results(), caption="Validation findings")
 
@@ -182,7 +182,7 @@ class ValidationReport:
         for result in self.sorted_results():
             by_path.setdefault(result.path, []).append(result)
         failed = sum(1 for found in by_path.values() if any(r.severity == Severity.ERROR for r in found))
-        name = f"mif-rdf validate {root} (level {self.level})"
+        name = f"mif-rdf validate {root} ({f'level {self.level}' if self.level else 'given shapes only'})"
         counts = {"tests": str(len(by_path)), "failures": str(failed), "errors": "0", "skipped": "0"}
         suites = ET.Element("testsuites", {"name": name, **counts})
         suite = ET.SubElement(suites, "testsuite", {"name": name, **counts})
@@ -226,6 +226,11 @@ def _finding_line(result: Problem) -> str:
     where = f"line {result.line}: " if result.line else ""
     rule = f" [{result.rule}{_level_label(result.level)}]" if result.rule else ""
     return f"{result.severity.value}: {where}{_describe(result)}{rule}"
+
+
+def _scope(level: int) -> str:
+    """What a report checked: a conformance level, or (level 0) only the user's shapes."""
+    return f"at level {level}" if level else "against the given shapes only (level 0)"
 
 
 def _level_label(level: int | None) -> str:

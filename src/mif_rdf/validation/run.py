@@ -5,19 +5,18 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from typing import Literal as Literal_
 
-import pyshacl
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
 from ..bundle import Bundle, no_cyclic_gc
-from ..errors import Problem, Severity
+from ..errors import MifRdfError, Problem, Severity
 from ..namespaces import MIF
-from ..oxigraph_sink import memory_copy
+from .. import shacl
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
-from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
 from .report import ValidationReport
 from .shapes import rules, severity_of, shapes_graph
+from .user_shapes import ShapesSource, load_shapes, shape_label, untargeted
 
 #: Load problems a SHACL rule reports better (with its level and rule name).
 _SUPERSEDED = {("required", "type"), ("required", "created"), ("type", "type")}
@@ -35,8 +34,10 @@ def validate(
     search_path: Sequence[str | Path] = (),
     engine: Engine = "auto",
     on_stage: Callable[[str], None] | None = None,
+    shapes: Sequence[ShapesSource] = (),
+    inference: str | None = None,
 ) -> ValidationReport:
-    """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
+    """Check a loaded bundle against conformance ``level`` (1, 2 or 3; 0: only ``shapes``).
 
     The report holds the bundle's load problems, the SHACL results (each with
     its file, frontmatter key path, value, rule and level) and the body and
@@ -49,17 +50,36 @@ def validate(
     the shipped shapes use (tested to give pyshacl's results), ``"pyshacl"``
     the reference, ``"auto"`` the fast one unless the shapes need more (the
     ontology shapes use SPARQL targets: pyshacl runs those).
+    ``shapes``: the user's own SHACL shapes (files in any RDF format the
+    project reads, or rdflib graphs), checked against shacl-shacl first (an
+    ill-formed shape raises :class:`~mif_rdf.errors.MifRdfError` naming it)
+    and applied beside the level's shapes; at ``level`` 0 they are the only
+    rules (the load problems are still reported).  ``inference`` ("rdfs",
+    "owlrl", "both") expands the data for the user's shapes, as pySHACL's
+    ``inference``; the level shapes read the bundle as written.
     ``on_stage`` hears the name of each stage as it starts (SHACL shapes,
-    ontology shapes, bundle rules), for progress on a terminal.
+    ontology shapes, user shapes, bundle rules), for progress on a terminal.
     """
     stage = on_stage or (lambda name: None)
+    user = load_shapes(shapes) if shapes else None  # an ill-formed shape stops here, before anything runs
+    if level == 0 and user is None:
+        raise MifRdfError("level 0 checks only the shapes given (--shapes FILE, or shapes=... in Python)")
     with no_cyclic_gc():  # millions of index entries and terms, no cycles: full collections walked the whole bundle
-        stage("SHACL shapes")
-        shapes = shapes_graph(level)
         data = bundle.dataset
-        report_graph = shacl_report(data, shapes, engine)
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
-        results += shacl_problems(bundle, report_graph, level, shapes)
+        if level:
+            stage("SHACL shapes")
+            level_shapes = shapes_graph(level)
+            report_graph = shacl_report(data, level_shapes, engine)
+            results += shacl_problems(bundle, report_graph, level, level_shapes)
+        else:
+            report_graph = Graph()
+        if user is not None:
+            stage("user shapes")
+            user_report = shacl_report(data, user, engine, inference=inference, users=True)
+            results += shacl_problems(bundle, user_report, level, user)
+            results += _untargeted(user, shapes)
+            report_graph += user_report
         if ontologies:
             from ..ontology import compile_shapes
 
@@ -68,9 +88,10 @@ def validate(
             extra_report = shacl_report(data, extra, engine)
             results += shacl_problems(bundle, extra_report, level, extra)
             report_graph += extra_report
-        stage("bundle rules")
-        results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
-        results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
+        if level:
+            stage("bundle rules")
+            results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
+            results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
         shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
         results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
@@ -84,32 +105,46 @@ def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list
     return [p for p in results if (p.path, unindexed(p.key)) not in gone or p.rule == "projection"] + unusable
 
 
-def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto") -> Graph:
-    """The SHACL validation report graph of ``data``, by the chosen engine.
+def _untargeted(user: Graph, sources: Sequence[ShapesSource]) -> list[Problem]:
+    if not untargeted(user):
+        return []
+    where = ", ".join(str(s) for s in sources if not isinstance(s, Graph)) or "shapes"
+    return [Problem(where, "no shape has a target (sh:targetClass, sh:targetNode, ... or an implicit class target): "
+                    "these shapes check nothing", Severity.WARNING, rule="shapes")]
+
+
+def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto", *, inference: str | None = None,
+                 users: bool = False) -> Graph:
+    """The SHACL validation report graph of ``data``, by the chosen engine (:func:`mif_rdf.shacl.run`).
 
     The fast engine reads ``data`` where it lives (on Oxigraph, through
-    Oxigraph's own queries).  pyshacl asks one triple pattern at a time, so
-    on Oxigraph it gets a copy read in one pass, with every literal as stored
-    (:func:`~mif_rdf.oxigraph_sink.memory_copy`).
+    Oxigraph's own queries); pyshacl runs on the shapes it refuses.
+    ``users``: the shapes are a user's, and pyshacl's refusal of one of them
+    is the user's error (:class:`~mif_rdf.errors.MifRdfError`), not a crash.
     """
-    if engine != "pyshacl":
-        try:
-            with no_cyclic_gc():
-                return validate_graph(data, shapes)
-        except Unsupported:
-            if engine == "fast":
-                raise
-    copy = memory_copy(data)
-    _, report, _ = pyshacl.validate(
-        data if copy is None else copy, shacl_graph=shapes, inference="none", advanced=True,
-        allow_warnings=True, allow_infos=True, abort_on_first=False,
-    )
-    return report
+    try:
+        return shacl.run(data, shapes, engine=engine, inference=inference, advanced=True, allow_warnings=True,
+                         allow_infos=True).graph
+    except Exception as error:
+        if users and type(error).__module__.startswith("pyshacl"):
+            raise MifRdfError(f"the shapes cannot be used: {error}") from error
+        raise
+
+
+def _unsaid(shapes: Graph, shape: Any, component: Any) -> str:
+    """The message of a result whose shape gives none: the constraint it breaks (``breaks sh:minLength 26``)."""
+    if component is None:
+        return "does not conform to a SHACL shape"
+    name = str(component).rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
+    parameter = name[:1].lower() + name[1:]
+    value = shapes.value(shape, SH[parameter])
+    shown = f" {value}" if isinstance(value, Literal) else f" {value.n3(shapes.namespace_manager)}" if isinstance(value, URIRef) else ""
+    return f"breaks sh:{parameter}{shown}"
 
 
 def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> list[Problem]:
     """pyshacl's results as problems that name file, key path, value, rule and level."""
-    known = rules(level)
+    known = rules(level) if level else {}
     problems: list[Problem] = []
     seen: set[tuple[Any, ...]] = set()
     for result in report.objects(None, SH.result):  # top-level results only (sh:detail nests others)
@@ -119,6 +154,7 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
         path = report.value(result, SH.resultPath)
         shape = report.value(result, SH.sourceShape)
         rule = known.get(shape) if isinstance(shape, URIRef) else None
+        source = shapes.value(shape, MIF.sourceOntology)
         record = owner(bundle, focus)
         message = report.value(result, SH.resultMessage)
         value: Any = report.value(result, SH.value) if path is not None else None  # node shapes: the value is the node
@@ -130,17 +166,18 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
             key = None
         elif isinstance(path, URIRef) or path is None:
             key = key_path(bundle, record, focus, path)
+        elif source is None:  # a user's shape with a complex path: no one frontmatter key
+            key = None
         else:  # an ontology field rule: its path runs mif:entity / mif:<field> ...
             field = shapes.value(shape, SH.name)
             key = f"entity.{field}" if field is not None else "entity"
-        source = shapes.value(shape, MIF.sourceOntology)
         problems.append(Problem(
             path=record.relpath if record is not None else str(focus),
-            message=str(message) if message is not None else "does not conform to a SHACL shape",
+            message=str(message) if message is not None else _unsaid(shapes, shape, report.value(result, SH.sourceConstraintComponent)),
             severity=severity_of(report.value(result, SH.resultSeverity)),
             key=key,
             value=shown_value(bundle, record, value, key or ""),
-            rule=rule.name if rule else (f"ontology {source}" if source is not None else str(shape)),
+            rule=rule.name if rule else (f"ontology {source}" if source is not None else shape_label(shapes, shape)),
             level=rule.level if rule else None,
         ))
     return problems
