@@ -15,8 +15,8 @@ OWL 2 DL profile check reports for the shapes the compiler can produce:
   a datatype property's ranges and fillers are datatypes of the OWL 2 datatype
   map (or a declared/``owl:oneOf`` data range of such literals), an object
   property's are classes;
-* literals in axioms use datatypes of the map; literals in annotations may also be
-  ``rdf:JSON`` (the one violation kept, see docs/ontology.md).
+* every literal, in axioms and annotations alike, has a datatype of the map (the OWL
+  API reports an ``rdf:JSON`` annotation value as "use of unknown datatype").
 
 Not covered (the OWL API check in the conformance suite covers them): global
 restrictions on property chains and number restrictions on non-simple properties,
@@ -31,14 +31,12 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-RDF_JSON = URIRef(str(RDF) + "JSON")
 #: OWL 2 Structural Specification, section 4 (the datatype map), written out independently of the compiler.
 DATATYPE_MAP = {RDF.PlainLiteral, RDF.XMLLiteral, RDFS.Literal, URIRef(str(RDF) + "langString"), OWL.real, OWL.rational} | {
     XSD[n] for n in "decimal integer nonNegativeInteger nonPositiveInteger positiveInteger negativeInteger long int short byte "
     "unsignedLong unsignedInt unsignedShort unsignedByte double float string normalizedString token language Name NCName "
     "NMTOKEN boolean hexBinary base64Binary anyURI dateTime dateTimeStamp".split()
 }
-ANNOTATION_LITERAL_DATATYPES = DATATYPE_MAP | {RDF_JSON}
 PROPERTY_KINDS = (OWL.ObjectProperty, OWL.DatatypeProperty, OWL.AnnotationProperty)
 BUILTIN_ANNOTATIONS = {RDFS.label, RDFS.comment, RDFS.seeAlso, RDFS.isDefinedBy, OWL.versionInfo, OWL.deprecated,
                        OWL.priorVersion, OWL.backwardCompatibleWith, OWL.incompatibleWith}
@@ -117,8 +115,7 @@ def violations(documents: Iterable[Graph]) -> list[str]:
             found.append(f"object property <{p}> has a literal value {o!r}")
         elif k == OWL.DatatypeProperty and not isinstance(o, Literal):
             found.append(f"datatype property <{p}> has a node value <{o}>")
-        if isinstance(o, Literal) and o.datatype is not None and o.datatype not in (
-                ANNOTATION_LITERAL_DATATYPES if k == OWL.AnnotationProperty else DATATYPE_MAP):
+        if isinstance(o, Literal) and o.datatype is not None and o.datatype not in DATATYPE_MAP:
             found.append(f"literal of <{p}> typed <{o.datatype}>, outside the OWL 2 datatype map")
     for s, c in g.subject_objects(RDF.type):
         if c not in BUILTIN_TYPES and not is_class(c):

@@ -34,7 +34,7 @@ from ..errors import Problem, Severity
 from ..identity import relationship_iri
 from ..namespaces import MIF
 from ..tordf import canonical_decimal, json_lexical
-from .fields import OWL2_DATATYPES, RDF_JSON, FieldSpec, field_spec
+from .fields import OWL2_DATATYPES, FieldSpec, field_spec
 from .iris import (
     BASE_CLASSES,
     VOCABULARY,
@@ -129,8 +129,17 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
                     f"entity node), so no property, range or SHACL rule can describe it",
                     Severity.WARNING, key=fdef.name, rule="ontology",
                 ))
-            elif spec.predicate in relationships or spec.predicate == RDF.type:
-                continue  # a relationship type's object property (declared with it), or rdf:type
+            elif spec.predicate == RDF.type:
+                continue
+            elif spec.predicate in relationships:  # the relationship type's object property, declared with it
+                if _field_kind(spec)[0] != "object":
+                    warnings.append(Problem(
+                        str(fdef.origin.file),
+                        f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type ({spec.predicate}), an "
+                        f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or restriction for "
+                        f"the field (one kind per IRI); SHACL checks its values",
+                        Severity.WARNING, key=fdef.name, rule="ontology",
+                    ))
             elif not spec.core and spec.predicate not in vocabulary_terms():
                 uses.setdefault(spec.predicate, []).append((fdef, *_field_kind(spec)))
             elif spec.predicate not in vocabulary_terms():
@@ -164,7 +173,11 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
 
 
 def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> None:
-    """Keep a YAML value as an annotation: scalars as literals, anything nested as an rdf:JSON literal."""
+    """Keep a YAML value as an annotation: scalars as literals, anything nested as its JSON text.
+
+    The JSON text is a plain string, not an ``rdf:JSON`` literal: OWL 2's datatype map has no
+    ``rdf:JSON``, and the OWL API's DL profile check refuses it even in an annotation.
+    """
     predicate = ANNOTATION_TERMS.get(key)
     if predicate is None:  # an open set of keys: declare the property where it is used
         predicate = annotation_iri(key)
@@ -173,7 +186,7 @@ def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> Non
         if item is None:
             continue
         if isinstance(item, (dict, list)):
-            graph.add((subject, predicate, Literal(json_lexical(item), datatype=RDF_JSON)))
+            graph.add((subject, predicate, Literal(json_lexical(item))))
         else:
             graph.add((subject, predicate, Literal(item) if isinstance(item, (bool, int, float)) else Literal(str(item))))
 
