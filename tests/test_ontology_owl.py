@@ -236,7 +236,8 @@ def test_cli_compile_writes_owl_and_shapes(tmp_path: Path, capsys: pytest.Captur
     assert code == 0
     owl = Graph().parse(out, format="xml")  # .owl is RDF/XML, what Protégé opens
     assert (cls("recall", "session"), RDF.type, OWL.Class) in owl
-    assert (URIRef(ONT + "mif-base"), RDF.type, OWL.Ontology) in owl  # ancestors included
+    assert (URIRef(ONT + "mif-base"), RDFS.label, Literal("mif-base")) in owl  # ancestors included ...
+    assert set(owl.subjects(RDF.type, OWL.Ontology)) == {URIRef(ONT + "recall")}  # ... in one ontology, recall
     assert len(Graph().parse(shapes)) > 100
     assert "compiled 3 ontologies" in capsys.readouterr().err
     assert main(["ontology", "compile", "mif-base"]) == 0
