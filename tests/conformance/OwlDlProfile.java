@@ -1,7 +1,9 @@
 // The OWL API's OWL 2 DL profile check on compiled ontology documents, imports resolved through
-// an OASIS XML catalog (catalog-v001.xml): `java -cp owlapi.jar OwlDlProfile.java CATALOG FILE...`.
-// Prints one line per violation ("FILE<TAB>violation") and exits 1 when there is any.
-// Run by tests/conformance/test_upstream_owl.py with the OWL API jar that owlready2 ships.
+// an OASIS XML catalog (catalog-v001.xml):
+//     java -cp '/usr/share/java/*' OwlDlProfile.java CATALOG FILE...
+// Prints one line per violation ("FILE<TAB>violation"), then a summary line per file, and exits 1
+// when there is any violation.  Run by tests/conformance/test_upstream_owl.py with Debian's OWL API 5
+// (package libowlapi-java; the single-file launcher of Java 11+ compiles it).
 import java.io.File;
 
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -29,7 +31,7 @@ public class OwlDlProfile {
             for (int e = 0; e < entries.getLength(); e++) {
                 Element entry = (Element) entries.item(e);
                 File local = new File(catalog.getParentFile(), entry.getAttribute("uri"));
-                manager.addIRIMapper(new SimpleIRIMapper(IRI.create(entry.getAttribute("name")), IRI.create(local)));
+                manager.getIRIMappers().add(new SimpleIRIMapper(IRI.create(entry.getAttribute("name")), IRI.create(local)));
             }
             OWLOntology ontology = manager.loadOntologyFromOntologyDocument(new File(args[i]));
             OWLProfileReport report = new OWL2DLProfile().checkOntology(ontology);
@@ -37,7 +39,7 @@ public class OwlDlProfile {
                 System.out.println(args[i] + "\t" + violation.toString().replace('\n', ' '));
             }
             System.out.println(args[i] + "\tontology " + ontology.getOntologyID() + ", imports closure of "
-                + ontology.getImportsClosure().size() + ", " + report.getViolations().size() + " violations");
+                + ontology.importsClosure().count() + ", " + report.getViolations().size() + " violations");
             total += report.getViolations().size();
         }
         System.exit(total == 0 ? 0 : 1);
