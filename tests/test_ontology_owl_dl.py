@@ -195,8 +195,17 @@ def test_single_output_file_is_one_ontology(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_bundle_config_relationships_are_their_own_document(tmp_path: Path) -> None:
-    write_file(tmp_path, ".mif/config.yaml", "relationship_types:\n  - name: Blocks\n    inverse: BlockedBy\n")
-    result = compile_ontologies(["mif-base"], bundle=tmp_path)
+    bundle = tmp_path / "bundle"
+    write_file(bundle, ".mif/config.yaml", "relationship_types:\n  - name: Blocks\n    inverse: BlockedBy\n")
+    result = compile_ontologies(["mif-base"], bundle=bundle)
     config = [iri for iri in result.documents if not str(iri).startswith(ONT)]
     assert len(config) == 1 and (URIRef(str(MIF) + "blocks"), RDF.type, OWL.ObjectProperty) in result.documents[config[0]]
     assert violations([vocabulary(), *result.documents.values()]) == []
+    assert main(["ontology", "compile", "mif-base", "--bundle", str(bundle), "--output-dir", str(tmp_path / "owl")]) == 0
+    catalog = {e.get("name"): e.get("uri") for e in ET.parse(tmp_path / "owl" / "catalog-v001.xml").getroot().iter(CATALOG + "uri")}
+    assert catalog[str(config[0])] == "bundle-config.ttl" and (tmp_path / "owl" / "bundle-config.ttl").is_file()
+
+
+def test_the_shipped_vocabulary_is_owl2_dl() -> None:
+    """New vocabulary terms need an OWL kind (object, datatype or annotation property), not only rdf:Property."""
+    assert violations([vocabulary()]) == []

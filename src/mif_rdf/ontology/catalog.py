@@ -26,8 +26,8 @@ CATALOG_NS = "urn:oasis:names:tc:entity:xmlns:xml:catalog"
 
 
 def file_name(iri: URIRef) -> str:
-    """The document's file name: the ontology id (``mif-base.ttl``); other IRIs (a bundle config) by their last segment."""
-    local = str(iri)[len(ONTOLOGIES_BASE):] if str(iri).startswith(ONTOLOGIES_BASE) else "bundle-" + str(iri).rstrip("/").rsplit("/", 1)[-1]
+    """The document's file name: the ontology id (``mif-base.ttl``); a bundle config's (``.mif/config.yaml``) ``bundle-config.ttl``."""
+    local = str(iri)[len(ONTOLOGIES_BASE):] if str(iri).startswith(ONTOLOGIES_BASE) else "bundle-" + str(iri).rsplit("/", 1)[-1].split(".")[0]
     return re.sub(r"[^A-Za-z0-9._-]", "_", local).lstrip(".") + ".ttl"  # never a path: stays in the folder
 
 
