@@ -109,6 +109,8 @@ def test_owl_api_finds_every_document_and_merged_view_in_the_owl2_dl_profile(fol
     assert all(line.endswith(", 0 violations") for line in summaries)
     chain = next(line for line in summaries if line.startswith(str(folder / "documents" / "software-security.ttl")))
     assert "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>)" in chain and "imports closure of 5" in chain
+    merged = next(line for line in summaries if line.startswith(str(folder / "merged" / "software-security.owl")))
+    assert "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>) VersionIRI(<https://mif-spec.dev/ontologies/software-security/0.4.0>)" in merged
 
 
 def test_owl_api_reports_the_old_shapes(folder: Path) -> None:

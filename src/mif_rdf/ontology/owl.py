@@ -1,4 +1,4 @@
-"""OWL/RDFS output: one ``owl:Ontology`` per ontology YAML, what LinkML or Protégé users expect.
+"""OWL/RDFS output: one ``owl:Ontology`` per ontology YAML (one document each), what LinkML or Protégé users expect.
 
 * the ontology with ``owl:versionInfo`` and ``owl:imports`` of the ontologies
   it extends (a root imports the MIF vocabulary);
@@ -10,8 +10,13 @@
 * fields as ``owl:DatatypeProperty``/``owl:ObjectProperty`` with a global
   ``rdfs:range`` when every definition in the compiled set agrees (the same
   key is one property for all entity types, because the loader gives it one
-  IRI); keys that are MIF context terms or MIF vocabulary terms are not
-  redeclared;
+  IRI), an ``owl:AnnotationProperty`` when they disagree on the kind; keys
+  that are MIF vocabulary terms are not redeclared, terms of other
+  vocabularies (``schema:name``) are declared with their kind only;
+* OWL 2 DL throughout, so Protégé, the OWL API and HermiT read the output:
+  one kind per IRI, every borrowed term declared (:data:`SKOS_KINDS`), and
+  no datatype outside the OWL 2 datatype map in an axiom or literal
+  (``xsd:date``/``xsd:duration`` ranges are left to SHACL);
 * relationship types as ``owl:ObjectProperty``: ``from``/``to`` as
   ``rdfs:domain``/``rdfs:range`` (a union for several), ``symmetric`` as
   ``owl:SymmetricProperty``, ``inverse`` as ``owl:inverseOf``;
