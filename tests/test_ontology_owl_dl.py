@@ -187,6 +187,7 @@ def test_single_output_file_is_one_ontology(tmp_path: Path, capsys: pytest.Captu
     assert main(["ontology", "compile", "dl-tip", "-o", str(target), "--path", str(DL), "--shapes", str(tmp_path / "s.ttl")]) == 0
     graph = Graph().parse(target, format="xml")
     assert set(graph.subjects(RDF.type, OWL.Ontology)) == {URIRef(ONT + "dl-tip")}
+    assert violations([vocabulary(), graph]) == []
     assert "compiled 5 ontologies" in capsys.readouterr().err
     assert main(["ontology", "compile", "dl-leaf", "--only", "--path", str(DL), "-o", str(tmp_path / "leaf.ttl")]) == 0
     leaf = Graph().parse(tmp_path / "leaf.ttl")
