@@ -46,9 +46,8 @@ def document_files(result: Compilation) -> Iterator[tuple[str, bytes]]:
 
 def catalog_xml(mapping: dict[str, str]) -> bytes:
     """An OASIS XML catalog: one ``<uri name="IRI" uri="file"/>`` per entry (relative to the catalog)."""
-    ET.register_namespace("", CATALOG_NS)
-    root = ET.Element(f"{{{CATALOG_NS}}}catalog", prefer="public")
+    root = ET.Element("catalog", xmlns=CATALOG_NS, prefer="public")  # the default namespace, as Protégé writes it
     for iri, name in mapping.items():
-        ET.SubElement(root, f"{{{CATALOG_NS}}}uri", id=f"mif-rdf: {name}", name=iri, uri=name)
+        ET.SubElement(root, "uri", id=f"mif-rdf: {name}", name=iri, uri=name)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
