@@ -92,7 +92,9 @@ def test_header_classes_and_fields(corpus: Compilation) -> None:
     assert restriction(owl, session, MIF.accessCount, OWL.allValuesFrom) == XSD.integer
     enum = restriction(owl, session, MIF.session_type, OWL.allValuesFrom)
     assert [str(v) for v in Collection(owl, owl.value(enum, OWL.oneOf))] == ["debug", "work", "meeting", "exploration", "review"]
-    assert (MIF.owner, RDF.type, RDF.Property) in owl and (MIF.owner, RDFS.range, None) not in owl
+    # a mapping in shared-traits, text in engineering-base: an annotation property (OWL 2 DL), no range, no restriction
+    assert set(owl.objects(MIF.owner, RDF.type)) == {OWL.AnnotationProperty} and (MIF.owner, RDFS.range, None) not in owl
+    assert (None, OWL.onProperty, MIF.owner) not in owl
 
 
 def test_relationships_namespaces_and_annotations(corpus: Compilation) -> None:
@@ -191,7 +193,8 @@ def test_every_published_vocabulary_triple_is_kept() -> None:
     published = [(s, p, o) for s, p, o, _ in upstream.quads()]
     assert len(published) > 300
     missing = [t for t in published if t not in ours]
-    assert not missing, missing[:5]
+    # xsd:duration is not in the OWL 2 datatype map: these two ranges stay in SHACL (shapes/level3.ttl), docs/ontology.md
+    assert sorted(missing) == [(MIF.halfLife, RDFS.range, XSD.duration), (MIF.ttl, RDFS.range, XSD.duration)]
 
 
 def test_base_type_names_of_the_ontology_context_are_equivalent() -> None:

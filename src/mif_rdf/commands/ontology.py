@@ -33,7 +33,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     compile_.add_argument("ontologies", nargs="+", metavar="FILE|ID", help="ontology YAML files or ontology ids")
     compile_.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
     compile_.add_argument("--bundle", type=Path, metavar="DIR", help="a bundle: its .mif/ontologies/ joins the search path and its config's relationship_types are compiled too")
-    compile_.add_argument("-o", "--output", type=Path, metavar="FILE", help="OWL/RDFS output (default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)")
+    compile_.add_argument("-o", "--output", type=Path, metavar="FILE", help="OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)")
+    compile_.add_argument("--output-dir", type=Path, metavar="DIR", help="write each ontology of the extends chain as its own Turtle document (<id>.ttl, joined by owl:imports), the MIF vocabulary (mif-vocabulary.ttl) and catalog-v001.xml mapping every imported IRI to its file, for Protégé and other OWL tools (--only does not apply)")
     compile_.add_argument("--shapes", type=Path, metavar="FILE", help="also write the SHACL shapes of the entity types")
     compile_.add_argument("--only", action="store_true", help="write only the named ontologies, not those they extend (owl:imports still names them)")
     compile_.add_argument("--strict", action="store_true", help="two definitions that disagree (resolved by precedence) and undefined traits are errors, not warnings")
@@ -46,9 +47,16 @@ def run(args: argparse.Namespace) -> int:
 
     from ..ontology import compile_ontologies
 
+    from ..ontology.catalog import document_files
+
     result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
     _common.show_problems(result.warnings)
-    write_graph(result.owl, args.output)
+    if args.output_dir is not None:
+        for name, content in document_files(result):
+            _common.write(args.output_dir / name, lambda out, data=content: out.write(data))
+        _common.note(f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}")
+    if args.output is not None or args.output_dir is None:
+        write_graph(result.merged(), args.output)
     if args.shapes:
         write_graph(result.shapes, args.shapes)
     ontologies = set(result.owl.subjects(RDF.type, OWL.Ontology))

@@ -22,7 +22,7 @@ from ..errors import MifRdfError, Problem, Severity
 from ..identity import default_base_iri, document_iri
 from ..namespaces import bind_prefixes
 from ..parse import parse_config
-from .iris import MIFO, VOCABULARY, shape_iri, term_namespace
+from .iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from .loader import config_relationships
 from .model import STRICT_RULES, RelationshipDef
 from .owl import OwlWriter, field_declarations, relationship
@@ -40,13 +40,50 @@ CONFIG = ".mif/config.yaml"
 
 @dataclass
 class Compilation:
-    """Compiled ontologies: the OWL graph, the SHACL shapes graph and the warnings."""
+    """Compiled ontologies: the OWL graph, the SHACL shapes graph and the warnings.
+
+    ``owl`` is the union of the written ontologies (one ``owl:Ontology`` each: what
+    reasoning reads); ``documents`` holds each ontology of the ``extends`` chain
+    as its own graph (ontology IRI -> graph, parents first), the form OWL tools
+    read with ``owl:imports``; :meth:`merged` is the one-file view.
+    """
 
     roots: list[ResolvedOntology]
     composers: list[Composer]
     owl: Graph
     shapes: Graph
     warnings: list[Problem] = field(default_factory=list)
+    documents: dict[URIRef, Graph] = field(default_factory=dict)
+
+    def merged(self) -> Graph:
+        """``owl`` as one ontology: the first named ontology's header, the others' kept as annotations.
+
+        One file with several ``owl:Ontology`` headers is read by the OWL API as
+        whichever header it meets first; here the other ontologies of the file
+        lose their ``rdf:type``, ``owl:versionIRI`` and ``owl:imports`` (their
+        labels and annotations stay), and the merged ontology imports what none
+        of them holds (the MIF vocabulary, parents left out by ``with_ancestors=False``).
+        """
+        graph = new_graph()
+        for prefix, namespace in self.owl.namespaces():
+            graph.bind(prefix, namespace, override=False)
+        graph += self.owl
+        main = ontology_iri(self.roots[0].id) if self.roots else next(iter(self.documents))
+        others = [o for o in graph.subjects(RDF.type, OWL.Ontology) if o != main]
+        imports = {i for o in [main, *others] for i in graph.objects(o, OWL.imports)} - {main, *others}
+        for other in others:
+            for predicate in (RDF.type, OWL.versionIRI, OWL.imports):
+                graph.remove((other, predicate, None))
+        graph.remove((main, OWL.imports, None))
+        for target in sorted(imports):
+            graph.add((main, OWL.imports, target))
+        if others:
+            held = ", ".join(sorted(str(o) for o in others))
+            graph.add((main, RDFS.comment, Literal(
+                f"merged view: this one file also holds {held} (their terms, their headers as annotations); "
+                "`mif-rdf ontology compile --output-dir DIR` writes each ontology as its own document"
+            )))
+        return graph
 
 
 def new_graph() -> Graph:
@@ -94,14 +131,22 @@ def compile_ontologies(
     if strict:
         _refuse(warnings)
     written = composers if with_ancestors else [c for c in composers if any(c.view is r for r in roots)]
-    owl = new_graph()
     declarations = field_declarations(composers, warnings)
+    documents: dict[URIRef, Graph] = {}
+    for composer in composers:  # an ontology that extends its own id (an override) shares its document
+        document = documents.setdefault(ontology_iri(composer.view.file.id), new_graph())
+        document.bind(composer.view.id, term_namespace(composer.view.id))
+        OwlWriter(document, composer, declarations, warnings).write()
+    owl = new_graph()
     for composer in written:
         owl.bind(composer.view.id, term_namespace(composer.view.id))
-        OwlWriter(owl, composer, declarations, warnings).write()
+        owl += documents[ontology_iri(composer.view.file.id)]
     if root is not None:
-        _config_ontology(owl, bundle, root, warnings)
-    return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings)
+        config = new_graph()
+        if _config_ontology(config, bundle, root, warnings) is not None:
+            documents[_config_ontology_iri(bundle, root)] = config
+            owl += config
+    return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings, documents)
 
 
 def _refuse(warnings: list[Problem]) -> None:
@@ -134,17 +179,23 @@ def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem])
     return config_relationships(root / CONFIG, config.get("relationship_types"), warnings)
 
 
-def _config_ontology(graph: Graph, bundle: BundleRef, root: Path, warnings: list[Problem]) -> None:
+def _config_ontology_iri(bundle: BundleRef, root: Path) -> URIRef:
+    base = bundle.base_iri if isinstance(bundle, Bundle) else default_base_iri(root)
+    return URIRef(document_iri(base, CONFIG))
+
+
+def _config_ontology(graph: Graph, bundle: BundleRef, root: Path, warnings: list[Problem]) -> URIRef | None:
+    """The bundle config's relationship types as an ontology of their own (None when there are none)."""
     relationships = bundle_relationships(bundle, root, warnings)
     if not relationships:
-        return
-    base = bundle.base_iri if isinstance(bundle, Bundle) else default_base_iri(root)
-    iri = URIRef(document_iri(base, CONFIG))
+        return None
+    iri = _config_ontology_iri(bundle, root)
     graph.add((iri, RDF.type, OWL.Ontology))
     graph.add((iri, RDFS.label, Literal(f"relationship types of bundle {root.name}")))
     graph.add((iri, OWL.imports, VOCABULARY))
     for rel in relationships.values():
         relationship(graph, rel, iri, None, None)
+    return iri
 
 
 def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: list[Problem]) -> Graph:

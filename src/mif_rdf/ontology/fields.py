@@ -24,8 +24,10 @@ coercion, containers).  Facts about the JSON-LD encoding that matter:
   valid lexical form of it), shapes check the text (``sh:pattern``) and OWL
   uses the declared type: no compiled literal is ill-typed.
 
-OWL states the schema's intent (``format: date`` -> ``xsd:date``), the way an
-ontology engineer reads a JSON Schema; see docs/ontology.md.
+OWL states the schema's intent (``format: uri`` -> ``xsd:anyURI``), the way an
+ontology engineer reads a JSON Schema, within the OWL 2 datatype map
+(:data:`OWL2_DATATYPES`): a ``date`` or ``duration`` field gets no OWL range,
+its SHACL shape checks it; see docs/ontology.md.
 """
 from __future__ import annotations
 
@@ -68,6 +70,18 @@ _DATATYPE_LABELS = {
     XSD.duration: f"a duration such as {_EXAMPLES['duration']}", XSD.integer: _LABELS["integer"],
     XSD.decimal: "a decimal number", XSD.boolean: _LABELS["boolean"], XSD.string: _LABELS["string"],
 }
+#: The OWL 2 datatype map (OWL 2 Structural Specification 4): the only datatypes an OWL 2 DL
+#: axiom may use.  ``xsd:date``, ``xsd:time``, ``xsd:duration`` and ``rdf:JSON`` are not in it
+#: (HermiT refuses ontologies that use them), so OWL leaves them out and SHACL checks them.
+OWL2_DATATYPES = frozenset(
+    [RDF.PlainLiteral, RDF.XMLLiteral, URIRef("http://www.w3.org/2000/01/rdf-schema#Literal"), URIRef(str(RDF) + "langString")]
+    + [XSD[n] for n in (
+        "decimal", "integer", "nonNegativeInteger", "nonPositiveInteger", "positiveInteger", "negativeInteger",
+        "long", "int", "short", "byte", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte",
+        "double", "float", "string", "normalizedString", "token", "language", "Name", "NCName", "NMTOKEN",
+        "boolean", "hexBinary", "base64Binary", "anyURI", "dateTime", "dateTimeStamp",
+    )]
+)
 _walker = Walker("urn:mif-rdf:enum")
 #: JSON types whose values fit a term's datatype (types not listed: text, checked by _LEXICAL where it has a form).
 _DATATYPE_KINDS = {XSD.decimal: ("number", "integer"), XSD.integer: ("integer",), XSD.boolean: ("boolean",)}

@@ -1,4 +1,4 @@
-"""OWL/RDFS output: one ``owl:Ontology`` per ontology YAML, what LinkML or Protégé users expect.
+"""OWL/RDFS output: one ``owl:Ontology`` per ontology YAML (one document each), what LinkML or Protégé users expect.
 
 * the ontology with ``owl:versionInfo`` and ``owl:imports`` of the ontologies
   it extends (a root imports the MIF vocabulary);
@@ -10,8 +10,13 @@
 * fields as ``owl:DatatypeProperty``/``owl:ObjectProperty`` with a global
   ``rdfs:range`` when every definition in the compiled set agrees (the same
   key is one property for all entity types, because the loader gives it one
-  IRI); keys that are MIF context terms or MIF vocabulary terms are not
-  redeclared;
+  IRI), an ``owl:AnnotationProperty`` when they disagree on the kind; keys
+  that are MIF vocabulary terms are not redeclared, terms of other
+  vocabularies (``schema:name``) are declared with their kind only;
+* OWL 2 DL throughout, so Protégé, the OWL API and HermiT read the output:
+  one kind per IRI, every borrowed term declared (:data:`SKOS_KINDS`), and
+  no datatype outside the OWL 2 datatype map in an axiom or literal
+  (``xsd:date``/``xsd:duration`` ranges are left to SHACL);
 * relationship types as ``owl:ObjectProperty``: ``from``/``to`` as
   ``rdfs:domain``/``rdfs:range`` (a union for several), ``symmetric`` as
   ``owl:SymmetricProperty``, ``inverse`` as ``owl:inverseOf``;
@@ -34,7 +39,7 @@ from ..errors import Problem, Severity
 from ..identity import relationship_iri
 from ..namespaces import MIF
 from ..tordf import canonical_decimal, json_lexical
-from .fields import RDF_JSON, FieldSpec, field_spec
+from .fields import OWL2_DATATYPES, FieldSpec, field_spec
 from .iris import (
     BASE_CLASSES,
     VOCABULARY,
@@ -48,10 +53,18 @@ from .iris import (
 from .model import FieldDef, NamespaceDef, OntologyFile, Origin, RelationshipDef, shown
 from .resolution import ResolvedOntology
 from .traits import ComposedEntity, Composer
-from .vocabulary import vocabulary_terms
+from .vocabulary import vocabulary_kinds, vocabulary_terms
 
 #: YAML keys with a standard RDF term (the rest become ``mifo:<key>`` annotations).
 ANNOTATION_TERMS = {"aliases": SKOS.altLabel, "exemplars": SKOS.example}
+#: How each borrowed SKOS term is declared (OWL 2 DL wants every term used declared as exactly one
+#: kind): the concept scheme's nodes are individuals linked by SKOS's own object properties, the
+#: labels, notations and examples are annotations.
+SKOS_KINDS = {
+    SKOS.Concept: OWL.Class, SKOS.ConceptScheme: OWL.Class,
+    **{p: OWL.ObjectProperty for p in (SKOS.inScheme, SKOS.broader, SKOS.narrower, SKOS.topConceptOf, SKOS.hasTopConcept)},
+    **{p: OWL.AnnotationProperty for p in (SKOS.prefLabel, SKOS.altLabel, SKOS.definition, SKOS.notation, SKOS.example)},
+}
 
 
 @dataclass
@@ -59,9 +72,10 @@ class PropertyDeclaration:
     """What every definition of one field property in the compiled set says."""
 
     label: str
-    kind: URIRef  # owl:DatatypeProperty, owl:ObjectProperty or rdf:Property
+    kind: URIRef  # owl:DatatypeProperty, owl:ObjectProperty or owl:AnnotationProperty (mixed or untyped values)
     range: URIRef | None
     description: str | None
+    borrowed: bool = False  # a term of another vocabulary (schema:, dc:): declared, never defined here
 
 
 _KINDS = {"object": OWL.ObjectProperty, "datatype": OWL.DatatypeProperty}
@@ -73,8 +87,13 @@ def _field_kind(spec: FieldSpec) -> tuple[str | None, URIRef | None]:
     if value.node_kind is not None and value.node_kind != SH.Literal:
         return "object", None
     if value.owl_range is not None or value.datatypes:
-        return "datatype", (None if spec.array else value.owl_range)
+        return "datatype", (None if spec.array else owl_datatype(value.owl_range))
     return None, None
+
+
+def owl_datatype(datatype: URIRef | None) -> URIRef | None:
+    """``datatype`` if an OWL 2 DL axiom may use it, else None (SHACL checks the rest)."""
+    return datatype if datatype in OWL2_DATATYPES else None
 
 
 def own_fields(onto: OntologyFile) -> list[FieldDef]:
@@ -87,9 +106,15 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
     """One declaration per field property of the compiled set that the MIF vocabulary does not define.
 
     The kind and the global range are stated only when every definition agrees;
-    a field that is a mapping in one place and a plain value in another is warned about.
+    a field that is a mapping in one place and a plain value in another is
+    warned about and declared an annotation property (OWL 2 DL allows one kind
+    per IRI, and the data holds both), as is a field no definition types.
+    Keys that are terms of other vocabularies (``name`` is ``schema:name``)
+    are declared with their kind only (``borrowed``).
     """
     uses: dict[URIRef, list[tuple[FieldDef, str | None, URIRef | None]]] = {}
+    borrowed: dict[URIRef, list[tuple[FieldDef, str | None, URIRef | None]]] = {}
+    relationships = {URIRef(relationship_iri(r.name)) for c in composers for r in c.view.file.relationships.values()}
     for composer in composers:
         for fdef in own_fields(composer.view.file):
             spec = field_spec(fdef.name, fdef.schema)
@@ -109,9 +134,25 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
                     f"entity node), so no property, range or SHACL rule can describe it",
                     Severity.WARNING, key=fdef.name, rule="ontology",
                 ))
+            elif spec.predicate == RDF.type:
+                continue
+            elif spec.predicate in relationships:  # the relationship type's object property, declared with it
+                if _field_kind(spec)[0] != "object":
+                    warnings.append(Problem(
+                        str(fdef.origin.file),
+                        f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type ({spec.predicate}), an "
+                        f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or restriction for "
+                        f"the field (one kind per IRI); SHACL checks its values",
+                        Severity.WARNING, key=fdef.name, rule="ontology",
+                    ))
             elif not spec.core and spec.predicate not in vocabulary_terms():
                 uses.setdefault(spec.predicate, []).append((fdef, *_field_kind(spec)))
+            elif spec.predicate not in vocabulary_terms():
+                borrowed.setdefault(spec.predicate, []).append((fdef, *_field_kind(spec)))
     out: dict[URIRef, PropertyDeclaration] = {}
+    for predicate, found in borrowed.items():
+        kinds = {kind for _, kind, _ in found if kind}
+        out[predicate] = PropertyDeclaration(found[0][0].name, _KINDS[kinds.pop()] if len(kinds) == 1 else OWL.AnnotationProperty, None, None, True)
     for predicate, found in uses.items():
         typed = [(fdef, kind, range_) for fdef, kind, range_ in found if kind]
         kinds = {kind for _, kind, _ in typed}
@@ -121,14 +162,15 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
             warnings.append(Problem(
                 str(by_kind["object"].origin.file),
                 f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a plain "
-                f"value in {by_kind['datatype'].origin}: declared as rdf:Property, without a range",
+                f"value in {by_kind['datatype'].origin}: declared as an owl:AnnotationProperty (OWL 2 DL gives an IRI one "
+                f"kind), without a range or class restrictions; SHACL checks each entity type's values",
                 Severity.WARNING, key=found[0][0].name, rule="ontology",
             ))
         agreed = len(kinds) == 1
         description = next((d.schema["description"] for d, _, _ in found if isinstance(d.schema.get("description"), str)), None)
         out[predicate] = PropertyDeclaration(
             found[0][0].name,
-            _KINDS[next(iter(kinds))] if agreed else RDF.Property,
+            _KINDS[next(iter(kinds))] if agreed else OWL.AnnotationProperty,
             next(iter(ranges)) if agreed and len(ranges) == 1 else None,
             description,
         )
@@ -136,7 +178,11 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
 
 
 def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> None:
-    """Keep a YAML value as an annotation: scalars as literals, anything nested as an rdf:JSON literal."""
+    """Keep a YAML value as an annotation: scalars as literals, anything nested as its JSON text.
+
+    The JSON text is a plain string, not an ``rdf:JSON`` literal: OWL 2's datatype map has no
+    ``rdf:JSON``, and the OWL API's DL profile check refuses it even in an annotation.
+    """
     predicate = ANNOTATION_TERMS.get(key)
     if predicate is None:  # an open set of keys: declare the property where it is used
         predicate = annotation_iri(key)
@@ -145,9 +191,16 @@ def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> Non
         if item is None:
             continue
         if isinstance(item, (dict, list)):
-            graph.add((subject, predicate, Literal(json_lexical(item), datatype=RDF_JSON)))
+            graph.add((subject, predicate, Literal(json_lexical(item))))
         else:
             graph.add((subject, predicate, Literal(item) if isinstance(item, (bool, int, float)) else Literal(str(item))))
+
+
+def declare_borrowed(graph: Graph) -> None:
+    """Declare the SKOS terms ``graph`` uses (each document declares what it uses, OWL 2 DL)."""
+    used = {p for p in graph.predicates() if p in SKOS_KINDS} | {o for o in graph.objects(None, RDF.type) if o in SKOS_KINDS}
+    for term in used:
+        graph.add((term, RDF.type, SKOS_KINDS[term]))
 
 
 def _union(graph: Graph, members: list[URIRef]) -> URIRef | BNode:
@@ -187,6 +240,7 @@ class OwlWriter:
             self.namespace(node, None)
         if self.file.discovery:
             self.discovery()
+        declare_borrowed(self.g)
 
     # -- the ontology ------------------------------------------------------------------------
     def header(self) -> None:
@@ -256,8 +310,17 @@ class OwlWriter:
                 self.restrictions(subject, field_spec(name, fdef.schema))
         for name in composed.required:
             predicate = field_spec(name, composed.fields[name].schema if name in composed.fields else {}).predicate
-            if predicate is not None:
+            if predicate is not None and self.kind(predicate) in _KINDS.values():
                 self.restriction(subject, predicate, OWL.minCardinality, Literal(1, datatype=XSD.nonNegativeInteger))
+
+    def kind(self, predicate: URIRef) -> URIRef | None:
+        """How ``predicate`` is declared (here, by the vocabulary or as a relationship): restrictions need an object or datatype property."""
+        declaration = self.declarations.get(predicate)
+        if declaration is not None:
+            return declaration.kind
+        if predicate == RDF.type:
+            return None
+        return vocabulary_kinds().get(predicate, OWL.ObjectProperty)  # otherwise a relationship type (fields skip those)
 
     def restriction(self, subject: URIRef, predicate: URIRef, kind: URIRef, value: Any) -> None:
         node = BNode()
@@ -267,16 +330,17 @@ class OwlWriter:
         self.g.add((subject, RDFS.subClassOf, node))
 
     def restrictions(self, subject: URIRef, spec: FieldSpec) -> None:
-        if spec.predicate is None:
+        """``owl:allValuesFrom`` the field's range: only a datatype property, only a datatype of the OWL 2 map."""
+        if spec.predicate is None or self.kind(spec.predicate) != OWL.DatatypeProperty:
             return
         value = spec.value
         enum = value.ontology_enum
-        if enum and all(isinstance(v, Literal) for v in enum):
+        if enum and all(isinstance(v, Literal) and (v.datatype is None or v.datatype in OWL2_DATATYPES) for v in enum):
             datarange = BNode()
             self.g.add((datarange, RDF.type, RDFS.Datatype))
             self.g.add((datarange, OWL.oneOf, Collection(self.g, BNode(), list(enum)).uri))
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, datarange)
-        elif value.owl_range is not None:
+        elif owl_datatype(value.owl_range) is not None:
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, value.owl_range)
 
     def properties(self) -> None:
@@ -287,6 +351,8 @@ class OwlWriter:
             if predicate is None or declaration is None:
                 continue
             self.g.add((predicate, RDF.type, declaration.kind))
+            if declaration.borrowed:
+                continue
             self.defined(predicate, declaration.label, declaration.description)
             if declaration.range is not None:
                 self.g.add((predicate, RDFS.range, declaration.range))

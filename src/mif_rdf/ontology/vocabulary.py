@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 from rdflib import Graph, URIRef
-from rdflib.namespace import RDF
+from rdflib.namespace import OWL, RDF
 
 from ..namespaces import bind_prefixes
 from .registry import builtin_dir
@@ -26,3 +26,14 @@ def vocabulary() -> Graph:
 def vocabulary_terms() -> frozenset[URIRef]:
     """Every term the vocabulary declares (compiled ontologies do not redeclare them)."""
     return frozenset(s for s in vocabulary().subjects(RDF.type, None) if isinstance(s, URIRef))
+
+
+@cache
+def vocabulary_kinds() -> dict[URIRef, URIRef]:
+    """The OWL kind (object, datatype or annotation property) the vocabulary declares for each property.
+
+    Compiled ontologies put class restrictions only on object and datatype properties (OWL 2 DL).
+    """
+    graph = vocabulary()
+    kinds = (OWL.ObjectProperty, OWL.DatatypeProperty, OWL.AnnotationProperty)
+    return {s: kind for kind in kinds for s in graph.subjects(RDF.type, kind) if isinstance(s, URIRef)}
