@@ -16,6 +16,9 @@ from ..oxigraph_sink import memory_copy
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
+from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
+from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
+from .ontology_rules import ontology_binding, ontology_problems, payload_graph
 from .report import ValidationReport
 from .shapes import rules, severity_of, shapes_graph
 
@@ -35,6 +38,7 @@ def validate(
     search_path: Sequence[str | Path] = (),
     engine: Engine = "auto",
     on_stage: Callable[[str], None] | None = None,
+    user_dirs: Sequence[str | Path] | None = None,
 ) -> ValidationReport:
     """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
 
@@ -42,9 +46,14 @@ def validate(
     its file, frontmatter key path, value, rule and level) and the body and
     cross-memory rules.  ``strict_temporal`` makes a derivation target created
     after its source an error instead of a warning.  ``ontologies`` (ids or
-    YAML files, resolved along ``search_path`` and the bundle's
-    ``.mif/ontologies/``) add the SHACL shapes compiled from their entity
-    schemas, applied to memories whose ``entity:`` payload has that type.
+    YAML files) add to the ontologies the memories name in their
+    ``ontology`` field; at level 2 and above those are resolved without a flag
+    (:func:`~mif_rdf.ontology.bundle_ontologies`: the built-in folder,
+    ``user_dirs`` (default ``MIF_RDF_ONTOLOGY_PATH``), the bundle's
+    ``.mif/ontologies/``, ``search_path``) and each memory is checked by the
+    ontology rules of :mod:`~mif_rdf.validation.ontology_rules`.  The SHACL
+    shapes compiled from the entity schemas apply to memories whose
+    ``entity:`` payload has that type.
     ``engine``: ``"fast"`` is mif-rdf's own engine for the SHACL Core subset
     the shipped shapes use (tested to give pyshacl's results), ``"pyshacl"``
     the reference, ``"auto"`` the fast one unless the shapes need more (the
@@ -60,14 +69,17 @@ def validate(
         report_graph = shacl_report(data, shapes, engine)
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
         results += shacl_problems(bundle, report_graph, level, shapes)
-        if ontologies:
-            from ..ontology import compile_shapes
-
+        bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs)
+        if bound is not None and bound.compilation is not None:
             stage("ontology shapes")
-            extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
-            extra_report = shacl_report(data, extra, engine)
+            extra = bound.compilation.shapes
+            # the shapes use SPARQL targets (SHACL-AF), which the fast engine refuses: pyshacl runs them,
+            # on the graphs of the memories with an entity payload (the only ones a target can select)
+            extra_report = shacl_report(payload_graph(bundle), extra, "pyshacl" if engine == "fast" else engine)
             results += shacl_problems(bundle, extra_report, level, extra)
             report_graph += extra_report
+        if bound is not None and level >= ONTOLOGY_LEVEL:
+            results += ontology_problems(bundle, bound)
         stage("bundle rules")
         results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
         results = _with_unusable_iris(results, unusable_iri_problems(bundle, shapes, rules(level)))
@@ -140,7 +152,7 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
             severity=severity_of(report.value(result, SH.resultSeverity)),
             key=key,
             value=shown_value(bundle, record, value, key or ""),
-            rule=rule.name if rule else (f"ontology {source}" if source is not None else str(shape)),
+            rule=rule.name if rule else (ONTOLOGY_SCHEMA_RULE if source is not None else str(shape)),
             level=rule.level if rule else None,
         ))
     return problems
