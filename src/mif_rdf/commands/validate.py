@@ -29,8 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", type=int, choices=(1, 2, 3), default=3, help="conformance level (default 3, full)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)")
     parser.add_argument("--strict-temporal", action="store_true", help="a derived-from/supersedes target created after its source is an error, not a warning")
-    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply the SHACL shapes compiled from this ontology's entity schemas (repeatable)")
-    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id (repeatable; the built-in ones and the bundle's .mif/ontologies are always searched)")
+    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology field (repeatable)")
+    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
     parser.set_defaults(func=run)
 
@@ -38,10 +38,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..validation import validate
 
-    bundle = _common.load(args)
+    bundle = _common.load(args, types=False)
     with _common.stages("validate", 3 if args.ontology else 2) as stage:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
-                          search_path=args.path, on_stage=stage)
+                          search_path=args.path, on_stage=stage, user_dirs=args.ontology_dir)
     text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID

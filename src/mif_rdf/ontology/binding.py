@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import MifRdfError, Problem, Severity
 from .compiler import CONFIG, Compilation, compile_ontologies
-from .registry import PATTERNS, Registry, bundle_ontology_dir, search_path, user_ontology_dirs
+from .registry import PATTERNS, Registry, search_path, user_ontology_dirs
 from .resolution import ResolvedOntology
 
 #: The rule of the binding problems in reports.

@@ -47,6 +47,7 @@ from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..identity import canonical_relationship_name
 from ..ontology.binding import BoundOntologies, bundle_ontologies, memory_references
+from ..ontology.extended_types import normalized_namespace, root_type
 from ..oxigraph_sink import memory_copy
 from ..ontology.loader import config_relationships
 from ..ontology.model import BASE_TYPES, NamespaceDef
@@ -80,14 +81,6 @@ class Node:
     children: set[str] = field(default_factory=set)
 
 
-def normalized(namespace: str) -> str:
-    """``semantic/science`` -> ``_semantic/science``; surrounding slashes go."""
-    parts = [p for p in namespace.strip().strip("/").split("/")]
-    if parts and parts[0] in BASE_TYPES:
-        parts[0] = "_" + parts[0]
-    return "/".join(parts)
-
-
 class NamespaceTree:
     """An ontology's namespace tree, its own nodes over those of every ontology it extends."""
 
@@ -99,7 +92,7 @@ class NamespaceTree:
 
     def _add(self, defs: Iterable[NamespaceDef], parent: Node | None) -> None:
         for definition in defs:
-            path = normalized(definition.path)
+            path = normalized_namespace(definition.path)
             node = self.nodes.get(path)
             if node is None:
                 node = self.nodes[path] = Node(path, definition.type_hint)
@@ -118,8 +111,7 @@ class NamespaceTree:
             node = self.nodes.get("/".join(parts[:depth]))
             if node is not None and node.type_hint:
                 return node.type_hint
-        root = parts[0]
-        return root[1:] if root.startswith("_") and root[1:] in BASE_TYPES else None
+        return root_type(path)
 
     def unknown(self, path: str) -> str | None:
         """None when ``path`` is allowed; else what a person needs to fix it."""
@@ -190,7 +182,7 @@ class OntologyChecker:
 
         namespace = fm.get("namespace")
         if isinstance(namespace, str) and namespace.strip("/ "):
-            path = normalized(namespace)
+            path = normalized_namespace(namespace)
             if path.split("/")[0] not in VISIBILITY_PREFIXES:
                 wrong = self.tree.unknown(path)
                 if wrong is not None:

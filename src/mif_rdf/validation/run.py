@@ -153,6 +153,6 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
             key=key,
             value=shown_value(bundle, record, value, key or ""),
             rule=rule.name if rule else (ONTOLOGY_SCHEMA_RULE if source is not None else str(shape)),
-            level=rule.level if rule else None,
+            level=rule.level if rule else (ONTOLOGY_LEVEL if source is not None else None),
         ))
     return problems

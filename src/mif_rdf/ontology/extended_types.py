@@ -1,0 +1,222 @@
+"""A memory's ontology-extended type, from its namespace path (spec 4.2.1, 4.4), as RDF.
+
+A memory has no field naming an extended type: spec 4.4 says the namespace
+path "MAY map to an ontology-extended type defined by a referenced ontology
+(e.g. an incident whose base is episodic, reached via _episodic/incidents)".
+The rule mif-rdf applies (docs/ontology.md, "Extended types"), in the view of
+the ontology the memory names (its own definitions and all it extends):
+
+1. A namespace node *offers* an entity type when the ontology's discovery
+   patterns pair them (``suggest_entity`` with ``suggest_namespace``), or when
+   the node's last segment is the type's name or its plural
+   (``_procedural/runbooks`` offers ``runbook``).  A type whose ``base``
+   differs from the node's base type is never offered.
+2. The memory's path is looked up from the full path upward; the deepest
+   node that offers anything decides (``_episodic/incidents/2025`` is an
+   incident).
+3. One type offered: that type.  Several (``_semantic/science`` offers
+   ``hypothesis`` and ``measurement``): the one the memory's ``entity:``
+   payload names, if it is among them; otherwise none: a guess would assert a
+   class the author did not choose.
+4. No node offers a type: the memory gets no extended type.
+
+The result goes into its own named graph ``<base>#types`` (the memory's own
+graph stays exactly the JSON-LD of its projection): ``<memory> rdf:type
+<class>`` and, for every class used, its ``rdfs:subClassOf`` chain up to the
+base class (``mif:EpisodicType``) and its label, so ``?m a <class>`` and
+``?m a/rdfs:subClassOf* mif:EpisodicType`` both work without a reasoner.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rdflib import Graph, URIRef
+from rdflib.namespace import RDF, RDFS
+from rdflib.term import Node
+
+from ..bundle import Bundle
+from ..identity import GRAPH_TYPES, graph_iri
+from .binding import BoundOntologies, OntologyReference, bundle_ontologies
+from .iris import entity_class
+from .model import BASE_TYPES, EntityTypeDef, NamespaceDef
+from .resolution import ResolvedOntology
+
+Triple = tuple[Node, Node, Node]
+
+
+def normalized_namespace(namespace: str) -> str:
+    """``semantic/science`` -> ``_semantic/science`` (the corpus writes base-type roots both ways); outer slashes go."""
+    parts = namespace.strip().strip("/").split("/")
+    if parts and parts[0] in BASE_TYPES:
+        parts[0] = "_" + parts[0]
+    return "/".join(parts)
+
+
+def _singulars(segment: str) -> set[str]:
+    """The names a plural path segment may stand for: ``runbooks`` -> runbook; ``policies`` -> policy."""
+    names = {segment}
+    if segment.endswith("ies"):
+        names.add(segment[:-3] + "y")
+    if segment.endswith("es"):
+        names.add(segment[:-2])
+    if segment.endswith("s"):
+        names.add(segment[:-1])
+    return names
+
+
+@dataclass
+class TypeMap:
+    """The namespace paths of one ontology view and the entity types each offers."""
+
+    view: ResolvedOntology
+    offers: dict[str, list[EntityTypeDef]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, view: ResolvedOntology) -> TypeMap:
+        found = cls(view)
+        files = [view.file, *(a.file for a in view.ancestors())]
+        paths: dict[str, str | None] = {}  # node path -> base type it implies
+        for onto in files:
+            _walk(onto.namespaces.values(), None, paths)
+        for onto in files:  # discovery pairs (spec 10.8.4)
+            patterns = onto.discovery.get("patterns") if isinstance(onto.discovery, dict) else None
+            for pattern in patterns if isinstance(patterns, list) else []:
+                if isinstance(pattern, dict) and isinstance(pattern.get("suggest_namespace"), str):
+                    entity = view.entity_types.get(str(pattern.get("suggest_entity")))
+                    path = normalized_namespace(pattern["suggest_namespace"])
+                    if entity is not None and entity.base == paths.get(path, root_type(path)):
+                        found._offer(path, entity)
+        for path, base in paths.items():  # the node named after the type
+            names = _singulars(path.rsplit("/", 1)[-1])
+            for entity in view.entity_types.values():
+                if entity.name in names and entity.base == base:
+                    found._offer(path, entity)
+        return found
+
+    def _offer(self, path: str, entity: EntityTypeDef) -> None:
+        offered = self.offers.setdefault(path, [])
+        if all(e.name != entity.name for e in offered):
+            offered.append(entity)
+
+    def type_of(self, namespace: str, payload_type: str | None = None) -> EntityTypeDef | None:
+        """The extended type of a memory in ``namespace`` (see the module docstring)."""
+        parts = normalized_namespace(namespace).split("/")
+        for depth in range(len(parts), 0, -1):
+            offered = self.offers.get("/".join(parts[:depth]))
+            if offered:
+                if len(offered) == 1:
+                    return offered[0]
+                return next((e for e in offered if e.name == payload_type), None)
+        return None
+
+
+def root_type(path: str) -> str | None:
+    """The base type a normalized path's base-type root names (``_episodic/x`` -> episodic), else None."""
+    root = path.split("/", 1)[0]
+    return root[1:] if root.startswith("_") and root[1:] in BASE_TYPES else None
+
+
+def _walk(defs: Iterable[NamespaceDef], inherited: str | None, out: dict[str, str | None]) -> None:
+    for definition in defs:
+        path = normalized_namespace(definition.path)
+        base = definition.type_hint or inherited or root_type(path)
+        if out.get(path) is None:
+            out[path] = base
+        _walk(definition.children.values(), base, out)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What decides a memory's extended type: the ontology it names, its namespace, its payload's type."""
+
+    memory: str
+    ontology: str
+    namespace: str
+    payload_type: str | None = None
+
+
+#: Read from the graph (not the parsed frontmatter) so a warm cached load need not read its records.
+#: The ontology id is the last segment of the ``mif:ontology`` IRI, as the compiled shapes read it.
+PLACEMENTS = """SELECT ?memory ?ontology ?namespace ?payload_type WHERE {
+  ?memory mif:ontology ?ontology ; mif:namespace ?namespace .
+  FILTER (isIRI(?ontology))
+  OPTIONAL { ?memory mif:entity ?entity . ?entity mif:entity_type|mif:entityType ?payload_type }
+}"""
+
+
+def placements(bundle: Bundle) -> list[Placement]:
+    """Every memory that names an ontology and has a namespace."""
+    found = []
+    for row in bundle.query(PLACEMENTS):
+        memory, ontology, namespace, payload = row  # type: ignore[misc]
+        ontology_id = re.sub(r"^.*[/#:]", "", str(ontology))
+        found.append(Placement(str(memory), ontology_id, str(namespace), None if payload is None else str(payload)))
+    return found
+
+
+def memory_classes(found: Iterable[Placement], bound: BoundOntologies) -> dict[str, URIRef]:
+    """Memory IRI -> the class of its extended type, for memories whose ontology resolved."""
+    maps: dict[str, TypeMap] = {}
+    classes: dict[str, URIRef] = {}
+    for place in found:
+        view = bound.view(place.ontology)
+        if view is None:
+            continue
+        type_map = maps.get(view.id)
+        if type_map is None:
+            type_map = maps[view.id] = TypeMap.of(view)
+        entity = type_map.type_of(place.namespace, place.payload_type)
+        if entity is not None:
+            classes[place.memory] = entity_class(entity.origin.ontology, entity.name)
+    return classes
+
+
+def add_types_graph(
+    bundle: Bundle,
+    *,
+    user_dirs: Iterable[Path | str] | None = None,
+    path_dirs: Iterable[Path | str] = (),
+) -> int:
+    """Write (or rewrite) ``<base>#types`` of ``bundle``; return how many memories have an extended type.
+
+    The ontologies are those the memories name, resolved as
+    :func:`~mif_rdf.ontology.bundle_ontologies` does (``user_dirs`` default
+    ``MIF_RDF_ONTOLOGY_PATH``; ``path_dirs``: ``--path``).  Problems of the
+    binding (an unknown id ...) are validation's to report, not this step's.
+    """
+    iri = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
+    bundle.dataset.remove_graph(iri)
+    found = placements(bundle)
+    if not found:
+        return 0
+    references = [OntologyReference(p.memory, p.ontology) for p in found]
+    bound = bundle_ontologies(bundle.root, references, user_dirs=user_dirs, path_dirs=path_dirs)
+    if bound.compilation is None:
+        return 0
+    classes = memory_classes(found, bound)
+    if classes:
+        target = bundle.dataset.graph(iri)
+        bundle.dataset.addN((s, p, o, target) for s, p, o in type_triples(classes, bound.compilation.owl))
+    return len(classes)
+
+
+def type_triples(classes: Mapping[str, URIRef], owl: Graph) -> list[Triple]:
+    """``rdf:type`` of each memory's class, and each class's ``rdfs:subClassOf`` chain and label from ``owl``."""
+    triples: list[Triple] = [(URIRef(memory), RDF.type, cls) for memory, cls in classes.items()]
+    seen: set[Node] = set()
+    todo: list[Node] = list(set(classes.values()))
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        for label in owl.objects(cls, RDFS.label):
+            triples.append((cls, RDFS.label, label))
+        for parent in owl.objects(cls, RDFS.subClassOf):
+            if isinstance(parent, URIRef):  # restrictions (blank nodes) stay in the ontology graph
+                triples.append((cls, RDFS.subClassOf, parent))
+                todo.append(parent)
+    return triples
