@@ -216,3 +216,31 @@ def test_export_carries_the_types_graph(tmp_path: Path) -> None:
     target = tmp_path / "out.trig"
     assert main(["export", str(root), "--format", "trig", "-o", str(target), "--no-progress"]) == 0
     assert f"{ORCHARD}field-base/inspection" in target.read_text() and "#types" in target.read_text()
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_retargeted_entity_shapes_give_what_the_sparql_targets_give(orchard, store: str) -> None:
+    """The entity schema report (targets resolved once on the payload graphs) equals pyshacl's SHACL-AF run
+    of the compiled shapes over the whole dataset, as `validate --ontology` ran them before."""
+    from mif_rdf.validation.ontology_rules import entity_schema_report, ontology_binding
+    from mif_rdf.validation.run import shacl_problems, shacl_report
+
+    root, _ = orchard
+    bundle = load_bundle(root, store=store, progress=False)
+    bound = ontology_binding(bundle, 3, [], [], [])
+    report, shapes = entity_schema_report(bound, bundle)
+    fast = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
+    whole = sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
+    assert fast == whole and len(fast) >= 3
+
+
+def test_generated_bundles_can_carry_an_ontology_their_memories_name(tmp_path: Path) -> None:
+    from mif_rdf.synthetic import SYNTHETIC_ONTOLOGY_ID, generate_bundle
+
+    generate_bundle(tmp_path, 120, seed=3, ontologies=True)
+    assert (tmp_path / ".mif" / "ontologies" / f"{SYNTHETIC_ONTOLOGY_ID}.ontology.yaml").is_file()
+    report = validate(load_bundle(tmp_path, progress=False), 3)
+    rules = {p.rule for p in report.results}
+    assert "ontology-unknown" not in rules and {"ontology-namespace", "ontology-entity-schema"} <= rules
+    without = validate(load_bundle(tmp_path, progress=False), 3, memory_ontologies=False)
+    assert not {p.rule for p in without.results} & RULES

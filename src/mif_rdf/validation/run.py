@@ -18,7 +18,7 @@ from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
 from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
 from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
-from .ontology_rules import ontology_binding, ontology_problems, payload_graph
+from .ontology_rules import entity_schema_report, ontology_binding, ontology_problems
 from .report import ValidationReport
 from .shapes import rules, severity_of, shapes_graph
 
@@ -39,6 +39,7 @@ def validate(
     engine: Engine = "auto",
     on_stage: Callable[[str], None] | None = None,
     user_dirs: Sequence[str | Path] | None = None,
+    memory_ontologies: bool = True,
 ) -> ValidationReport:
     """Check a loaded bundle against conformance ``level`` (1, 2 or 3).
 
@@ -51,7 +52,9 @@ def validate(
     (:func:`~mif_rdf.ontology.bundle_ontologies`: the built-in folder,
     ``user_dirs`` (default ``MIF_RDF_ONTOLOGY_PATH``), the bundle's
     ``.mif/ontologies/``, ``search_path``) and each memory is checked by the
-    ontology rules of :mod:`~mif_rdf.validation.ontology_rules`.  The SHACL
+    ontology rules of :mod:`~mif_rdf.validation.ontology_rules` (unless
+    ``memory_ontologies`` is false: then only ``ontologies`` apply, as before
+    issue 28).  The SHACL
     shapes compiled from the entity schemas apply to memories whose
     ``entity:`` payload has that type.
     ``engine``: ``"fast"`` is mif-rdf's own engine for the SHACL Core subset
@@ -69,13 +72,10 @@ def validate(
         report_graph = shacl_report(data, shapes, engine)
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
         results += shacl_problems(bundle, report_graph, level, shapes)
-        bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs)
+        bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs, named=memory_ontologies)
         if bound is not None and bound.compilation is not None:
             stage("ontology shapes")
-            extra = bound.compilation.shapes
-            # the shapes use SPARQL targets (SHACL-AF), which the fast engine refuses: pyshacl runs them,
-            # on the graphs of the memories with an entity payload (the only ones a target can select)
-            extra_report = shacl_report(payload_graph(bundle), extra, "pyshacl" if engine == "fast" else engine)
+            extra_report, extra = entity_schema_report(bound, bundle)  # pyshacl, on the payloads only
             results += shacl_problems(bundle, extra_report, level, extra)
             report_graph += extra_report
         if bound is not None and level >= ONTOLOGY_LEVEL:
