@@ -39,6 +39,8 @@ from rdflib.term import Node
 
 from ..bundle import Bundle
 from ..identity import GRAPH_TYPES, graph_iri
+from ..namespaces import MIF
+from ..oxigraph_sink import oxigraph_store
 from .binding import BoundOntologies, OntologyReference, bundle_ontologies
 from .iris import entity_class
 from .model import BASE_TYPES, EntityTypeDef, NamespaceDef
@@ -138,8 +140,6 @@ class Placement:
     payload_type: str | None = None
 
 
-#: Read from the graph (not the parsed frontmatter) so a warm cached load need not read its records.
-#: The ontology id is the last segment of the ``mif:ontology`` IRI, as the compiled shapes read it.
 PLACEMENTS = """SELECT ?memory ?ontology ?namespace ?payload_type WHERE {
   ?memory mif:ontology ?ontology ; mif:namespace ?namespace .
   FILTER (isIRI(?ontology))
@@ -148,13 +148,32 @@ PLACEMENTS = """SELECT ?memory ?ontology ?namespace ?payload_type WHERE {
 
 
 def placements(bundle: Bundle) -> list[Placement]:
-    """Every memory that names an ontology and has a namespace."""
-    found = []
-    for row in bundle.query(PLACEMENTS):
-        memory, ontology, namespace, payload = row  # type: ignore[misc]
-        ontology_id = re.sub(r"^.*[/#:]", "", str(ontology))
-        found.append(Placement(str(memory), ontology_id, str(namespace), None if payload is None else str(payload)))
-    return found
+    """Every memory that names an ontology and has a namespace.
+
+    Read from the graph, not the parsed frontmatter, so a warm cached load
+    need not read its records: on Oxigraph by one query, on rdflib's store by
+    triple patterns (index lookups, a third of the query's time there).  The ontology id
+    is the last segment of the ``mif:ontology`` IRI, as the compiled shapes
+    read it.
+    """
+    dataset = bundle.dataset
+    found: dict[str, Placement] = {}  # Oxigraph's union graph is a bag: each memory once
+    if oxigraph_store(dataset) is not None:  # Oxigraph answers the query natively, faster than pattern by pattern
+        for memory, ontology, namespace, payload in bundle.query(PLACEMENTS):  # type: ignore[misc]
+            found.setdefault(str(memory), Placement(str(memory), re.sub(r"^.*[/#:]", "", str(ontology)), str(namespace),
+                                                    None if payload is None else str(payload)))
+        return list(found.values())
+    for memory, ontology in dataset.subject_objects(MIF.ontology):
+        if not isinstance(ontology, URIRef) or str(memory) in found:
+            continue
+        namespace = next(dataset.objects(memory, MIF.namespace), None)
+        if namespace is None:
+            continue
+        payload = next((t for e in dataset.objects(memory, MIF.entity) for p in (MIF.entity_type, MIF.entityType)
+                        for t in dataset.objects(e, p)), None)
+        found[str(memory)] = Placement(str(memory), re.sub(r"^.*[/#:]", "", str(ontology)), str(namespace),
+                                       None if payload is None else str(payload))
+    return list(found.values())
 
 
 def memory_classes(found: Iterable[Placement], bound: BoundOntologies) -> dict[str, URIRef]:
