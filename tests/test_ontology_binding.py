@@ -103,3 +103,12 @@ def test_the_compilation_is_memoised_until_a_file_changes(tmp_path: Path) -> Non
     path.write_text(path.read_text().replace('"1.1.0"', '"1.2.0"'))
     again = bundle_ontologies(tmp_path, refs, user_dirs=[], path_dirs=[tmp_path / "onto"])
     assert again is not first and again.view("orchard").file.version == "1.2.0"
+
+
+def test_a_memory_id_that_looks_like_a_path_is_never_read(tmp_path: Path) -> None:
+    """`ontology: {id: /some/file.ontology.yaml}` in a memory is an unknown id, not a file to read."""
+    outside = onto(tmp_path / "elsewhere", "secret")
+    bound = bundle_ontologies(tmp_path / "bundle", [OntologyReference("a.md", str(outside)), OntologyReference("b.md", "../elsewhere/secret.ontology.yaml")],
+                              user_dirs=[])
+    assert bound.ontologies == {} and bound.compilation is None
+    assert [p.rule for p in bound.problems] == ["ontology-unknown", "ontology-unknown"]

@@ -135,9 +135,7 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
         users_of.setdefault(ref.id, []).append(ref)
     wanted: list[str | Path] = []
     for ontology_id, refs in users_of.items():
-        try:
-            registry.get(ontology_id)
-        except MifRdfError:
+        if not registry.knows(ontology_id):  # by id only: a memory's id is never a path to read (`/etc/x.yaml`)
             bound.problems.append(_unknown(ontology_id, refs, registry))
             continue
         wanted.append(ontology_id)

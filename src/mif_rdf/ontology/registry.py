@@ -100,6 +100,10 @@ class Registry:
             raise MifRdfError(f"ontology file {str(path)!r} does not exist")
         return self._add(path, len(self.dirs))
 
+    def knows(self, ontology_id: str) -> bool:
+        """Whether a folder of the search path holds an ontology with this id (never read as a file path)."""
+        return ontology_id in self._by_id
+
     def get(self, ref: str | Path) -> OntologyFile:
         """An ontology by id (the latest source wins) or by file path."""
         if isinstance(ref, Path) or _looks_like_path(ref):
