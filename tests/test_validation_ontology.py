@@ -244,3 +244,15 @@ def test_generated_bundles_can_carry_an_ontology_their_memories_name(tmp_path: P
     assert "ontology-unknown" not in rules and {"ontology-namespace", "ontology-entity-schema"} <= rules
     without = validate(load_bundle(tmp_path, progress=False), 3, memory_ontologies=False)
     assert not {p.rule for p in without.results} & RULES
+
+
+def test_reasoning_puts_the_named_ontologies_into_the_ontology_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mif_rdf.identity import GRAPH_ONTOLOGY
+    from mif_rdf.reasoning import infer
+
+    monkeypatch.setenv("MIF_RDF_ONTOLOGY_PATH", str(BOUND))  # the user folder, as a user sets it
+    bundle = load_bundle(FIXTURES / "ontology" / "typed", progress=False)
+    infer(bundle)
+    ontology = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_ONTOLOGY)))
+    classes = set(ontology.subjects(RDF.type, URIRef("http://www.w3.org/2002/07/owl#Class")))
+    assert {URIRef(ORCHARD + "orchard/pruning-guide"), URIRef(ORCHARD + "field-base/asset")} <= classes
