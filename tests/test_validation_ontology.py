@@ -222,7 +222,8 @@ def test_export_carries_the_types_graph(tmp_path: Path) -> None:
 def test_retargeted_entity_shapes_give_what_the_sparql_targets_give(orchard, store: str) -> None:
     """The entity schema report (targets resolved once on the payload graphs) equals pyshacl's SHACL-AF run
     of the compiled shapes over the whole dataset, as `validate --ontology` ran them before."""
-    from mif_rdf.validation.ontology_rules import entity_schema_report, ontology_binding
+    from mif_rdf.validation.entity_schemas import entity_schema_report
+    from mif_rdf.validation.ontology_rules import ontology_binding
     from mif_rdf.validation.run import shacl_problems, shacl_report
 
     root, _ = orchard
@@ -256,3 +257,56 @@ def test_reasoning_puts_the_named_ontologies_into_the_ontology_graph(monkeypatch
     ontology = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_ONTOLOGY)))
     classes = set(ontology.subjects(RDF.type, URIRef("http://www.w3.org/2002/07/owl#Class")))
     assert {URIRef(ORCHARD + "orchard/pruning-guide"), URIRef(ORCHARD + "field-base/asset")} <= classes
+
+
+NESTED = """ontology:
+  id: nested
+  version: "1.0.0"
+  extends: [mif-base]
+entity_types:
+  - name: machine
+    base: semantic
+    schema:
+      required: [name, spec]
+      properties:
+        name: {type: string}
+        spec:
+          type: object
+          required: [power]
+          properties:
+            power: {type: integer}
+"""
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_the_engine_path_and_the_pyshacl_path_agree_with_the_whole_run(tmp_path: Path, nested: bool) -> None:
+    """Plain (mif:entity field) rules run on mif-rdf's engine; a nested field's longer path sends them to pyshacl."""
+    from rdflib.namespace import SH
+
+    from mif_rdf.validation import entity_schemas
+    from mif_rdf.validation.ontology_rules import ontology_binding
+    from mif_rdf.validation.run import shacl_problems, shacl_report
+
+    if nested:
+        write_file(tmp_path, ".mif/ontologies/nested.ontology.yaml", NESTED)
+        payloads = ["entity: {name: M1, entity_type: machine, spec: {power: 'high'}}", "entity: {name: M2, entity_type: machine}",
+                    "entity: {name: M3, entity_type: machine, spec: {power: 7}}"]
+        ontology = "nested"
+    else:
+        shutil.copytree(BOUND, tmp_path / ".mif" / "ontologies")
+        payloads = ["entity: {name: A1, entity_type: asset, serial: S1, status: lost}", "entity: {name: A2, entity_type: asset}",
+                    "entity: {name: A3, entity_type: asset, serial: S3, hours: many}"]
+        ontology = "orchard"
+    for n, payload in enumerate(payloads):
+        write_file(tmp_path, f"m/{n}.md", f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+                   f"ontology: {{id: {ontology}}}\n{payload}\n---\nBody.\n")
+    bundle = load_bundle(tmp_path, progress=False)
+    bound = ontology_binding(bundle, 3, [], [], [])
+    shapes = bound.compilation.shapes
+    data = entity_schemas.payload_graph(bundle, {"asset", "machine"})
+    focus = {s: [r[0] for r in data.query(str(shapes.value(t, SH.select)))] for s, t in shapes.subject_objects(SH.target)}
+    assert (entity_schemas._on_payload_nodes(shapes, data, focus) is None) == nested
+    report, _ = entity_schemas.entity_schema_report(bound, bundle)
+    got = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
+    assert got == sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
+    assert len(got) >= 2 and all(p.startswith("m/") for p in got)  # a wrong type, a missing field (and a wrong enum)

@@ -20,6 +20,9 @@ from mif_rdf.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.queries import run_query
 from mif_rdf.validation import validate
+from mif_rdf.validation.entity_schemas import entity_schema_report
+from mif_rdf.validation.ontology_rules import ontology_binding
+from mif_rdf.validation.run import shacl_problems, shacl_report
 
 from ontology_memories import build
 from upstream import AI_MEMORY_ONTOLOGY, CORPUS
@@ -59,6 +62,17 @@ def test_valid_memories_conform_and_mutants_are_caught(tmp_path: Path, ontology_
             assert rule in rules, (relpath, rule, [str(p) for p in by_path.get(relpath, [])])
             assert rules <= RULES, (relpath, rules)
     assert reports["memory"] == reports["oxigraph"]
+
+
+@pytest.mark.parametrize("ontology_id", PUBLISHED)
+def test_entity_schema_findings_equal_the_whole_sparql_target_run(tmp_path: Path, ontology_id: str) -> None:
+    """The payload-only run (engine or pyshacl) finds what pyshacl's SHACL-AF run over the whole dataset finds."""
+    corpus_bundle(tmp_path, ontology_id)
+    bundle = load_bundle(tmp_path, progress=False)
+    bound = ontology_binding(bundle, 3, [], [], [])
+    report, shapes = entity_schema_report(bound, bundle)
+    fast = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
+    assert fast == sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
 
 
 @pytest.mark.parametrize("ontology_id", PUBLISHED)

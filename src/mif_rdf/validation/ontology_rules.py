@@ -7,7 +7,7 @@ types; 7.2 / 8.2 name the core entity and relationship types.  These checks
 read the parsed frontmatter (the same records on every store, so the
 findings are the same on the memory store and on Oxigraph) and cost one
 dictionary walk per memory.  The entity payload schemas are SHACL shapes
-from the ontology compiler, run by :mod:`mif_rdf.validation.run`.
+from the ontology compiler (:mod:`mif_rdf.validation.entity_schemas`).
 
 Rules (docs/validation.md lists them with their spec sections):
 
@@ -38,21 +38,17 @@ and a memory may write either form.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyshacl
-from rdflib import Graph, URIRef
-from rdflib.namespace import SH
 
 from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..identity import canonical_relationship_name
 from ..ontology.binding import BoundOntologies, bundle_ontologies, memory_references
 from ..ontology.extended_types import normalized_namespace, root_type
-from ..oxigraph_sink import memory_copy
 from ..ontology.loader import config_relationships
 from ..ontology.model import BASE_TYPES, NamespaceDef
 from ..ontology.resolution import ResolvedOntology
@@ -261,53 +257,6 @@ def ontology_binding(
     if not references and not ontologies:
         return None
     return bundle_ontologies(bundle.root, references, user_dirs=user_dirs, path_dirs=search_path, extra=ontologies)
-
-
-def payload_graph(bundle: Bundle, entity_types: Collection[str]) -> Graph:
-    """The graphs of the memories whose ``entity:`` payload names one of ``entity_types``.
-
-    Only those can be focus nodes of the compiled shapes (a shape's target
-    needs ``mif:entity`` with that type, and its paths start at the memory),
-    so validating them alone gives the results of validating the whole
-    dataset at a fraction of the cost; on Oxigraph it reads the store once
-    per graph.
-    """
-    data = Graph()
-    for record in bundle.memories.values():
-        payload = record.frontmatter.get("entity")
-        if isinstance(payload, dict) and any(str(payload.get(k)) in entity_types for k in ("entity_type", "entityType")):
-            graph = bundle.dataset.graph(URIRef(record.iri))
-            copy = memory_copy(graph)
-            data.addN((s, p, o, data) for s, p, o in (copy if copy is not None else graph))
-    return data
-
-
-def entity_schema_report(bound: BoundOntologies, bundle: Bundle) -> tuple[Graph, Graph]:
-    """The SHACL report of the entity schemas of ``bound`` over the bundle's payloads, and the shapes it used.
-
-    The compiled shapes select their memories with SPARQL targets (SHACL-AF),
-    which cost pyshacl its advanced mode over every shape.  Each target's own
-    query is run once on the payload graph and the shape gets the nodes it
-    finds as ``sh:targetNode``: the same focus nodes, the same results
-    (tests compare them), two to three times faster.
-    """
-    assert bound.compilation is not None
-    shapes = bound.compilation.shapes
-    names = {name for composer in bound.compilation.composers for name in composer.view.entity_types}
-    data = payload_graph(bundle, names)
-    targeted = Graph()
-    targeted += shapes
-    for shape, target in list(shapes.subject_objects(SH.target)):
-        select = shapes.value(target, SH.select)
-        if select is None:
-            continue  # not a SPARQL target: pyshacl's advanced mode decides it below
-        targeted.remove((shape, SH.target, target))
-        for row in data.query(str(select)):
-            targeted.add((shape, SH.targetNode, row[0]))  # type: ignore[index]
-    advanced = any(targeted.triples((None, SH.target, None))) or any(targeted.triples((None, SH.rule, None)))
-    _, report, _ = pyshacl.validate(data, shacl_graph=targeted, inference="none", advanced=advanced,
-                                    allow_warnings=True, allow_infos=True, abort_on_first=False)
-    return report, shapes
 
 
 def ontology_problems(bundle: Bundle, bound: BoundOntologies) -> list[Problem]:

@@ -18,7 +18,8 @@ from .engine import Unsupported, validate_graph
 from .locate import key_path, owner, shown_value
 from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
 from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
-from .ontology_rules import entity_schema_report, ontology_binding, ontology_problems
+from .entity_schemas import entity_schema_report
+from .ontology_rules import ontology_binding, ontology_problems
 from .report import ValidationReport
 from .shapes import rules, severity_of, shapes_graph
 
@@ -75,7 +76,7 @@ def validate(
         bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs, named=memory_ontologies)
         if bound is not None and bound.compilation is not None:
             stage("ontology shapes")
-            extra_report, extra = entity_schema_report(bound, bundle)  # pyshacl, on the payloads only
+            extra_report, extra = entity_schema_report(bound, bundle)  # on the payloads only
             results += shacl_problems(bundle, extra_report, level, extra)
             report_graph += extra_report
         if bound is not None and level >= ONTOLOGY_LEVEL:
