@@ -18,7 +18,7 @@ from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.ontology.extended_types import TypeMap
 from mif_rdf.ontology.iris import entity_class
 from mif_rdf.ontology.resolution import ResolvedOntology
-from mif_rdf.validation.ontology_rules import NamespaceTree
+from mif_rdf.ontology.namespace_tree import NamespaceTree
 
 CITATION = {"@type": "Citation", "citationType": "article", "citationRole": "supports", "title": "A paper", "url": "https://example.org/p", "accessed": "2026-03-09"}
 #: Texts tried, in order, for a string field with a pattern.

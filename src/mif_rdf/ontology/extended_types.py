@@ -43,18 +43,11 @@ from ..namespaces import MIF
 from ..oxigraph_sink import oxigraph_store
 from .binding import BoundOntologies, OntologyReference, bundle_ontologies
 from .iris import entity_class
-from .model import BASE_TYPES, EntityTypeDef, NamespaceDef
+from .model import EntityTypeDef
+from .namespace_tree import NamespaceTree, normalized_namespace, root_type
 from .resolution import ResolvedOntology
 
 Triple = tuple[Node, Node, Node]
-
-
-def normalized_namespace(namespace: str) -> str:
-    """``semantic/science`` -> ``_semantic/science`` (the corpus writes base-type roots both ways); outer slashes go."""
-    parts = namespace.strip().strip("/").split("/")
-    if parts and parts[0] in BASE_TYPES:
-        parts[0] = "_" + parts[0]
-    return "/".join(parts)
 
 
 def _singulars(segment: str) -> set[str]:
@@ -80,9 +73,8 @@ class TypeMap:
     def of(cls, view: ResolvedOntology) -> TypeMap:
         found = cls(view)
         files = [view.file, *(a.file for a in view.ancestors())]
-        paths: dict[str, str | None] = {}  # node path -> base type it implies
-        for onto in files:
-            _walk(onto.namespaces.values(), None, paths)
+        tree = NamespaceTree(view)
+        paths = {path: tree.implied_type(path) for path in tree.nodes}  # node path -> the base type it implies
         for onto in files:  # discovery pairs (spec 10.8.4)
             patterns = onto.discovery.get("patterns") if isinstance(onto.discovery, dict) else None
             for pattern in patterns if isinstance(patterns, list) else []:
@@ -113,21 +105,6 @@ class TypeMap:
                     return offered[0]
                 return next((e for e in offered if e.name == payload_type), None)
         return None
-
-
-def root_type(path: str) -> str | None:
-    """The base type a normalized path's base-type root names (``_episodic/x`` -> episodic), else None."""
-    root = path.split("/", 1)[0]
-    return root[1:] if root.startswith("_") and root[1:] in BASE_TYPES else None
-
-
-def _walk(defs: Iterable[NamespaceDef], inherited: str | None, out: dict[str, str | None]) -> None:
-    for definition in defs:
-        path = normalized_namespace(definition.path)
-        base = definition.type_hint or inherited or root_type(path)
-        if out.get(path) is None:
-            out[path] = base
-        _walk(definition.children.values(), base, out)
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,13 @@ Rules (docs/validation.md lists them with their spec sections):
   the ontology, of the bundle config, of the core list of 8.2 (or an inverse
   named there), or namespaced (``team:reviews``, spec 8.3).
 
-The corpus writes some namespace roots without the underscore (``semantic:``
-with children, while its discovery patterns suggest ``_semantic/science``):
-a top-level node named after a base type is read as that base-type prefix,
-and a memory may write either form.
+Namespace paths are read as :mod:`mif_rdf.ontology.namespace_tree` reads them
+(``semantic/x`` is ``_semantic/x``).
 """
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +45,9 @@ from ..bundle import Bundle, MemoryRecord
 from ..errors import MifRdfError, Problem, Severity
 from ..identity import canonical_relationship_name
 from ..ontology.binding import BoundOntologies, bundle_ontologies, memory_references
-from ..ontology.extended_types import normalized_namespace, root_type
+from ..ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
 from ..ontology.loader import config_relationships
-from ..ontology.model import BASE_TYPES, NamespaceDef
+from ..ontology.model import BASE_TYPES
 from ..ontology.resolution import ResolvedOntology
 
 RULE_NAMESPACE = "ontology-namespace"
@@ -72,46 +69,8 @@ CORE_RELATIONSHIP_TYPES = (
 )
 
 
-@dataclass
-class Node:
-    """A namespace node as validation sees it: its path (base-type roots with ``_``) and its hint."""
-
-    path: str
-    type_hint: str | None
-    children: set[str] = field(default_factory=set)
-
-
-class NamespaceTree:
-    """An ontology's namespace tree, its own nodes over those of every ontology it extends."""
-
-    def __init__(self, view: ResolvedOntology) -> None:
-        self.nodes: dict[str, Node] = {}
-        self.roots: set[str] = set()
-        for onto in [view, *view.ancestors()]:  # the view first: its hints win
-            self._add(onto.file.namespaces.values(), None)
-
-    def _add(self, defs: Iterable[NamespaceDef], parent: Node | None) -> None:
-        for definition in defs:
-            path = normalized_namespace(definition.path)
-            node = self.nodes.get(path)
-            if node is None:
-                node = self.nodes[path] = Node(path, definition.type_hint)
-            elif node.type_hint is None:
-                node.type_hint = definition.type_hint
-            if parent is None:
-                self.roots.add(path)
-            else:
-                parent.children.add(path)
-            self._add(definition.children.values(), node)
-
-    def implied_type(self, path: str) -> str | None:
-        """The nearest ``type_hint`` on the path, else the base-type root's type."""
-        parts = path.split("/")
-        for depth in range(len(parts), 0, -1):
-            node = self.nodes.get("/".join(parts[:depth]))
-            if node is not None and node.type_hint:
-                return node.type_hint
-        return root_type(path)
+class CheckedTree(NamespaceTree):
+    """The namespace tree with what validation says about a path outside it."""
 
     def unknown(self, path: str) -> str | None:
         """None when ``path`` is allowed; else what a person needs to fix it."""
@@ -164,7 +123,7 @@ class OntologyChecker:
 
     def __init__(self, view: ResolvedOntology, config: Mapping[str, Any], config_relationship_names: Iterable[str]) -> None:
         self.view = view
-        self.tree = NamespaceTree(view)
+        self.tree = CheckedTree(view)
         entity_names = list(view.entity_types) + list(CORE_ENTITY_TYPES) + _config_entity_types(config)
         self.entity_types = {name.lower(): name for name in entity_names}
         relationships = set(config_relationship_names) | {canonical_relationship_name(n) for n in CORE_RELATIONSHIP_TYPES}
