@@ -310,3 +310,26 @@ def test_the_engine_path_and_the_pyshacl_path_agree_with_the_whole_run(tmp_path:
     got = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
     assert got == sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
     assert len(got) >= 2 and all(p.startswith("m/") for p in got)  # a wrong type, a missing field (and a wrong enum)
+
+
+def test_serve_keeps_the_types_graph_up_to_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyoxigraph as ox
+
+    from mif_rdf.serve.served import ServedBundle
+
+    monkeypatch.setenv("MIF_RDF_ONTOLOGY_PATH", str(BOUND))
+    root = tmp_path / "typed"
+    shutil.copytree(FIXTURES / "ontology" / "typed", root)
+    bundle = load_bundle(root, store="oxigraph", progress=False)
+    add_types_graph(bundle)
+    served = ServedBundle(bundle)
+    asset = ox.NamedNode(ORCHARD + "field-base/asset")
+
+    def typed_as_asset() -> set[str]:
+        return {q.subject.value for q in served.store.quads_for_pattern(None, ox.NamedNode(str(RDF.type)), asset, None)}
+
+    assert typed_as_asset() == {"urn:mif:9a1d2b7e-3c4f-4e5a-8b6c-7d8e9f0a1b2c"}
+    path = root / "assets" / "sprayer.md"
+    path.write_text(path.read_text().replace("namespace: _semantic/assets", "namespace: _semantic/decisions"))
+    assert served.apply(["assets/sprayer.md"])
+    assert typed_as_asset() == set()  # no longer at a node that offers a type
