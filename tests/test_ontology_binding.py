@@ -112,3 +112,16 @@ def test_a_memory_id_that_looks_like_a_path_is_never_read(tmp_path: Path) -> Non
                               user_dirs=[])
     assert bound.ontologies == {} and bound.compilation is None
     assert [p.rule for p in bound.problems] == ["ontology-unknown", "ontology-unknown"]
+
+
+def test_an_unreadable_ontology_file_is_one_warning_and_the_commands_still_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mif_rdf.cli import main
+
+    write_file(tmp_path, ".mif/ontologies/bad.ontology.yaml", "ontology: [1, 2\n")
+    write_file(tmp_path, "m/a.md", "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+               "namespace: _semantic/decisions\nontology: {id: mif-base}\n---\nBody.\n")
+    assert main(["validate", str(tmp_path), "--no-progress", "--format", "json"]) == 0
+    out = capsys.readouterr()
+    assert '"rule": "ontology-compile"' in out.out and "bad.ontology.yaml" in out.out and "Traceback" not in out.err
+    assert main(["query", str(tmp_path), "SELECT ?m WHERE { ?m mif:namespace ?n }", "--no-progress"]) == 0
+    assert "urn:mif:0b5c2d1e" in capsys.readouterr().out

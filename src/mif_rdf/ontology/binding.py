@@ -128,7 +128,8 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
     try:
         registry = Registry(dirs)
     except MifRdfError as error:  # an unreadable ontology file in a search folder: report, bind nothing
-        bound.problems.append(Problem(str(root), f"ontologies could not be read: {error}", Severity.WARNING, key="ontology", rule=RULE_COMPILE))
+        bound.problems.append(Problem(".", f"no ontology is applied: the ontology folders could not be read: {error}",
+                                      Severity.WARNING, key="ontology", rule=RULE_COMPILE))
         return bound
     users_of: dict[str, list[OntologyReference]] = {}
     for ref in references:
