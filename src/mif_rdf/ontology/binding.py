@@ -128,6 +128,8 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
     try:
         registry = Registry(dirs)
     except MifRdfError as error:  # an unreadable ontology file in a search folder: report, bind nothing
+        if extra:
+            raise  # the user named ontologies on the command line: say it at once, as before
         bound.problems.append(Problem(".", f"no ontology is applied: the ontology folders could not be read: {error}",
                                       Severity.WARNING, key="ontology", rule=RULE_COMPILE))
         return bound
@@ -154,7 +156,7 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
             except MifRdfError as error:
                 if isinstance(ref, str) and ref in users_of:
                     names = _memories(users_of[ref])
-                    bound.problems.append(Problem(names[0], f"ontology '{ref}' (named by {', '.join(names)}) does not compile: {error}",
+                    bound.problems.append(Problem(names[0], f"ontology '{ref}' (named by {_listed(names)}) does not compile: {error}",
                                                   Severity.WARNING, key="ontology.id", value=ref, rule=RULE_COMPILE))
                 else:
                     raise  # an --ontology the user named on the command line: their mistake, said at once
@@ -174,9 +176,14 @@ def _memories(refs: list[OntologyReference]) -> list[str]:
     return sorted({r.relpath for r in refs})
 
 
+def _listed(names: list[str]) -> str:
+    """Five names, then how many more: one warning per id stays readable at 10,000 memories."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
 def _unknown(ontology_id: str, refs: list[OntologyReference], registry: Registry) -> Problem:
     names = _memories(refs)
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    shown = _listed(names)
     where = ", ".join(str(d) for d in registry.dirs)
     uris = sorted({r.uri for r in refs if r.uri})
     note = f"; its uri ({', '.join(uris)}) is an identifier and is not fetched" if uris else ""
@@ -198,7 +205,7 @@ def _version_problems(view: ResolvedOntology, refs: list[OntologyReference]) -> 
     problems = []
     for version, group in sorted(by_version.items()):
         names = _memories(group)
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = _listed(names)
         problems.append(Problem(
             names[0],
             f"ontology '{view.id}' version {version} is named by {len(names)} memor{'y' if len(names) == 1 else 'ies'} "
