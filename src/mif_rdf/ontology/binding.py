@@ -57,6 +57,7 @@ class BoundOntologies:
     ``ontologies`` maps each id that resolved to its view (its definitions
     over everything it extends); ``compilation`` holds the OWL and SHACL of
     all of them (None when nothing resolved); ``problems`` the per-id warnings.
+    The result is memoised and shared between callers: read it, do not change it.
     """
 
     ontologies: dict[str, ResolvedOntology] = field(default_factory=dict)

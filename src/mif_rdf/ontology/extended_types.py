@@ -188,7 +188,7 @@ def add_types_graph(
     found = placements(bundle)
     if not found:
         return 0
-    references = [OntologyReference(p.memory, p.ontology) for p in found]
+    references = [OntologyReference(p.memory, p.ontology) for p in found]  # the IRI for the path: the problems are not shown here
     bound = bundle_ontologies(bundle.root, references, user_dirs=user_dirs, path_dirs=path_dirs)
     if bound.compilation is None:
         return 0
