@@ -333,3 +333,19 @@ def test_serve_keeps_the_types_graph_up_to_date(tmp_path: Path, monkeypatch: pyt
     path.write_text(path.read_text().replace("namespace: _semantic/assets", "namespace: _semantic/decisions"))
     assert served.apply(["assets/sprayer.md"])
     assert typed_as_asset() == set()  # no longer at a node that offers a type
+
+
+def test_the_streamed_export_writes_the_types_a_load_writes(tmp_path: Path) -> None:
+    from rdflib import Dataset
+
+    root = typed_bundle(tmp_path / "b")
+    streamed, loaded = tmp_path / "streamed.nq", tmp_path / "loaded.nq"
+    assert main(["export", str(root), "--stream", "-o", str(streamed), "--no-progress"]) == 0
+    assert main(["export", str(root), "--format", "nquads", "--store", "oxigraph", "-o", str(loaded), "--no-progress"]) == 0
+    graphs = []
+    for path in (streamed, loaded):
+        dataset = Dataset()
+        dataset.parse(path, format="nquads")
+        graphs.append(dataset)
+    types = [sorted(tuple(map(str, q[:3])) for q in d.quads((None, None, None, None)) if str(q[3]).endswith("#types")) for d in graphs]
+    assert types[0] == types[1] and len(types[0]) > len(EXPECTED_TYPES)  # the rdf:type triples and the class chains

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
 from rdflib import Literal, URIRef
+from rdflib.namespace import RDF
 
 from .bundle import (
     PATH,
@@ -50,11 +51,12 @@ from .bundle import (
     target_keys,
 )
 from .errors import Problem, Severity
-from .identity import GRAPH_LAYOUT, GRAPH_LINKS, graph_iri, memory_iri
+from .identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from .integrity import with_hash
 from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
+from .ontology.extended_types import Placement, StreamTyper, placement_of
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .push.access import Withheld, local_only, trust_raised
@@ -97,6 +99,7 @@ class _Streamed:
     layout: list[str] = field(default_factory=list)  # its layout-graph line
     withheld: str | None = None  # why it stays on this machine
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
+    placement: Placement | None = None  # what decides its extended type (mif_rdf.ontology.extended_types)
 
 
 def stream_nquads(
@@ -110,6 +113,7 @@ def stream_nquads(
     progress: bool | None = None,
     with_hashes: bool = False,
     on_problem: Callable[[Problem], None] | None = None,
+    ontology_dirs: Iterable[Path | str] | None = None,
 ) -> StreamReport:
     """Write the bundle at ``root`` to ``out`` as N-Quads while reading it, in bounded memory.
 
@@ -118,6 +122,9 @@ def stream_nquads(
     (ill-typed literals), each given to ``on_problem`` as soon as it is found
     (or collected in the report).  ``with_hashes`` adds
     ``extensions.mif-rdf.hash`` to every memory, as ``export --with-hashes``.
+    The memories' extended types go into ``<base>#types`` as a load writes
+    them (``ontology_dirs``: the user ontology folders, default
+    ``MIF_RDF_ONTOLOGY_PATH``).
     Raises :class:`~mif_rdf.errors.MifRdfError` only when the folder itself
     cannot be read.
     """
@@ -135,7 +142,7 @@ def stream_nquads(
     files = memory_files(bundle)
     found(bundle.problems)
     with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"))
+        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), StreamTyper(bundle.root, ontology_dirs))
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout)
             count = worker_count(len(files.memories), workers, busy_main=False)
@@ -147,6 +154,7 @@ def stream_nquads(
                 stream.entity(relpath)
             found(bundle.problems.items[before:])
             found(stream.edges())
+            stream.write_triples(stream.typer.hierarchy(), stream.types)
         finally:
             stream.index.close()
     report.graphs = stream.graphs + len(stream.shared)
@@ -174,6 +182,7 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
         [nquad_line(s, p, o, layout) for s, p, o in layout_triples([record])],
         local_only(frontmatter.get("namespace")) or trust_raised(frontmatter, _stated_trust(lines)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
+        placement_of(iri, frontmatter),
     )
 
 
@@ -193,9 +202,10 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index) -> None:
-        self.bundle, self.out, self.report, self.index = bundle, out, report, index
+    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: StreamTyper) -> None:
+        self.bundle, self.out, self.report, self.index, self.typer = bundle, out, report, index, typer
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
+        self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
         self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
         self.graphs = 0  # memory and entity graphs written
         self.shared: set[URIRef] = set()  # the links and layout graphs, once written to
@@ -222,6 +232,9 @@ class _Stream:
         self.graphs += 1
         self.write(item.layout, self.layout)
         self.write_triples(place_triples(iri, item.relpath, item.doc_iri), self.links)
+        cls = self.typer.class_of(item.placement) if item.placement is not None else None
+        if cls is not None:
+            self.write_triples([(URIRef(iri), RDF.type, cls)], self.types)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:

@@ -199,11 +199,61 @@ def add_types_graph(
     return len(classes)
 
 
-def type_triples(classes: Mapping[str, URIRef], owl: Graph) -> list[Triple]:
-    """``rdf:type`` of each memory's class, and each class's ``rdfs:subClassOf`` chain and label from ``owl``."""
+class StreamTyper:
+    """Extended types one memory at a time, for writers that never hold the whole bundle (``export --stream``).
+
+    Each ontology id is bound the first time a memory names it (memoised, as
+    :func:`bundle_ontologies` is); :meth:`hierarchy` gives the class chains of
+    the classes used, to write at the end.  The triples are those
+    :func:`add_types_graph` writes for a loaded bundle.
+    """
+
+    def __init__(self, root: Path, user_dirs: Iterable[Path | str] | None = None) -> None:
+        self.root, self.user_dirs = root, None if user_dirs is None else list(user_dirs)
+        self._bound: dict[str, BoundOntologies] = {}
+        self._maps: dict[str, TypeMap | None] = {}
+        self._used: dict[URIRef, Graph] = {}
+
+    def class_of(self, place: Placement) -> URIRef | None:
+        if place.ontology not in self._maps:
+            bound = bundle_ontologies(self.root, [OntologyReference(place.memory, place.ontology)], user_dirs=self.user_dirs)
+            view = bound.view(place.ontology)
+            self._bound[place.ontology] = bound
+            self._maps[place.ontology] = TypeMap.of(view) if view is not None else None
+        type_map = self._maps[place.ontology]
+        entity = type_map.type_of(place.namespace, place.payload_type) if type_map is not None else None
+        if entity is None:
+            return None
+        cls = entity_class(entity.origin.ontology, entity.name)
+        compilation = self._bound[place.ontology].compilation
+        if compilation is not None:
+            self._used.setdefault(cls, compilation.owl)
+        return cls
+
+    def hierarchy(self) -> list[Triple]:
+        """Each used class's label and ``rdfs:subClassOf`` chain (once)."""
+        found: dict[Triple, None] = {}
+        for cls, owl in self._used.items():
+            found.update(dict.fromkeys(t for t in type_triples({}, owl, [cls])))
+        return list(found)
+
+
+def placement_of(memory: str, frontmatter: Mapping[str, object]) -> Placement | None:
+    """What decides a memory's extended type, read from its frontmatter (the graph-free twin of :func:`placements`)."""
+    ref, namespace = frontmatter.get("ontology"), frontmatter.get("namespace")
+    ontology_id = ref.get("id") if isinstance(ref, dict) else None
+    if not isinstance(ontology_id, str) or not isinstance(namespace, str):
+        return None
+    payload = frontmatter.get("entity")
+    kind = next((payload[k] for k in ("entity_type", "entityType") if k in payload), None) if isinstance(payload, dict) else None
+    return Placement(memory, ontology_id.strip(), namespace, kind if isinstance(kind, str) else None)
+
+
+def type_triples(classes: Mapping[str, URIRef], owl: Graph, also: Iterable[URIRef] = ()) -> list[Triple]:
+    """``rdf:type`` of each memory's class, and each class's (and ``also``'s) ``rdfs:subClassOf`` chain and label from ``owl``."""
     triples: list[Triple] = [(URIRef(memory), RDF.type, cls) for memory, cls in classes.items()]
     seen: set[Node] = set()
-    todo: list[Node] = list(set(classes.values()))
+    todo: list[Node] = list(set(classes.values()) | set(also))
     while todo:
         cls = todo.pop()
         if cls in seen:
