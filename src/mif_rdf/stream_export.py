@@ -56,7 +56,7 @@ from .integrity import with_hash
 from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
-from .ontology.extended_types import Placement, StreamTyper, placement_of
+from .ontology.extended_types import Placement, Typer, placement_of
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .push.access import Withheld, local_only, trust_raised
@@ -142,7 +142,7 @@ def stream_nquads(
     files = memory_files(bundle)
     found(bundle.problems)
     with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), StreamTyper(bundle.root, ontology_dirs))
+        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), Typer(bundle.root, ontology_dirs))
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout)
             count = worker_count(len(files.memories), workers, busy_main=False)
@@ -202,7 +202,7 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: StreamTyper) -> None:
+    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer) -> None:
         self.bundle, self.out, self.report, self.index, self.typer = bundle, out, report, index, typer
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
         self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))

@@ -153,21 +153,46 @@ def placements(bundle: Bundle) -> list[Placement]:
     return list(found.values())
 
 
-def memory_classes(found: Iterable[Placement], bound: BoundOntologies) -> dict[str, URIRef]:
-    """Memory IRI -> the class of its extended type, for memories whose ontology resolved."""
-    maps: dict[str, TypeMap] = {}
-    classes: dict[str, URIRef] = {}
-    for place in found:
-        view = bound.view(place.ontology)
-        if view is None:
-            continue
-        type_map = maps.get(view.id)
-        if type_map is None:
-            type_map = maps[view.id] = TypeMap.of(view)
-        entity = type_map.type_of(place.namespace, place.payload_type)
-        if entity is not None:
-            classes[place.memory] = entity_class(entity.origin.ontology, entity.name)
-    return classes
+class Typer:
+    """Extended types one memory at a time: the one path of a load's types graph and of ``export --stream``.
+
+    Each ontology id is bound the first time a memory names it (memoised, as
+    :func:`bundle_ontologies` is), so a writer that never holds the whole
+    bundle needs nothing but this; :meth:`hierarchy` gives the label and
+    ``rdfs:subClassOf`` chain of every class used, to write once.
+    """
+
+    def __init__(self, root: Path, user_dirs: Iterable[Path | str] | None = None, path_dirs: Iterable[Path | str] = ()) -> None:
+        self.root = root
+        self.user_dirs = None if user_dirs is None else list(user_dirs)
+        self.path_dirs = list(path_dirs)
+        self._bound: dict[str, BoundOntologies] = {}
+        self._maps: dict[str, TypeMap | None] = {}
+        self._used: dict[URIRef, Graph] = {}
+
+    def class_of(self, place: Placement) -> URIRef | None:
+        if place.ontology not in self._maps:
+            # no path: binding problems are validation's to show, not this step's (and the memo key stays the same)
+            bound = bundle_ontologies(self.root, [OntologyReference(".", place.ontology)],
+                                      user_dirs=self.user_dirs, path_dirs=self.path_dirs)
+            view = bound.view(place.ontology)
+            self._bound[place.ontology] = bound
+            self._maps[place.ontology] = TypeMap.of(view) if view is not None else None
+        type_map = self._maps[place.ontology]
+        entity = type_map.type_of(place.namespace, place.payload_type) if type_map is not None else None
+        compilation = self._bound[place.ontology].compilation
+        if entity is None or compilation is None:
+            return None
+        cls = entity_class(entity.origin.ontology, entity.name)
+        self._used.setdefault(cls, compilation.owl)
+        return cls
+
+    def hierarchy(self) -> list[Triple]:
+        """Each used class's label and ``rdfs:subClassOf`` chain (each triple once)."""
+        found: dict[Triple, None] = {}
+        for cls, owl in self._used.items():
+            found.update(dict.fromkeys(class_chain(cls, owl)))
+        return list(found)
 
 
 def add_types_graph(
@@ -180,62 +205,16 @@ def add_types_graph(
 
     The ontologies are those the memories name, resolved as
     :func:`~mif_rdf.ontology.bundle_ontologies` does (``user_dirs`` default
-    ``MIF_RDF_ONTOLOGY_PATH``; ``path_dirs``: ``--path``).  Problems of the
-    binding (an unknown id ...) are validation's to report, not this step's.
+    ``MIF_RDF_ONTOLOGY_PATH``; ``path_dirs``: ``--path``).
     """
     iri = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
     bundle.dataset.remove_graph(iri)
-    found = placements(bundle)
-    if not found:
-        return 0
-    references = [OntologyReference(p.memory, p.ontology) for p in found]  # the IRI for the path: the problems are not shown here
-    bound = bundle_ontologies(bundle.root, references, user_dirs=user_dirs, path_dirs=path_dirs)
-    if bound.compilation is None:
-        return 0
-    classes = memory_classes(found, bound)
-    if classes:
+    typer = Typer(bundle.root, user_dirs, path_dirs)
+    typed = [(URIRef(p.memory), RDF.type, cls) for p in placements(bundle) if (cls := typer.class_of(p)) is not None]
+    if typed:
         target = bundle.dataset.graph(iri)
-        bundle.dataset.addN((s, p, o, target) for s, p, o in type_triples(classes, bound.compilation.owl))
-    return len(classes)
-
-
-class StreamTyper:
-    """Extended types one memory at a time, for writers that never hold the whole bundle (``export --stream``).
-
-    Each ontology id is bound the first time a memory names it (memoised, as
-    :func:`bundle_ontologies` is); :meth:`hierarchy` gives the class chains of
-    the classes used, to write at the end.  The triples are those
-    :func:`add_types_graph` writes for a loaded bundle.
-    """
-
-    def __init__(self, root: Path, user_dirs: Iterable[Path | str] | None = None) -> None:
-        self.root, self.user_dirs = root, None if user_dirs is None else list(user_dirs)
-        self._bound: dict[str, BoundOntologies] = {}
-        self._maps: dict[str, TypeMap | None] = {}
-        self._used: dict[URIRef, Graph] = {}
-
-    def class_of(self, place: Placement) -> URIRef | None:
-        if place.ontology not in self._maps:
-            bound = bundle_ontologies(self.root, [OntologyReference(place.memory, place.ontology)], user_dirs=self.user_dirs)
-            view = bound.view(place.ontology)
-            self._bound[place.ontology] = bound
-            self._maps[place.ontology] = TypeMap.of(view) if view is not None else None
-        type_map = self._maps[place.ontology]
-        entity = type_map.type_of(place.namespace, place.payload_type) if type_map is not None else None
-        if entity is None:
-            return None
-        cls = entity_class(entity.origin.ontology, entity.name)
-        compilation = self._bound[place.ontology].compilation
-        if compilation is not None:
-            self._used.setdefault(cls, compilation.owl)
-        return cls
-
-    def hierarchy(self) -> list[Triple]:
-        """Each used class's label and ``rdfs:subClassOf`` chain (once)."""
-        found: dict[Triple, None] = {}
-        for cls, owl in self._used.items():
-            found.update(dict.fromkeys(t for t in type_triples({}, owl, [cls])))
-        return list(found)
+        bundle.dataset.addN((s, p, o, target) for s, p, o in typed + typer.hierarchy())
+    return len(typed)
 
 
 def placement_of(memory: str, frontmatter: Mapping[str, object]) -> Placement | None:
@@ -249,20 +228,20 @@ def placement_of(memory: str, frontmatter: Mapping[str, object]) -> Placement | 
     return Placement(memory, ontology_id.strip(), namespace, kind if isinstance(kind, str) else None)
 
 
-def type_triples(classes: Mapping[str, URIRef], owl: Graph, also: Iterable[URIRef] = ()) -> list[Triple]:
-    """``rdf:type`` of each memory's class, and each class's (and ``also``'s) ``rdfs:subClassOf`` chain and label from ``owl``."""
-    triples: list[Triple] = [(URIRef(memory), RDF.type, cls) for memory, cls in classes.items()]
+def class_chain(cls: URIRef, owl: Graph) -> list[Triple]:
+    """``cls``'s label and ``rdfs:subClassOf`` chain up to its base class, from ``owl`` (restrictions stay there)."""
+    triples: list[Triple] = []
     seen: set[Node] = set()
-    todo: list[Node] = list(set(classes.values()) | set(also))
+    todo: list[Node] = [cls]
     while todo:
-        cls = todo.pop()
-        if cls in seen:
+        current = todo.pop()
+        if current in seen:
             continue
-        seen.add(cls)
-        for label in owl.objects(cls, RDFS.label):
-            triples.append((cls, RDFS.label, label))
-        for parent in owl.objects(cls, RDFS.subClassOf):
-            if isinstance(parent, URIRef):  # restrictions (blank nodes) stay in the ontology graph
-                triples.append((cls, RDFS.subClassOf, parent))
+        seen.add(current)
+        for label in owl.objects(current, RDFS.label):
+            triples.append((current, RDFS.label, label))
+        for parent in owl.objects(current, RDFS.subClassOf):
+            if isinstance(parent, URIRef):
+                triples.append((current, RDFS.subClassOf, parent))
                 todo.append(parent)
     return triples
