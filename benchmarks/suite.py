@@ -26,6 +26,8 @@ Rows (target in brackets, from the performance issue):
                                a ``git archive`` of that commit in the same run; the findings must equal
                                the memory store's; from the cache's on-disk database and from the in-memory
                                store the command makes (the load not timed)            [>= 3x; <= 60 s at 100k]
+* validation with the ontology rules the memories' ``ontology`` fields bring (issue 28), memory store,
+                               vs the same validation without them                  [<= 1.3x]
 * reasoning, fast profile      vs owlrl's OWL 2 RL closure on the links graph
 * query helpers (all, one run) on Oxigraph vs rdflib's engine
 * query helpers as Arrow tables vs Oxigraph's own evaluation of the queries they send, results
@@ -372,6 +374,16 @@ def validate_memory(data: Path) -> dict[str, Any]:
     return _full_validation(data, "default")
 
 
+@measure("validate-memory-no-ontology-rules")
+def validate_memory_no_ontology_rules(data: Path) -> dict[str, Any]:
+    """:func:`validate_memory` without the ontologies the memories name (issue 28's baseline): SHACL and bundle rules only."""
+    from mif_rdf.validation.run import validate
+
+    bundle = loaded(data, "default")
+    report, seconds = timed(lambda: validate(bundle, 3, memory_ontologies=False))
+    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+
+
 # -- export -------------------------------------------------------------------------------
 def _export(data: Path, fmt: str) -> dict[str, Any]:
     """``export_bundle`` of the Oxigraph-loaded bundle to a file (the load not counted), policy included.
@@ -502,6 +514,7 @@ ROWS = [
     ("user shapes, 20 of SHACL Core (same results) / pySHACL", "user-shapes-engine", "user-shapes-pyshacl", "faster", ">= 15x pyshacl"),
     ("validation, Oxigraph store / before issue 19 (copy into rdflib)", "validate-oxigraph", "validate-oxigraph-before", "faster", ">= 3x"),
     ("validation, Oxigraph store in memory / before issue 19", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "faster", ""),
+    ("validation with the ontology rules / without, memory store", "validate-memory", "validate-memory-no-ontology-rules", "over", "<= 1.3x"),
     ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
     ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", ""),
     ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x at 100k"),
@@ -518,7 +531,7 @@ ROWS = [
 ORDER = [
     "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
     "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
-    "validate-engine", "validate-pyshacl", "user-shapes-engine", "user-shapes-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "validate-memory", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
+    "validate-engine", "validate-pyshacl", "user-shapes-engine", "user-shapes-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "validate-memory", "validate-memory-no-ontology-rules", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
     "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-oxigraph-nquads", "export-oxigraph-nquads-before", "export-oxigraph-turtle",
     "export-stream", "export-memory-nquads", "startup-rdflib", "startup-help", "startup-version", "read-parse", "suggest",
     "cache-one-changed-default", "cache-one-changed-oxigraph",
@@ -643,7 +656,7 @@ def prepare(data: Path, count: int, seed: int) -> None:
     if (bundle_of(data) / ".mif").is_dir():
         return
     print(f"generating {count:,} memories in {bundle_of(data)} ...", file=sys.stderr, flush=True)
-    paths = generate_bundle(bundle_of(data), count, seed=seed, discovery=True)  # every ontology the memories name resolves
+    paths = generate_bundle(bundle_of(data), count, seed=seed, discovery=True, ontologies=True)  # memories name ontologies it carries
     rng = random.Random(seed)
     breakers = [
         lambda fm: fm.update(created="2026-01-15"),

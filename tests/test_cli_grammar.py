@@ -106,8 +106,11 @@ def test_validation_names_its_stages_to_whoever_listens(tmp_path: Path) -> None:
     from mif_rdf.validation import validate
 
     heard: list[str] = []
-    validate(load_bundle(EXAMPLES), on_stage=heard.append)
+    validate(load_bundle(EXAMPLES), level=1, on_stage=heard.append)  # level 1: no ontology rules
     assert heard == ["SHACL shapes", "bundle rules"]
     heard.clear()
-    validate(load_bundle(EXAMPLES), ontologies=["mif-base"], on_stage=heard.append)
+    validate(load_bundle(EXAMPLES), level=1, ontologies=["mif-base"], on_stage=heard.append)
+    assert heard == ["SHACL shapes", "ontology shapes", "bundle rules"]
+    heard.clear()
+    validate(load_bundle(EXAMPLES), on_stage=heard.append)  # the examples name mif-base: bound without a flag
     assert heard == ["SHACL shapes", "ontology shapes", "bundle rules"]

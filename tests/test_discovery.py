@@ -66,7 +66,8 @@ def test_problems_name_the_file_and_the_pattern() -> None:
     assert "1 pattern does not run: enabled: false" in quiet
     unresolved = [m for (path, _, key), m in problems.items() if key == "ontology.id"]
     assert len(unresolved) == 1  # one warning per id, naming the memories that use it
-    assert "'no-such-ontology' named by 2 memories (episodic/scratch.md, episodic/standup.md)" in unresolved[0]
+    assert "ontology 'no-such-ontology' is not found" in unresolved[0]
+    assert "named by 2 memories: episodic/scratch.md, episodic/standup.md" in unresolved[0]
     assert len(problems) == 4
 
 

@@ -383,7 +383,7 @@ def check_ontology_shapes_join_validation(tmp_path: Path, profile: Path, ontolog
     assert plain.conforms
     report = validate(load_bundle(tmp_path), level=1, ontologies=[str(profile)], search_path=search_path)
     (finding,) = [r for r in report.results if r.rule and r.rule.startswith("ontology")]
-    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, f"ontology {ontology_id}")
+    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, "ontology-entity-schema")
     assert finding.value == "karaoke" and ontology_id in finding.message
     paths = [arg for folder in search_path for arg in ("--path", str(folder))]
     assert main(["validate", str(tmp_path), "--level", "1", "--ontology", str(profile), *paths]) == 1

@@ -28,6 +28,8 @@ UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 _SAFE_PATH = "/:@!$&'()*+,;=%~-._#?"
 #: The named graphs besides one per memory and per entity, as fragments of the base IRI.
 GRAPH_LINKS, GRAPH_LAYOUT, GRAPH_ONTOLOGY, GRAPH_INFERENCES = "links", "layout", "ontology", "inferences"
+#: The ontology-extended types of memories (mif_rdf.ontology.extended_types), never in a memory's own graph.
+GRAPH_TYPES = "types"
 
 
 def memory_iri(memory_id: str) -> str:

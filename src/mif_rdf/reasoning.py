@@ -15,7 +15,7 @@ Three profiles:
   never a default; ``scope="links"`` restricts them to the links graph.
 
 The ontology graph (``<base>#ontology``) holds the mif: vocabulary, the
-compiled ontologies (default: mif-base from the search path) and the bundle
+compiled ontologies (default: mif-base and those the memories name) and the bundle
 config's ``relationship_types``; inferences go to ``<base>#inferences``, and
 each call replaces both.
 """
@@ -33,7 +33,7 @@ from .bundle import Bundle
 from .errors import MifRdfError
 from .names import PROFILES, SCOPES
 from .identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
-from .ontology import compile_ontologies, vocabulary
+from .ontology import bundle_ontologies, compile_ontologies, memory_references, vocabulary
 
 #: Files given as ontologies that are RDF already (not ontology YAML).
 RDF_SUFFIXES = {".ttl": "turtle", ".nt": "nt", ".n3": "n3", ".owl": "xml", ".rdf": "xml", ".xml": "xml", ".jsonld": "json-ld"}
@@ -42,10 +42,17 @@ OntologySource = str | Path | Graph
 
 
 def ontology_graph(bundle: Bundle, ontologies: Iterable[OntologySource] | None = None, *, search_path: Iterable[Path | str] = ()) -> Graph:
-    """The vocabulary, the ontologies (ids, YAML or RDF files, graphs; default mif-base) and the bundle's relationship types."""
+    """The vocabulary, the ontologies and the bundle's relationship types.
+
+    ``ontologies``: ids, YAML or RDF files, graphs; default mif-base and every
+    ontology the bundle's memories name that resolves (:func:`~mif_rdf.ontology.bundle_ontologies`).
+    """
     graph = vocabulary()
     yaml_refs: list[str | Path] = []
-    for source in ["mif-base"] if ontologies is None else ontologies:
+    if ontologies is None:
+        named = bundle_ontologies(bundle.root, memory_references(bundle.memories.values()), path_dirs=search_path)
+        ontologies = list(dict.fromkeys(["mif-base", *named.ontologies]))
+    for source in ontologies:
         if isinstance(source, Graph):
             graph += source
         elif Path(source).suffix.lower() in RDF_SUFFIXES:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
 from rdflib import Literal, URIRef
+from rdflib.namespace import RDF
 
 from .bundle import (
     PATH,
@@ -50,11 +51,12 @@ from .bundle import (
     target_keys,
 )
 from .errors import Problem, Severity
-from .identity import GRAPH_LAYOUT, GRAPH_LINKS, graph_iri, memory_iri
+from .identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from .integrity import with_hash
 from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
+from .ontology.extended_types import Placement, Typer, placement_of
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .nsmodel.audience import Audience
@@ -102,6 +104,7 @@ class _Streamed:
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
     inherited: list[str] = field(default_factory=list)  # its lines of the #inherited graph
     namespace_uri: str | None = None  # spec 10.6, for the links graph
+    placement: Placement | None = None  # what decides its extended type (mif_rdf.ontology.extended_types)
 
 
 def stream_nquads(
@@ -116,6 +119,7 @@ def stream_nquads(
     with_hashes: bool = False,
     on_problem: Callable[[Problem], None] | None = None,
     audience: Audience | None = None,
+    ontology_dirs: Iterable[Path | str] | None = None,
 ) -> StreamReport:
     """Write the bundle at ``root`` to ``out`` as N-Quads while reading it, in bounded memory.
 
@@ -124,6 +128,9 @@ def stream_nquads(
     (ill-typed literals), each given to ``on_problem`` as soon as it is found
     (or collected in the report).  ``with_hashes`` adds
     ``extensions.mif-rdf.hash`` to every memory, as ``export --with-hashes``.
+    The memories' extended types go into ``<base>#types`` as a load writes
+    them (``ontology_dirs``: the user ontology folders, default
+    ``MIF_RDF_ONTOLOGY_PATH``).
     Raises :class:`~mif_rdf.errors.MifRdfError` only when the folder itself
     cannot be read.  With ``audience`` only what that party may read is
     written (:func:`~mif_rdf.push.access.withheld_reason`), as by the export.
@@ -144,7 +151,7 @@ def stream_nquads(
     model = read_namespace_model(bundle.root, bundle.config, limits)
     found(model.problems)
     with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), audience)
+        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience)
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
         if audience is None:
             stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
@@ -162,6 +169,7 @@ def stream_nquads(
                 stream.entity(relpath)
             found(bundle.problems.items[before:])
             found(stream.edges())
+            stream.write_triples(stream.typer.hierarchy(), stream.types)
         finally:
             stream.index.close()
     report.graphs = stream.graphs + len(stream.shared)
@@ -192,6 +200,7 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
         [] if model is None else [nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED))) for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)],
         namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
+        placement_of(iri, frontmatter),
     )
 
 
@@ -211,9 +220,11 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, audience: Audience | None = None) -> None:
-        self.bundle, self.out, self.report, self.index, self.audience = bundle, out, report, index, audience
+    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer,
+                 audience: Audience | None = None) -> None:
+        self.bundle, self.out, self.report, self.index, self.typer, self.audience = bundle, out, report, index, typer, audience
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
+        self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
         self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
         self.graphs = 0  # memory and entity graphs written
         self.shared: set[URIRef] = set()  # the links and layout graphs, once written to
@@ -241,6 +252,9 @@ class _Stream:
         self.write(item.layout, self.layout)
         self.write(item.inherited, URIRef(graph_iri(self.bundle.base_iri, GRAPH_INHERITED)))
         self.write_triples(place_triples(iri, item.relpath, item.doc_iri, item.namespace_uri), self.links)
+        cls = self.typer.class_of(item.placement) if item.placement is not None else None
+        if cls is not None:
+            self.write_triples([(URIRef(iri), RDF.type, cls)], self.types)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:

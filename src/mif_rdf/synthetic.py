@@ -536,6 +536,7 @@ def generate_memory(
     paths: list[str],
     *,
     broken_link: bool = False,
+    domain_ontology: str = "ai-memory",
 ) -> tuple[str, str]:
     """Return (bundle-relative path, full markdown text) of memory number `index`.
 
@@ -606,7 +607,7 @@ def generate_memory(
             if rng.random() < 0.3:
                 onto["uri"] = "https://mif-spec.dev/ontologies/mif-base"
         else:
-            onto["id"] = "ai-memory"
+            onto["id"] = domain_ontology
             onto["version"] = _Quoted("1.0.0")
         fm["ontology"] = onto
 
@@ -999,8 +1000,54 @@ discovery:
 """
 
 
-def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False) -> list[Path]:
+SYNTHETIC_ONTOLOGY_ID = "synthetic-ops"
+#: The domain ontology of ``generate_bundle(..., ontologies=True)``: the generated folders as its namespace
+#: tree, and the entity types of the generated ``entity:`` payloads with schemas they mostly meet.
+SYNTHETIC_ONTOLOGY = """ontology:
+  id: synthetic-ops
+  version: "1.0.0"
+  extends: [mif-base]
+namespaces:
+  _semantic:
+    type_hint: semantic
+    children:
+      policies: {type_hint: semantic}
+  _episodic:
+    type_hint: episodic
+    children:
+      meetings: {type_hint: episodic}
+traits:
+  owned:
+    fields:
+      owner: {type: string, enum: [team-a, team-b, sre]}
+entity_types:
+  - name: component
+    base: semantic
+    traits: [owned]
+    schema:
+      required: [name, owner]
+      properties:
+        name: {type: string}
+        tier: {type: integer, enum: [1, 2]}
+  - name: service
+    base: semantic
+    traits: [owned]
+    schema:
+      required: [name]
+      properties:
+        name: {type: string}
+        tier: {type: integer}
+"""
+
+
+def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False,
+                    ontologies: bool = False) -> list[Path]:
     """Write a bundle of `count` memories under root (plus .mif/config.yaml, a few .mif/entities/<type>/<slug>.yaml, index.md); return the memory paths.
+
+    With ``ontologies`` the bundle also carries :data:`SYNTHETIC_ONTOLOGY` in
+    ``.mif/ontologies/`` and the memories that would name ``ai-memory`` (which
+    a generated bundle cannot resolve) name it instead, so the ontology rules
+    and the entity schemas have work to do (the benchmark's ontology row).
 
     One ``random.Random(seed)`` drives ids, paths, the choice of the
     ``broken_links`` memories that receive a dangling link, and every memory in
@@ -1008,7 +1055,9 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
     broken_links).  Files are written as UTF-8 with LF line endings.
     ``discovery=True`` also writes ``.mif/ontologies/ai-memory.ontology.yaml``
     (:data:`DISCOVERY_ONTOLOGY`), so that every ontology the memories name
-    resolves and has discovery patterns; the memory files are the same.
+    resolves and has discovery patterns; the memory files are the same.  With
+    both, :data:`SYNTHETIC_ONTOLOGY` extends ``ai-memory``, so the patterns
+    still belong to an ontology the memories reach.
     """
     if count < 0:
         raise ValueError("count must be >= 0")
@@ -1026,6 +1075,10 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
     if discovery:
         (mif_dir / "ontologies").mkdir(exist_ok=True)
         (mif_dir / "ontologies" / "ai-memory.ontology.yaml").write_bytes(DISCOVERY_ONTOLOGY.encode("utf-8"))
+    if ontologies:
+        (mif_dir / "ontologies").mkdir(exist_ok=True)
+        text = SYNTHETIC_ONTOLOGY.replace("extends: [mif-base]", "extends: [ai-memory]") if discovery else SYNTHETIC_ONTOLOGY
+        (mif_dir / "ontologies" / f"{SYNTHETIC_ONTOLOGY_ID}.ontology.yaml").write_bytes(text.encode("utf-8"))
     for idx, entity in enumerate(ENTITY_POOL):
         edir = mif_dir / "entities" / entity[0]
         edir.mkdir(exist_ok=True)
@@ -1034,7 +1087,8 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
     made_dirs: set[str] = set()
     written: list[Path] = []
     for index in range(count):
-        rel, text = generate_memory(rng, index, ids, paths, broken_link=index in broken)
+        rel, text = generate_memory(rng, index, ids, paths, broken_link=index in broken,
+                                    domain_ontology=SYNTHETIC_ONTOLOGY_ID if ontologies else "ai-memory")
         folder = rel.rsplit("/", 1)[0]
         if folder not in made_dirs:
             (root / folder).mkdir(parents=True, exist_ok=True)
@@ -1060,10 +1114,14 @@ def main(argv: list[str] | None = None) -> int:
         "--broken-links", type=int, default=0,
         help="number of memories that get one dangling relationship",
     )
+    parser.add_argument(
+        "--ontologies", action="store_true",
+        help="also write a domain ontology into .mif/ontologies/ that the memories name",
+    )
     args = parser.parse_args(argv)
     try:
         written = generate_bundle(
-            args.out_dir, args.count, args.seed, broken_links=args.broken_links
+            args.out_dir, args.count, args.seed, broken_links=args.broken_links, ontologies=args.ontologies
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -113,18 +113,29 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", action="store_true", help="keep this load for the next one, which then reads only the files that changed (in the user cache folder, ~/.cache/mif-rdf)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
     parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
+    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
 
 
-def load(args: argparse.Namespace) -> Bundle:
-    """The bundle named by :func:`bundle_options` arguments."""
+def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
+    """The bundle named by :func:`bundle_options` arguments.
+
+    With ``types``, the memories' ontology-extended types go into
+    ``<base>#types`` (:func:`mif_rdf.ontology.add_types_graph`), so queries,
+    exports, pushes and ``serve`` see them.
+    """
     limits = limits_of(args)
     from ..bundle import load_bundle
 
-    return load_bundle(
+    bundle = load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
         progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
         workers=args.workers,
     )
+    if types:
+        from ..ontology import add_types_graph
+
+        add_types_graph(bundle, user_dirs=args.ontology_dir, path_dirs=getattr(args, "path", None) or ())
+    return bundle
 
 
 def suggestion_option(parser: argparse.ArgumentParser) -> None:
@@ -137,7 +148,7 @@ def add_suggestions(args: argparse.Namespace, bundle: Bundle, audience: Audience
         return
     from ..ontology.discovery import add_suggestions, suggest
 
-    report = suggest(bundle)
+    report = suggest(bundle, user_dirs=args.ontology_dir, search_path=getattr(args, "path", None) or ())
     show_problems(report.problems)
     add_suggestions(bundle, report, audience)
 

@@ -70,7 +70,8 @@ def _stream(args: argparse.Namespace) -> int:
     reports = []
     _common.write(args.output, lambda out: reports.append(stream_nquads(
         args.bundle, out, base_iri=args.base, engine=args.engine, limits=limits, workers=args.workers,
-        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience)))
+        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience,
+        ontology_dirs=args.ontology_dir)))
     report = reports[0]
     _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)
     return _common.EXIT_INVALID if report.errors else _common.EXIT_OK

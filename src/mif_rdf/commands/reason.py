@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     parser.add_argument("--profile", choices=PROFILES, default="fast", help="reasoning profile (default fast)")
-    parser.add_argument("--ontology", action="append", metavar="FILE|ID", help="an ontology id, YAML or RDF file (repeatable; default mif-base)")
+    parser.add_argument("--ontology", action="append", metavar="FILE|ID", help="an ontology id, YAML or RDF file (repeatable; default mif-base and the ontologies the memories name)")
     parser.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
     parser.add_argument("--scope", choices=SCOPES, help="rdfs/owlrl: reason over all graphs (default) or the links graph only")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the inferred triples (format from the extension, default Turtle); triples naming a memory of a _local namespace are left out")

@@ -29,8 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", type=int, choices=(0, 1, 2, 3), default=3, help="conformance level (default 3, full; 0: only the --shapes files)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)")
     parser.add_argument("--strict-temporal", action="store_true", help="a derived-from/supersedes target created after its source is an error, not a warning")
-    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply the SHACL shapes compiled from this ontology's entity schemas (repeatable)")
-    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id (repeatable; the built-in ones and the bundle's .mif/ontologies are always searched)")
+    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology field (repeatable)")
+    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)")
     parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these")
     parser.add_argument("--inference", choices=("none", "rdfs", "owlrl", "both"), default="none", help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
@@ -48,12 +48,12 @@ def run(args: argparse.Namespace) -> int:
         load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
     if args.inference != "none" and not args.shapes:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
-    bundle = _common.load(args)
-    total = (2 if args.level else 0) + bool(args.ontology) + bool(args.shapes)
+    bundle = _common.load(args, types=False)
+    total = (3 if args.level else 0) + bool(args.shapes)
     with _common.stages("validate", total) as stage:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
                           search_path=args.path, on_stage=stage, shapes=args.shapes,
-                          inference=None if args.inference == "none" else args.inference)
+                          inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
     text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID

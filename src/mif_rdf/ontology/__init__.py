@@ -8,16 +8,25 @@
     shapes = compile_shapes(["ai-memory"], bundle="my-bundle")   # SHACL for validate --ontology
 
 Ontologies are named by id (looked up along the search path: built-in
-``ontologies/``, user folders, a bundle's ``.mif/ontologies/``) or by file.
+``ontologies/``, user folders, a bundle's ``.mif/ontologies/``, ``--path``
+folders) or by file.  :func:`bundle_ontologies` resolves what a bundle's
+memories name in their ``ontology`` field.
 See docs/ontology.md.
 """
 from __future__ import annotations
 
+from .binding import BoundOntologies, OntologyReference, bundle_ontologies, memory_references
+from .extended_types import add_types_graph
 from .compiler import Compilation, compile_ontologies, compile_owl, compile_shapes
-from .registry import Registry, builtin_dir, search_path
+from .registry import Registry, builtin_dir, search_path, user_ontology_dirs
 from .vocabulary import vocabulary
 
 __all__ = [
+    "BoundOntologies",
+    "add_types_graph",
+    "OntologyReference",
+    "bundle_ontologies",
+    "memory_references",
     "Compilation",
     "Registry",
     "builtin_dir",
@@ -25,5 +34,6 @@ __all__ = [
     "compile_owl",
     "compile_shapes",
     "search_path",
+    "user_ontology_dirs",
     "vocabulary",
 ]

@@ -26,7 +26,7 @@ from .iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from .loader import config_relationships
 from .model import STRICT_RULES, RelationshipDef
 from .owl import OwlWriter, field_declarations, relationship
-from .registry import Registry
+from .registry import Registry, user_ontology_dirs
 from .registry import search_path as build_search_path
 from .resolution import ResolvedOntology, resolve
 from .shapes import ShapeWriter, Target
@@ -100,11 +100,13 @@ def compile_ontologies(
     bundle: BundleRef = None,
     with_ancestors: bool = True,
     strict: bool = False,
+    user_dirs: Iterable[Path | str] | None = None,
 ) -> Compilation:
     """Compile ontologies named by id (found along the search path) or by file.
 
     The search path is the built-in ``ontologies/`` folder, then
-    ``search_path``, then ``bundle``'s ``.mif/ontologies/``; a bundle also
+    ``user_dirs`` (default: ``MIF_RDF_ONTOLOGY_PATH``), then ``bundle``'s
+    ``.mif/ontologies/``, then ``search_path`` (``--path``); a bundle also
     contributes the ``relationship_types`` of its ``.mif/config.yaml``.  The OWL
     graph holds every named ontology and, unless ``with_ancestors`` is false,
     every ontology they extend (each its own ``owl:Ontology``), so the output
@@ -116,7 +118,8 @@ def compile_ontologies(
     root = bundle.root if isinstance(bundle, Bundle) else Path(bundle) if bundle is not None else None
     if root is not None and not root.is_dir():
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
-    registry = Registry(build_search_path(search_path, root))
+    users = user_ontology_dirs() if user_dirs is None else user_dirs
+    registry = Registry(build_search_path(users, root, search_path))
     cache: dict[int, ResolvedOntology] = {}
     roots = [resolve(registry, registry.get(ref), cache) for ref in ontologies]
     composers = [Composer(view) for view in cache.values()]  # parents first

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -42,7 +42,7 @@ from ..namespaces import MIF, bind_prefixes
 from ..patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
 from .iris import MIFO
 from .model import OntologyFile
-from .registry import Registry, search_path
+from .binding import BoundOntologies, bundle_ontologies, memory_references
 
 if TYPE_CHECKING:
     from ..nsmodel.audience import Audience
@@ -334,39 +334,18 @@ def glob_regex(glob: str) -> str:
 
 
 # -- which ontologies run ------------------------------------------------------------------------------
-def resolve_for_discovery(
-    memories: Iterable[tuple[str, Mapping[str, Any]]],
-    bundle_root: Path,
-    ontologies: Sequence[str | Path] = (),
-    paths: Sequence[str | Path] = (),
-) -> tuple[list[OntologyFile], list[Problem]]:
-    """INTERIM RESOLVER (issue 28 item 1 replaces it with the shared bundle resolution at merge).
+def discovery_ontologies(bound: BoundOntologies) -> list[OntologyFile]:
+    """The ontology files whose patterns run: every ontology the bundle resolved, and everything each extends.
 
-    The ontologies the memories name (``ontology.id``), plus ``ontologies``
-    (ids or files), plus everything they extend, looked up along the built-in
-    folder, ``paths`` and the bundle's ``.mif/ontologies``.  An id found
-    nowhere is one warning naming the memories that use it.
+    The binding (:func:`mif_rdf.ontology.binding.bundle_ontologies`) is the
+    one resolution a load, its validation and ``suggest`` share, so a memory's
+    ontology is found the same way by all three.
     """
-    registry = Registry(search_path(paths, bundle_root))
-    users: dict[str, list[str]] = {}
-    for relpath, frontmatter in memories:
-        ref = frontmatter.get("ontology")
-        if isinstance(ref, Mapping) and isinstance(ref.get("id"), str) and ref["id"]:
-            users.setdefault(ref["id"], []).append(relpath)
-    problems: list[Problem] = []
     chosen: dict[Path, OntologyFile] = {}
-    wanted: list[tuple[str | Path, list[str]]] = [(ref, []) for ref in ontologies] + sorted(users.items())
-    for ref, used_by in wanted:
-        try:
-            for onto in registry.closure(registry.get(ref)):
-                chosen.setdefault(onto.path.resolve(), onto)
-        except MifRdfError as exc:
-            if not used_by:
-                raise
-            shown = ", ".join(used_by[:3]) + (f" and {len(used_by) - 3} more" if len(used_by) > 3 else "")
-            problems.append(Problem(used_by[0], f"ontology '{ref}' named by {len(used_by)} memories ({shown}) cannot be resolved: {exc}",
-                                    Severity.WARNING, key="ontology.id", rule=RULE))
-    return list(chosen.values()), problems
+    for view in bound.ontologies.values():
+        for node in [*reversed(view.ancestors()), view]:  # what an ontology extends first, as it is read
+            chosen.setdefault(node.file.path.resolve(), node.file)
+    return list(chosen.values())
 
 
 # -- running the patterns ------------------------------------------------------------------------------
@@ -384,6 +363,7 @@ def suggest(
     *,
     ontologies: Sequence[str | Path] = (),
     search_path: Sequence[str | Path] = (),
+    user_dirs: Sequence[str | Path] | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT,
     limits: Limits = DEFAULT_LIMITS,
 ) -> SuggestionReport:
@@ -393,12 +373,14 @@ def suggest(
     (then the files are only read and parsed, no RDF is built: that is what
     makes ``mif-rdf suggest`` fast).  ``ontologies`` adds ontologies (ids or
     files) to those the memories name; ``search_path`` adds folders to look
-    for ids in.  ``time_limit``: seconds a pattern RE2 cannot run may spend on
+    for ids in (``--path``), ``user_dirs`` the user ontology folders (None:
+    ``MIF_RDF_ONTOLOGY_PATH``), as for a load.  ``time_limit``: seconds a pattern RE2 cannot run may spend on
     one memory (see :mod:`mif_rdf.patterns`).
     """
     root, memories, problems = _memories(bundle, limits)
-    files, resolved_problems = resolve_for_discovery(((m.relpath, m.frontmatter) for m in memories), root, ontologies, search_path)
-    report = SuggestionReport(problems=problems + resolved_problems, memories=len(memories))
+    bound = bundle_ontologies(root, memory_references(memories), user_dirs=user_dirs, path_dirs=search_path, extra=ontologies)
+    files = discovery_ontologies(bound)
+    report = SuggestionReport(problems=problems + list(bound.problems), memories=len(memories))
     patterns: list[DiscoveryPattern] = []
     for onto in files:
         found, warnings = discovery_patterns(onto, time_limit)

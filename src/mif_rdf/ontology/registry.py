@@ -1,8 +1,9 @@
 """Finding ontologies by id along a search path, and resolving ``extends`` (spec 10.8.5).
 
 Sources are searched in precedence order: the built-in ``ontologies/`` folder,
-then user folders, then a bundle's ``.mif/ontologies/``, then files named on
-the command line.  When two sources hold the same ontology id the later one
+then user folders (``--ontology-dir``, ``MIF_RDF_ONTOLOGY_PATH``), then a
+bundle's ``.mif/ontologies/`` (recursive, spec 10.8.1), then ``--path``
+folders, then files named on the command line.  When two sources hold the same ontology id the later one
 wins (it overrides); a later ontology may also *extend* the earlier definition
 of its own id (``id: mif-base`` with ``extends: [mif-base]``), which then
 resolves to the next earlier source.  Two files with one id in the same
@@ -10,6 +11,7 @@ source are ambiguous and an error.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -18,6 +20,9 @@ from ..resources import data_dir
 from .loader import read_ontology
 from .model import OntologyFile
 
+#: Environment variable naming user ontology folders (``os.pathsep``-separated), searched
+#: after the built-in folder and before a bundle's own (spec 10.8.5's "user ontology").
+USER_PATH_VARIABLE = "MIF_RDF_ONTOLOGY_PATH"
 #: File names that hold ontologies inside a search folder (spec 10.8.1 and 10.8.5).
 PATTERNS = ("*.ontology.yaml", "*.ontology.yml", "ontology.yaml", "ontology.yml")
 
@@ -31,17 +36,37 @@ def bundle_ontology_dir(bundle_root: Path) -> Path:
     return Path(bundle_root) / ".mif" / "ontologies"
 
 
-def search_path(user_dirs: Iterable[Path | str] = (), bundle_root: Path | str | None = None) -> list[Path]:
-    """Built-in folder, then ``user_dirs``, then the bundle's ``.mif/ontologies`` (when present)."""
+def user_ontology_dirs(environ: dict[str, str] | None = None) -> list[Path]:
+    """The user ontology folders named by ``MIF_RDF_ONTOLOGY_PATH`` (empty entries ignored)."""
+    value = (os.environ if environ is None else environ).get(USER_PATH_VARIABLE, "")
+    return [Path(part) for part in value.split(os.pathsep) if part.strip()]
+
+
+def search_path(
+    user_dirs: Iterable[Path | str] = (),
+    bundle_root: Path | str | None = None,
+    path_dirs: Iterable[Path | str] = (),
+) -> list[Path]:
+    """Built-in folder, ``user_dirs``, the bundle's ``.mif/ontologies`` (when present), ``path_dirs``.
+
+    That is spec 10.8.5's precedence (base, user, project) with the folders a
+    command names (``--path``) last: the most specific source wins.
+    """
     dirs = [builtin_dir()]
     for folder in user_dirs:
-        folder = Path(folder)
-        if not folder.is_dir():
-            raise MifRdfError(f"ontology search folder {str(folder)!r} does not exist")
-        dirs.append(folder)
+        dirs.append(_existing(folder))
     if bundle_root is not None and bundle_ontology_dir(Path(bundle_root)).is_dir():
         dirs.append(bundle_ontology_dir(Path(bundle_root)))
+    for folder in path_dirs:
+        dirs.append(_existing(folder))
     return dirs
+
+
+def _existing(folder: Path | str) -> Path:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise MifRdfError(f"ontology search folder {str(folder)!r} does not exist")
+    return folder
 
 
 class Registry:
@@ -74,6 +99,10 @@ class Registry:
         if not path.is_file():
             raise MifRdfError(f"ontology file {str(path)!r} does not exist")
         return self._add(path, len(self.dirs))
+
+    def knows(self, ontology_id: str) -> bool:
+        """Whether a folder of the search path holds an ontology with this id (never read as a file path)."""
+        return ontology_id in self._by_id
 
     def get(self, ref: str | Path) -> OntologyFile:
         """An ontology by id (the latest source wins) or by file path."""

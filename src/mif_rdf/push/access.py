@@ -20,7 +20,7 @@ The rules (docs/export.md explains them for users):
 * A memory whose graph states a higher trust level than its file is withheld:
   the graph has been changed since loading (by code enriching the dataset),
   and export never raises trust.
-* The graphs every memory contributes to (links, ontology, the default graph)
+* The graphs every memory contributes to (links, ontology, types, the default graph)
   lose each triple whose subject or object is a withheld memory or entity, or
   the document IRI (the bundle path) of one: no edge to it, no path of it.
 * The inferences graph is withheld whenever anything is withheld: its triples

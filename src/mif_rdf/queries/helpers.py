@@ -74,7 +74,7 @@ from ..bundle import Bundle
 from ..context import is_valid_iri
 from ..errors import MifRdfError
 from ..freshness import DecayProfile, as_utc
-from ..identity import BASE_TYPES, MEMORY_PREFIX, memory_iri, relationship_iri
+from ..identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
 from ..namespaces import MIF
 from .columns import Columns, Shape, Shaped
 from .native import SPLIT_HERE, no_cyclic_gc, select_columns
@@ -132,6 +132,26 @@ def memories_with_tag(graph: GraphLike, tag: str, *, as_: Shape = "table") -> Sh
     """Memories carrying ``tag`` (exactly, case included), their own or inherited from their namespace (the ``#inherited`` graph)."""
     query = f"SELECT ?tag ?memory ?path ?title WHERE {{ ?memory mif:tags ?tag . {_MEMORY} }} ORDER BY ?path"
     return _shaped(_select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag"))), as_)
+
+
+def memories_of_class(graph: GraphLike, cls: str | URIRef, *, as_: Shape = "table") -> Shaped:
+    """Memories whose ontology-extended type (spec 4.2.1, 4.4) is ``cls`` or a subclass of it.
+
+    The types live in ``<base>#types`` (:mod:`mif_rdf.ontology.extended_types`);
+    a bundle loaded without them gets them written first.  ``cls`` is a class
+    IRI, e.g. ``https://mif-spec.dev/ontologies/field-base/asset``, or a base
+    class such as ``mif:EpisodicType`` written as a full IRI.  ``type`` is the
+    memory's own extended type.
+    """
+    if isinstance(graph, Bundle) and not any(True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))):
+        from ..ontology import add_types_graph
+
+        add_types_graph(graph)
+    query = f"""SELECT DISTINCT ?class ?memory ?path ?title ?type WHERE {{
+      ?type rdfs:subClassOf* ?class . ?memory a ?type .
+      {_MEMORY}
+    }} ORDER BY ?path ?type"""
+    return _shaped(_select(graph, query, (*_COLUMNS, "type"), **{"class": _iri(cls, "class")}), as_)
 
 
 def memories_about(graph: GraphLike, entity: str | URIRef, *, as_: Shape = "table") -> Shaped:

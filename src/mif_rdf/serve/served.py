@@ -142,7 +142,7 @@ class ServedBundle:
             last_quads = {p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri))) for p, r in last_good.items()}
             subjects = self.bundle.reload(*relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
             policy = self._policy()
-            graphs = before | self._graphs_of(relpaths)
+            graphs = before | self._graphs_of(relpaths) | {self._retyped()}
             links = ox.NamedNode(self.bundle.links_graph_iri)
             if policy[:2] != (self._withheld, self._hidden):  # a file moved in or out of _local: every shared graph may change
                 graphs |= {g for g in self.working.named_graphs() if g not in policy[2]} | (policy[0] ^ self._withheld)
@@ -157,12 +157,23 @@ class ServedBundle:
             self.generation += 1
         return True
 
+    def _retyped(self) -> Any:
+        """Write the working bundle's extended types again (a namespace may have changed); the graph's name."""
+        from ..identity import GRAPH_TYPES, graph_iri
+        from ..ontology import add_types_graph
+
+        add_types_graph(self.bundle)
+        return ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_TYPES))
+
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
         from ..bundle import fill, new_dataset
 
         fresh = fill(Bundle(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
                             engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
+        from ..ontology import add_types_graph
+
+        add_types_graph(fresh)
         served = ServedBundle(fresh, include_local=self.include_local, audience=self.audience)
         with self.lock.writing():
             self.bundle, self.working, self.store = fresh, served.working, served.store

@@ -14,6 +14,10 @@ from ..namespaces import MIF
 from .. import shacl
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .locate import key_path, owner, shown_value
+from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
+from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
+from .entity_schemas import entity_schema_report
+from .ontology_rules import ontology_binding, ontology_problems
 from .report import ValidationReport
 from .shapes import rules, severity_of, shapes_graph
 from .user_shapes import ShapesSource, load_shapes, shape_label, untargeted
@@ -36,6 +40,8 @@ def validate(
     on_stage: Callable[[str], None] | None = None,
     shapes: Sequence[ShapesSource] = (),
     inference: str | None = None,
+    user_dirs: Sequence[str | Path] | None = None,
+    memory_ontologies: bool = True,
 ) -> ValidationReport:
     """Check a loaded bundle against conformance ``level`` (1, 2 or 3; 0: only ``shapes``).
 
@@ -43,9 +49,16 @@ def validate(
     its file, frontmatter key path, value, rule and level) and the body and
     cross-memory rules.  ``strict_temporal`` makes a derivation target created
     after its source an error instead of a warning.  ``ontologies`` (ids or
-    YAML files, resolved along ``search_path`` and the bundle's
-    ``.mif/ontologies/``) add the SHACL shapes compiled from their entity
-    schemas, applied to memories whose ``entity:`` payload has that type.
+    YAML files) add to the ontologies the memories name in their
+    ``ontology`` field; at level 2 and above those are resolved without a flag
+    (:func:`~mif_rdf.ontology.bundle_ontologies`: the built-in folder,
+    ``user_dirs`` (default ``MIF_RDF_ONTOLOGY_PATH``), the bundle's
+    ``.mif/ontologies/``, ``search_path``) and each memory is checked by the
+    ontology rules of :mod:`~mif_rdf.validation.ontology_rules` (unless
+    ``memory_ontologies`` is false: then only ``ontologies`` apply, as before
+    issue 28).  The SHACL
+    shapes compiled from the entity schemas apply to memories whose
+    ``entity:`` payload has that type.
     ``engine``: ``"fast"`` is mif-rdf's own engine for the SHACL Core subset
     the shipped shapes use (tested to give pyshacl's results), ``"pyshacl"``
     the reference, ``"auto"`` the fast one unless the shapes need more (the
@@ -80,14 +93,14 @@ def validate(
             results += shacl_problems(bundle, user_report, level, user)
             results += _untargeted(user, shapes)
             report_graph += user_report
-        if ontologies:
-            from ..ontology import compile_shapes
-
+        bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs, named=memory_ontologies)
+        if bound is not None and bound.compilation is not None:
             stage("ontology shapes")
-            extra = compile_shapes(list(ontologies), search_path=list(search_path), bundle=bundle)
-            extra_report = shacl_report(data, extra, engine)
+            extra_report, extra = entity_schema_report(bound, bundle)  # on the payloads only
             results += shacl_problems(bundle, extra_report, level, extra)
             report_graph += extra_report
+        if bound is not None and level >= ONTOLOGY_LEVEL:
+            results += ontology_problems(bundle, bound)
         if level:
             stage("bundle rules")
             results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
@@ -177,7 +190,7 @@ def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> 
             severity=severity_of(report.value(result, SH.resultSeverity)),
             key=key,
             value=shown_value(bundle, record, value, key or ""),
-            rule=rule.name if rule else (f"ontology {source}" if source is not None else shape_label(shapes, shape)),
-            level=rule.level if rule else None,
+            rule=rule.name if rule else (ONTOLOGY_SCHEMA_RULE if source is not None else shape_label(shapes, shape)),
+            level=rule.level if rule else (ONTOLOGY_LEVEL if source is not None else None),
         ))
     return problems
