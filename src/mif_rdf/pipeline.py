@@ -19,7 +19,9 @@ import gc
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -34,6 +36,7 @@ from .identity import document_iri, memory_iri
 from .integrity import hash_problems
 from .lexical import ill_typed_values
 from .limits import Limits
+from .outputs import process_exists
 from .parse import ParsedMemory, parse_memory
 from .projection import Projection, project_memory
 from .reference import pyld_graph
@@ -193,7 +196,7 @@ def prepare_memories(
     starts = deque(range(0, len(relpaths), CHUNK))
     pending: deque[tuple[int, Future[bytes]]] = deque()
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=gc.disable)
+        pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=_worker_start, initargs=(os.getpid(),))
     except (OSError, ValueError, ImportError):  # no process support here: one process it is
         yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
         return
@@ -216,6 +219,28 @@ def prepare_memories(
             yield from pickle.loads(payload)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_start(parent: int) -> None:
+    """Set up a worker: no cyclic GC (short-lived objects), and an end within a second of its parent's.
+
+    Signals are the parent's business: SIGINT (a terminal's Ctrl-C reaches the
+    whole process group) is ignored and SIGTERM kills, rather than running a
+    handler inherited through ``fork``.  A parent killed with ``kill -9``
+    cannot stop its pool, so each worker watches for it to be gone (its
+    parent pid changes to whoever adopts it) and ends itself.
+    """
+    gc.disable()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_end_with, args=(parent, os.getppid()), name="mif-rdf-orphan-watch", daemon=True).start()
+
+
+def _end_with(parent: int, spawner: int) -> None:
+    """Exit this worker once the process that made it (the parent, or a fork server) is gone."""
+    while os.getppid() == spawner and (spawner == parent or process_exists(parent)):
+        time.sleep(0.25)
+    os._exit(1)
 
 
 def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output,

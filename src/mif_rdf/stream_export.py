@@ -10,7 +10,8 @@ Only the links graph's edges wait for the end: a relationship may name a
 file that comes later, or a memory by an id not yet seen.  What resolving
 them needs -- each memory's id, document IRI and whether it is withheld, and
 each relationship's resolved target -- goes into a temporary SQLite index on
-disk (the system's temporary folder, removed at the end), not into memory.
+disk (the system's temporary folder, removed at the end, or by the next run
+after a ``kill -9``: :func:`mif_rdf.outputs.temporary_folder`), not into memory.
 So peak memory does not grow with the bundle: only the withheld memories
 (spec 10.2 ``_local``) and the entity files of ``.mif/entities`` are kept.
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +55,7 @@ from .integrity import with_hash
 from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
+from .outputs import temporary_folder
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .push.access import Withheld, local_only, trust_raised
@@ -134,8 +135,8 @@ def stream_nquads(
 
     files = memory_files(bundle)
     found(bundle.problems)
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"))
+    with temporary_folder("stream") as folder:
+        stream = _Stream(bundle, out, report, _Index(folder / "links.sqlite"))
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout)
             count = worker_count(len(files.memories), workers, busy_main=False)

@@ -40,12 +40,14 @@ def run(args: argparse.Namespace) -> int:
         _common.show_problems(problems)
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
+        _common.check_outputs(("-o", args.output), bundle=args.path if args.path.is_dir() else args.root, inputs=[] if args.path.is_dir() else [args.path])
         docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
         if not args.include_local:
             docs, withheld = _without_local(docs)
             problems += withheld
         problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
+        _common.check_outputs(("-o", args.output), inputs=[args.path])
         docs, problems = markdown_from_jsonld(args.path)
         problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
     _common.show_problems(problems)

@@ -30,8 +30,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    bundle = _common.load(args)
     fmt = format_for(args.output, args.format) if args.output else None
+    _common.check_outputs(("-o", args.output), bundle=args.bundle)
+    bundle = _common.load(args)
     if args.output:
         _common.export(bundle, fmt, args.output)  # type: ignore[arg-type]
     if args.json:

@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..ontology import compile_ontologies
 
+    _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle,
+                          inputs=[*args.path, *(Path(o) for o in args.ontologies if Path(o).is_file())])
     result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
     _common.show_problems(result.warnings)
     write_graph(result.owl, args.output)

@@ -38,6 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..validation import validate
 
+    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file())])
     bundle = _common.load(args)
     with _common.stages("validate", 3 if args.ontology else 2) as stage:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
