@@ -23,6 +23,12 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+#: SPARQL text longer than this is refused before any parser sees it (a 700,000-pattern query crashed a server).
+MAX_QUERY_BYTES = 512 * 1024
+#: Brackets (``{ ( [``) open at once, at most: pyoxigraph's parser overflows its stack (a segfault) at about
+#: 2,200 nested ``{`` and rdflib's raises RecursionError near 40, so real queries (a handful) have a wide margin.
+MAX_QUERY_DEPTH = 32
+
 
 def yaml_shape_problem(data: Any, limits: Limits) -> str | None:
     """Why a parsed YAML value is too big, too deep or cyclic once aliases are expanded; None if fine.
