@@ -112,7 +112,9 @@ def _quiet_rdflib() -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"mif-rdf: error: {message}", file=sys.stderr)
+    from .redaction import redact_text  # a token in a URL's query string never reaches the terminal or a CI log
+
+    print(f"mif-rdf: error: {redact_text(message)}", file=sys.stderr)
     return EXIT_CANNOT_RUN
 
 

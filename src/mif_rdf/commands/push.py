@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from ..push.access import export_policy
     from ..serialize import ill_typed_literals
     from ..push.sync import push_bundle
+    from ..redaction import redact_text, redacted
 
     if args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")
@@ -122,12 +123,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
     bundle = _common.load(args)
     _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle).allows)])
-    print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
+    print(f"push {bundle.root.name} ({bundle.base_iri}) -> {redacted(args.endpoint)} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:
         result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over)
     except StoreError as error:
-        print(f"mif-rdf: error: {error}", file=sys.stderr)
+        print(f"mif-rdf: error: {redact_text(str(error))}", file=sys.stderr)
         return error.exit_code
     finally:
         progress.close()

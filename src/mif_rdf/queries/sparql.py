@@ -38,6 +38,7 @@ from ..context import is_valid_iri
 from ..errors import MifRdfError
 from ..limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from ..namespaces import PREFIXES
+from ..redaction import redacted
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -177,7 +178,7 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
         services = list(_service_iris(parsed.algebra))
         if services:
             raise MifRdfError(
-                f"SERVICE federation is off: this query would fetch from {', '.join(services)}; "
+                f"SERVICE federation is off: this query would fetch from {', '.join(map(redacted, services))}; "
                 "allow it explicitly (--allow-service, allow_service=True) if you trust that endpoint"
             )
         if _SERVICE_CLAUSE.search(_ESCAPE.sub(_unescape, query)):
