@@ -280,3 +280,17 @@ def test_a_killed_export_leaves_the_previous_file_byte_identical(generated: Path
         lines = err.decode().strip().splitlines()
         assert lines == [f"mif-rdf: interrupted; {target} left unchanged"], lines
         assert not list(tmp.iterdir()) and _partial(out) == 0
+
+
+def test_a_killed_cache_save_leaves_nothing_after_the_next_run(tmp_path: Path) -> None:
+    from mif_rdf.bundle import load_bundle
+
+    bundle = load_bundle(EXAMPLES, cache=tmp_path / "cache", progress=False)
+    entry = bundle.cache.entry
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = [entry / f"{outputs.PREFIX}{dead.pid}-dataset", entry / f"{outputs.PREFIX}{dead.pid}-oxigraph"]
+    left[0].write_bytes(b"half a pickle")
+    left[1].mkdir()
+    again = load_bundle(EXAMPLES, cache=tmp_path / "cache", progress=False)
+    assert again.cache.state == "warm" and not any(path.exists() for path in left)
