@@ -294,3 +294,16 @@ def test_a_killed_cache_save_leaves_nothing_after_the_next_run(tmp_path: Path) -
     left[1].mkdir()
     again = load_bundle(EXAMPLES, cache=tmp_path / "cache", progress=False)
     assert again.cache.state == "warm" and not any(path.exists() for path in left)
+
+
+def test_special_files_are_written_through(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``-o /dev/stdout`` and a FIFO have nothing to replace: they get the bytes as they come."""
+    assert main(["export", str(EXAMPLES), "--format", "nquads", "-o", "/dev/null"]) == 0
+    fifo = tmp_path / "pipe.nq"
+    os.mkfifo(fifo)
+    copy = tmp_path / "copy.nq"
+    with open(copy, "wb") as sink:
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=sink)
+        assert main(["export", str(EXAMPLES), "--format", "nquads", "-o", str(fifo)]) == 0
+        reader.wait(timeout=30)
+    assert copy.read_bytes().count(b"\n") > 1000 and fifo.exists() and not fifo.is_file()

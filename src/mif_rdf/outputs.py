@@ -104,7 +104,16 @@ def replacing(path: str | Path) -> Iterator[IO[bytes]]:
     systems is not atomic) and is removed on any error or interrupt.  A
     symlink at ``path`` is followed: the file it names is replaced.  A full
     disk is a :class:`MifRdfError` saying the previous file is unchanged.
+    What is not a regular file (``/dev/stdout``, a FIFO) is written as it is.
     """
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # nothing there yet (or a broken symlink: it names where the file goes)
+        special = False
+    if special:  # /dev/stdout, a FIFO, a terminal: nothing to replace, and no folder to put a temporary file in
+        with open(path, "wb") as handle:
+            yield handle
+        return
     target = Path(path).resolve()
     sweep(target.parent)
     fd, temporary = tempfile.mkstemp(prefix=f"{PREFIX}{os.getpid()}-", suffix=f".{target.name[-80:]}", dir=target.parent)
