@@ -196,7 +196,7 @@ def check_outputs(*outputs: tuple[str, Path | None], bundle: Path | None = None,
     from ..outputs import refuse_sources
 
     refuse_sources(outputs, inputs, bundle)
-    _Outputs.pending.update(path for _, path in outputs if path is not None)
+    _Outputs.pending = {path for _, path in outputs if path is not None}  # this command's, none of an earlier run's
 
 
 def interrupted() -> str:
