@@ -63,6 +63,7 @@ from . import termpickle
 from .bundle import Bundle, Engine, RecordMaps, Records, fill, new_dataset, no_cyclic_gc
 from .errors import MifRdfError, Problem, ProblemLog
 from .limits import Limits
+from .outputs import PREFIX, process_exists, sweep
 from .oxigraph_sink import oxigraph_store
 from .parse import BundleFiles, discover
 from .resources import data_dir
@@ -343,7 +344,7 @@ def _read_manifest(entry: Path) -> _Manifest:
 def _write_file(path: Path, payload: bytes) -> str:
     """Write atomically (a reader sees the old file or the whole new one) and return the payload's SHA-256."""
     digest = hashlib.sha256(payload)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = path.with_name(f"{PREFIX}{os.getpid()}-{path.name}")  # a killed save leaves it to the next run's sweep
     with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:  # whatever the umask
         handle.write(_MAGIC + digest.digest())
         handle.write(payload)
@@ -423,7 +424,7 @@ def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int
     """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
     inner = oxigraph_store(dataset)
     inner.flush()
-    fresh = target.with_name(f".{target.name}.{os.getpid()}.new")
+    fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
     shutil.rmtree(fresh, ignore_errors=True)
     inner.backup(str(fresh))
     shutil.rmtree(target, ignore_errors=True)
@@ -445,21 +446,12 @@ def _tables(database: Path) -> dict[str, tuple[int, int]]:
 
 
 def _prune_sessions(entry: Path) -> None:
-    """Remove session folders left behind by processes that are gone."""
+    """Remove session folders and half-written files left behind by processes that are gone."""
+    sweep(entry)
     sessions = entry / "sessions"
     if not sessions.is_dir():
         return
     for folder in sessions.iterdir():
         pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and not process_exists(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from typing import Iterator, Sequence
 
 from . import __version__
 from .commands import command_modules
-from .commands._common import EXIT_CANNOT_RUN, set_verbosity, verbosity_options
+from .commands._common import EXIT_CANNOT_RUN, interrupted, set_verbosity, verbosity_options
 from .errors import MifRdfError
 
 
@@ -71,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), sys.argv[1:] if argv is None else argv)
     _quiet_rdflib()
     set_verbosity(args)
+    _terminate_like_interrupt()
     try:
         return int(args.func(args))
     except MifRdfError as exc:
@@ -80,12 +82,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"mif-rdf: {interrupted()}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     except Exception as exc:  # a bug, not bad input: say so without a traceback
         if os.environ.get("MIF_RDF_DEBUG"):
             raise
         return _fail(f"internal error ({type(exc).__name__}: {exc}); rerun with MIF_RDF_DEBUG=1 and report it")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so it unwinds as after Ctrl-C: outputs left unchanged, temporary files removed."""
+
+
+def _terminate_like_interrupt() -> None:
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # a host program's own handler stays
+        signal.signal(signal.SIGTERM, terminate)
 
 
 def _quiet_rdflib() -> None:
@@ -97,7 +112,9 @@ def _quiet_rdflib() -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"mif-rdf: error: {message}", file=sys.stderr)
+    from .redaction import redact_text  # a token in a URL's query string never reaches the terminal or a CI log
+
+    print(f"mif-rdf: error: {redact_text(message)}", file=sys.stderr)
     return EXIT_CANNOT_RUN
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from .context import MIF_NS, is_absolute_iri, is_valid_iri, resolve_iri
+from .context import MIF_NS, iri_problem, is_absolute_iri, is_valid_iri, resolve_iri
 from .errors import MifRdfError
 
 MEMORY_PREFIX = "urn:mif:"
@@ -46,8 +46,9 @@ def id_problem(memory_id: object) -> str | None:
     """Why ``memory_id`` cannot name a memory, or None when it can."""
     if not isinstance(memory_id, str) or not memory_id.strip():
         return "must be a non-empty string"
-    if not is_valid_iri(memory_iri(memory_id)):
-        return f"{memory_id!r} does not make a valid IRI (urn:mif:<id>): no spaces, quotes, <>{{}}|\\^` or control characters"
+    why = iri_problem(memory_iri(memory_id))
+    if why is not None:
+        return f"{memory_id!r} does not make a valid IRI (urn:mif:<id> {why})"
     return None
 
 
@@ -110,7 +111,7 @@ def normalize_base_iri(base: str) -> str:
     if not is_absolute_iri(base):
         raise MifRdfError(f"base IRI {base!r} is not an absolute IRI (it needs a scheme, as in mif://local/name/)")
     if not is_valid_iri(base):
-        raise MifRdfError(f"base IRI {base!r} contains characters no IRI may hold (spaces, quotes, <>{{}}|\\^`)")
+        raise MifRdfError(f"base IRI {base!r} {iri_problem(base)}")
     return base if base.endswith("/") else base + "/"
 
 

@@ -23,6 +23,22 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+#: Ontology YAML files are read like memory files (issue 39): a file over this size is not read, and its
+#: YAML is held to the same shape limits with room for large vocabularies (values, nesting).
+ONTOLOGY_LIMITS = Limits(max_file_bytes=16 * 1024 * 1024, max_yaml_values=2_000_000, max_yaml_depth=64)
+#: Fields of entity types once traits and supertypes are composed, over all compiled ontologies: each becomes
+#: some 45 triples of OWL and SHACL (about 50 KB of memory in rdflib's store), and a few trait lines of YAML
+#: can give thousands of types each of them; past this the compile stops before building any graph.
+MAX_ONTOLOGY_FIELDS = 20_000
+#: Ontology files one search folder may hold; the ones after it (in path order) are not read.
+MAX_ONTOLOGY_FILES = 10_000
+
+#: SPARQL text longer than this is refused before any parser sees it (a 700,000-pattern query crashed a server).
+MAX_QUERY_BYTES = 512 * 1024
+#: Brackets (``{ ( [``) open at once, at most: pyoxigraph's parser overflows its stack (a segfault) at about
+#: 2,200 nested ``{`` and rdflib's raises RecursionError near 40, so real queries (a handful) have a wide margin.
+MAX_QUERY_DEPTH = 32
+
 
 def yaml_shape_problem(data: Any, limits: Limits) -> str | None:
     """Why a parsed YAML value is too big, too deep or cyclic once aliases are expanded; None if fine.

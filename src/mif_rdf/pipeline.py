@@ -15,11 +15,14 @@ this process: workers change the speed of a load, never its result.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -34,6 +37,7 @@ from .identity import document_iri, memory_iri
 from .integrity import hash_problems
 from .lexical import ill_typed_values
 from .limits import Limits
+from .outputs import process_exists
 from .parse import ParsedMemory, parse_memory
 from .projection import Projection, project_memory
 from .reference import pyld_graph
@@ -192,19 +196,19 @@ def prepare_memories(
         return
     starts = deque(range(0, len(relpaths), CHUNK))
     pending: deque[tuple[int, Future[bytes]]] = deque()
+    pool: ProcessPoolExecutor | None = None
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=gc.disable)
-    except (OSError, ValueError, ImportError):  # no process support here: one process it is
-        yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
-        return
-    try:
-        def submit() -> None:
-            if starts:
-                start = starts.popleft()
-                pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output, shape)))
-
-        for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
-            submit()
+        with _interrupts_held():  # a Ctrl-C while the pool forks its workers would leave it half made, and exit waiting on it
+            try:
+                pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=_worker_start, initargs=(os.getpid(),))
+            except (OSError, ValueError, ImportError):  # no process support here: one process it is
+                pool = None
+            else:
+                for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
+                    _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
+        if pool is None:
+            yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
+            return
         while pending:
             start, future = pending.popleft()
             try:
@@ -212,10 +216,59 @@ def prepare_memories(
             except BrokenProcessPool:  # the workers could not start or died: finish here
                 yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output, shape)
                 return
-            submit()
+            _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
             yield from pickle.loads(payload)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(pool: ProcessPoolExecutor, starts: deque[int], pending: deque[tuple[int, Future[bytes]]], root: Path, relpaths: list[str],
+            base: str, limits: Limits, engine: Engine, output: Output, shape: Callable[[PreparedMemory], Any]) -> None:
+    """Give the pool the next chunk of paths, if any are left."""
+    if starts:
+        start = starts.popleft()
+        pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output, shape)))
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (delivered when the block ends) in the main thread; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _worker_start(parent: int) -> None:
+    """Set up a worker: no cyclic GC (short-lived objects), and an end within a second of its parent's.
+
+    Signals are the parent's business: SIGINT (a terminal's Ctrl-C reaches the
+    whole process group) is ignored and SIGTERM kills, rather than running a
+    handler inherited through ``fork``.  A parent killed with ``kill -9``
+    cannot stop its pool, so each worker watches for it to be gone (its
+    parent pid changes to whoever adopts it) and ends itself.
+    """
+    gc.disable()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # forked while the parent held them (:func:`_interrupts_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+    threading.Thread(target=_end_with, args=(parent, os.getppid()), name="mif-rdf-orphan-watch", daemon=True).start()
+
+
+def _end_with(parent: int, spawner: int) -> None:
+    """Exit this worker once the process that made it (the parent, or a fork server) is gone."""
+    while os.getppid() == spawner and (spawner == parent or process_exists(parent)):
+        time.sleep(0.25)
+    os._exit(1)
 
 
 def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output,

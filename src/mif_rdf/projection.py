@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .context import ActiveContext, Term, is_absolute_iri, is_valid_iri, mif_context, projection_context
+from .context import ActiveContext, Term, iri_problem, is_absolute_iri, is_valid_iri, mif_context, projection_context
 from .errors import Problem, Severity
 from .identity import memory_iri
 
@@ -108,7 +108,7 @@ class _Encoder:
                 self.note(path, f"key {key!r} is a JSON-LD keyword; left out of the JSON-LD projection", Severity.ERROR, value)
                 continue
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
-                self.note(path, f"key {key!r} makes an IRI with characters no IRI may hold; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(path, f"key {key!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection", Severity.ERROR, value)
                 continue
             if iri is None or not is_absolute_iri(iri):
                 self.note(path, f"key {key!r} makes no RDF property IRI; JSON-LD drops it from the graph")
@@ -144,7 +144,7 @@ class _Encoder:
         if isinstance(value, str) and coerce in ("@id", "@vocab"):
             iri = ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri)
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
-                self.note(keypath, f"{value!r} makes an IRI with characters no IRI may hold; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(keypath, f"{value!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection", Severity.ERROR, value)
                 self.unusable_value(keypath, term.iri if term else None, value)
                 return _LEFT_OUT
             if iri is None or not is_absolute_iri(iri):

@@ -10,7 +10,8 @@ Only the links graph's edges wait for the end: a relationship may name a
 file that comes later, or a memory by an id not yet seen.  What resolving
 them needs -- each memory's id, document IRI and whether it is withheld, and
 each relationship's resolved target -- goes into a temporary SQLite index on
-disk (the system's temporary folder, removed at the end), not into memory.
+disk (the system's temporary folder, removed at the end, or by the next run
+after a ``kill -9``: :func:`mif_rdf.outputs.temporary_folder`), not into memory.
 So peak memory does not grow with the bundle: only the withheld memories
 (spec 10.2 ``_local``) and the entity files of ``.mif/entities`` are kept.
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +57,7 @@ from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
 from .ontology.extended_types import Placement, Typer, placement_of
+from .outputs import temporary_folder
 from .parse import ParsedMemory
 from .pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from .nsmodel.audience import Audience
@@ -150,8 +151,8 @@ def stream_nquads(
     found(bundle.problems)
     model = read_namespace_model(bundle.root, bundle.config, limits)
     found(model.problems)
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-stream-") as folder:
-        stream = _Stream(bundle, out, report, _Index(Path(folder) / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience)
+    with temporary_folder("stream") as folder:
+        stream = _Stream(bundle, out, report, _Index(folder / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience)
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
         if audience is None:
             stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))

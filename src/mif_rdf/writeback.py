@@ -19,6 +19,7 @@ from .errors import MifRdfError, Problem, Severity
 from .identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
 from .layout import authored_frontmatter
 from .markdown import render_memory
+from .outputs import write_file
 from .reference import lexical_literals
 from .reverse import recover_memory
 
@@ -120,5 +121,5 @@ def write_files(out_dir: str | Path, texts: dict[str, str], suffix: str) -> list
             problems.append(Problem(relpath, str(exc), Severity.ERROR, key="path", rule="output"))
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="")
+        write_file(target, text.encode("utf-8"))  # whole or not at all
     return problems

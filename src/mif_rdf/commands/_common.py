@@ -196,13 +196,37 @@ def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequen
 
 
 def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
-    """Run ``writer`` on the output file, or on standard output when ``path`` is None."""
+    """Run ``writer`` on the output file (replaced only once complete: :mod:`mif_rdf.outputs`), or on standard output."""
     if path is None:
         writer(sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
+    from ..outputs import replacing
+
     if not path.parent.exists():
         note(f"created the folder {path.parent} for {path.name}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
+    _Outputs.pending.add(path)
+    with replacing(path) as handle:
         writer(handle)
+    _Outputs.pending.discard(path)
+
+
+class _Outputs:
+    """The output files a command has yet to put in place: what an interrupt leaves unchanged."""
+
+    pending: set[Path] = set()
+
+
+def check_outputs(*outputs: tuple[str, Path | None], bundle: Path | None = None, inputs: Iterable[Path] = ()) -> None:
+    """Before reading anything: refuse an output that is an input (see :func:`mif_rdf.outputs.refuse_sources`)."""
+    from ..outputs import refuse_sources
+
+    refuse_sources(outputs, inputs, bundle)
+    _Outputs.pending = {path for _, path in outputs if path is not None}  # this command's, none of an earlier run's
+
+
+def interrupted() -> str:
+    """The one line an interrupted command prints (Ctrl-C or SIGTERM)."""
+    left = sorted(str(path) for path in _Outputs.pending)
+    return f"interrupted; {' and '.join(left)} left unchanged" if left else "interrupted"

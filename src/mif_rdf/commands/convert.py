@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         _common.show_problems(problems)
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
+        _common.check_outputs(("-o", args.output), bundle=args.path if args.path.is_dir() else args.root, inputs=[] if args.path.is_dir() else [args.path])
         docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
         audience = _audience_of(args)
         if audience is not None or not args.include_local:
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             problems += withheld
         problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
+        _common.check_outputs(("-o", args.output), inputs=[args.path])
         docs, problems = markdown_from_jsonld(args.path)
         problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
     _common.show_problems(problems)

@@ -30,6 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     fmt = format_for(args.output, args.format)
+    _common.check_outputs(("-o", args.output), bundle=args.bundle)
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"

@@ -32,10 +32,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    fmt = format_for(args.output, args.format) if args.output else None
+    _common.check_outputs(("-o", args.output), bundle=args.bundle)
     bundle = _common.load(args)
     audience = _audience.audience_of(args, bundle.root) if args.output else None
     _common.add_suggestions(args, bundle, audience)
-    fmt = format_for(args.output, args.format) if args.output else None
     if args.output:
         _common.export(bundle, fmt, args.output, audience)  # type: ignore[arg-type]
     elif args.audience or args.include_system:

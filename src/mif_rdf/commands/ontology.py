@@ -49,10 +49,16 @@ def run(args: argparse.Namespace) -> int:
 
     from ..ontology.catalog import document_files
 
+    inputs = [*args.path, *(Path(o) for o in args.ontologies if Path(o).is_file())]
+    _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle, inputs=inputs)
     result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
     _common.show_problems(result.warnings)
     if args.output_dir is not None:
-        for name, content in document_files(result):
+        documents = list(document_files(result))
+        # the file names come from the ontologies read: checked now, before anything is written
+        _common.check_outputs(*(("--output-dir", args.output_dir / name) for name, _ in documents), ("-o", args.output),
+                              ("--shapes", args.shapes), bundle=args.bundle, inputs=[*inputs, *(n.file.path for r in result.roots for n in [r, *r.ancestors()])])
+        for name, content in documents:
             _common.write(args.output_dir / name, lambda out, data=content: out.write(data))
         _common.note(f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}")
     if args.output is not None or args.output_dir is None:

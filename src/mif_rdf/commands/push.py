@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from ..push.access import export_policy
     from ..serialize import ill_typed_literals
     from ..push.sync import push_bundle
+    from ..redaction import redact_text, redacted
 
     if args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")
@@ -126,13 +127,13 @@ def run(args: argparse.Namespace) -> int:
     audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
     _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle, audience).allows)])
-    print(f"push {bundle.root.name} ({bundle.base_iri}) -> {args.endpoint} ({store.protocol})")
+    print(f"push {bundle.root.name} ({bundle.base_iri}) -> {redacted(args.endpoint)} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:
         result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over,
                              audience=audience)
     except StoreError as error:
-        print(f"mif-rdf: error: {error}", file=sys.stderr)
+        print(f"mif-rdf: error: {redact_text(str(error))}", file=sys.stderr)
         return error.exit_code
     finally:
         progress.close()

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..reasoning import infer
     from .ontology import write_graph
 
+    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology or () if Path(o).is_file())])
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
     start = time.perf_counter()

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..validation import validate
     from ..validation.user_shapes import load_shapes
 
+    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
     if args.shapes:

@@ -20,6 +20,7 @@ from rdflib.namespace import OWL, RDF, RDFS, SH
 from ..bundle import Bundle
 from ..errors import MifRdfError, Problem, Severity
 from ..identity import default_base_iri, document_iri
+from ..limits import MAX_ONTOLOGY_FIELDS
 from ..namespaces import bind_prefixes
 from ..parse import parse_config
 from .iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
@@ -123,13 +124,14 @@ def compile_ontologies(
     cache: dict[int, ResolvedOntology] = {}
     roots = [resolve(registry, registry.get(ref), cache) for ref in ontologies]
     composers = [Composer(view) for view in cache.values()]  # parents first
-    warnings = [w for composer in composers for w in composer.view.file.warnings + composer.view.warnings]
+    warnings = [*registry.problems, *(w for composer in composers for w in composer.view.file.warnings + composer.view.warnings)]
     for composer in composers:
         composer.all_traits()
         warnings.extend(check_subtypes(composer.view, composer))
         for name in composer.view.entity_types:
             composer.compose(name)
         warnings.extend(composer.warnings.values())
+    _check_size(composers)
     warnings = list({(w.path, w.message): w for w in warnings}.values())  # a definition several views inherit: once
     if strict:
         _refuse(warnings)
@@ -150,6 +152,16 @@ def compile_ontologies(
             documents[_config_ontology_iri(bundle, root)] = config
             owl += config
     return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings, documents)
+
+
+def _check_size(composers: list[Composer]) -> None:
+    """Refuse, before any graph is built, a compile whose composed fields would take gigabytes (see MAX_ONTOLOGY_FIELDS)."""
+    sizes = {c.view.id: sum(len(c.compose(name).fields) for name in c.view.entity_types) for c in composers}
+    if sum(sizes.values()) > MAX_ONTOLOGY_FIELDS:
+        largest = max(sizes, key=sizes.__getitem__)
+        raise MifRdfError(f"the ontologies compose to {sum(sizes.values()):,} entity-type fields (traits and supertypes included; "
+                          f"'{largest}' alone {sizes[largest]:,}), over the limit of {MAX_ONTOLOGY_FIELDS:,} "
+                          "(mif_rdf.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples")
 
 
 def _refuse(warnings: list[Problem]) -> None:

@@ -16,6 +16,7 @@ import yaml
 
 from ..errors import MifRdfError, Problem, Severity
 from ..identity import canonical_relationship_name
+from ..limits import ONTOLOGY_LIMITS, yaml_shape_problem
 from ..yamlio import load_yaml, yaml_error_line
 from .model import (
     BASE_TYPES,
@@ -87,7 +88,11 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
     """Parse and check one ontology YAML file (its warnings are in ``.warnings``)."""
     warnings: list[Problem] = []
     reader = _Reader(path, warnings)
+    limit = ONTOLOGY_LIMITS.max_file_bytes
     try:
+        size = path.stat().st_size
+        if size > limit:  # never read: a 50 MB ontology took minutes and gigabytes to compile
+            raise MifRdfError(f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.limits.ONTOLOGY_LIMITS); not read")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise MifRdfError(f"cannot read ontology file {path}: {exc}") from None
@@ -97,6 +102,11 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         line = yaml_error_line(exc)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise MifRdfError(f"{path}{f':{line}' if line else ''}: YAML syntax error: {problem}") from None
+    except RecursionError:
+        raise MifRdfError(f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.limits.ONTOLOGY_LIMITS); not read") from None
+    too_big = yaml_shape_problem(result.data, ONTOLOGY_LIMITS)
+    if too_big is not None:
+        raise MifRdfError(f"{path}: {too_big} (mif_rdf.limits.ONTOLOGY_LIMITS); not read")
     data = result.data
     if not isinstance(data, dict):
         raise MifRdfError(f"{path}: an ontology file must be a YAML mapping with an 'ontology' section, not {_kind(data)}")

@@ -15,7 +15,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..errors import MifRdfError
+from ..errors import MifRdfError, Problem, Severity
+from ..limits import MAX_ONTOLOGY_FILES
 from ..resources import data_dir
 from .loader import read_ontology
 from .model import OntologyFile
@@ -76,16 +77,30 @@ class Registry:
         self.dirs = list(dirs)
         self._by_id: dict[str, list[OntologyFile]] = {}
         self._by_path: dict[Path, OntologyFile] = {}
+        #: files of the search folders that could not be read (each an error naming it); the others are used
+        self.problems: list[Problem] = []
         for index, folder in enumerate(self.dirs):
-            for path in _ontology_files(folder):
-                self._add(path, index)
+            files = _ontology_files(folder)
+            if len(files) > MAX_ONTOLOGY_FILES:
+                self.problems.append(Problem(str(folder), f"{len(files):,} ontology files, over the limit of {MAX_ONTOLOGY_FILES:,} "
+                                             f"(mif_rdf.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read", rule="limit"))
+                files = files[:MAX_ONTOLOGY_FILES]
+            for path in files:
+                self._add(path, index, tolerant=True)
 
-    def _add(self, path: Path, index: int) -> OntologyFile:
+    def _add(self, path: Path, index: int, tolerant: bool = False) -> OntologyFile | None:
+        """Read and index one file; ``tolerant`` (a file of a folder): a file that cannot be read is a problem, not an error."""
         key = path.resolve()
         found = self._by_path.get(key)
         if found is not None:
             return found
-        onto = read_ontology(path, source_index=index)
+        try:
+            onto = read_ontology(path, source_index=index)
+        except MifRdfError as exc:
+            if not tolerant:
+                raise
+            self.problems.append(Problem(str(path), f"{exc}; the other ontologies of the folder are used", Severity.WARNING, rule="ontology"))
+            return None
         same = [o for o in self._by_id.get(onto.id, []) if o.source_index == index]
         if same:
             raise MifRdfError(f"ontology id '{onto.id}' is defined by two files of the same source: {same[0].path} and {path}")
@@ -98,7 +113,9 @@ class Registry:
         path = Path(path)
         if not path.is_file():
             raise MifRdfError(f"ontology file {str(path)!r} does not exist")
-        return self._add(path, len(self.dirs))
+        onto = self._add(path, len(self.dirs))
+        assert onto is not None  # not tolerant: it raised instead
+        return onto
 
     def knows(self, ontology_id: str) -> bool:
         """Whether a folder of the search path holds an ontology with this id (never read as a file path)."""
@@ -110,7 +127,7 @@ class Registry:
             return self.add_file(ref)
         candidates = self._by_id.get(ref)
         if not candidates:
-            raise MifRdfError(f"no ontology with id '{ref}' in the search path ({self._where()})")
+            raise MifRdfError(f"no ontology with id '{ref}' in the search path ({self._where()}){self._unread()}")
         return max(candidates, key=lambda o: o.source_index)
 
     def parent(self, child: OntologyFile, parent_id: str) -> OntologyFile:
@@ -118,9 +135,12 @@ class Registry:
         candidates = sorted(self._by_id.get(parent_id, []), key=lambda o: o.source_index)
         if candidates and candidates[-1] is child:
             candidates = [o for o in candidates if o.source_index < child.source_index]
+            if not candidates:  # no earlier definition to extend: the ontology extends itself
+                raise MifRdfError(f"ontology extends cycle: '{child.id}' ({child.path}) -> '{child.id}' ({child.path}): it extends "
+                                  "itself, and no earlier source of the search path defines that id")
         if not candidates:
             raise MifRdfError(
-                f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path ({self._where()})"
+                f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path ({self._where()}){self._unread()}"
             )
         return candidates[-1]
 
@@ -142,6 +162,10 @@ class Registry:
 
         visit(onto, ())
         return order
+
+    def _unread(self) -> str:
+        """For a "not found": the files that could not be read, which may be the one meant."""
+        return f"; not read: {', '.join(p.path for p in self.problems)}" if self.problems else ""
 
     def _where(self) -> str:
         return ", ".join(str(d) for d in self.dirs) or "no folders"

@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
 from ..errors import MifRdfError
+from ..redaction import redacted
 
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 _IRI_FORBIDDEN = set('<>"{}|^`\\ \t\r\n')
@@ -143,7 +144,7 @@ class HttpClient:
         *, accept: frozenset[int] = frozenset(), what: str = "",
     ) -> Response:
         """Send one request; 2xx and the statuses in ``accept`` are answers, everything else raises."""
-        what = what or f"{method} {url}"
+        what = what or f"{method} {redacted(url)}"
         attempt = 0
         while True:
             try:
@@ -243,15 +244,22 @@ def _why(error: object) -> str:
 
 
 def _origin(url: str) -> str:
-    parts = urlsplit(url)
+    parts = urlsplit(redacted(url))
     return f"{parts.scheme}://{parts.netloc}"
 
 
 def check_endpoint(url: str, option: str = "--endpoint") -> str:
-    """An http(s) URL with a host, or a one-line error naming the option."""
-    parts = urlsplit(url)
+    """An http(s) URL with a host and no userinfo, or a one-line error naming the option (never the secret)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:  # its message may quote the secret (a password where the port goes)
+        raise MifRdfError(f"{option} {redacted(url)}: not a URL (a bad port or host)") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise MifRdfError(f"{option} must be an http:// or https:// URL, got {url!r}")
+        raise MifRdfError(f"{option} must be an http:// or https:// URL, got {redacted(url)!r}")
+    if "@" in parts.netloc:
+        raise MifRdfError(f"{option} {redacted(url)}: a user name or password in the URL would be printed and logged; "
+                          "give --user NAME and the password in $MIF_RDF_PASSWORD (in Python: Credentials.basic)")
     return url
 
 

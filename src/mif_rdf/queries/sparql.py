@@ -36,7 +36,9 @@ from rdflib.term import Identifier, Node
 from ..bundle import Bundle
 from ..context import is_valid_iri
 from ..errors import MifRdfError
+from ..limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from ..namespaces import PREFIXES
+from ..redaction import redacted
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -107,6 +109,9 @@ def check_unicode(*texts: str) -> None:
 #: SPARQL's codepoint escapes, which a parser may apply before it reads keywords.
 _ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _SERVICE_WORD = re.compile(r"service", re.I)
+#: SERVICE as the keyword it is in a query: before an IRI, a variable or a prefixed name (SILENT between).
+_SERVICE_CLAUSE = re.compile(r"(?<![\w:$?])service\s+(?:silent\s+)?(?:<|[?$]|[^\W\d][\w.-]*:|:)", re.I)
+_BRACKETS = re.compile(r"[{}()\[\]]")
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -114,17 +119,49 @@ def _unescape(match: re.Match[str]) -> str:
     return chr(code) if code < 0x110000 else ""
 
 
-def check_query_safety(query: str, *, allow_service: bool = False) -> None:
-    """Refuse updates and (unless allowed) SERVICE federation, before anything runs.
+def check_query_bounds(query: str, *, max_bytes: int = MAX_QUERY_BYTES, max_depth: int = MAX_QUERY_DEPTH) -> None:
+    """Refuse a query too long or too deeply nested for the parsers, before any of them sees it.
 
-    When rdflib cannot parse a query that Oxigraph may still run (a triple
-    term, ``LATERAL``, ``ADJUST``), the check cannot see its algebra; such a
-    query is refused if the word SERVICE appears anywhere in it (escapes
-    decoded), unless ``allow_service``: failing closed keeps it off the network.
+    Depth counts every ``{``, ``(`` and ``[`` still open, wherever it is
+    (strings and comments included: no parser's reading is trusted here), so
+    it is never less than what an engine's recursive parser will meet.
+    """
+    size = len(query.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise MifRdfError(f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.limits.MAX_QUERY_BYTES)")
+    depth = 0
+    for match in _BRACKETS.finditer(query):
+        if match.group() in "{([":
+            depth += 1
+            if depth > max_depth:
+                raise MifRdfError(f"the query nests brackets ({{ ( [) more than {max_depth} deep, over the limit "
+                                  f"(mif_rdf.limits.MAX_QUERY_DEPTH): deeper queries crash query parsers")
+        elif depth:
+            depth -= 1
+
+
+def check_query_safety(query: str, *, allow_service: bool = False) -> None:
+    """Refuse oversized queries, updates and (unless allowed) SERVICE federation, before anything runs.
+
+    pyoxigraph (0.5) has no switch that turns its SERVICE client off, so the
+    check makes sure that what it finds holds for every engine: the text an
+    engine runs is the text checked, a lone carriage return (Oxigraph ends a
+    ``#`` comment there, rdflib does not) is refused, and a query whose text
+    has a SERVICE clause that rdflib's parse does not show, or that rdflib
+    cannot parse (a triple term, ``LATERAL``, ``ADJUST``) while the word
+    SERVICE appears (codepoint escapes decoded), is refused: failing closed
+    keeps it off the network.
     """
     check_unicode(query)
+    check_query_bounds(query)
+    if not allow_service and "\r" in query.replace("\r\n", ""):
+        raise MifRdfError("the query has a carriage return that does not end a line (\\r without \\n): "
+                          "query engines disagree on where a comment ends there; use \\n or \\r\\n line ends")
     try:
         parsed = _parsed(query)
+    except RecursionError:
+        raise MifRdfError("the query is too deeply nested or has too many patterns in a row for rdflib's parser "
+                          "(it ran out of recursion); split it or run it on Oxigraph (--store oxigraph)") from None
     except Exception as exc:  # ParseBaseException, or an undeclared prefix as a bare Exception
         if isinstance(exc, ParseBaseException) and _is_update(query):
             raise MifRdfError(
@@ -141,8 +178,14 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
         services = list(_service_iris(parsed.algebra))
         if services:
             raise MifRdfError(
-                f"SERVICE federation is off: this query would fetch from {', '.join(services)}; "
+                f"SERVICE federation is off: this query would fetch from {', '.join(map(redacted, services))}; "
                 "allow it explicitly (--allow-service, allow_service=True) if you trust that endpoint"
+            )
+        if _SERVICE_CLAUSE.search(_ESCAPE.sub(_unescape, query)):
+            raise MifRdfError(
+                "this query has text that reads as a SERVICE clause (in a comment or string, as rdflib reads it, "
+                "but another engine may read it otherwise), so it is not run: SERVICE would fetch from the network. "
+                "Allow it explicitly (--allow-service, allow_service=True) if you trust it"
             )
 
 
