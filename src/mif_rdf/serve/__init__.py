@@ -3,8 +3,9 @@
 * :mod:`.served` -- the bundle behind the server: the working load, the store
   queries read, incremental reloads published at once, last good versions.
 * :mod:`.watch` -- the folder watcher that feeds file changes to it.
-* :mod:`.protocol` -- HTTP: SPARQL 1.1 Protocol, Graph Store Protocol reads,
-  service description, the page and its JSON (:mod:`.views`).
+* :mod:`.protocol` -- what is answered: SPARQL 1.1 Protocol, Graph Store
+  Protocol reads, service description, the page and its JSON (:mod:`.views`).
+* :mod:`.http` -- the server (uvicorn): limits, access checks, workers, streaming.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
 In Python::
@@ -20,10 +21,11 @@ In Python::
 from __future__ import annotations
 
 import ipaddress
-import threading
+from typing import Iterable
 
 from ..bundle import Bundle
-from .protocol import BundleServer
+from .http import Access, BundleServer, Limits
+from .protocol import Options
 from .served import ServedBundle
 from .watch import Watcher
 
@@ -31,19 +33,20 @@ LOOPBACK = "127.0.0.1"
 
 
 def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
-          allow_service: bool = False, watch: bool = True, quiet: bool = True) -> tuple[BundleServer, Watcher | None]:
+          allow_service: bool = False, watch: bool = True, quiet: bool = True, limits: Limits = Limits(),
+          allow_hosts: Iterable[str] = (), cors: Iterable[str] = ()) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port."""
     served = ServedBundle(bundle, include_local=include_local)
+    access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
+    server = BundleServer((bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet)
     watcher = Watcher(served).start() if watch else None
-    server = BundleServer((bind, port), served, allow_service=allow_service, quiet=quiet)
-    threading.Thread(target=server.serve_forever, name="mif-rdf-serve", daemon=True).start()
+    server.serve_in_background()
     return server, watcher
 
 
 def stop(server: BundleServer, watcher: Watcher | None) -> None:
-    """Stop answering, stop watching, release the port."""
+    """Stop answering (requests in flight get a few seconds), stop watching, release the port."""
     server.shutdown()
-    server.server_close()
     if watcher is not None:
         watcher.stop()
 
@@ -58,4 +61,4 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-__all__ = ["BundleServer", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]
+__all__ = ["Access", "BundleServer", "Limits", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]

@@ -136,13 +136,14 @@ class ServedBundle:
         the store as it was when created) or compute from the snapshot; what it
         returns may then be consumed at leisure.
         """
-        for _ in range(_READ_ATTEMPTS):
+        made: list[T] = []  # handed out and emptied: a frame kept alive elsewhere (a traceback) never keeps a result
+        for attempt in range(_READ_ATTEMPTS):
             snapshot = self.current()
-            made = make(snapshot)
-            if self._seq == snapshot.seq:
-                return snapshot, made
-            del made  # pyoxigraph results are freed by the thread that made them
-        return snapshot, made
+            made.append(make(snapshot))
+            if self._seq == snapshot.seq or attempt == _READ_ATTEMPTS - 1:
+                break
+            made.clear()  # pyoxigraph results are freed by the thread that made them
+        return snapshot, made.pop()
 
     # -- what may be served ------------------------------------------------------------
     def _policy(self) -> tuple[frozenset[Any], frozenset[Any], frozenset[Any]]:
