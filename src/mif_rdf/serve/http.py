@@ -40,6 +40,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Callable
@@ -135,6 +136,12 @@ class _Job:
         except RuntimeError:  # the loop is gone (the server stopped): nobody is listening
             self.cancelled.set()
 
+    def stop(self) -> None:
+        """Tell the worker to stop (at the engine's next result) and end the answer now."""
+        if not self.cancelled.is_set():
+            self.cancelled.set()
+            self.post(("stopped",))
+
     def start(self, status: HTTPStatus, content_type: str, headers: dict[str, str]) -> None:
         self.started = True
         self.post(("start", int(status), content_type, headers))
@@ -172,11 +179,14 @@ class _HeadDeadline(H11Protocol):
 
     uvicorn times out idle kept-alive connections but restarts nothing while
     bytes keep arriving; here the request line and headers must be complete
-    within ``head_timeout`` seconds of the connection or of the previous answer.
+    within ``head_timeout`` seconds of the connection or of the previous answer,
+    in at most ``max_head`` bytes (h11 bounds only a head that arrives in pieces).
     """
 
     head_timeout = 10.0
+    max_head = 64 * 1024
     _head_timer: asyncio.TimerHandle | None = None
+    _head_bytes = 0
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -200,10 +210,14 @@ class _HeadDeadline(H11Protocol):
         waiting = self.cycle is None or self.cycle.response_complete
         if waiting:
             self._arm()
+            self._head_bytes += len(data)
         cycle = self.cycle
         super().data_received(data)
         if self.cycle is not cycle:  # a new request's head is complete
             self._disarm()
+            self._head_bytes = 0
+        elif waiting and self._head_bytes > self.max_head and not self.transport.is_closing():
+            self.send_400_response(f"the request line and headers are larger than {self.max_head} bytes")
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -237,6 +251,7 @@ class App:
         self.served, self.options, self.limits, self.access, self.url, self.quiet = served, options, limits, access, url, quiet
         self._slots: asyncio.Semaphore | None = None
         self._waiting = 0
+        self.jobs: set[_Job] = set()  # workers at work (read by shutdown from another thread)
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]) -> None:
         if scope["type"] != "http":
@@ -249,6 +264,10 @@ class App:
         status = 0
         cors: dict[str, str] = {}
         try:
+            head = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+            if head > self.limits.max_head:  # h11 bounds a head that arrives in pieces; this one came whole
+                raise HttpError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"the request line and headers are larger than {self.limits.max_head} bytes",
+                                {"Connection": "close"})
             cors = self._access(headers)
             if method == "OPTIONS":
                 status = await self._preflight(send, headers, cors)
@@ -256,7 +275,7 @@ class App:
             body = await self._body(receive, headers)
             if is_static(path):
                 status, ctype, data, extra = static(method, path)
-                await _send_whole(send, status, ctype, data if method != "HEAD" else b"", {**extra, **cors}, len(data))
+                await _send_whole(send, status, ctype, data if method != "HEAD" else b"", _merged(extra, cors), len(data))
                 return
             params = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
             host = headers.get("host", "")
@@ -266,7 +285,7 @@ class App:
         except HttpError as exc:
             status = int(exc.status)
             data = (exc.message + "\n").encode("utf-8")
-            await _send_whole(send, status, _TEXT, data, {**exc.headers, **cors}, len(data))
+            await _send_whole(send, status, _TEXT, data, _merged(exc.headers, cors), len(data))
         finally:
             if not self.quiet:
                 client = scope.get("client") or ("-", 0)
@@ -349,27 +368,31 @@ class App:
         watcher = asyncio.ensure_future(_until_disconnect(receive, job))
         try:
             return await self._stream(job, send, cors)
-        except asyncio.CancelledError:  # the server is shutting down: the worker stops at the engine's next result
-            job.cancelled.set()
-            raise
+        except asyncio.CancelledError:  # cancelled past the shutdown grace: the worker stops at the engine's next result
+            job.stop()
+            return 0
         finally:
             watcher.cancel()
 
     def _run(self, job: _Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
         """The worker thread: everything pyoxigraph makes is made, written and freed here."""
+        self.jobs.add(job)
         try:
             answer(self.served, self.options, request, job)
             job.finish()
-        except _Stopped:
-            pass
+        except _Stopped as exc:
+            traceback.clear_frames(exc.__traceback__)  # the frames hold pyoxigraph results: freed here, in their thread
+            job.post(("stopped",))
         except HttpError as exc:
-            if not job.started:
-                job.post(("error", int(exc.status), exc.message, exc.headers))
+            traceback.clear_frames(exc.__traceback__)
+            job.post(("error", int(exc.status), exc.message, exc.headers) if not job.started else ("abort",))
         except Exception as exc:  # a fault of the server, never of the request: one line, and the server goes on
+            traceback.clear_frames(exc.__traceback__)
             if not job.cancelled.is_set():
                 print(f"mif-rdf serve: {request.method} {request.path}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-                job.post(("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",))
+            job.post(("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",))
         finally:
+            self.jobs.discard(job)
             try:
                 loop.call_soon_threadsafe(slots.release)
             except RuntimeError:
@@ -384,12 +407,16 @@ class App:
             try:
                 event = await asyncio.wait_for(job.events.get(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
-                job.cancelled.set()
+                job.stop()
                 if sent_head:
                     return 200  # cut: returning without the last piece closes the connection
                 raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, f"the query took longer than {self.limits.query_timeout:g} s "
                                 "(--query-timeout) and was stopped") from None
             kind = event[0]
+            if kind == "stopped":  # its client left, or the server is stopping
+                if sent_head:
+                    return head[1] if head else 200  # cut: returning without the last piece closes the connection
+                raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, "the server is stopping")
             if kind == "error":
                 raise HttpError(HTTPStatus(event[1]), event[2], event[3])
             if kind in ("too-large", "abort"):
@@ -403,7 +430,7 @@ class App:
                 continue
             assert head is not None
             if not sent_head:
-                extra = {**head[3], **cors}
+                extra = _merged(head[3], cors)
                 await send({"type": "http.response.start", "status": head[1], "headers": _headers(head[2], extra)})
                 sent_head = True
             if kind == "data":
@@ -419,7 +446,7 @@ async def _until_disconnect(receive: Callable[[], Any], job: _Job) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            job.cancelled.set()
+            job.stop()
             return
 
 
@@ -430,6 +457,14 @@ async def _send_whole(send: Callable[[dict[str, Any]], Any], status: int, ctype:
 
 def _headers(ctype: str, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
     return [(b"content-type", ctype.encode("latin-1"))] + [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+
+
+def _merged(answer: dict[str, str], cors: dict[str, str]) -> dict[str, str]:
+    """The answer's headers plus the CORS ones (``Vary`` values joined, not replaced)."""
+    merged = {**answer, **cors}
+    if "Vary" in answer and "Vary" in cors:
+        merged["Vary"] = f"{answer['Vary']}, {cors['Vary']}"
+    return merged
 
 
 class BundleServer:
@@ -448,11 +483,11 @@ class BundleServer:
         self.served = served
         self.server_address = self.socket.getsockname()[:2]
         access = access or Access(bind=host)
-        protocol = type("HeadDeadline", (_HeadDeadline,), {"head_timeout": limits.head_timeout})
+        protocol = type("HeadDeadline", (_HeadDeadline,), {"head_timeout": limits.head_timeout, "max_head": limits.max_head})
         self.app = App(served, options, limits, access, lambda: self.url, quiet)
         config = uvicorn.Config(self.app, http=protocol, lifespan="off", log_config=None, access_log=False, server_header=False,
                                 timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=limits.max_head,  # type: ignore[arg-type]
-                                timeout_graceful_shutdown=limits.shutdown_grace)  # type: ignore[arg-type]
+                                timeout_graceful_shutdown=limits.shutdown_grace + 5)  # type: ignore[arg-type]
         handler = _OneLine(quiet)
         for name in ("uvicorn", "uvicorn.error"):
             logger = logging.getLogger(name)
@@ -476,8 +511,13 @@ class BundleServer:
         return self
 
     def shutdown(self) -> None:
-        """Stop accepting, give requests in flight ``shutdown_grace`` seconds, then cancel them; release the port."""
+        """Stop accepting, give requests in flight ``shutdown_grace`` seconds, then stop them (their answers are cut); release the port."""
         self._uvicorn.should_exit = True
+        deadline = time.monotonic() + self.app.limits.shutdown_grace
+        while self.app.jobs and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for job in list(self.app.jobs):
+            job.stop()
         if self._thread.is_alive():
-            self._thread.join(timeout=self.app.limits.shutdown_grace + 5)
+            self._thread.join(timeout=self.app.limits.shutdown_grace + 10)
         self.socket.close()

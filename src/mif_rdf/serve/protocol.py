@@ -152,10 +152,12 @@ def _query(served: ServedBundle, options: Options, request: Request, out: Output
     if offer is None:
         del result  # freed here, in its own thread, before the error leaves it
         raise _not_acceptable(offers)
-    out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
-    if request.method != "HEAD":
-        result.serialize(out, format=offer[1])
-    del result
+    try:
+        out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
+        if request.method != "HEAD":
+            result.serialize(out, format=offer[1])
+    finally:
+        del result  # also when the client left mid-answer: freed in this thread
 
 
 def run_query(store: Any, query: str, dataset: dict[str, Any], options: Options) -> Any:
@@ -217,10 +219,12 @@ def _store(served: ServedBundle, options: Options, request: Request, out: Output
         raise _not_acceptable(offers)
     if graph is None and "default" not in request.params:  # the whole dataset: the named graphs (the default graph is their union)
         snapshot, quads = served.read(lambda snap: snap.store.quads_for_pattern(None, None, None, None))
-        out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
-        if request.method != "HEAD":
-            ox.serialize((q for q in quads if q.graph_name != DEFAULT), out, format=offer[1])
-        del quads
+        try:
+            out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
+            if request.method != "HEAD":
+                ox.serialize((q for q in quads if q.graph_name != DEFAULT), out, format=offer[1])
+        finally:
+            del quads
         return
     snapshot = served.current()
     name = DEFAULT if graph is None else _graph_name(graph)
