@@ -38,6 +38,7 @@ graphs are not served, and no other graph may name them or their paths, as
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -323,13 +324,30 @@ class ServedBundle:
         notes = [Problem(k, "this file no longer loads; its last good version is served until it is fixed",
                          Severity.WARNING, rule="serve-kept") for k in sorted(snapshot.kept)]
         withheld = snapshot.withheld_paths()
-        return [_redacted(p, root, withheld) for p in results if shown(snapshot, p.path)] + notes
+        if not self.include_local:  # files that did not load (a duplicate id, say) but say they are _local
+            withheld += [path for path in {p.path for p in results} if snapshot.memory_by_path(path) is None and _says_local(self.bundle.root, path)]
+        return [_redacted(p, root, withheld) for p in results if shown(snapshot, p.path) and p.path not in withheld] + notes
 
 
 def shown(snapshot: Snapshot, relpath: str) -> bool:
     """Whether findings about this file may be shown (it is not a withheld memory)."""
     record = snapshot.memory_by_path(relpath)
     return record is None or snapshot.allows(record.iri)
+
+
+_NAMESPACE = re.compile(r"^namespace:[ \t]*['\"]?([^'\"\r\n#]*)", re.M)
+
+
+def _says_local(root: Any, relpath: str) -> bool:
+    """Whether a memory file that did not load declares a ``_local`` namespace (read as text: it may not parse)."""
+    if not relpath.endswith(".md") or not loadable(root, relpath):
+        return False
+    try:
+        with open(root / relpath, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(local_only(found.strip()) for found in _NAMESPACE.findall(head.split("\n---", 1)[0]))
 
 
 def _redacted(problem: Problem, root: str, withheld: list[str]) -> Problem:
