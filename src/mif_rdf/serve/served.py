@@ -252,6 +252,7 @@ class ServedBundle:
         store = self._build()
         self._publish(lambda: setattr(self, "store", store))
         self._removed = 0
+        _give_back_freed_memory()
 
     def _memory_at(self, relpath: str) -> MemoryRecord | None:
         return None if is_entity_path(relpath) else self.bundle.memory_by_path(relpath)
@@ -327,6 +328,18 @@ class ServedBundle:
         if not self.include_local:  # files that did not load (a duplicate id, say) but say they are _local
             withheld += [path for path in {p.path for p in results} if snapshot.memory_by_path(path) is None and _says_local(self.bundle.root, path)]
         return [_redacted(p, root, withheld) for p in results if shown(snapshot, p.path) and p.path not in withheld] + notes
+
+
+def _give_back_freed_memory() -> None:
+    """Let glibc return the freed heap to the system (it keeps it otherwise: measured 30 MB after 1,000 files came and went)."""
+    try:
+        import ctypes
+        import gc
+
+        gc.collect()
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to ask
+        pass
 
 
 def shown(snapshot: Snapshot, relpath: str) -> bool:
