@@ -23,6 +23,7 @@ results may not be freed by another); an error status is raised as
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -254,7 +255,25 @@ def check_safety(query: str, allow_service: bool) -> None:
     :func:`check_query_safety` reads the query with rdflib's parser; a query
     only Oxigraph understands could hide a ``SERVICE`` from it, so such a
     query that contains the keyword at all is refused too (fail closed).
+    A verdict is a function of the text alone, so it is remembered for the
+    last queries seen: rdflib's parser takes 10-40 ms, the page and clients
+    repeat their queries.
     """
+    refusal = _refusal(query, allow_service)
+    if refusal is not None:
+        raise HttpError(*refusal)
+
+
+@functools.lru_cache(maxsize=512)
+def _refusal(query: str, allow_service: bool) -> tuple[HTTPStatus, str] | None:
+    try:
+        _check(query, allow_service)
+    except HttpError as exc:
+        return exc.status, exc.message
+    return None
+
+
+def _check(query: str, allow_service: bool) -> None:
     try:
         check_query_safety(query, allow_service=allow_service)
     except MifRdfError as exc:

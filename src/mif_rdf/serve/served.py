@@ -57,7 +57,7 @@ DEFAULT = ox.DefaultGraph()
 #: Rebuild the stores when the quads removed since they were built exceed this fraction of the served store...
 COMPACT_RATIO = 0.5
 #: ... and this many quads (a small bundle is never worth it).
-COMPACT_MIN = 20_000
+COMPACT_MIN = 10_000
 _READ_ATTEMPTS = 5
 
 
