@@ -175,3 +175,18 @@ def test_cors_lets_the_named_origin_read(browser: webdriver.Chrome) -> None:  # 
         site.shutdown()
         site.server_close()
     assert all(value.startswith("200:") and int(value[4:]) > 10 for value in result.values()), result
+
+
+def test_the_page_shows_at_most_a_thousand_rows(browser: webdriver.Chrome) -> None:  # noqa: F811
+    """The page's result limit (the endpoint's is --max-result-mb): a larger answer is counted, its first 1,000 rows shown."""
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
+    with ServeProcess(REPO / "examples", "--no-watch") as server:
+        browser.get(server.url + "#/query")
+        editor = wait.until(lambda d: d.find_element(By.ID, "editor"))
+        editor.clear()
+        editor.send_keys("SELECT * WHERE { ?s ?p ?o }")
+        browser.find_element(By.ID, "run").click()
+        wait.until(lambda d: "rows in" in d.find_element(By.ID, "query-status").text)
+        total = int(browser.find_element(By.ID, "query-status").text.split()[0])
+        assert total > 1000 and "first 1000 shown" in browser.find_element(By.ID, "query-status").text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#result-table tbody tr")) == 1000
