@@ -69,6 +69,13 @@ def hostile_bundle(tmp_path: Path) -> Path:
     return folder
 
 
+def _open_query_tab(driver: webdriver.Chrome, server: ServeProcess, wait: WebDriverWait) -> None:
+    driver.get(server.url)
+    wait.until(lambda d: "memories" in d.find_element(By.ID, "summary").text)
+    driver.find_element(By.CSS_SELECTOR, 'nav a[data-tab="query"]').click()
+    wait.until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+
+
 def _nothing_ran_and_links_are_safe(driver: webdriver.Chrome, where: str) -> None:
     assert driver.execute_script(f"return typeof {FLAG}") == "undefined", where
     hrefs = driver.execute_script("return [...document.querySelectorAll('[href], [src], [action], [formaction]')]"
@@ -92,8 +99,8 @@ def test_hostile_content_never_runs_on_any_view(hostile_bundle: Path, browser: w
             wait.until(lambda d: d.find_element(By.ID, "memory-title").text == item["title"])  # shown as text
             _nothing_ran_and_links_are_safe(browser, item["path"])
         shot(browser, "hostile-memory")
-        browser.get(server.url + "#/query")
-        editor = wait.until(lambda d: d.find_element(By.ID, "editor"))
+        _open_query_tab(browser, server, wait)
+        editor = browser.find_element(By.ID, "editor")
         editor.clear()
         editor.send_keys("SELECT ?m ?title ?tag ?path WHERE { ?m dc:title ?title ; mif:path ?path . OPTIONAL { ?m mif:tags ?tag } "
                          "FILTER(STRSTARTS(?path, 'hostile/')) }")
@@ -181,8 +188,8 @@ def test_the_page_shows_at_most_a_thousand_rows(browser: webdriver.Chrome) -> No
     """The page's result limit (the endpoint's is --max-result-mb): a larger answer is counted, its first 1,000 rows shown."""
     wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
     with ServeProcess(REPO / "examples", "--no-watch") as server:
-        browser.get(server.url + "#/query")
-        editor = wait.until(lambda d: d.find_element(By.ID, "editor"))
+        _open_query_tab(browser, server, wait)
+        editor = browser.find_element(By.ID, "editor")
         editor.clear()
         editor.send_keys("SELECT * WHERE { ?s ?p ?o }")
         browser.find_element(By.ID, "run").click()
