@@ -8,6 +8,7 @@ and waits for it on exit, so no server outlives its test.
 from __future__ import annotations
 
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -72,6 +73,14 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+
+    def stop_cleanly(self) -> None:
+        """SIGTERM, as a service manager stops it: exit 0, and nothing on standard error but the start-up line."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=60) == 0
+        time.sleep(0.2)  # the reader thread takes the last lines
+        assert [line for line in self.stderr if line.strip()] == [self.stderr[0]], self.stderr[:20]
 
     @property
     def query_url(self) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -34,18 +33,10 @@ def rss_mb(server: ServeProcess) -> float:
     raise AssertionError("no VmRSS")
 
 
-def stop_cleanly(server: ServeProcess) -> None:
-    assert server.process is not None
-    server.process.send_signal(signal.SIGTERM)
-    assert server.process.wait(timeout=60) == 0
-    time.sleep(0.2)
-    assert [line for line in server.stderr if line.strip()] == [server.stderr[0]], server.stderr[:20]
-
-
 def test_a_thousand_mixed_requests_leave_no_traceback() -> None:
     with ServeProcess(REPO / "examples", "--no-watch") as running:
         assert all(mixed_requests(running, 1000, clients=8))
-        stop_cleanly(running)
+        running.stop_cleanly()
 
 
 def test_fifty_clients_of_a_hundred_requests_all_answered_in_bounded_memory() -> None:
@@ -56,7 +47,7 @@ def test_fifty_clients_of_a_hundred_requests_all_answered_in_bounded_memory() ->
         assert all(results) and len(results) == 5000
         assert peak < LOAD_RSS_MB, f"{peak:.0f} MB"
         print(f"5,000 requests from 50 clients in {time.monotonic() - started:.1f} s; server RSS {peak:.0f} MB")
-        stop_cleanly(running)
+        running.stop_cleanly()
 
 
 def test_memory_comes_back_after_ten_cycles_of_a_thousand_files(tmp_path: Path) -> None:
@@ -89,4 +80,4 @@ def test_memory_comes_back_after_ten_cycles_of_a_thousand_files(tmp_path: Path) 
             sizes.append(rss_mb(running))
         print("RSS after each cycle (MB):", [round(s) for s in sizes], "start", round(start))
         assert sizes[-1] - start < CHURN_MB, f"{sizes[-1] - start:.0f} MB more than at start ({[round(s) for s in sizes]})"
-        stop_cleanly(running)
+        running.stop_cleanly()
