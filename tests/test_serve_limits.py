@@ -83,8 +83,8 @@ def test_host_allow_list_guards_against_dns_rebinding(server: ServeProcess, host
 
 
 @pytest.mark.parametrize("origin, allowed", [
-    ("http://evil.example", False), ("null", False), ("http://127.0.0.1:1", False), ("https://{host}", False),
-    ("http://{host}", True), ("http://localhost:3000", True),
+    ("http://evil.example", False), ("null", False), ("http://127.0.0.1:1", False), ("http://{host}.evil.example", False),
+    ("http://{host}", True), ("https://{host}", True), ("http://localhost:3000", True),
 ])
 def test_foreign_origins_get_no_data(server: ServeProcess, origin: str, allowed: bool) -> None:
     host = server.url.split("/")[2]

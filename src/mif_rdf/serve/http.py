@@ -91,7 +91,7 @@ class Access:
         if match is None:
             return False
         name = match.group(1).lower().rstrip(".")
-        if name in LOOPBACK_NAMES or name in self.hosts:
+        if name in LOOPBACK_NAMES or name in self.hosts or name == self.bind.lower().strip("[]"):
             return True
         try:
             address = ipaddress.ip_address(name.strip("[]"))
@@ -307,7 +307,7 @@ class App:
             return {}
         if origin in self.access.cors:
             return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-        if host is not None and origin.lower() == f"http://{host.lower()}":
+        if host is not None and origin.lower() in (f"http://{host.lower()}", f"https://{host.lower()}"):  # https: behind a TLS proxy
             return {}
         raise HttpError(HTTPStatus.FORBIDDEN, f"cross-origin request from {origin!r} refused: the server can allow an origin with --cors ORIGIN")
 
