@@ -15,7 +15,6 @@ import http.client
 import json
 import signal
 import socket
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -24,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from rdflib import Graph, URIRef
+from rdflib import BNode, Graph
 from rdflib.namespace import Namespace
 
 from conftest import EXAMPLES, memory_text, write_file
@@ -33,7 +32,6 @@ from mif_rdf.serve import Limits, start, stop
 from serve_process import ServeProcess, mixed_requests
 
 VOID = Namespace("http://rdfs.org/ns/void#")
-SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
 SMALL = "SELECT ?m WHERE { ?m <https://mif-spec.dev/ns/conceptType> ?t } LIMIT 3"
 #: seconds of work in one engine step (about 27 million solutions counted), nothing yielded until it ends
 COUNTING = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g <https://mif-spec.dev/ns/conceptType> ?i }"
@@ -246,3 +244,43 @@ def test_sigterm_with_a_query_in_flight_stops_within_the_grace_time() -> None:
         with pytest.raises(Exception):
             pending.result(timeout=30)  # its answer was cut: the client sees an incomplete response
     assert not any("Traceback" in line for line in running.stderr)
+
+
+def test_compaction_rebuilds_both_stores_without_changing_what_is_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every publication compacts here (thresholds at zero): the served store must still equal a fresh load,
+    its default graph the set of its triples, and a query made before a compaction reads its own snapshot."""
+    import shutil
+
+    import pyoxigraph as ox
+
+    from mif_rdf.push.access import export_policy
+    from mif_rdf.serve import served as served_module
+
+    monkeypatch.setattr(served_module, "COMPACT_MIN", 0)
+    monkeypatch.setattr(served_module, "COMPACT_RATIO", 0.0)
+    bundle = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, bundle)
+    served = served_module.ServedBundle(load_bundle(bundle, store="oxigraph"))
+    first_store = served.current().store
+    before = served.read(lambda snap: snap.store.quads_for_pattern(None, None, None, None))[1]
+    policy = bundle / "semantic/idempotency-policy.md"
+    policy.write_text(policy.read_text(encoding="utf-8").replace("title: Idempotency Key Policy", "title: Compacted"), encoding="utf-8")
+    write_file(bundle, "new/one.md", memory_text("compaction-new", "title: New\n"))
+    assert served.apply(["semantic/idempotency-policy.md", "new/one.md"])
+    (bundle / "new/one.md").unlink()
+    assert served.apply(["new/one.md"])
+    assert len(list(before)) > 1000  # made before: still its own snapshot, whole
+    fresh = load_bundle(bundle)
+    expected = {(str(s), str(p), str(o), str(g)) for s, p, o, g in export_policy(fresh).restrict(fresh).dataset.quads((None, None, None, None))
+                if not isinstance(s, BNode) and not isinstance(o, BNode)}
+    store = served.current().store
+    assert store is not first_store  # rebuilt
+    got = {(q.subject.value, q.predicate.value, q.object.value, q.graph_name.value) for q in store.quads_for_pattern(None, None, None, None)
+           if q.graph_name != ox.DefaultGraph() and not isinstance(q.subject, ox.BlankNode) and not isinstance(q.object, ox.BlankNode)}
+    assert got == expected
+    union = {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, None) if q.graph_name != ox.DefaultGraph()}
+    assert set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())) == union
+    from mif_rdf.oxigraph_sink import oxigraph_store
+
+    fresh_store = oxigraph_store(load_bundle(bundle, store="oxigraph").dataset)
+    assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(fresh_store)  # the working store, compacted too
