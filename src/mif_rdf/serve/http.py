@@ -12,7 +12,8 @@ What it enforces (:class:`Limits`, documented in docs/serve.md):
   ``head_timeout`` seconds of the connection (or of the previous answer on a
   kept-alive one): a client trickling a byte a second is dropped;
   a body of at most ``max_body`` bytes within ``body_timeout``;
-* at most ``max_concurrent`` requests reading the bundle at once; a request
+* at most ``max_concurrent`` requests reading the bundle at once (as many
+  worker threads, started with the server); a request
   waits up to ``queue_wait`` seconds for a free worker, then gets 503 with
   ``Retry-After``;
 * ``query_timeout`` per request: an answer not started by then is a 503 with
@@ -35,6 +36,7 @@ import asyncio
 import ipaddress
 import logging
 import os
+import queue
 import re
 import socket
 import sys
@@ -255,6 +257,18 @@ class App:
         self._slots: asyncio.Semaphore | None = None
         self._waiting = 0
         self.jobs: set[_Job] = set()  # workers at work (read by shutdown from another thread)
+        self._workers: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        for n in range(limits.max_concurrent):  # as many as slots: a job is queued only once it holds one
+            threading.Thread(target=self._serve_jobs, name=f"mif-rdf-worker-{n}", daemon=True).start()
+
+    def _serve_jobs(self) -> None:
+        """A worker thread (daemon: one stuck in an engine step never holds the process at exit); None ends it."""
+        while (work := self._workers.get()) is not None:
+            self._run(*work)
+
+    def stop_workers(self) -> None:
+        for _ in range(self.limits.max_concurrent):
+            self._workers.put(None)
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]) -> None:
         if scope["type"] != "http":
@@ -367,7 +381,7 @@ class App:
         loop = asyncio.get_running_loop()
         job = _Job(loop, self.limits.max_result_bytes)
         slots = self._slots
-        threading.Thread(target=self._run, args=(job, request, loop, slots), name="mif-rdf-worker", daemon=True).start()
+        self._workers.put((job, request, loop, slots))
         watcher = asyncio.ensure_future(_until_disconnect(receive, job))
         try:
             return await self._stream(job, send, cors)
@@ -523,4 +537,5 @@ class BundleServer:
             job.stop()
         if self._thread.is_alive():
             self._thread.join(timeout=self.app.limits.shutdown_grace + 10)
+        self.app.stop_workers()
         self.socket.close()
