@@ -496,7 +496,8 @@ class BundleServer:
         except OSError as exc:
             from ..errors import MifRdfError
 
-            raise MifRdfError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise MifRdfError(f"cannot listen on {host}:{port}: {reason}") from None
         self.served = served
         self.server_address = self.socket.getsockname()[:2]
         access = access or Access(bind=host)
