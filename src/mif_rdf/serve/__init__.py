@@ -5,7 +5,9 @@
 * :mod:`.watch` -- the folder watcher that feeds file changes to it.
 * :mod:`.protocol` -- what is answered: SPARQL 1.1 Protocol, Graph Store
   Protocol reads, service description, the page and its JSON (:mod:`.views`).
-* :mod:`.http` -- the server (uvicorn): limits, access checks, workers, streaming.
+* :mod:`.http` -- the server (uvicorn): limits and workers; :mod:`.stream` carries
+  an answer from its worker to the connection.
+* :mod:`.access` -- who may read: the ``Host`` allow-list and the ``Origin`` check.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
 In Python::
@@ -24,7 +26,8 @@ import ipaddress
 from typing import Iterable
 
 from ..bundle import Bundle
-from .http import Access, BundleServer, Limits
+from .access import Access
+from .http import BundleServer, Limits
 from .protocol import Options
 from .served import ServedBundle
 from .watch import Watcher

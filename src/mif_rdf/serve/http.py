@@ -24,20 +24,17 @@ What it enforces (:class:`Limits`, documented in docs/serve.md):
   busy (and counted) until the engine returns;
 * answers are streamed in 64 KiB pieces, at most ``max_result_bytes`` of
   them; a client that hangs up stops its query at the engine's next result;
-* ``Host`` must be a loopback name or address, the ``--bind`` address, or an
-  ``--allow-host`` name (DNS rebinding), else 403; a browser's ``Origin`` must
-  be the server's own or a ``--cors`` origin, else 403;
+* ``Host`` and ``Origin`` are checked first (:mod:`.access`): 403 for a
+  foreign one;
 * on shutdown, requests in flight get ``shutdown_grace`` seconds to finish and
   are then cancelled.
 """
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import os
 import queue
-import re
 import socket
 import sys
 import threading
@@ -51,13 +48,12 @@ from urllib.parse import parse_qs
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .access import HOST, Access
 from .protocol import HttpError, Options, Request, answer, is_static, static
 from .served import ServedBundle
+from .stream import Job, Stopped
 
-CHUNK = 64 * 1024
-_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
 _TEXT = "text/plain; charset=utf-8"
-LOOPBACK_NAMES = frozenset({"localhost"})
 
 
 @dataclass(frozen=True)
@@ -75,105 +71,6 @@ class Limits:
     queue_wait: float = 2.0
     max_waiting: int = 128
     shutdown_grace: float = 5.0
-
-
-@dataclass(frozen=True)
-class Access:
-    """Who may read: the ``Host`` names and the cross-origin ``Origin`` values allowed."""
-
-    bind: str = "127.0.0.1"
-    hosts: frozenset[str] = frozenset()  # --allow-host names ("*": any)
-    cors: frozenset[str] = frozenset()  # --cors origins
-
-    def host_allowed(self, host: str) -> bool:
-        """Whether a request naming ``host`` (``name[:port]``) may be answered: the DNS-rebinding guard."""
-        if "*" in self.hosts:
-            return True
-        match = _HOST.fullmatch(host.strip())
-        if match is None:
-            return False
-        name = match.group(1).lower().rstrip(".")
-        if name in LOOPBACK_NAMES or name in self.hosts or name == self.bind.lower().strip("[]"):
-            return True
-        try:
-            address = ipaddress.ip_address(name.strip("[]"))
-        except ValueError:
-            return False
-        bind = ipaddress.ip_address(self.bind.strip("[]")) if _is_ip(self.bind) else None
-        return address.is_loopback or address == bind or (bind is not None and bind.is_unspecified)
-
-
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text.strip("[]"))
-        return True
-    except ValueError:
-        return False
-
-
-class _Stopped(Exception):
-    """The worker is told to stop: its client left, its time ran out, or its answer grew too large."""
-
-
-class _Job:
-    """One request's worker: the :class:`~.protocol.Output` the answer streams into, and its way back to the event loop.
-
-    Pieces go to the loop at most ``credits`` ahead of what the client took,
-    so a slow reader holds the worker, never memory.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, max_bytes: int) -> None:
-        self.loop = loop
-        self.events: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
-        self.cancelled = threading.Event()
-        self.credits = threading.Semaphore(4)
-        self.started = False
-        self.max_bytes = max_bytes
-        self._buffer = bytearray()
-        self._written = 0
-
-    def post(self, event: tuple[Any, ...]) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.events.put_nowait, event)
-        except RuntimeError:  # the loop is gone (the server stopped): nobody is listening
-            self.cancelled.set()
-
-    def stop(self) -> None:
-        """Tell the worker to stop (at the engine's next result) and end the answer now."""
-        if not self.cancelled.is_set():
-            self.cancelled.set()
-            self.post(("stopped",))
-
-    def start(self, status: HTTPStatus, content_type: str, headers: dict[str, str]) -> None:
-        self.started = True
-        self.post(("start", int(status), content_type, headers))
-
-    def write(self, data: bytes) -> int:
-        if self.cancelled.is_set():
-            raise _Stopped()
-        self._buffer += data
-        self._written += len(data)
-        if self._written > self.max_bytes:
-            self.post(("too-large",))
-            raise _Stopped()
-        if len(self._buffer) >= CHUNK:
-            self._send()
-        return len(data)
-
-    def flush(self) -> None:
-        """pyoxigraph flushes at the end; pieces go out as they fill."""
-
-    def _send(self) -> None:
-        while not self.credits.acquire(timeout=0.2):
-            if self.cancelled.is_set():
-                raise _Stopped()
-        self.post(("data", bytes(self._buffer)))
-        self._buffer.clear()
-
-    def finish(self) -> None:
-        if self._buffer:
-            self._send()
-        self.post(("end",))
 
 
 class _HeadDeadline(H11Protocol):
@@ -256,7 +153,7 @@ class App:
         self.served, self.options, self.limits, self.access, self.url, self.quiet = served, options, limits, access, url, quiet
         self._slots: asyncio.Semaphore | None = None
         self._waiting = 0
-        self.jobs: set[_Job] = set()  # workers at work (read by shutdown from another thread)
+        self.jobs: set[Job] = set()  # workers at work (read by shutdown from another thread)
         self._workers: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         for n in range(limits.max_concurrent):  # as many as slots: a job is queued only once it holds one
             threading.Thread(target=self._serve_jobs, name=f"mif-rdf-worker-{n}", daemon=True).start()
@@ -285,7 +182,7 @@ class App:
             if head > self.limits.max_head:  # h11 bounds a head that arrives in pieces; this one came whole
                 raise HttpError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"the request line and headers are larger than {self.limits.max_head} bytes",
                                 {"Connection": "close"})
-            cors = self._access(headers)
+            cors = self.access.check(headers.get("host"), headers.get("origin"))
             if method == "OPTIONS":
                 status = await self._preflight(send, headers, cors)
                 return
@@ -296,7 +193,7 @@ class App:
                 return
             params = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
             host = headers.get("host", "")
-            endpoint = f"http://{host}/query" if _HOST.fullmatch(host) else self.url() + "query"
+            endpoint = f"http://{host}/query" if HOST.fullmatch(host) else self.url() + "query"
             request = Request(method, path, params, headers, body, endpoint)
             status = await self._work(request, receive, send, cors)
         except HttpError as exc:
@@ -308,22 +205,6 @@ class App:
                 client = scope.get("client") or ("-", 0)
                 query = "?" + scope["query_string"].decode("latin-1") if scope["query_string"] else ""
                 print(f'{client[0]} - "{method} {path}{query[:200]}" {status or "-"}', file=sys.stderr, flush=True)
-
-    # -- who may ask -------------------------------------------------------------------------------
-    def _access(self, headers: dict[str, str]) -> dict[str, str]:
-        """Refuse a foreign ``Host`` or ``Origin`` (403); the CORS headers an allowed cross-origin request gets."""
-        host = headers.get("host")
-        if host is not None and not self.access.host_allowed(host):
-            raise HttpError(HTTPStatus.FORBIDDEN, f"Host {host!r} is not one this server answers to (a guard against DNS rebinding); "
-                            "a name a reverse proxy uses can be added with --allow-host")
-        origin = headers.get("origin")
-        if origin is None:
-            return {}
-        if origin in self.access.cors:
-            return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-        if host is not None and origin.lower() in (f"http://{host.lower()}", f"https://{host.lower()}"):  # https: behind a TLS proxy
-            return {}
-        raise HttpError(HTTPStatus.FORBIDDEN, f"cross-origin request from {origin!r} refused: the server can allow an origin with --cors ORIGIN")
 
     async def _preflight(self, send: Callable[[dict[str, Any]], Any], headers: dict[str, str], cors: dict[str, str]) -> int:
         if not cors:
@@ -379,7 +260,7 @@ class App:
         finally:
             self._waiting -= 1
         loop = asyncio.get_running_loop()
-        job = _Job(loop, self.limits.max_result_bytes)
+        job = Job(loop, self.limits.max_result_bytes)
         slots = self._slots
         self._workers.put((job, request, loop, slots))
         watcher = asyncio.ensure_future(_until_disconnect(receive, job))
@@ -391,13 +272,13 @@ class App:
         finally:
             watcher.cancel()
 
-    def _run(self, job: _Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
+    def _run(self, job: Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
         """The worker thread: everything pyoxigraph makes is made, written and freed here."""
         self.jobs.add(job)
         try:
             answer(self.served, self.options, request, job)
             job.finish()
-        except _Stopped as exc:
+        except Stopped as exc:
             traceback.clear_frames(exc.__traceback__)  # the frames hold pyoxigraph results: freed here, in their thread
             job.post(("stopped",))
         except HttpError as exc:
@@ -415,7 +296,7 @@ class App:
             except RuntimeError:
                 pass
 
-    async def _stream(self, job: _Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
+    async def _stream(self, job: Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
         """Send the worker's answer: its status once the first piece (or the end) is there, then the pieces."""
         deadline = time.monotonic() + self.limits.query_timeout
         head: tuple[Any, ...] | None = None
@@ -458,7 +339,7 @@ class App:
                 return head[1]
 
 
-async def _until_disconnect(receive: Callable[[], Any], job: _Job) -> None:
+async def _until_disconnect(receive: Callable[[], Any], job: Job) -> None:
     """Stop the worker when the client hangs up."""
     while True:
         message = await receive()
