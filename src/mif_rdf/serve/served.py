@@ -310,18 +310,23 @@ class ServedBundle:
         """Load problems and validation findings of what is served, plus a warning for each file served from its last good version.
 
         Validation runs once per published change, on the working bundle
-        (so a change that arrives meanwhile waits for it).  What would show a
+        (so a change that arrives meanwhile waits for it); while a reload is
+        at work, the findings of the last run are shown rather than waited for.  What would show a
         withheld file's path, or where the bundle is on disk, is left out or
         reworded.
         """
         from ..validation import validate
 
         snapshot = snapshot or self.current()
-        with self.writing:
-            if self._validation is None or self._validation[0] != self.generation:
-                self._validation = (self.generation, validate(self.bundle).sorted_results())
-            results = self._validation[1]
-            root = str(self.bundle.root.resolve())
+        root = str(self.bundle.root.resolve())
+        if self.writing.acquire(blocking=self._validation is None):  # a reload at work: the last findings, rather than wait
+            try:
+                if self._validation is None or self._validation[0] != self.generation:
+                    self._validation = (self.generation, validate(self.bundle).sorted_results())
+            finally:
+                self.writing.release()
+        assert self._validation is not None
+        results = self._validation[1]
         notes = [Problem(k, "this file no longer loads; its last good version is served until it is fixed",
                          Severity.WARNING, rule="serve-kept") for k in sorted(snapshot.kept)]
         withheld = snapshot.withheld_paths()
