@@ -6,15 +6,22 @@
   ``Retry-After``, none hangs, and the server's memory stays under
   :data:`LOAD_RSS_MB` (issue 33, item 2);
 * 10 cycles of adding and removing 1,000 files leave the server's memory
-  within :data:`CHURN_MB` of where it started (issue 39, item 4).
+  within :data:`CHURN_MB` of where it started (issue 39, item 4);
+* SIGTERM with an endless answer in flight: it gets the grace time, then is
+  cut, and the server exits 0 (issue 33, item 1).
 """
 from __future__ import annotations
 
 import json
 import shutil
+import signal
 import time
+import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 from conftest import memory_text, write_file
 from serve_process import ServeProcess, mixed_requests
@@ -22,6 +29,7 @@ from serve_process import ServeProcess, mixed_requests
 from .test_serve_browser import REPO
 
 LOAD_RSS_MB = 400
+ENDLESS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 CHURN_MB = 50
 
 
@@ -81,3 +89,18 @@ def test_memory_comes_back_after_ten_cycles_of_a_thousand_files(tmp_path: Path) 
         print("RSS after each cycle (MB):", [round(s) for s in sizes], "start", round(start))
         assert sizes[-1] - start < CHURN_MB, f"{sizes[-1] - start:.0f} MB more than at start ({[round(s) for s in sizes]})"
         running.stop_cleanly()
+
+
+def test_sigterm_with_a_query_in_flight_stops_within_the_grace_time() -> None:
+    with ServeProcess(REPO / "examples", "--no-watch") as running:
+        url = running.query_url + "?" + urllib.parse.urlencode({"query": ENDLESS})
+        pending = ThreadPoolExecutor(1).submit(lambda: urllib.request.urlopen(url, timeout=30).read())
+        time.sleep(0.5)
+        assert running.process is not None
+        started = time.monotonic()
+        running.process.send_signal(signal.SIGTERM)
+        assert running.process.wait(timeout=30) == 0
+        assert time.monotonic() - started < 10
+        with pytest.raises(Exception):
+            pending.result(timeout=30)  # its answer was cut: the client sees an incomplete response
+    assert not any("Traceback" in line for line in running.stderr)
