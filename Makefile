@@ -37,9 +37,11 @@ conformance: $(STAMP)
 browser: $(STAMP)
 	$(BIN)/python -m pytest tests/browser --browser
 
-# The benchmark suite on 10,000 generated memories (under 10 minutes), one table.
+# The benchmark suite on 10,000 generated memories (under 10 minutes), one table;
+# then `serve` at 10,000 memories: query latency against `oxigraph serve`, and the edit delay.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/suite.py
+	$(BIN)/python benchmarks/bench_serve.py
 
 # The 100,000-memory cases (Oxigraph store): load, warm reload, validation, queries, peak memory.
 bench-scale: $(STAMP)

@@ -1,20 +1,33 @@
-"""How long from a saved file to a query that sees it, under ``mif-rdf serve``, at 10,000 memories.
+"""``mif-rdf serve`` at 10,000 memories: query latency against ``oxigraph serve``, and the delay from a saved file.
 
-Generates the bundle (or reuses ``--data``), starts the console script on a
-free loopback port, then edits one memory at a time (a new title with a
-unique word) and polls the SPARQL endpoint until an ASK for that word is
-true.  The delay includes the watcher's grouping of events (50 ms), the
-incremental reload and its publication.  Usage::
+Generates the bundle (or reuses ``--data``) and starts the console script on a
+free loopback port.
 
-    python benchmarks/bench_serve.py [--count 10000] [--edits 10] [--data DIR]
+* **Latency** (issue 33): ``--clients`` clients (default 4), each on its own
+  kept-alive connection, send ``--requests`` requests of a small SELECT (10
+  rows) and of a mid-size one (1,000 rows, sorted); p50, p99 and throughput.
+  The baseline is ``oxigraph serve --union-default-graph`` holding the same
+  quads (read from our ``/store``), started in the same run and asked the same
+  queries the same way.  Target: p50 at most 1.5x Oxigraph's.
+* **Edit delay**: edits one memory at a time (a new title with a unique word)
+  and polls the endpoint until an ASK for that word is true.  The delay
+  includes the watcher's grouping of events (50 ms), the incremental reload
+  and its publication.  Target: median under 100 ms.
+
+Usage::
+
+    python benchmarks/bench_serve.py [--count 10000] [--edits 10] [--requests 200] [--clients 4] [--data DIR]
 """
 from __future__ import annotations
 
 import argparse
+import http.client
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -23,7 +36,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from oxigraph_server import free_port, oxigraph_command  # noqa: E402
 from serve_process import ServeProcess  # noqa: E402
+
+PREFIXES = "PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX mif: <https://mif-spec.dev/ns/>\n"
+QUERIES = {
+    "small SELECT (10 rows)": PREFIXES + "SELECT ?m ?title WHERE { ?m dc:title ?title } LIMIT 10",
+    "mid SELECT (1,000 rows, sorted)": PREFIXES + "SELECT ?m ?type ?title WHERE { ?m mif:conceptType ?type ; dc:title ?title } ORDER BY ?title LIMIT 1000",
+}
 
 
 def ask(url: str, word: str) -> bool:
@@ -33,10 +53,86 @@ def ask(url: str, word: str) -> bool:
         return response.read().strip() == b"true"
 
 
+def latencies(url: str, query: str, clients: int, requests: int) -> tuple[list[float], float]:
+    """Each client on one kept-alive connection, ``requests`` GETs each: every latency (s) and the wall time."""
+    parts = urllib.parse.urlsplit(url)
+    target = parts.path + "?" + urllib.parse.urlencode({"query": query})
+    found: list[float] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        mine = []
+        for _ in range(requests):
+            t0 = time.perf_counter()
+            connection.request("GET", target, headers={"Accept": "application/sparql-results+json"})
+            response = connection.getresponse()
+            body = response.read()
+            assert response.status == 200 and body, (url, response.status, body[:200])
+            mine.append(time.perf_counter() - t0)
+        connection.close()
+        with lock:
+            found.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return found, time.perf_counter() - started
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requests: int) -> str:
+    """The latency table: this server and ``oxigraph serve`` with the same quads, measured one after the other."""
+    with urllib.request.urlopen(urllib.request.Request(server.url + "store", headers={"Accept": "application/n-quads"}), timeout=600) as response:
+        quads = response.read()
+    location = folder / "oxigraph-baseline"
+    subprocess.run(["rm", "-rf", str(location)], check=True)
+    dump = folder / "served.nq"
+    dump.write_bytes(quads)
+    subprocess.run([oxigraph_command(), "load", "--location", str(location), "--file", str(dump)], check=True, capture_output=True)
+    port = free_port()
+    baseline = subprocess.Popen([oxigraph_command(), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        base_url = f"http://127.0.0.1:{port}/query"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(base_url, timeout=5).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("oxigraph serve did not start")
+                time.sleep(0.1)
+        lines = ["| query | server | p50 | p99 | requests/s | p50 vs Oxigraph |", "|---|---|---|---|---|---|"]
+        for label, query in QUERIES.items():
+            latencies(server.query_url, query, clients, 5)  # warm both
+            latencies(base_url, query, clients, 5)
+            ours, ours_wall = latencies(server.query_url, query, clients, requests)
+            theirs, theirs_wall = latencies(base_url, query, clients, requests)
+            ratio = percentile(ours, 0.5) / percentile(theirs, 0.5)
+            for name, values, wall in (("mif-rdf serve", ours, ours_wall), ("oxigraph serve", theirs, theirs_wall)):
+                lines.append(f"| {label} | {name} | {percentile(values, 0.5) * 1000:.1f} ms | {percentile(values, 0.99) * 1000:.1f} ms | "
+                             f"{len(values) / wall:.0f} | {f'{ratio:.2f}x' if name == 'mif-rdf serve' else ''} |")
+        return "\n".join(lines)
+    finally:
+        baseline.terminate()
+        baseline.wait(timeout=30)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--requests", type=int, default=200, help="requests per client and query (default 200)")
+    parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--data", type=Path, help="folder for the generated bundle (kept; reused when it holds one)")
     args = parser.parse_args(argv)
     from mif_rdf.synthetic import generate_bundle
@@ -51,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with ServeProcess(bundle) as server:
         print(f"serving {len(paths):,} memories after {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        table = compare_with_oxigraph(server, folder, args.clients, args.requests)
         time.sleep(1.0)  # the watcher starts listening just after the server
         rng = random.Random(7)
         delays = []
@@ -68,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(0.005)
             delays.append(time.perf_counter() - t0)
             time.sleep(0.2)
+    print(f"{len(paths):,} memories, {args.clients} clients x {args.requests} requests per query\n\n{table}\n")
     print(f"| memories | edits | median delay | max delay |\n|---|---|---|---|\n"
           f"| {len(paths):,} | {len(delays)} | {statistics.median(delays) * 1000:.0f} ms | {max(delays) * 1000:.0f} ms |")
     return 0

@@ -166,3 +166,58 @@ def test_no_query_sees_half_a_change(bundle: Path) -> None:
             asker.join(timeout=60)
         assert fetch(server.query_url + "?" + urllib.parse.urlencode({"query": linked}), "text/csv").strip() == b"true"
     assert len(seen) > 20 and set(seen) == {b"false"}
+
+
+def test_the_watcher_applies_the_rules_of_a_fresh_load_to_symlinks_and_special_files(bundle: Path, tmp_path: Path) -> None:
+    """Issue 39: links created while serving -- to a memory outside, to a system file, swapped over a served
+    memory, a symlinked folder, a FIFO -- are never read; the served dataset equals a fresh load's."""
+    import os
+
+    outside = tmp_path / "outside"
+    write_file(outside, "secret.md", memory_text("outside-secret", "title: Outside secret\n"))
+    write_file(outside, "folder/inner.md", memory_text("outside-inner", "title: Outside inner\n"))
+    with ServeProcess(bundle, "--base", BASE) as server:
+        time.sleep(0.5)
+        now = generation(server)
+        steps = [
+            ("a link to a memory outside", lambda: os.symlink(outside / "secret.md", bundle / "semantic/linked.md")),
+            ("a link to a system file", lambda: os.symlink("/etc/passwd", bundle / "semantic/passwd.md")),
+            ("a link swapped over a served memory", lambda: (os.replace(bundle / POLICY, tmp_path / "policy.md"),
+                                                             os.symlink(outside / "secret.md", bundle / POLICY))),
+            ("a FIFO named like a memory", lambda: os.mkfifo(bundle / "semantic/pipe.md")),
+            ("a symlinked folder (no file of the bundle changes: nothing is published)", lambda: os.symlink(outside / "folder", bundle / "semantic/folder")),
+        ]
+        for label, change in steps:
+            change()
+            if "nothing is published" in label:
+                time.sleep(1.0)
+                assert generation(server) == now, label
+            else:
+                now = wait_for_change(server, now)
+            body = fetch(server.url + "store", "application/n-quads")
+            assert b"outside-" not in body and b"root:" not in body, label
+            assert_same(served(server), fresh(bundle, BASE), label)
+        (bundle / POLICY).unlink()
+        os.replace(tmp_path / "policy.md", bundle / POLICY)  # the real file back
+        now = wait_for_change(server, now)
+        assert_same(served(server), fresh(bundle, BASE), "the real file back")
+
+
+def test_the_page_never_shows_where_the_bundle_is_or_a_local_path(bundle: Path) -> None:
+    """Issue 39: no view names the bundle's absolute folder, and a problem between a shared and a `_local`
+    memory (a duplicate id) does not name the `_local` file."""
+    local = bundle / "semantic/redis-idempotency-idea.md"
+    text = local.read_text(encoding="utf-8")
+    shared_id = next(line.split(":", 1)[1].strip() for line in (bundle / POLICY).read_text(encoding="utf-8").splitlines() if line.startswith("id:"))
+    local_id = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("id:"))
+    write_file(bundle, "zz/duplicate-of-policy.md", text.replace(f"id: {local_id}", f"id: {shared_id}"))  # a _local copy, same id as the policy
+    with ServeProcess(bundle, "--base", BASE) as server:
+        overview = json.loads(fetch(server.url + "api/overview"))
+        views = [fetch(server.url + "api/overview"), fetch(server.url + "api/status")]
+        views += [fetch(server.url + "api/memory?" + urllib.parse.urlencode({"path": item["path"]})) for item in overview["list"]]
+    assert overview["folder"] == bundle.name
+    for view in views:  # (a shared memory's own text may mention the _local one: it is served as written)
+        assert str(bundle).encode() not in view and str(bundle.resolve()).encode() not in view
+        assert b"duplicate-of-policy" not in view
+    assert b"redis-idempotency-idea" not in views[0]
+    assert overview["problems"] and not [p for p in overview["problems"] if "redis" in json.dumps(p) or "zz/" in json.dumps(p)]

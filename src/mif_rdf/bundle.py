@@ -51,7 +51,7 @@ from .layout import layout_triples
 from .nsmodel.graphs import namespace_uri
 from .nsmodel.model import authority_of
 from .oxigraph_sink import sink_for
-from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, parse_config, parse_entity
+from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, loadable, parse_config, parse_entity
 from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
 from .projection import Projection, project_entity
 from .tordf import Triple
@@ -245,7 +245,7 @@ class Bundle:
             self.forget(relpath)
         loader = _Loader(self)
         for relpath in relpaths:
-            if (self.root / relpath).is_file():
+            if loadable(self.root, relpath):  # the rules of a fresh load: no symlink, a regular file
                 if is_entity_path(relpath):
                     loader.entity(relpath)
                 else:

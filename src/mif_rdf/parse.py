@@ -87,6 +87,26 @@ def discover(root: Path) -> BundleFiles:
     return found
 
 
+def loadable(root: Path, relpath: str) -> bool:
+    """Whether :func:`discover` would read the file at ``relpath``: a regular file reached through no symlink.
+
+    The watcher of ``serve`` and :meth:`Bundle.reload` decide with it, so a
+    file changed after the load follows exactly the rules of a fresh load (a
+    symlink created later, to ``/etc/passwd`` or to a memory outside, is
+    never read).
+    """
+    path = root
+    for part in relpath.split("/"):
+        path = path / part
+        try:
+            info = path.lstat()
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode):
+            return False
+    return stat.S_ISREG(info.st_mode)
+
+
 def _is_concept_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".") and name not in RESERVED_NAMES
 

@@ -3,8 +3,11 @@
 * :mod:`.served` -- the bundle behind the server: the working load, the store
   queries read, incremental reloads published at once, last good versions.
 * :mod:`.watch` -- the folder watcher that feeds file changes to it.
-* :mod:`.protocol` -- HTTP: SPARQL 1.1 Protocol, Graph Store Protocol reads,
-  service description, the page and its JSON (:mod:`.views`).
+* :mod:`.protocol` -- what is answered: SPARQL 1.1 Protocol, Graph Store
+  Protocol reads, service description, the page and its JSON (:mod:`.views`).
+* :mod:`.http` -- the server (uvicorn): limits and workers; :mod:`.stream` carries
+  an answer from its worker to the connection.
+* :mod:`.access` -- who may read: the ``Host`` allow-list and the ``Origin`` check.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
 In Python::
@@ -20,11 +23,13 @@ In Python::
 from __future__ import annotations
 
 import ipaddress
-import threading
+from typing import Iterable
 
 from ..bundle import Bundle
 from ..nsmodel.audience import Audience
-from .protocol import BundleServer
+from .access import Access
+from .http import BundleServer, Limits
+from .protocol import Options
 from .served import ServedBundle
 from .watch import Watcher
 
@@ -32,22 +37,23 @@ LOOPBACK = "127.0.0.1"
 
 
 def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
-          allow_service: bool = False, watch: bool = True, quiet: bool = True, audience: Audience | None = None) -> tuple[BundleServer, Watcher | None]:
+          allow_service: bool = False, watch: bool = True, quiet: bool = True, limits: Limits = Limits(),
+          allow_hosts: Iterable[str] = (), cors: Iterable[str] = (), audience: Audience | None = None) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
     With ``audience`` only what that party may read is served, on every route.
     """
     served = ServedBundle(bundle, include_local=include_local, audience=audience)
+    access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
+    server = BundleServer((bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet)
     watcher = Watcher(served).start() if watch else None
-    server = BundleServer((bind, port), served, allow_service=allow_service, quiet=quiet)
-    threading.Thread(target=server.serve_forever, name="mif-rdf-serve", daemon=True).start()
+    server.serve_in_background()
     return server, watcher
 
 
 def stop(server: BundleServer, watcher: Watcher | None) -> None:
-    """Stop answering, stop watching, release the port."""
+    """Stop answering (requests in flight get a few seconds), stop watching, release the port."""
     server.shutdown()
-    server.server_close()
     if watcher is not None:
         watcher.stop()
 
@@ -62,4 +68,4 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-__all__ = ["BundleServer", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]
+__all__ = ["Access", "BundleServer", "Limits", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]

@@ -1,8 +1,8 @@
 """What the page at ``/`` shows, as JSON: the bundle overview, one memory, the example queries.
 
-Every view is computed from the served bundle under its read lock (the
-caller holds it), and leaves out what the server withholds (``_local``
-memories without ``--include-local``).  Validation findings come from
+Every view is computed from one published :class:`~.served.Snapshot` (so a
+reload never shows half done), and leaves out what the server withholds
+(``_local`` memories without ``--include-local``, the bundle's place on disk).  Validation findings come from
 :meth:`ServedBundle.findings` (one validation run per published change).
 """
 from __future__ import annotations
@@ -15,61 +15,60 @@ from typing import Any, Callable
 import pyoxigraph as ox
 
 from ..namespaces import PREFIXES
-from .served import ServedBundle
+from .served import ServedBundle, Snapshot
 
 
 def view(served: ServedBundle, name: str, params: dict[str, str]) -> Any:
     """The JSON of one view; raises LookupError for an unknown view or memory."""
-    views: dict[str, Callable[[ServedBundle, dict[str, str]], Any]] = {
-        "status": status, "overview": overview, "memory": memory, "examples": lambda s, p: examples(),
+    views: dict[str, Callable[[ServedBundle, Snapshot, dict[str, str]], Any]] = {
+        "status": status, "overview": overview, "memory": memory, "examples": lambda served, snap, p: examples(),
     }
     if name not in views:
         raise LookupError(f"no view {name!r}")
-    return views[name](served, params)
+    return served.read(lambda snap: views[name](served, snap, params))[1]
 
 
-def status(served: ServedBundle, params: dict[str, str]) -> dict[str, Any]:
+def status(served: ServedBundle, snap: Snapshot, params: dict[str, str]) -> dict[str, Any]:
     """The change counter the page polls to know when to refresh."""
-    return {"generation": served.generation, "memories": sum(1 for m in served.bundle.memories.values() if served.allows(m.iri))}
+    return {"generation": snap.generation, "memories": sum(1 for m in snap.memories.values() if snap.allows(m.iri))}
 
 
-def overview(served: ServedBundle, params: dict[str, str]) -> dict[str, Any]:
+def overview(served: ServedBundle, snap: Snapshot, params: dict[str, str]) -> dict[str, Any]:
     """Counts by type and namespace, the number of triples, and every problem (load and validation)."""
-    shown = [m for m in served.bundle.memories.values() if served.allows(m.iri)]
+    shown = [m for m in snap.memories.values() if snap.allows(m.iri)]
     kinds = Counter(str(m.frontmatter.get("type", "?")) for m in shown)
     namespaces = Counter(str(m.frontmatter.get("namespace", "(none)")) for m in shown)
-    problems = served.findings()
+    problems = served.findings(snap)
     return {
-        "folder": str(served.bundle.root),
-        "base": served.bundle.base_iri,
-        "generation": served.generation,
+        "folder": snap.name,
+        "base": snap.base_iri,
+        "generation": snap.generation,
         "memories": len(shown),
-        "triples": len(served.store),
+        "triples": snap.triples,
         "by_type": dict(sorted(kinds.items())),
         "by_namespace": dict(sorted(namespaces.items())),
         "prefixes": {prefix: str(ns) for prefix, ns in PREFIXES.items()},
         "problems": [p.to_dict() for p in problems],
-        "kept": sorted(served.kept),
+        "kept": sorted(snap.kept),
         "list": sorted(({"id": m.id, "iri": m.iri, "path": m.relpath, "title": _title(m.frontmatter), "type": m.frontmatter.get("type")}
                         for m in shown), key=lambda item: item["path"]),
     }
 
 
-def memory(served: ServedBundle, params: dict[str, str]) -> dict[str, Any]:
+def memory(served: ServedBundle, snap: Snapshot, params: dict[str, str]) -> dict[str, Any]:
     """One memory by ``id``, ``iri`` or ``path``: markdown, frontmatter, triples, typed links both ways, findings."""
-    bundle = served.bundle
     wanted = params.get("id") or params.get("iri", "").removeprefix("urn:mif:")
-    record = bundle.memories.get(wanted) if wanted else bundle.memory_by_path(params.get("path", ""))
-    if record is None or not served.allows(record.iri):
+    record = snap.memories.get(wanted) if wanted else snap.memory_by_path(params.get("path", ""))
+    if record is None or not snap.allows(record.iri):
         raise LookupError(f"no memory {wanted or params.get('path')!r} is served")
     graph = ox.NamedNode(record.iri)
-    triples = [[_term(q.subject), _term(q.predicate), _term(q.object)] for q in served.store.quads_for_pattern(None, None, None, graph)]
-    links = ox.NamedNode(bundle.links_graph_iri)
-    titles = {m.iri: _title(m.frontmatter) for m in bundle.memories.values() if served.allows(m.iri)}
+    triples = [[_term(q.subject), _term(q.predicate), _term(q.object)] for q in snap.store.quads_for_pattern(None, None, None, graph)]
+    links = ox.NamedNode(snap.links_graph_iri)
+    titles = {m.iri: _title(m.frontmatter) for m in snap.memories.values() if snap.allows(m.iri)}
     outgoing = [{"type": _short(q.predicate.value), "iri": q.object.value, "title": titles.get(q.object.value)}
-                for q in served.store.quads_for_pattern(graph, None, None, links) if q.object.value in titles]
+                for q in snap.store.quads_for_pattern(graph, None, None, links) if q.object.value in titles]
     incoming = [{"type": _short(q.predicate.value), "iri": q.subject.value, "title": titles.get(q.subject.value)}
-                for q in served.store.quads_for_pattern(None, None, graph, links) if q.subject.value in titles]
+                for q in snap.store.quads_for_pattern(None, None, graph, links) if q.subject.value in titles]
     return {
         "id": record.id,
         "iri": record.iri,
@@ -80,8 +79,8 @@ def memory(served: ServedBundle, params: dict[str, str]) -> dict[str, Any]:
         "triples": sorted(triples, key=lambda t: [(x["type"], x["value"]) for x in t]),
         "outgoing": sorted(outgoing, key=lambda link: (link["type"], link["iri"])),
         "incoming": sorted(incoming, key=lambda link: (link["type"], link["iri"])),
-        "problems": [p.to_dict() for p in served.findings() if p.path == record.relpath],
-        "kept": record.relpath in served.kept,
+        "problems": [p.to_dict() for p in served.findings(snap) if p.path == record.relpath],
+        "kept": record.relpath in snap.kept,
     }
 
 

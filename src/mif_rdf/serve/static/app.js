@@ -95,6 +95,8 @@ async function loadExamples() {
   if (!$("editor").value) $("editor").value = state.examples[0].query;
 }
 
+const MAX_ROWS = 1000;
+
 async function runQuery() {
   const query = $("editor").value;
   $("query-status").textContent = "running…";
@@ -123,8 +125,10 @@ async function runQuery() {
     return;
   }
   const vars = data.head.vars;
-  const rows = data.results.bindings;
-  $("query-status").textContent = `${rows.length} row${rows.length === 1 ? "" : "s"} in ${took} ms`;
+  const all = data.results.bindings;
+  const rows = all.slice(0, MAX_ROWS);  // the page shows at most MAX_ROWS rows: a table of millions would stall the browser
+  $("query-status").textContent = `${all.length} row${all.length === 1 ? "" : "s"} in ${took} ms` +
+    (all.length > rows.length ? ` (the first ${MAX_ROWS} shown: add LIMIT/OFFSET, or ask the endpoint for CSV)` : "");
   $("results").replaceChildren(el("table", { class: "results", id: "result-table" },
     el("thead", {}, el("tr", {}, vars.map((v) => el("th", {}, v)))),
     el("tbody", {}, rows.map((row) => el("tr", {}, vars.map((v) => el("td", {}, termNode(row[v]))))))));

@@ -1,0 +1,423 @@
+"""The HTTP server of ``mif-rdf serve``: an ASGI application on uvicorn, with the limits a long-running server needs.
+
+Why uvicorn (measured in docs/decisions.md): its event loop holds any
+number of idle or slow connections without a thread each, and h11 parses
+requests within a size bound; the work that reads the bundle runs in at most
+``max_concurrent`` worker threads (pyoxigraph evaluates queries without the
+GIL, so they really run side by side).
+
+What it enforces (:class:`Limits`, documented in docs/serve.md):
+
+* a request line and headers of at most ``max_head`` bytes, arriving within
+  ``head_timeout`` seconds of the connection (or of the previous answer on a
+  kept-alive one): a client trickling a byte a second is dropped;
+  a body of at most ``max_body`` bytes within ``body_timeout``;
+* at most ``max_concurrent`` requests reading the bundle at once (as many
+  worker threads, started with the server); a request
+  waits up to ``queue_wait`` seconds for a free worker, then gets 503 with
+  ``Retry-After``;
+* ``query_timeout`` per request: an answer not started by then is a 503 with
+  the reason; one that is being written is cut (the connection closes before
+  the end, which HTTP clients report).  Either way the worker is told to
+  stop, and stops at the engine's next result -- an engine busy in one step
+  (a ``COUNT`` over a huge join) cannot be interrupted, so its worker stays
+  busy (and counted) until the engine returns;
+* answers are streamed in 64 KiB pieces, at most ``max_result_bytes`` of
+  them; a client that hangs up stops its query at the engine's next result;
+* ``Host`` and ``Origin`` are checked first (:mod:`.access`): 403 for a
+  foreign one;
+* on shutdown, requests in flight get ``shutdown_grace`` seconds to finish and
+  are then cancelled.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, Callable
+from urllib.parse import parse_qs
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .access import HOST, Access
+from .protocol import HttpError, Options, Request, answer, is_static, static
+from .served import ServedBundle
+from .stream import Job, Stopped
+
+_TEXT = "text/plain; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one server (defaults as docs/serve.md states them)."""
+
+    max_concurrent: int = field(default_factory=lambda: os.cpu_count() or 2)
+    query_timeout: float = 30.0
+    max_result_bytes: int = 256 * 2**20
+    max_body: int = 8 * 2**20
+    max_head: int = 64 * 1024
+    head_timeout: float = 10.0
+    body_timeout: float = 30.0
+    keep_alive: float = 5.0
+    queue_wait: float = 2.0
+    max_waiting: int = 128
+    shutdown_grace: float = 5.0
+
+
+class _HeadDeadline(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, plus a deadline on the request head: a client that trickles is dropped.
+
+    uvicorn times out idle kept-alive connections but restarts nothing while
+    bytes keep arriving; here the request line and headers must be complete
+    within ``head_timeout`` seconds of the connection or of the previous answer,
+    in at most ``max_head`` bytes (h11 bounds only a head that arrives in pieces).
+    """
+
+    head_timeout = 10.0
+    max_head = 64 * 1024
+    _head_timer: asyncio.TimerHandle | None = None
+    _head_bytes = 0
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it, Nagle and delayed ACKs add 40 ms per answer
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.head_timeout, self._drop)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _drop(self) -> None:
+        self._head_timer = None
+        if self.cycle is None or self.cycle.response_complete:  # still waiting for a head
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self.cycle is None or self.cycle.response_complete
+        if waiting:
+            self._arm()
+            self._head_bytes += len(data)
+        cycle = self.cycle
+        super().data_received(data)
+        if self.cycle is not cycle:  # a new request's head is complete
+            self._disarm()
+            self._head_bytes = 0
+        elif waiting and self._head_bytes > self.max_head and not self.transport.is_closing():
+            self.send_400_response(f"the request line and headers are larger than {self.max_head} bytes")
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._disarm()
+        if not self.transport.is_closing():
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+class _OneLine(logging.Handler):
+    """uvicorn's own messages as one line each on standard error, never a traceback."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__()
+        self.quiet = quiet
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage().splitlines()[0] if record.getMessage() else ""
+        expected = "without completing response" in message or "Invalid HTTP request" in message
+        if record.levelno >= logging.ERROR and not expected or not self.quiet:
+            print(f"mif-rdf serve: {message}", file=sys.stderr, flush=True)
+
+
+class App:
+    """The ASGI application: access checks, limits, and the workers that run :func:`~.protocol.answer`."""
+
+    def __init__(self, served: ServedBundle, options: Options, limits: Limits, access: Access, url: Callable[[], str], quiet: bool) -> None:
+        self.served, self.options, self.limits, self.access, self.url, self.quiet = served, options, limits, access, url, quiet
+        self._slots: asyncio.Semaphore | None = None
+        self._waiting = 0
+        self.jobs: set[Job] = set()  # workers at work (read by shutdown from another thread)
+        self._workers: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        for n in range(limits.max_concurrent):  # as many as slots: a job is queued only once it holds one
+            threading.Thread(target=self._serve_jobs, name=f"mif-rdf-worker-{n}", daemon=True).start()
+
+    def _serve_jobs(self) -> None:
+        """A worker thread (daemon: one stuck in an engine step never holds the process at exit); None ends it."""
+        while (work := self._workers.get()) is not None:
+            self._run(*work)
+
+    def stop_workers(self) -> None:
+        for _ in range(self.limits.max_concurrent):
+            self._workers.put(None)
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]) -> None:
+        if scope["type"] != "http":
+            return
+        headers: dict[str, str] = {}
+        for name, value in scope["headers"]:
+            key = name.decode("latin-1").lower()
+            headers[key] = headers[key] + ", " + value.decode("latin-1") if key in headers else value.decode("latin-1")
+        method, path = scope["method"], scope["path"]
+        status = 0
+        cors: dict[str, str] = {}
+        try:
+            head = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+            if head > self.limits.max_head:  # h11 bounds a head that arrives in pieces; this one came whole
+                raise HttpError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"the request line and headers are larger than {self.limits.max_head} bytes",
+                                {"Connection": "close"})
+            cors = self.access.check(headers.get("host"), headers.get("origin"))
+            if method == "OPTIONS":
+                status = await self._preflight(send, headers, cors)
+                return
+            body = await self._body(receive, headers)
+            if is_static(path):
+                status, ctype, data, extra = static(method, path)
+                await _send_whole(send, status, ctype, data if method != "HEAD" else b"", _merged(extra, cors), len(data))
+                return
+            params = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+            host = headers.get("host", "")
+            endpoint = f"http://{host}/query" if HOST.fullmatch(host) else self.url() + "query"
+            request = Request(method, path, params, headers, body, endpoint)
+            status = await self._work(request, receive, send, cors)
+        except HttpError as exc:
+            status = int(exc.status)
+            data = (exc.message + "\n").encode("utf-8")
+            await _send_whole(send, status, _TEXT, data, _merged(exc.headers, cors), len(data))
+        finally:
+            if not self.quiet:
+                client = scope.get("client") or ("-", 0)
+                query = "?" + scope["query_string"].decode("latin-1") if scope["query_string"] else ""
+                print(f'{client[0]} - "{method} {path}{query[:200]}" {status or "-"}', file=sys.stderr, flush=True)
+
+    async def _preflight(self, send: Callable[[dict[str, Any]], Any], headers: dict[str, str], cors: dict[str, str]) -> int:
+        if not cors:
+            raise HttpError(HTTPStatus.FORBIDDEN, "no cross-origin requests are allowed here without --cors ORIGIN")
+        extra = {**cors, "Access-Control-Allow-Methods": "GET, HEAD, POST", "Access-Control-Allow-Headers": "Accept, Content-Type",
+                 "Access-Control-Max-Age": "600"}
+        await _send_whole(send, 204, _TEXT, b"", extra, 0)
+        return 204
+
+    # -- the request body --------------------------------------------------------------------------
+    async def _body(self, receive: Callable[[], Any], headers: dict[str, str]) -> bytes:
+        try:
+            length = int(headers.get("content-length") or 0)
+        except ValueError:
+            raise HttpError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number") from None
+        if length > self.limits.max_body:
+            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request body is larger than {self.limits.max_body} bytes")
+        if "content-length" not in headers and "transfer-encoding" not in headers:
+            return b""
+        chunks: list[bytes] = []
+        size = 0
+        deadline = time.monotonic() + self.limits.body_timeout
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                raise HttpError(HTTPStatus.REQUEST_TIMEOUT, f"the request body did not arrive within {self.limits.body_timeout:g} s",
+                                {"Connection": "close"}) from None
+            if message["type"] == "http.disconnect":
+                raise HttpError(HTTPStatus.BAD_REQUEST, "the client left")
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limits.max_body:
+                raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request body is larger than {self.limits.max_body} bytes",
+                                {"Connection": "close"})
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    # -- the workers --------------------------------------------------------------------------------
+    async def _work(self, request: Request, receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
+        """Run the request in a worker thread and stream its answer; the status sent."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.limits.max_concurrent)
+        busy = HttpError(HTTPStatus.SERVICE_UNAVAILABLE, f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
+                         {"Retry-After": "1"})
+        if self._waiting >= self.limits.max_waiting:
+            raise busy
+        self._waiting += 1
+        try:
+            await asyncio.wait_for(self._slots.acquire(), self.limits.queue_wait)
+        except TimeoutError:
+            raise busy from None
+        finally:
+            self._waiting -= 1
+        loop = asyncio.get_running_loop()
+        job = Job(loop, self.limits.max_result_bytes)
+        slots = self._slots
+        self._workers.put((job, request, loop, slots))
+        watcher = asyncio.ensure_future(_until_disconnect(receive, job))
+        try:
+            return await self._stream(job, send, cors)
+        except asyncio.CancelledError:  # cancelled past the shutdown grace: the worker stops at the engine's next result
+            job.stop()
+            return 0
+        finally:
+            watcher.cancel()
+
+    def _run(self, job: Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
+        """The worker thread: everything pyoxigraph makes is made, written and freed here."""
+        self.jobs.add(job)
+        try:
+            answer(self.served, self.options, request, job)
+            job.finish()
+        except Stopped as exc:
+            traceback.clear_frames(exc.__traceback__)  # the frames hold pyoxigraph results: freed here, in their thread
+            job.post(("stopped",))
+        except HttpError as exc:
+            traceback.clear_frames(exc.__traceback__)
+            job.post(("error", int(exc.status), exc.message, exc.headers) if not job.started else ("abort",))
+        except Exception as exc:  # a fault of the server, never of the request: one line, and the server goes on
+            traceback.clear_frames(exc.__traceback__)
+            if not job.cancelled.is_set():
+                print(f"mif-rdf serve: {request.method} {request.path}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            job.post(("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",))
+        finally:
+            self.jobs.discard(job)
+            try:
+                loop.call_soon_threadsafe(slots.release)
+            except RuntimeError:
+                pass
+
+    async def _stream(self, job: Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
+        """Send the worker's answer: its status once the first piece (or the end) is there, then the pieces."""
+        deadline = time.monotonic() + self.limits.query_timeout
+        head: tuple[Any, ...] | None = None
+        sent_head = False
+        while True:
+            try:
+                event = await asyncio.wait_for(job.events.get(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                job.stop()
+                if sent_head:
+                    return 200  # cut: returning without the last piece closes the connection
+                raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, f"the query took longer than {self.limits.query_timeout:g} s "
+                                "(--query-timeout) and was stopped") from None
+            kind = event[0]
+            if kind == "stopped":  # its client left, or the server is stopping
+                if sent_head:
+                    return head[1] if head else 200  # cut: returning without the last piece closes the connection
+                raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, "the server is stopping")
+            if kind == "error":
+                raise HttpError(HTTPStatus(event[1]), event[2], event[3])
+            if kind in ("too-large", "abort"):
+                job.cancelled.set()
+                if sent_head:
+                    return 200
+                message = f"the answer is larger than {self.limits.max_result_bytes} bytes" if kind == "too-large" else "internal error"
+                raise HttpError(HTTPStatus.INTERNAL_SERVER_ERROR if kind == "abort" else HTTPStatus.REQUEST_ENTITY_TOO_LARGE, message)
+            if kind == "start":
+                head = event
+                continue
+            assert head is not None
+            if not sent_head:
+                extra = _merged(head[3], cors)
+                await send({"type": "http.response.start", "status": head[1], "headers": _headers(head[2], extra)})
+                sent_head = True
+            if kind == "data":
+                await send({"type": "http.response.body", "body": event[1], "more_body": True})
+                job.credits.release()
+            else:  # end
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return head[1]
+
+
+async def _until_disconnect(receive: Callable[[], Any], job: Job) -> None:
+    """Stop the worker when the client hangs up."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            job.stop()
+            return
+
+
+async def _send_whole(send: Callable[[dict[str, Any]], Any], status: int, ctype: str, body: bytes, headers: dict[str, str], length: int) -> None:
+    await send({"type": "http.response.start", "status": int(status), "headers": _headers(ctype, {**headers, "Content-Length": str(length)})})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _headers(ctype: str, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", ctype.encode("latin-1"))] + [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+
+
+def _merged(answer: dict[str, str], cors: dict[str, str]) -> dict[str, str]:
+    """The answer's headers plus the CORS ones (``Vary`` values joined, not replaced)."""
+    merged = {**answer, **cors}
+    if "Vary" in answer and "Vary" in cors:
+        merged["Vary"] = f"{answer['Vary']}, {cors['Vary']}"
+    return merged
+
+
+class BundleServer:
+    """``mif-rdf serve``'s server: a listening socket, uvicorn in a thread of its own, :meth:`shutdown` to stop."""
+
+    def __init__(self, address: tuple[str, int], served: ServedBundle, *, options: Options = Options(), limits: Limits = Limits(),
+                 access: Access | None = None, quiet: bool = True) -> None:
+        host, port = address
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        try:
+            self.socket = socket.create_server((host.strip("[]"), port), family=family, backlog=256)
+        except OSError as exc:
+            from ..errors import MifRdfError
+
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise MifRdfError(f"cannot listen on {host}:{port}: {reason}") from None
+        self.served = served
+        self.server_address = self.socket.getsockname()[:2]
+        access = access or Access(bind=host)
+        protocol = type("HeadDeadline", (_HeadDeadline,), {"head_timeout": limits.head_timeout, "max_head": limits.max_head})
+        self.app = App(served, options, limits, access, lambda: self.url, quiet)
+        config = uvicorn.Config(self.app, http=protocol, lifespan="off", log_config=None, access_log=False, server_header=False,
+                                timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=limits.max_head,  # type: ignore[arg-type]
+                                timeout_graceful_shutdown=limits.shutdown_grace + 5)  # type: ignore[arg-type]
+        handler = _OneLine(quiet)
+        for name in ("uvicorn", "uvicorn.error"):
+            logger = logging.getLogger(name)
+            logger.handlers = [handler]
+            logger.propagate = False
+            logger.setLevel(logging.INFO)
+        self._uvicorn = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._uvicorn.run, kwargs={"sockets": [self.socket]}, name="mif-rdf-serve", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address
+        host = f"[{host}]" if ":" in str(host) else host
+        return f"http://{host}:{port}/"
+
+    def serve_in_background(self) -> "BundleServer":
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._uvicorn.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self
+
+    def shutdown(self) -> None:
+        """Stop accepting, give requests in flight ``shutdown_grace`` seconds, then stop them (their answers are cut); release the port."""
+        self._uvicorn.should_exit = True
+        deadline = time.monotonic() + self.app.limits.shutdown_grace
+        while self.app.jobs and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for job in list(self.app.jobs):
+            job.stop()
+        if self._thread.is_alive():
+            self._thread.join(timeout=self.app.limits.shutdown_grace + 10)
+        self.app.stop_workers()
+        self.socket.close()

@@ -1,0 +1,82 @@
+"""An answer on its way from a worker thread to the event loop that sends it.
+
+pyoxigraph serializes a result into a file-like object; :class:`Job` is that
+object.  It hands the bytes to the event loop in :data:`CHUNK` pieces, at most
+four ahead of what the client has taken (so a slow reader holds its worker,
+never memory), and raises :class:`Stopped` from ``write`` once the request is
+cancelled -- its client left, its time ran out, the server is stopping -- which
+is how a query is stopped at the engine's next result.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from http import HTTPStatus
+from typing import Any
+
+CHUNK = 64 * 1024
+
+
+class Stopped(Exception):
+    """The worker is told to stop: its client left, its time ran out, or its answer grew too large."""
+
+
+class Job:
+    """One request's worker: the :class:`~.protocol.Output` the answer streams into, and its way back to the event loop.
+
+    Pieces go to the loop at most ``credits`` ahead of what the client took,
+    so a slow reader holds the worker, never memory.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_bytes: int) -> None:
+        self.loop = loop
+        self.events: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.cancelled = threading.Event()
+        self.credits = threading.Semaphore(4)
+        self.started = False
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._written = 0
+
+    def post(self, event: tuple[Any, ...]) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.events.put_nowait, event)
+        except RuntimeError:  # the loop is gone (the server stopped): nobody is listening
+            self.cancelled.set()
+
+    def stop(self) -> None:
+        """Tell the worker to stop (at the engine's next result) and end the answer now."""
+        if not self.cancelled.is_set():
+            self.cancelled.set()
+            self.post(("stopped",))
+
+    def start(self, status: HTTPStatus, content_type: str, headers: dict[str, str]) -> None:
+        self.started = True
+        self.post(("start", int(status), content_type, headers))
+
+    def write(self, data: bytes) -> int:
+        if self.cancelled.is_set():
+            raise Stopped()
+        self._buffer += data
+        self._written += len(data)
+        if self._written > self.max_bytes:
+            self.post(("too-large",))
+            raise Stopped()
+        if len(self._buffer) >= CHUNK:
+            self._send()
+        return len(data)
+
+    def flush(self) -> None:
+        """pyoxigraph flushes at the end; pieces go out as they fill."""
+
+    def _send(self) -> None:
+        while not self.credits.acquire(timeout=0.2):
+            if self.cancelled.is_set():
+                raise Stopped()
+        self.post(("data", bytes(self._buffer)))
+        self._buffer.clear()
+
+    def finish(self) -> None:
+        if self._buffer:
+            self._send()
+        self.post(("end",))
