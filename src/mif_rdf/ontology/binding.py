@@ -134,6 +134,7 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
         bound.problems.append(Problem(".", f"no ontology is applied: the ontology folders could not be read: {error}",
                                       Severity.WARNING, key="ontology", rule=RULE_COMPILE))
         return bound
+    bound.problems += [_unread(problem, root) for problem in registry.problems]  # the other files of the folder still bind
     users_of: dict[str, list[OntologyReference]] = {}
     for ref in references:
         users_of.setdefault(ref.id, []).append(ref)
@@ -171,6 +172,16 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
         if view is not None:
             bound.problems.extend(_version_problems(view, refs))
     return bound
+
+
+def _unread(problem: Problem, root: Path) -> Problem:
+    """A search-folder file the registry could not read, as a binding problem (named bundle-relative when it is the bundle's)."""
+    path = Path(problem.path)
+    try:
+        shown = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(path)
+    return Problem(shown, problem.message, Severity.WARNING, key="ontology", rule=RULE_COMPILE)
 
 
 def _memories(refs: list[OntologyReference]) -> list[str]:
