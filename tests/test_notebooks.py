@@ -12,10 +12,12 @@ its legends, full titles and boxes that do not overlap.
 from __future__ import annotations
 
 import ast
+import html
 import importlib
 import re
 import sys
 import tomllib
+from collections import Counter
 from html.parser import HTMLParser
 from importlib.metadata import version
 from itertools import combinations
@@ -28,9 +30,12 @@ from rdflib import Graph
 
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.graph_figure import WRAP, relationship_figure
-from mif_rdf.queries import compact_iri, relationship_edges
+from mif_rdf.queries import TRUST_LEVELS, compact_iri, relationship_edges
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+#: The heading of each figure of explore.ipynb, in order.
+FIGURES = ("Memories by base type and by namespace, as bars", "Validity timeline", "Trust levels and confidence",
+           "Freshness over time", "The relationship graph")
 _SHOWN = ("display_data", "execute_result", "stream")
 
 
@@ -90,7 +95,7 @@ def test_explore_runs_and_shows_the_bundle_tables_and_pictures(explored) -> None
     assert any("Idempotency Key Policy" in page and "<table" in page for page in html)
     assert any("checked at level 3: conforms" in page and "retired-rate-limit-policy" in page for page in html)  # validation
     assert any("Publish Ledger Events Through a Transactional Outbox" in page for page in html)  # titles in full
-    assert len(_outputs(explored, "image/png")) == 2  # the freshness curves and the relationship graph
+    assert len(_outputs(explored, "image/png")) == len(FIGURES)
 
 
 def _headed_outputs(notebook: nbformat.NotebookNode) -> list[tuple[str, nbformat.NotebookNode]]:
@@ -151,7 +156,7 @@ def test_the_statistics_tables_explain_their_columns(explored) -> None:
     explained = 0
     for markdown, cell in _headed_outputs(explored):
         statistics = markdown.startswith("## Statistics") or (statistics and not markdown.startswith("## "))
-        if not statistics:
+        if not statistics or _figure(cell):
             continue
         parser = _HeaderCells()
         parser.feed(next(o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})))
@@ -211,5 +216,115 @@ def test_nbconvert_writes_the_executed_notebook_as_an_html_page(explored) -> Non
     from nbconvert import HTMLExporter
 
     page, _ = HTMLExporter().from_notebook_node(explored)
-    assert page.count("<img") == 2
+    assert page.count("<img") == len(FIGURES)
+    assert "No description has been provided" not in page  # what nbconvert writes for an image without alt text
     assert all(f">{heading}<" in page for heading in ("The relationship graph", "Supersession chain of the retired policy", "Memories per base type"))
+
+
+def _figure(cell: nbformat.NotebookNode) -> dict | None:
+    """The picture a cell shows (its output's data and metadata), or None."""
+    return next(({**o["data"], "alt": o.get("metadata", {}).get("image/png", {}).get("alt")} for o in cell.get("outputs", [])
+                 if "image/png" in o.get("data", {})), None)
+
+
+class _Tables(HTMLParser):
+    """The tables of an HTML output: each as its header names and its rows of cell texts, and whether its index is shown."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[tuple[list[str], list[list[str]]]] = []
+        self.index_shown = False
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        self.index_shown |= "row_heading" in classes or "index_name" in classes  # pandas' index cells
+        if tag == "table":
+            self.tables.append(([], []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("th", "td") and self.tables:
+            self._cell = self.tables[-1][1][-1]
+            self._cell.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td"):
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[-1] += data.strip()
+
+
+def _table(cell: nbformat.NotebookNode) -> list[dict[str, str]]:
+    """The one table a cell shows, as rows keyed by column name."""
+    parser = _Tables()
+    parser.feed(next(o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})))
+    ((_, (header, *rows)),) = parser.tables
+    return [dict(zip(header, row)) for row in rows]
+
+
+def _by_heading(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    return {_last_heading(markdown): cell for markdown, cell in _headed_outputs(notebook)}
+
+
+def _numbers(alt: str, names) -> dict[str, int]:
+    """``name n`` pairs of an alt text, for the names asked."""
+    return {name: int(n) for name in names for n in re.findall(rf"(?<![\w/]){re.escape(name)} (\d+)(?!\d|\.\d)", alt)}
+
+
+def test_every_count_in_the_notebook_is_the_bundles(explored) -> None:
+    """Tables and figures agree with ``bundle.counts()`` (and with the files, for what it does not count)."""
+    bundle = load_bundle(EXAMPLES)
+    counts, cells = bundle.counts(), _by_heading(explored)
+    memories = list(bundle.memories.values())
+    assert {row["base type"]: int(row["memories"]) for row in _table(cells["Memories per base type"])} == counts["by_type"]
+    assert sum(int(row["memories"]) for row in _table(cells["Memories per concept type and namespace"])) == counts["memories"]
+    kinds = {row["kind"]: row for row in _table(cells["Named graphs by kind"])}
+    assert {kind: int(row["graphs"]) for kind, row in kinds.items()} == {
+        "memory": counts["memories"], "entity": counts["entities"], "links": 1, "layout": 1, "dataset (union)": sum(1 for g in bundle.dataset.graphs() if len(g))}
+    assert int(kinds["links"]["triples"]) == counts["links"] and int(kinds["dataset (union)"]["triples"]) == counts["triples"]
+
+    alts = {heading: _figure(cells[heading])["alt"] for heading in FIGURES}
+    by_type = alts["Memories by base type and by namespace, as bars"]
+    assert f"{counts['memories']} memories" in by_type and _numbers(by_type, counts["by_type"]) == counts["by_type"]
+    namespaces = Counter(m.frontmatter.get("namespace", "(none)") for m in memories)
+    assert _numbers(by_type, namespaces) == namespaces and sum(namespaces.values()) == counts["memories"]
+    valid = [m for m in memories if (m.frontmatter.get("temporal") or {}).get("validFrom")]
+    ended = [m for m in valid if m.frontmatter["temporal"].get("validUntil")]
+    assert f"facts of {len(valid)} memories" in alts["Validity timeline"] and len(valid) == counts["memories"]
+    assert f"{len(valid) - len(ended)} have no end and still hold; {len(ended)} ended: " in alts["Validity timeline"]
+    assert all(m.frontmatter["title"] in alts["Validity timeline"] for m in ended)
+    trust = Counter(m.frontmatter["provenance"]["trustLevel"] for m in memories)
+    assert _numbers(alts["Trust levels and confidence"], TRUST_LEVELS) == {level: trust.get(level, 0) for level in TRUST_LEVELS}
+    assert f"trust levels of {counts['memories']} memories" in alts["Trust levels and confidence"]
+    high = sum(m.frontmatter["provenance"]["confidence"] >= 0.9 for m in memories)
+    assert f"{high} of {counts['memories']} at 0.9 or more" in alts["Trust levels and confidence"]
+    assert alts["Freshness over time"].startswith(f"{counts['memories']} line charts, one per memory")
+    edges = relationship_edges(bundle)
+    nodes = {row["source"] for row in edges} | {row["target"] for row in edges}
+    assert f"{len(nodes)} memories and entities joined by {len(edges)} relationships" in alts["The relationship graph"]
+
+
+def test_every_figure_has_alt_text_in_the_notebook_and_in_its_html(explored) -> None:
+    figures = [figure for cell in explored.cells if (figure := _figure(cell))]
+    assert len(figures) == len(FIGURES)
+    for figure in figures:
+        assert len(figure["alt"]) > 80, figure["alt"]  # says what the picture shows, not just "figure"
+        img = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)">', figure["text/html"])
+        assert img and img[1] == figure["image/png"] and html.unescape(img[2]) == figure["alt"]
+
+
+def test_tables_are_left_aligned_without_the_index_column(explored) -> None:
+    tables = 0
+    for _, cell in _headed_outputs(explored):
+        page = next((o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})), "")
+        if "<table" not in page:
+            continue
+        parser = _Tables()
+        parser.feed(page)
+        assert not parser.index_shown, cell.source
+        # pandas' Styler (DataFrames) and mif_rdf.display (the bundle, the report) both say so for th and td
+        assert re.search(r"th[^{]*\{\s*text-align: left;", page) and re.search(r"td[^{]*\{\s*text-align: left;", page), cell.source
+        tables += 1
+    assert tables >= 17

@@ -6,6 +6,7 @@ call it::
     from mif_rdf import load_bundle
     bundle = load_bundle("examples")
     bundle.query("SELECT ...")
+    bundle.export("out/examples.trig")   # never _local: the policy of ``mif-rdf export``
 
 The names below are imported on first use (PEP 562), so that ``mif-rdf
 --help`` and a command that needs little start fast.  Importing the package
@@ -21,6 +22,7 @@ from .rdfplugin import install as _install_rdflib_plugin
 if TYPE_CHECKING:
     from .bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
     from .errors import MifRdfError, Problem, ProblemLog, Severity
+    from .export_api import export
     from .ontology.discovery import Suggestion, SuggestionReport, suggest
     from .writeback import read_dataset, recover_files, write_bundle
 
@@ -28,6 +30,7 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it
 _HOMES = {
     "Bundle": ".bundle", "EntityRecord": ".bundle", "MemoryRecord": ".bundle", "load_bundle": ".bundle", "new_dataset": ".bundle",
+    "export": ".export_api",
     "MifRdfError": ".errors", "Problem": ".errors", "ProblemLog": ".errors", "Severity": ".errors",
     "Suggestion": ".ontology.discovery", "SuggestionReport": ".ontology.discovery", "suggest": ".ontology.discovery",
     "read_dataset": ".writeback", "recover_files": ".writeback", "write_bundle": ".writeback",

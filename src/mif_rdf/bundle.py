@@ -58,6 +58,9 @@ from .tordf import Triple
 
 if TYPE_CHECKING:
     from .cache import CacheReport
+    from .export_api import Target
+    from .nsmodel.audience import Audience
+    from .push.access import ExportPolicy
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
@@ -130,6 +133,8 @@ class Bundle:
 
     root: Path
     base_iri: str
+    #: Everything loaded, ``_local`` memories included (spec 10.2: they never leave the machine):
+    #: write files with :meth:`export`, not ``dataset.serialize``.
     dataset: Dataset
     engine: Engine = "fast"
     config: dict[str, Any] = field(default_factory=dict)
@@ -211,6 +216,18 @@ class Bundle:
         from .queries.sparql import run_query
 
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
+
+    def export(self, target: Target, format: str | None = None, *, include_local: bool = False,
+               audience: str | Audience | None = None, include_system: bool = False) -> ExportPolicy:
+        """Write what may leave the machine, as ``mif-rdf export`` does: never ``_local`` unless ``include_local``.
+
+        ``format`` defaults to the one the file's extension names; ``audience``
+        (a party of the bundle) writes only what it may read.  The same as
+        :func:`mif_rdf.export_api.export`; returns the policy applied.
+        """
+        from .export_api import export  # export_api builds on this module
+
+        return export(self, target, format, include_local=include_local, audience=audience, include_system=include_system)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 #: Rows shown before a table says how many more there are.
 MAX_ROWS = 100
+#: Text reads from the left: JupyterLab right-aligns every table cell (for numbers), by a selector
+#: (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``) that only the class named twice outweighs.
+_LEFT = "<style>table.mif-rdf.mif-rdf th, table.mif-rdf.mif-rdf td { text-align: left; vertical-align: top; }</style>"
 _SEVERITY_COLOURS = {Severity.ERROR: "#b00020", Severity.WARNING: "#8a6d00", Severity.INFO: "#555555"}
 
 
@@ -35,7 +38,7 @@ def table_html(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption
     body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in shown)
     title = f"<caption>{_cell(caption)}</caption>" if caption else ""
     more = f"<p><em>... and {hidden} more row{'s' if hidden != 1 else ''}</em></p>" if hidden else ""
-    return f'<table class="mif-rdf">{title}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
+    return f'{_LEFT}<table class="mif-rdf">{title}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
 
 
 def problems_html(problems: Iterable[Problem], *, caption: str | None = "Problems", limit: int = MAX_ROWS) -> str:

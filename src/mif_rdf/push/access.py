@@ -196,8 +196,13 @@ def _trust_rank() -> dict[str, int]:
     return {str(context.expand_iri(level, vocab=True)): i for i, level in enumerate(TRUST_ORDER)}
 
 
-def export_policy(bundle: Bundle, audience: Audience | None = None) -> ExportPolicy:
-    """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given)."""
+def export_policy(bundle: Bundle, audience: Audience | None = None, *, include_local: bool = False) -> ExportPolicy:
+    """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given).
+
+    ``include_local`` lets ``_local`` go too, for a copy that stays on this
+    machine (the Python API's ``include_local=True``); it does not apply with an
+    audience (:func:`withheld_reason`).
+    """
     withheld: dict[str, Withheld] = {}
     hidden: dict[Node, str] = {}
 
@@ -210,9 +215,9 @@ def export_policy(bundle: Bundle, audience: Audience | None = None) -> ExportPol
     for _, _, level, graph in bundle.dataset.quads((None, MIF.trustLevel, None, None)):
         trust[str(getattr(graph, "identifier", graph))].append(str(level))
     for m in bundle.memories.values():
-        withhold(m.iri, m.relpath, m.doc_iri, withheld_reason(m.frontmatter.get("namespace"), audience) or trust_raised(m.frontmatter, trust[m.iri]))
+        withhold(m.iri, m.relpath, m.doc_iri, withheld_reason(m.frontmatter.get("namespace"), audience, include_local=include_local) or trust_raised(m.frontmatter, trust[m.iri]))
     for e in bundle.entities.values():
-        withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience))
+        withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience, include_local=include_local))
     if audience is not None:
         from ..nsmodel.graphs import GRAPH_NAMESPACES, withheld_namespaces
 
