@@ -116,3 +116,28 @@ def test_the_oxigraph_store_exports_what_the_memory_store_does(examples, tmp_pat
     load_bundle(EXAMPLES, store="oxigraph").export(tmp_path / "ox.nq")
     examples.export(tmp_path / "memory.nq")
     assert _same(*(Dataset().parse(tmp_path / name, format="nquads") for name in ("ox.nq", "memory.nq")), by_value=True)
+
+
+def test_the_api_never_writes_over_a_file_of_the_bundle_and_replaces_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line's output rules hold in Python: no memory or .mif file is a target; a failed write changes nothing."""
+    import shutil
+
+    root = tmp_path / "b"
+    shutil.copytree(EXAMPLES, root)
+    bundle = load_bundle(root, cache=False)
+    memory = next(iter(sorted(root.glob("semantic/*.md"))))
+    for target in (memory, root / ".mif" / "out.nq"):
+        before = memory.read_bytes()
+        with pytest.raises(MifRdfError, match="refusing to overwrite an input|inside the bundle's .mif"):
+            bundle.export(target, format="nquads")
+        assert memory.read_bytes() == before and not (root / ".mif" / "out.nq").exists()
+    previous = tmp_path / "kept.nq"
+    previous.write_bytes(b"previous\n")
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr("mif_rdf.export_api.export_bundle", failing)
+    with pytest.raises(RuntimeError):
+        bundle.export(previous)
+    assert previous.read_bytes() == b"previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["b", "kept.nq"]

@@ -52,14 +52,23 @@ def export(bundle: Bundle, target: Target, format: str | None = None, *, include
     if path is None:
         export_bundle(bundle, fmt, target, policy)  # type: ignore[arg-type]
     else:
-        _write_file(path, lambda out: export_bundle(bundle, fmt, out, policy))
+        _write_file(path, bundle.root, lambda out: export_bundle(bundle, fmt, out, policy))
     return policy
 
 
-def _write_file(path: Path, writer: Callable[[IO[bytes]], object]) -> None:
-    """Run ``writer`` on the file at ``path`` (its folder created): the API's one place that writes a file."""
+def _write_file(path: Path, bundle_root: Path, writer: Callable[[IO[bytes]], object]) -> None:
+    """Run ``writer`` on the file at ``path`` (its folder created): the API's one place that writes a file.
+
+    As the command line does: a file of the bundle (a memory, anything in
+    ``.mif/``) is never the target, and the target is replaced only once
+    complete (:mod:`mif_rdf.outputs`), so an interrupted export leaves the
+    previous file as it was.
+    """
+    from .outputs import refuse_sources, replacing
+
     if path.is_dir():
         raise MifRdfError(f"{str(path)!r} is a folder; give the output file's name")
+    refuse_sources([("target", path)], [], bundle_root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
+    with replacing(path) as handle:
         writer(handle)
