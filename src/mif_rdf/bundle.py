@@ -47,6 +47,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
+from .jsonld_source import Authored, is_jsonld_path, json_pointer, projection_problems
 from .layout import layout_triples
 from .nsmodel.graphs import namespace_uri
 from .nsmodel.model import authority_of
@@ -522,8 +523,9 @@ def link_predicate(relationship_type: str) -> URIRef | None:
 
 def broken_link(relpath: str, index: int, target: str) -> Problem:
     """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
+    key = f"relationships[{index}].target"
     return Problem(relpath, f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
-                   Severity.WARNING, key=f"relationships[{index}].target", value=target, rule="link")
+                   Severity.WARNING, key=json_pointer(key) if is_jsonld_path(relpath) else key, value=target, rule="link")
 
 
 def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
@@ -693,7 +695,7 @@ def memory_files(bundle: Bundle) -> BundleFiles:
             bundle.problems.add(files.config, why, Severity.WARNING, key=BUNDLE_ID_KEY, value=bundle.config[BUNDLE_ID_KEY], rule="config")
     memories = files.memories
     if not memories:
-        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter (index.md and log.md are reserved names)",
+        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log are reserved names)",
                             Severity.WARNING, rule="empty")
     if len(memories) > bundle.limits.max_memories:
         bundle.problems.add(
@@ -701,6 +703,14 @@ def memory_files(bundle: Bundle) -> BundleFiles:
             f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
         files.memories = memories[: bundle.limits.max_memories]
     return files
+
+
+def check_projections(bundle: Bundle, projections: list[str]) -> None:
+    """A "stale projection" warning for each ``.jsonld`` beside a loaded ``.md`` that no longer projects it."""
+    if not projections:
+        return
+    by_path = {m.relpath: Authored(m.frontmatter, m.body, m.doc_iri) for m in bundle.memories.values()}
+    bundle.problems.extend(projection_problems(bundle.root, projections, by_path.get, bundle.limits))
 
 
 def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
@@ -711,6 +721,7 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
     prepared = prepare_memories(bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
     for memory in progress_bar(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
+    check_projections(bundle, files.projections)
     for relpath in files.entities:
         loader.entity(relpath)
     loader.links()

@@ -32,6 +32,7 @@ from . import termpickle
 from .errors import Problem
 from .identity import document_iri, memory_iri
 from .integrity import hash_problems
+from .jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, parse_jsonld_memory
 from .lexical import ill_typed_values
 from .limits import Limits
 from .parse import ParsedMemory, parse_memory
@@ -65,8 +66,11 @@ class PreparedMemory:
 
 
 def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
-    """Read, parse, check, project and turn one memory file into triples."""
-    parsed, problems = parse_memory(root, relpath, limits)
+    """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
+    if is_jsonld_path(relpath):
+        parsed, problems = parse_jsonld_memory(root, relpath, base, limits)
+    else:
+        parsed, problems = parse_memory(root, relpath, limits)
     if parsed is None:
         return PreparedMemory(relpath, problems)
     return complete(parsed, base, engine, problems, output)
@@ -80,10 +84,13 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     """
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
     notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
-    doc_iri = document_iri(base, parsed.relpath)
+    doc_iri = document_iri(base, markdown_path(parsed.relpath))  # a .jsonld memory sits where its .md would
     projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
     notes.extend(projection.notes)
-    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=projection.ill_typed)
+    ill_typed = projection.ill_typed
+    if is_jsonld_path(parsed.relpath):
+        notes, ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
+    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed)
     if output == "nquads" and engine == "fast":
         prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
     else:

@@ -10,6 +10,7 @@ from rdflib.namespace import SH
 
 from ..bundle import Bundle, no_cyclic_gc
 from ..errors import MifRdfError, Problem, Severity
+from ..jsonld_source import json_pointer_keys
 from ..namespaces import MIF
 from .. import shacl
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
@@ -96,6 +97,7 @@ def validate(
         results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
             results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
+    results = json_pointer_keys(results)  # a memory read from .jsonld: findings point into the JSON document
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
 
 
