@@ -62,6 +62,7 @@ from rdflib.store import Store
 from . import termpickle
 from .bundle import Bundle, Engine, RecordMaps, Records, fill, new_dataset, no_cyclic_gc
 from .errors import MifRdfError, Problem, ProblemLog
+from .jsonld_source import is_jsonld_path, markdown_path
 from .limits import Limits
 from .oxigraph_sink import oxigraph_store
 from .parse import BundleFiles, discover
@@ -74,8 +75,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = OxigraphStore = None
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
-#: Bumped whenever the layout of an entry changes.
-CACHE_FORMAT = 2
+#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped).
+CACHE_FORMAT = 3
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -190,7 +191,7 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     config_now = files.config and _fresh_stamp(str(root) + os.sep, files.config, manifest)
     if files.config != manifest.config_path or (config_now and not _same_content(config_now, manifest.stamps[files.config])):
         raise _Stale("the bundle config changed")
-    current = [*files.memories, *files.entities]
+    current = [*files.memories, *files.projections, *files.entities]
     present = set(current) | ({files.config} if files.config else set())
     removed = [relpath for relpath in manifest.stamps if relpath not in present]
     folder = str(root) + os.sep
@@ -198,6 +199,8 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     changed = [relpath for relpath, stamp in fresh.items() if not _same_content(stamp, manifest.stamps.get(relpath))]
     stamps = {relpath: stamp for relpath, stamp in manifest.stamps.items() if relpath in present}
     stamps.update(fresh)
+    if _pair_changed([*changed, *removed], present | set(manifest.stamps)):
+        raise _Stale("a file of a .md/.jsonld pair changed: which one is the memory, and whether the projection is stale, depend on both")
 
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
@@ -214,6 +217,15 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
         _save(entry, bundle, kind, stamps, files, manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
+
+
+def _pair_changed(relpaths: list[str], known: set[str]) -> bool:
+    """Whether one of ``relpaths`` has a ``.md``/``.jsonld`` twin among ``known`` (now or at the last load)."""
+    for relpath in relpaths:
+        twin = relpath[: -len(".md")] + ".jsonld" if relpath.endswith(".md") else markdown_path(relpath) if is_jsonld_path(relpath) else None
+        if twin is not None and twin in known:
+            return True
+    return False
 
 
 def _fresh_stamp(folder: str, relpath: str, manifest: _Manifest) -> Stamp | None:
@@ -272,7 +284,7 @@ def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Datas
 def _cold(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits, reason: str, progress: bool | None, workers: int | None) -> Bundle:
     (entry / "manifest").unlink(missing_ok=True)  # until the new one is written, the entry is invalid
     files = discover(root)
-    relpaths = [*files.memories, *files.entities, *([files.config] if files.config else [])]
+    relpaths = [*files.memories, *files.projections, *files.entities, *([files.config] if files.config else [])]
     stamps = {relpath: _stamp(root, relpath) for relpath in relpaths}  # before reading: a later edit shows
     if kind == "memory":
         dataset = new_dataset("default")
