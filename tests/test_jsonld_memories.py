@@ -24,7 +24,7 @@ from mif_rdf.reference import pyld_graph
 from mif_rdf.stream_export import stream_nquads
 from mif_rdf.validation import validate
 
-from conftest import EXAMPLES, assert_isomorphic, comparable_graph, write_file
+from conftest import EXAMPLES, assert_isomorphic, assert_same_values, comparable_graph, oxigraph_jsonld_graph, write_file
 
 BASE = "mif://jsonld-test/"
 SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec" / "SPECIFICATION.txt"
@@ -128,12 +128,14 @@ def test_cli_convert_then_load(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert len(load_bundle(out).memories) == len(load_bundle(EXAMPLES).memories)
 
 
-def test_every_projection_file_is_read_the_same_by_pyld(converted: Path) -> None:
-    """The loaded graph of each .jsonld memory is what pyld's toRdf makes of the file itself (numbers by value)."""
+def test_every_projection_file_is_read_the_same_by_pyld_and_pyoxigraph(converted: Path) -> None:
+    """The loaded graph of each .jsonld memory is what pyld's toRdf (numbers to its 16 digits) and
+    pyoxigraph's parser (numbers exactly) make of the file itself."""
     bundle = load_bundle(converted, base_iri=BASE)
     for record in bundle.memories.values():
         document = json.loads((converted / record.relpath).read_text(encoding="utf-8"))
         assert_isomorphic(bundle.graph(record.id), pyld_graph(document, record.doc_iri), record.relpath)
+        assert_same_values(bundle.graph(record.id), oxigraph_jsonld_graph(document, BASE + "elsewhere/"), record.relpath)  # its @base decides
 
 
 # -- written by hand ------------------------------------------------------------------------
