@@ -264,8 +264,30 @@ def test_cache_keeps_and_invalidates_a_jsonld_memory(tmp_path: Path) -> None:
     assert isomorphic(warm.links, fresh.links)
     (root / "semantic/other.jsonld").write_text(json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"}))  # stale
     paired = load_bundle(root, base_iri=BASE, cache=cache)
-    assert paired.cache.state == "cold" and [p.path for p in paired.problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
-    assert [p.path for p in load_bundle(root, base_iri=BASE, cache=cache).problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
+    assert paired.cache.state == "warm" and [p.path for p in paired.problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
+    assert paired.memory_by_path("semantic/other.md") is not None and paired.memory_by_path("semantic/other.jsonld") is None
+    again = load_bundle(root, base_iri=BASE, cache=cache)
+    assert again.cache.reparsed == () and [p.path for p in again.problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
+    (root / "semantic/other.md").unlink()  # now the .jsonld is the memory
+    alone = load_bundle(root, base_iri=BASE, cache=cache)
+    assert alone.cache.state == "warm" and alone.memory_by_path("semantic/other.jsonld") is not None
+    assert not [p for p in alone.problems if p.rule == "stale-projection"]
+    fresh = load_bundle(root, base_iri=BASE)
+    assert {m.relpath for m in alone.memories.values()} == {m.relpath for m in fresh.memories.values()}
+    assert sorted(map(str, alone.problems)) == sorted(map(str, fresh.problems))
+
+
+def test_reload_of_one_file_of_a_pair(tmp_path: Path) -> None:
+    """What serve's watcher calls: a changed .md re-checks its projection, a changed projection is never a second memory."""
+    root = hand_bundle(tmp_path, "hand.jsonld", HAND)
+    (root / "semantic/other.jsonld").write_text(jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"])
+    bundle = load_bundle(root, base_iri=BASE)
+    (root / "semantic/other.md").write_text(OTHER_MD.replace("type: semantic", "type: semantic\ntitle: New"))
+    bundle.reload("semantic/other.md")
+    assert ["title" in p.message for p in bundle.problems if p.rule == "stale-projection"] == [True]
+    bundle.reload("semantic/other.jsonld")
+    assert len(bundle.memories) == 2 and not [p for p in bundle.problems if p.rule == "duplicate-id"]
+    assert len([p for p in bundle.problems if p.rule == "stale-projection"]) == 1
 
 
 def test_streamed_export_carries_jsonld_memories(converted: Path) -> None:

@@ -47,7 +47,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
-from .jsonld_source import Authored, is_jsonld_path, json_pointer, projection_problems
+from .jsonld_source import Authored, is_jsonld_path, is_projection, json_pointer, pair_twins, projection_problems
 from .layout import layout_triples
 from .nsmodel.graphs import namespace_uri
 from .nsmodel.model import authority_of
@@ -240,18 +240,23 @@ class Bundle:
         (:meth:`relink`); returns the links-graph subjects whose triples were
         written again.
         """
+        relpaths = tuple(dict.fromkeys([*relpaths, *pair_twins(self.root, relpaths)]))  # which of a .md/.jsonld pair loads depends on both
         changed = set(relpaths)
         old_keys, old_subjects = self._keys_of(changed)
         for relpath in relpaths:
             self.forget(relpath)
         loader = _Loader(self)
+        projections = []
         for relpath in relpaths:
             if (self.root / relpath).is_file():
                 if is_entity_path(relpath):
                     loader.entity(relpath)
+                elif is_projection(self.root, relpath):
+                    projections.append(relpath)
                 else:
                     loader.memory(relpath)
         loader.flush()
+        check_projections(self, projections)
         new_keys, new_subjects = self._keys_of(changed)
         subjects = self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
         self.refresh_namespace_graphs()

@@ -62,7 +62,6 @@ from rdflib.store import Store
 from . import termpickle
 from .bundle import Bundle, Engine, RecordMaps, Records, fill, new_dataset, no_cyclic_gc
 from .errors import MifRdfError, Problem, ProblemLog
-from .jsonld_source import is_jsonld_path, markdown_path
 from .limits import Limits
 from .oxigraph_sink import oxigraph_store
 from .parse import BundleFiles, discover
@@ -75,7 +74,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = OxigraphStore = None
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
-#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped).
+#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped; Bundle.reload re-reads both files of a pair).
 CACHE_FORMAT = 3
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
@@ -199,8 +198,6 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     changed = [relpath for relpath, stamp in fresh.items() if not _same_content(stamp, manifest.stamps.get(relpath))]
     stamps = {relpath: stamp for relpath, stamp in manifest.stamps.items() if relpath in present}
     stamps.update(fresh)
-    if _pair_changed([*changed, *removed], present | set(manifest.stamps)):
-        raise _Stale("a file of a .md/.jsonld pair changed: which one is the memory, and whether the projection is stale, depend on both")
 
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
@@ -217,15 +214,6 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
         _save(entry, bundle, kind, stamps, files, manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
-
-
-def _pair_changed(relpaths: list[str], known: set[str]) -> bool:
-    """Whether one of ``relpaths`` has a ``.md``/``.jsonld`` twin among ``known`` (now or at the last load)."""
-    for relpath in relpaths:
-        twin = relpath[: -len(".md")] + ".jsonld" if relpath.endswith(".md") else markdown_path(relpath) if is_jsonld_path(relpath) else None
-        if twin is not None and twin in known:
-            return True
-    return False
 
 
 def _fresh_stamp(folder: str, relpath: str, manifest: _Manifest) -> Stamp | None:

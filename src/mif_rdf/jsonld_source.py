@@ -46,6 +46,17 @@ def is_jsonld_path(relpath: str) -> bool:
     return relpath.endswith(SUFFIX)
 
 
+def is_projection(root: Path, relpath: str) -> bool:
+    """Whether ``relpath`` is a ``.jsonld`` with its ``.md`` beside it: a projection, not a memory."""
+    return is_jsonld_path(relpath) and (root / markdown_path(relpath)).is_file()
+
+
+def pair_twins(root: Path, relpaths: Iterable[str]) -> list[str]:
+    """The other file of each ``.md``/``.jsonld`` pair among ``relpaths`` that exists, sorted."""
+    twins = (r[: -len(".md")] + SUFFIX if r.endswith(".md") else markdown_path(r) if is_jsonld_path(r) else None for r in relpaths)
+    return sorted({t for t in twins if t is not None and (root / t).is_file()})
+
+
 def frontmatter_of_document(document: dict[str, Any]) -> dict[str, Any]:
     """Spec 15.2 as written: ``@id`` -> ``id``, ``conceptType`` -> ``type``, the other properties as they are.
 
