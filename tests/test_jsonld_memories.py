@@ -304,6 +304,16 @@ def test_streamed_export_carries_jsonld_memories(converted: Path) -> None:
     assert len(loaded.memories) > 10
 
 
+def test_streamed_export_reports_a_stale_projection_as_the_load_does(tmp_path: Path) -> None:
+    root = hand_bundle(tmp_path, "hand.jsonld", HAND)
+    (root / "semantic/other.jsonld").write_text(json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"}))
+    for hashes in (False, True):
+        report = stream_nquads(root, io.BytesIO(), base_iri=BASE, workers=0, with_hashes=hashes)
+        streamed = sorted(str(p) for p in report.problems if p.rule == "stale-projection")
+        assert streamed == sorted(str(p) for p in load_bundle(root, base_iri=BASE).problems if p.rule == "stale-projection")
+        assert len(streamed) == 1 and "title" in streamed[0] and "extensions" not in streamed[0]
+
+
 def test_discovery_of_jsonld_files(tmp_path: Path) -> None:
     for relpath in ("a.md", "a.jsonld", "b.jsonld", "index.jsonld", "log.jsonld", ".hidden/c.jsonld", ".mif/context.jsonld", "d/e.jsonld"):
         write_file(tmp_path, relpath, "{}")
