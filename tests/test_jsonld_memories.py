@@ -192,6 +192,10 @@ def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(tmp_path: P
     write_file(root, "semantic/bad-context.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-1", "@context": "https://example.org/other-context.jsonld"}))
     write_file(root, "semantic/nested.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-2", "@context": [MIF_CONTEXT_URL, {"x": {"@id": "urn:x", "@context": "https://example.org/c2"}}], "x": {"a": 1}}))
     write_file(root, "semantic/not-json.jsonld", '{"@id": "urn:mif:bad-3",\n  oops}')
+    write_file(root, "semantic/imports.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-4", "@context": [MIF_CONTEXT_URL, {"@import": "https://example.org/i"}]}))
+    write_file(root, "semantic/bare.jsonld", "null")
+    write_file(root, "semantic/bad-id.jsonld", json.dumps({**HAND, "@id": "urn:mif:has space"}))
+    write_file(root, "semantic/bad-context-value.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-5", "@context": 5}))
     write_file(root, "semantic/not-a-memory.jsonld", json.dumps({"@context": {"name": "http://schema.org/name"}, "name": "x"}))
     bundle = load_bundle(root, base_iri=BASE)
     assert {m.relpath for m in bundle.memories.values()} == {"semantic/hand.jsonld", "semantic/other.md"}
@@ -201,6 +205,10 @@ def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(tmp_path: P
     assert "not loaded" in errors["semantic/nested.jsonld"].message
     assert errors["semantic/not-json.jsonld"].line == 2
     assert "not a MIF memory document" in errors["semantic/not-a-memory.jsonld"].message
+    assert "https://example.org/i" in errors["semantic/imports.jsonld"].message and "never fetches" in errors["semantic/imports.jsonld"].message
+    assert "must be a JSON object or array" in errors["semantic/bare.jsonld"].message
+    assert "does not make a valid IRI" in errors["semantic/bad-id.jsonld"].message
+    assert "@context must be an object" in errors["semantic/bad-context-value.jsonld"].message
 
 
 # -- beside the markdown: a projection, checked -----------------------------------------------

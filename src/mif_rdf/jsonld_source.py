@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from pyld.jsonld import JsonLdError
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
@@ -119,13 +118,16 @@ def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, pat
                 graph.add(triple)
         else:  # any other JSON-LD: the general engine
             graph = pyld_graph(document, doc_iri)
-    except (JsonLdError, MifRdfError, TypeError, ValueError, KeyError) as exc:
-        raise MifRdfError(f"not readable as JSON-LD: {_first_line(exc)}") from None
     except RecursionError:
         raise MifRdfError("JSON nesting is too deep to read") from None
+    except Exception as exc:  # pyld reads user input: whatever it raises, the file is what is wrong
+        raise MifRdfError(f"not readable as JSON-LD: {_innermost(exc)}") from None
     memory = document["@id"] if compacted else _only_memory(graph)
     if not memory.startswith(MEMORY_PREFIX):
         raise MifRdfError(f"not a MIF memory document: its \"@id\" is {memory!r}, not \"urn:mif:<id>\"")
+    why = id_problem(memory[len(MEMORY_PREFIX):])
+    if why is not None:
+        raise MifRdfError(f"\"@id\" {memory!r}: id {why}")
     template = frontmatter_of_document(document) if compacted else None
     return recover_memory(graph, memory, doc_iri=doc_iri, base=base, path=path or md_relpath, template=template)
 
@@ -139,15 +141,23 @@ def _only_memory(graph: Graph) -> str:
     return memories[0]
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+def _innermost(exc: BaseException) -> str:
+    """The message of the deepest cause, or of mif-rdf's own (pyld wraps the reason in "Could not expand input ...")."""
+    seen = 0
+    while not isinstance(exc, MifRdfError) and (exc.__cause__ or exc.__context__) is not None and seen < 20:  # ours says it best
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1  # type: ignore[assignment]
+    text = str(exc.args[0]) if exc.args else str(exc)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def read_document(root: Path, relpath: str, problems: list[Problem], limits: Limits) -> Any:
-    """The JSON value of a ``.jsonld`` file, or None with a problem recorded."""
+    """The JSON object or array of a ``.jsonld`` file, or None with a problem recorded."""
     text = read_text(root / relpath, relpath, problems, limits)
     if text is None:
+        return None
+    if not text.lstrip().startswith(("{", "[")):  # a bare JSON value (null, 1, "x") is no JSON-LD document
+        problems.append(Problem(relpath, "not a JSON-LD document: it must be a JSON object or array", line=1, rule="json"))
         return None
     try:
         document = json.loads(text)
