@@ -26,7 +26,7 @@ from .errors import MifRdfError, Problem, Severity
 from .identity import MEMORY_PREFIX, document_iri, id_from_memory_iri, id_problem
 from .layout import with_timestamps
 from .limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
-from .parse import ParsedMemory, _check_required, read_text
+from .parse import ParsedMemory, _check_required, parse_memory, read_text
 from .reference import pyld_graph
 from .reverse import RecoveredMemory, drop_mirrors, recover_memory
 from .roundtrip import canonical_frontmatter
@@ -198,6 +198,13 @@ def parse_jsonld_memory(root: Path, relpath: str, base: str, limits: Limits = DE
     return ParsedMemory(relpath, frontmatter, recovered.body), json_pointer_keys(problems)
 
 
+def read_memory(root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedMemory | None, list[Problem]]:
+    """One memory file, ``.md`` (:func:`~mif_rdf.parse.parse_memory`) or ``.jsonld`` (:func:`parse_jsonld_memory`)."""
+    if is_jsonld_path(relpath):
+        return parse_jsonld_memory(root, relpath, base, limits)
+    return parse_memory(root, relpath, limits)
+
+
 # -- findings ------------------------------------------------------------------------
 def json_pointer(key: str) -> str:
     """A frontmatter key path (``relationships[2].strength``) as the JSON pointer of the document (``/relationships/2/strength``).
@@ -223,8 +230,10 @@ def json_pointer(key: str) -> str:
 
 
 def json_pointer_keys(problems: Iterable[Problem]) -> list[Problem]:
-    """Findings about ``.jsonld`` files with their keys as JSON pointers; others as they are."""
-    return [replace(p, key=json_pointer(p.key)) if p.key and is_jsonld_path(p.path) and not p.key.startswith("/") else p for p in problems]
+    """Findings about ``.jsonld`` files with their keys as JSON pointers, and no line (a line of the
+    memory's markdown form names nothing in the JSON document); others as they are."""
+    return [replace(p, key=json_pointer(p.key), line=None) if p.key and is_jsonld_path(p.path) and not p.key.startswith("/") else p
+            for p in problems]
 
 
 # -- projections beside their markdown ----------------------------------------------------

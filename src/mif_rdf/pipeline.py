@@ -32,10 +32,10 @@ from . import termpickle
 from .errors import Problem
 from .identity import document_iri, memory_iri
 from .integrity import hash_problems
-from .jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, parse_jsonld_memory
+from .jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
 from .lexical import ill_typed_values
 from .limits import Limits
-from .parse import ParsedMemory, parse_memory
+from .parse import ParsedMemory
 from .projection import Projection, project_memory
 from .reference import pyld_graph
 from .tordf import Triple, document_nquads, document_triples
@@ -67,10 +67,7 @@ class PreparedMemory:
 
 def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
     """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
-    if is_jsonld_path(relpath):
-        parsed, problems = parse_jsonld_memory(root, relpath, base, limits)
-    else:
-        parsed, problems = parse_memory(root, relpath, limits)
+    parsed, problems = read_memory(root, relpath, base, limits)
     if parsed is None:
         return PreparedMemory(relpath, problems)
     return complete(parsed, base, engine, problems, output)
