@@ -27,6 +27,7 @@ from .identity import MEMORY_PREFIX, document_iri, id_from_memory_iri, id_proble
 from .layout import with_timestamps
 from .limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
 from .parse import ParsedMemory, _check_required, parse_memory, read_text
+from .projection import project_memory
 from .reference import pyld_graph
 from .reverse import RecoveredMemory, drop_mirrors, recover_memory
 from .roundtrip import canonical_frontmatter
@@ -111,6 +112,10 @@ def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, pat
     suffix = document_iri("", md_relpath)
     base = doc_iri[: -len(suffix)] if doc_iri.endswith(suffix) else doc_iri[: doc_iri.rfind("/") + 1]
     plain = [c for c in _contexts(document) if not (isinstance(c, dict) and set(c) == {"@base"})] if isinstance(document, dict) else []
+    if compacted and plain == projection_context() and document["@id"].startswith(MEMORY_PREFIX) and isinstance(document.get("content"), str):
+        fitting = _as_projected(document, doc_iri, path or md_relpath)
+        if fitting is not None:
+            return fitting
     try:
         if compacted and plain == projection_context():
             graph = Graph()
@@ -130,6 +135,21 @@ def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, pat
         raise MifRdfError(f"\"@id\" {memory!r}: id {why}")
     template = frontmatter_of_document(document) if compacted else None
     return recover_memory(graph, memory, doc_iri=doc_iri, base=base, path=path or md_relpath, template=template)
+
+
+def _as_projected(document: dict[str, Any], doc_iri: str, path: str) -> RecoveredMemory | None:
+    """The memory of a document that is exactly the projection of its own spec 15.2 reading (what
+    ``convert to-jsonld`` writes); None otherwise.
+
+    The same document makes the same graph, so this settles in a JSON
+    comparison what the graph comparison of the reverse path would (a
+    quarter of the load time of a .jsonld bundle otherwise).
+    """
+    template = frontmatter_of_document(document)
+    projected = project_memory(template, document["content"], path=path, doc_iri=doc_iri).document
+    same = json.dumps({k: v for k, v in projected.items() if k != "@context"}, default=str) == json.dumps(
+        {k: v for k, v in document.items() if k != "@context"}, default=str)
+    return RecoveredMemory(template, document["content"]) if same else None
 
 
 def _only_memory(graph: Graph) -> str:
