@@ -263,6 +263,13 @@ def test_convert_check_exits_1_on_missing_or_stale(tmp_path: Path, capsys: pytes
     assert "semantic/idempotency-policy.jsonld" in err and "keys that differ: namespace" in err
     files = sorted(p.name for p in root.rglob("*.jsonld"))
     assert main(["convert", "to-jsonld", str(root), "--check"]) == 1 and sorted(p.name for p in root.rglob("*.jsonld")) == files  # writes nothing
+    # one file: its .jsonld beside it
+    single = root / "semantic/payments-api-service.md"
+    assert main(["convert", "to-jsonld", str(single), "--check"]) == 0
+    assert main(["convert", "to-jsonld", "--check", str(root / "semantic/idempotency-policy.md")]) == 1
+    (root / "semantic/payments-api-service.jsonld").unlink()
+    assert main(["convert", "to-jsonld", str(single), "--check"]) == 1
+    assert "missing projection" in capsys.readouterr().err
 
 
 # -- cache, streamed export, discovery --------------------------------------------------------
