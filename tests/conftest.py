@@ -148,8 +148,8 @@ def isomorphic(left, right) -> bool:
     return canonical(left) == canonical(right)
 
 
-def assert_isomorphic(left, right, label: str = "") -> None:
-    a, b = comparable_graph(left), comparable_graph(right)
+def assert_isomorphic(left, right, label: str = "", by=comparable_graph) -> None:
+    a, b = by(left), by(right)
     if not isomorphic(a, b):
         _, only_left, only_right = graph_diff(to_isomorphic(a), to_isomorphic(b))
         raise AssertionError(
@@ -208,3 +208,70 @@ def relative_paths(graph, folder: Path) -> Graph:
             o = Literal(str(o).replace(f"{folder}/", ""), lang=o.language)
         out.add((s, p, o))
     return out
+
+
+# -- a second JSON-LD processor: pyoxigraph's parser (issue 36 item 7) ---------------------------
+def oxigraph_jsonld_graph(document: dict, base: str) -> Graph:
+    """What pyoxigraph's JSON-LD parser (in Rust) makes of a document: a second reference beside pyld.
+
+    pyoxigraph loads no remote context, so the published context URL is
+    replaced by the pinned context's ``@context`` value, which is what loading
+    the URL gives (JSON-LD 1.1 context processing).  Literals keep their exact
+    lexical forms (``lexical_literals``).
+    """
+    from mif_rdf.context import MIF_CONTEXT_URL, context_document
+    from mif_rdf.reference import lexical_literals
+
+    pinned = context_document(MIF_CONTEXT_URL)["@context"]
+    contexts = document.get("@context")
+    contexts = contexts if isinstance(contexts, list) else [contexts]
+    inlined = {**document, "@context": [pinned if c == MIF_CONTEXT_URL else c for c in contexts]}
+    blanks: dict = {}
+
+    def term(t: object) -> object:
+        if isinstance(t, ox.NamedNode):
+            return URIRef(t.value)
+        if isinstance(t, ox.BlankNode):
+            return blanks.setdefault(t.value, BNode())
+        return Literal(t.value, lang=t.language, datatype=None if t.language else URIRef(t.datatype.value))
+
+    graph = Graph()
+    with lexical_literals():
+        for quad in ox.parse(json.dumps(inlined).encode("utf-8"), format=ox.RdfFormat.JSON_LD, base_iri=base):
+            graph.add((term(quad.subject), term(quad.predicate), term(quad.object)))
+    return graph
+
+
+def exact_number(lexical: str) -> str | None:
+    """A number's exact decimal value (``0.94``, ``9.4E-1`` and ``0.940`` are one value; ``9.399999999999999E-1`` is another)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(lexical.strip())
+    except InvalidOperation:
+        return None
+    return format(value.normalize() + 0, "f") if value.is_finite() else str(value)  # + 0: -0 is 0
+
+
+def exact_value_graph(triples) -> Graph:
+    """Like :func:`comparable_graph`, but numbers by their exact value, datatype kept (not rounded to pyld's 16 digits).
+
+    One documented exception (docs/decisions.md, "Numbers"): a YAML float with
+    no fraction (``0.0``) stays an ``xsd:double`` in mif-rdf where JSON-LD
+    processors make the JSON number ``0.0`` an ``xsd:integer``.
+    """
+    graph = Graph()
+    for s, p, o in triples:
+        if isinstance(o, Literal) and o.datatype in _NUMERIC and exact_number(str(o)) is not None:
+            value = exact_number(str(o))
+            integral = o.datatype in (XSD.integer, XSD.double) and value.lstrip("-").isdigit()
+            o = Literal(value, datatype=URIRef(f"urn:test:exact:{'integral' if integral else o.datatype}"))
+        else:
+            o = _comparable(o)
+        graph.add((s, p, o))
+    return graph
+
+
+def assert_same_values(left, right, label: str = "") -> None:
+    """Isomorphic with every number equal in value exactly and of the same datatype."""
+    assert_isomorphic(left, right, label, by=exact_value_graph)

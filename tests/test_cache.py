@@ -73,7 +73,7 @@ def assert_same_bundle(warm: Bundle, cold: Bundle) -> None:
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every memory and entity file the loader parses."""
     seen: list[str] = []
-    for module, name in ((mif_rdf.pipeline, "parse_memory"), (mif_rdf.bundle, "parse_entity")):
+    for module, name in ((mif_rdf.pipeline, "read_memory"), (mif_rdf.bundle, "parse_entity")):
         original = getattr(module, name)
 
         def counting(root, relpath, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from mif_rdf.projection import Projection, project_memory
 from mif_rdf.reference import pyld_graph
 from mif_rdf.tordf import document_triples
 
-from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_files
+from conftest import FIXTURE_BUNDLES, assert_isomorphic, assert_same_values, exact_number, memory_files, oxigraph_jsonld_graph
 
 BASE = "mif://local/test/"
 GENERATED_ID = "0b191afe-df8d-5858-8e1d-438787ebdeee"
@@ -44,6 +44,65 @@ def check_fast_walker_matches_pyld(root: Path, relpath: str) -> None:
     reference = pyld_graph(projection.document, doc_iri)
     assert len(reference) > 5
     assert_isomorphic(fast, reference, relpath)
+
+
+@pytest.mark.parametrize(("root", "relpath"), memory_cases(FIXTURE_BUNDLES))
+def test_fast_walker_matches_pyoxigraph_exactly_on_fixture(root: Path, relpath: str) -> None:
+    """A second, independent JSON-LD processor: pyoxigraph's graph equals ours with every number equal in value, exactly.
+
+    pyld only matches when numbers are rounded to its 16 digits (see
+    :func:`test_what_processors_write_for_numbers_under_decimal_coercion`).
+    """
+    parsed, _ = parse_memory(root, relpath)
+    assert parsed is not None
+    doc_iri = document_iri(BASE, relpath)
+    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri)
+    reference = oxigraph_jsonld_graph(projection.document, doc_iri)
+    assert len(reference) > 5
+    assert_same_values(document_triples(projection.document, doc_iri), reference, relpath)
+
+
+#: Author's numbers under the upstream context's xsd:decimal coercion (relationship strength, confidence, decay).
+DECIMALS = ["0.94", "0.85", "0.1", "0.3", "0.7", "0.95", "0.123456789", "12.5", "1e-7", "0.35", "0.30000000000000004"]
+_XSD_DECIMAL_LEXICAL = __import__("re").compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+
+
+def test_what_processors_write_for_numbers_under_decimal_coercion() -> None:
+    """docs/decisions.md, "Numbers", said exactly.
+
+    For a JSON number with a fraction under ``"@type": "xsd:decimal"`` JSON-LD
+    toRdf writes the *double's* lexical form with the decimal datatype: pyld
+    (as jsonld.js) ``9.399999999999999E-1`` (16 digits: as a decimal not the
+    value 0.94; as a double the same one, except for doubles that need 17
+    digits), pyoxigraph ``9.4E-1`` (the same value); neither is a valid
+    ``xsd:decimal`` lexical form (no exponent there).  mif-rdf writes the
+    author's number, ``0.94``: valid, and the same value as pyoxigraph's.
+    """
+    from rdflib import URIRef
+    from rdflib.namespace import XSD
+
+    strength = URIRef("https://mif-spec.dev/ns/strength")
+    frontmatter = {"relationships": [{"type": "relates-to", "target": f"urn:mif:t{i}", "strength": float(v)} for i, v in enumerate(DECIMALS)]}
+    projection = generated_projection(frontmatter, "")
+    engines = {
+        "mif-rdf": document_triples(projection.document, projection.doc_iri),
+        "pyld": pyld_graph(projection.document, projection.doc_iri),
+        "pyoxigraph": oxigraph_jsonld_graph(projection.document, projection.doc_iri),
+    }
+    written = {name: sorted((str(o) for _, p, o in triples if p == strength), key=float) for name, triples in engines.items()}
+    for name, triples in engines.items():
+        assert {o.datatype for _, p, o in triples if p == strength} == {XSD.decimal}, name
+    authors = sorted(DECIMALS, key=float)
+    assert [exact_number(x) for x in written["mif-rdf"]] == [exact_number(x) for x in authors]
+    assert all(_XSD_DECIMAL_LEXICAL.match(x) for x in written["mif-rdf"])
+    assert [exact_number(x) for x in written["pyoxigraph"]] == [exact_number(x) for x in authors]  # the same values
+    assert not any(_XSD_DECIMAL_LEXICAL.match(x) for x in written["pyoxigraph"])  # "9.4E-1": not an xsd:decimal
+    assert not any(_XSD_DECIMAL_LEXICAL.match(x) for x in written["pyld"])
+    assert "9.399999999999999E-1" in written["pyld"]
+    unequal = [a for a, x in zip(authors, written["pyld"]) if exact_number(x) != exact_number(a)]
+    assert "0.94" in unequal and "0.1" not in unequal  # some values, not all, are off in pyld's last digit
+    as_doubles = [a for a, x in zip(authors, written["pyld"]) if float(x) != float(a)]
+    assert as_doubles == ["0.30000000000000004"]  # a double that needs 17 digits is not even the same double
 
 
 def test_generated_bundle_memory_by_memory(tmp_path: Path) -> None:
@@ -99,6 +158,7 @@ GENERATED_FRONTMATTER = st.fixed_dictionaries({}, optional={
 def test_fast_walker_matches_pyld_on_generated_frontmatter(frontmatter: dict, body: str) -> None:
     projection = generated_projection(frontmatter, body)
     assert_isomorphic(document_triples(projection.document, projection.doc_iri), pyld_graph(projection.document, projection.doc_iri), "generated")
+    assert_same_values(document_triples(projection.document, projection.doc_iri), oxigraph_jsonld_graph(projection.document, projection.doc_iri), "generated")
 
 
 def generated_projection(frontmatter: dict, body: str) -> Projection:

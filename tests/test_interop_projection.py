@@ -79,7 +79,7 @@ def test_null_targets_and_extensions_reach_the_projection_unchanged(tmp_path: Pa
         "temporal:\n  validFrom: 2026-01-01T00:00:00Z\n  validUntil: null\n"
         "relationships:\n  - type: relates-to\n    target: b.md\n  - type: uses\n    target: /semantic/b.md\n"
         "extensions:\n  subcog:\n    domain: project\n    hash: sha256:ab\n")))
-    documents = converted(tmp_path, tmp_path / "out")
+    documents = converted(tmp_path, tmp_path.parent / f"{tmp_path.name}-out")  # outside: .jsonld files in a bundle are memories
     document = documents["semantic/a.md"]
     assert document["temporal"]["validUntil"] is None
     assert document["relationships"] == [{"type": "relates-to", "target": "b.md"}, {"type": "uses", "target": "/semantic/b.md"}]

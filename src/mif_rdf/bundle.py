@@ -47,6 +47,7 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
+from .jsonld_source import Authored, is_jsonld_path, is_projection, json_pointer, pair_twins, projection_problems
 from .layout import layout_triples
 from .nsmodel.graphs import namespace_uri
 from .nsmodel.model import authority_of
@@ -256,18 +257,23 @@ class Bundle:
         (:meth:`relink`); returns the links-graph subjects whose triples were
         written again.
         """
+        relpaths = tuple(dict.fromkeys([*relpaths, *pair_twins(self.root, relpaths)]))  # which of a .md/.jsonld pair loads depends on both
         changed = set(relpaths)
         old_keys, old_subjects = self._keys_of(changed)
         for relpath in relpaths:
             self.forget(relpath)
         loader = _Loader(self)
+        projections = []
         for relpath in relpaths:
             if loadable(self.root, relpath):  # the rules of a fresh load: no symlink, a regular file
                 if is_entity_path(relpath):
                     loader.entity(relpath)
+                elif is_projection(self.root, relpath):
+                    projections.append(relpath)
                 else:
                     loader.memory(relpath)
         loader.flush()
+        check_projections(self, projections)
         new_keys, new_subjects = self._keys_of(changed)
         subjects = self.relink(changed, old_keys | new_keys, old_subjects | new_subjects)
         self.refresh_namespace_graphs()
@@ -539,8 +545,9 @@ def link_predicate(relationship_type: str) -> URIRef | None:
 
 def broken_link(relpath: str, index: int, target: str) -> Problem:
     """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
+    key = f"relationships[{index}].target"
     return Problem(relpath, f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
-                   Severity.WARNING, key=f"relationships[{index}].target", value=target, rule="link")
+                   Severity.WARNING, key=json_pointer(key) if is_jsonld_path(relpath) else key, value=target, rule="link")
 
 
 def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
@@ -710,7 +717,7 @@ def memory_files(bundle: Bundle) -> BundleFiles:
             bundle.problems.add(files.config, why, Severity.WARNING, key=BUNDLE_ID_KEY, value=bundle.config[BUNDLE_ID_KEY], rule="config")
     memories = files.memories
     if not memories:
-        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter (index.md and log.md are reserved names)",
+        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log are reserved names)",
                             Severity.WARNING, rule="empty")
     if len(memories) > bundle.limits.max_memories:
         bundle.problems.add(
@@ -718,6 +725,14 @@ def memory_files(bundle: Bundle) -> BundleFiles:
             f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
         files.memories = memories[: bundle.limits.max_memories]
     return files
+
+
+def check_projections(bundle: Bundle, projections: list[str]) -> None:
+    """A "stale projection" warning for each ``.jsonld`` beside a loaded ``.md`` that no longer projects it."""
+    if not projections:
+        return
+    by_path = {m.relpath: Authored(m.frontmatter, m.body, m.doc_iri) for m in bundle.memories.values()}
+    bundle.problems.extend(projection_problems(bundle.root, projections, by_path.get, bundle.limits))
 
 
 def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
@@ -728,6 +743,7 @@ def _fill(bundle: Bundle, progress: bool | None, workers: int | None) -> None:
     prepared = prepare_memories(bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
     for memory in progress_bar(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
+    check_projections(bundle, files.projections)
     for relpath in files.entities:
         loader.entity(relpath)
     loader.links()

@@ -75,8 +75,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = OxigraphStore = None
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
-#: Bumped whenever the layout of an entry changes.
-CACHE_FORMAT = 2
+#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped; Bundle.reload re-reads both files of a pair).
+CACHE_FORMAT = 3
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -191,7 +191,7 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     config_now = files.config and _fresh_stamp(str(root) + os.sep, files.config, manifest)
     if files.config != manifest.config_path or (config_now and not _same_content(config_now, manifest.stamps[files.config])):
         raise _Stale("the bundle config changed")
-    current = [*files.memories, *files.entities]
+    current = [*files.memories, *files.projections, *files.entities]
     present = set(current) | ({files.config} if files.config else set())
     removed = [relpath for relpath in manifest.stamps if relpath not in present]
     folder = str(root) + os.sep
@@ -273,7 +273,7 @@ def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Datas
 def _cold(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits, reason: str, progress: bool | None, workers: int | None) -> Bundle:
     (entry / "manifest").unlink(missing_ok=True)  # until the new one is written, the entry is invalid
     files = discover(root)
-    relpaths = [*files.memories, *files.entities, *([files.config] if files.config else [])]
+    relpaths = [*files.memories, *files.projections, *files.entities, *([files.config] if files.config else [])]
     stamps = {relpath: _stamp(root, relpath) for relpath in relpaths}  # before reading: a later edit shows
     if kind == "memory":
         dataset = new_dataset("default")

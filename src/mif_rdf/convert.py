@@ -17,15 +17,16 @@ from typing import Any
 from rdflib import Dataset, Graph, URIRef
 
 from .bundle import load_bundle
-from .context import is_absolute_iri, projection_context
+from .context import projection_context
 from .errors import MifRdfError, Problem, Severity
-from .identity import MEMORY_PREFIX, default_base_iri, document_iri, id_from_memory_iri, normalize_base_iri
-from .layout import authored_frontmatter, with_timestamps
+from .identity import default_base_iri, document_iri, normalize_base_iri
+from .jsonld_source import Authored, document_base, frontmatter_of_document, markdown_path, memory_of_document, stale_keys
+from .layout import authored_frontmatter
 from .markdown import render_memory
 from .parse import RESERVED_NAMES, parse_memory
 from .projection import project_memory
-from .reference import lexical_literals, pyld_graph
-from .reverse import drop_mirrors, recover_memory
+from .reference import lexical_literals
+from .reverse import recover_memory
 from .roundtrip import differences
 from .serialize import nquad_line
 from .tordf import document_triples
@@ -67,7 +68,7 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
         raise MifRdfError(f"{str(path)!r} does not exist")
     if path.is_dir():
         bundle = load_bundle(path, base_iri=base_iri, progress=False)
-        docs = {r.relpath[:-3] + ".jsonld": jsonld_text(r.document, r.doc_iri) for r in bundle.memories.values()}
+        docs = {markdown_path(r.relpath)[:-3] + ".jsonld": jsonld_text(r.document, r.doc_iri) for r in bundle.memories.values()}
         return dict(sorted(docs.items())), list(bundle.problems)
     if path.name in RESERVED_NAMES or path.suffix != ".md":
         raise MifRdfError(f"{str(path)!r} is not a memory file: memories are .md files other than {' and '.join(sorted(RESERVED_NAMES))}")
@@ -85,6 +86,29 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
     # with no bundle, references are checked against the file's own location, the base a reader would use
     projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri())
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
+
+
+def check_projections(docs: dict[str, str], folder: Path) -> list[Problem]:
+    """For ``convert to-jsonld --check``: a warning for each projection document missing under ``folder`` or stale there.
+
+    ``docs`` are the documents ``convert to-jsonld`` would write (bundle
+    path -> text).  A file is stale when JSON-LD reads it as another
+    frontmatter or body than the document it should be (key order and
+    formatting do not count); the warning names the keys that differ.
+    """
+    problems: list[Problem] = []
+    for relpath, text in docs.items():
+        if not (folder / relpath).is_file():
+            problems.append(Problem(relpath, f"missing projection of {markdown_path(relpath)}", Severity.WARNING, rule="missing-projection"))
+            continue
+        document = json.loads(text)
+        doc_iri = document_base(document) or (folder / markdown_path(relpath)).resolve().as_uri()
+        expected = memory_of_document(document, markdown_path(relpath), doc_iri)
+        keys, unreadable = stale_keys(relpath, Authored(expected.frontmatter, expected.body, doc_iri), folder)
+        problems.extend(unreadable)
+        if keys:
+            problems.append(Problem(relpath, f"stale projection of {markdown_path(relpath)}; keys that differ: {', '.join(keys)}", Severity.WARNING, rule="stale-projection"))
+    return problems
 
 
 #: Dataset files ``convert to-markdown`` reads (a whole bundle in one file).
@@ -123,50 +147,13 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
 
 
 def markdown_of_document(document: Any, md_relpath: str, fallback_iri: str, problems: list[Problem]) -> str:
-    """Markdown of one projection document (spec 15.2): its properties pass through, checked against its graph.
+    """Markdown of one JSON-LD memory document (spec 15.2), read by :func:`~mif_rdf.jsonld_source.memory_of_document`.
 
-    The document's own properties are the frontmatter template (``@id`` ->
-    ``id``, ``conceptType`` -> ``type``, the rest as written); the graph
-    JSON-LD makes of the document decides whether the template holds
-    (:func:`~mif_rdf.reverse.recover_memory`).  ``fallback_iri`` is the
-    document IRI when the document names no ``@base``.
+    ``fallback_iri`` is the document IRI when the document names no ``@base``.
     """
-    if not isinstance(document, dict) or not isinstance(document.get("@id"), str) or not document["@id"].startswith(MEMORY_PREFIX):
-        raise MifRdfError("not a MIF projection document: it needs a top-level \"@id\": \"urn:mif:<id>\"")
-    context = document.get("@context")
-    contexts = context if isinstance(context, list) else [context]
-    doc_iri = next((c["@base"] for c in contexts if isinstance(c, dict) and isinstance(c.get("@base"), str)), None)
-    if doc_iri is None or not is_absolute_iri(doc_iri):
-        doc_iri = fallback_iri
-    suffix = document_iri("", md_relpath)
-    base = doc_iri[: -len(suffix)] if doc_iri.endswith(suffix) else doc_iri[: doc_iri.rfind("/") + 1]
-    plain = [c for c in contexts if not (isinstance(c, dict) and set(c) == {"@base"})]
-    graph = Graph()
-    if plain == projection_context():
-        for triple in document_triples({**document, "@context": plain}, doc_iri):
-            graph.add(triple)
-    else:  # any other JSON-LD: the general engine
-        graph = pyld_graph(document, doc_iri)
-    recovered = recover_memory(graph, document["@id"], doc_iri=doc_iri, base=base, path=md_relpath, template=frontmatter_of_document(document))
+    recovered = memory_of_document(document, md_relpath, fallback_iri)
     problems.extend(recovered.problems)
     return render_memory(recovered.frontmatter, recovered.body)
-
-
-def frontmatter_of_document(document: dict[str, Any]) -> dict[str, Any]:
-    """Spec 15.2 as written: ``@id`` -> ``id``, ``conceptType`` -> ``type``, the other properties as they are.
-
-    Timestamp-shaped strings become YAML timestamps again (JSON has no date
-    type); the ``timestamp``/``description`` mirrors go when they mirror.
-    """
-    frontmatter: dict[str, Any] = {"id": id_from_memory_iri(document["@id"])}
-    if "conceptType" in document:
-        frontmatter["type"] = document["conceptType"]
-    types = document.get("@type")
-    extra = [t for t in (types if isinstance(types, list) else [types]) if t not in (None, "Concept")]
-    if extra:
-        frontmatter["@type"] = extra[0] if len(extra) == 1 else extra
-    frontmatter.update((k, v) for k, v in document.items() if k not in ("@context", "@id", "@type", "conceptType", "content"))
-    return drop_mirrors(with_timestamps(frontmatter))
 
 
 def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = None) -> tuple[list[str], list[Problem], bool]:

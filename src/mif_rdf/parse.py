@@ -58,6 +58,8 @@ class BundleFiles:
     entities: list[str] = field(default_factory=list)
     config: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    #: ``.jsonld`` files beside a ``.md`` of the same name: derived projections, checked but not loaded
+    projections: list[str] = field(default_factory=list)
 
 
 def discover(root: Path) -> BundleFiles:
@@ -75,6 +77,7 @@ def discover(root: Path) -> BundleFiles:
     found = BundleFiles()
     root = root.resolve()
     _walk(root, "", found, found.memories, _is_concept_name, skip_hidden=True)
+    _split_projections(found)
     found.memories.sort()  # one order everywhere: "the first of two duplicates" is well defined
     mif_dir = root / ".mif"
     if not mif_dir.is_dir() or mif_dir.is_symlink():  # a symlinked .mif was reported by the walk
@@ -108,7 +111,19 @@ def loadable(root: Path, relpath: str) -> bool:
 
 
 def _is_concept_name(name: str) -> bool:
+    """A memory file name: ``{name}.md``, or ``{name}.jsonld`` (its JSON-LD form, spec 3.3); not a reserved name."""
+    if name.endswith(".jsonld"):
+        name = name[: -len(".jsonld")] + ".md"
     return name.endswith(".md") and not name.startswith(".") and name not in RESERVED_NAMES
+
+
+def _split_projections(found: BundleFiles) -> None:
+    """A ``.jsonld`` beside its ``.md`` is a projection, not a second memory: the markdown wins (spec 2.1)."""
+    markdown = {relpath for relpath in found.memories if relpath.endswith(".md")}
+    found.projections = [r for r in found.memories if r.endswith(".jsonld") and r[: -len(".jsonld")] + ".md" in markdown]
+    if found.projections:
+        paired = set(found.projections)
+        found.memories = [r for r in found.memories if r not in paired]
 
 
 def config_file(root: Path, problems: list[Problem]) -> str | None:

@@ -35,10 +35,11 @@ from . import termpickle
 from .errors import Problem
 from .identity import document_iri, memory_iri
 from .integrity import hash_problems
+from .jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
 from .lexical import ill_typed_values
 from .limits import Limits
 from .outputs import process_exists
-from .parse import ParsedMemory, parse_memory
+from .parse import ParsedMemory
 from .projection import Projection, project_memory
 from .reference import pyld_graph
 from .tordf import Triple, document_nquads, document_triples
@@ -69,8 +70,8 @@ class PreparedMemory:
 
 
 def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
-    """Read, parse, check, project and turn one memory file into triples."""
-    parsed, problems = parse_memory(root, relpath, limits)
+    """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
+    parsed, problems = read_memory(root, relpath, base, limits)
     if parsed is None:
         return PreparedMemory(relpath, problems)
     return complete(parsed, base, engine, problems, output)
@@ -84,10 +85,13 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     """
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
     notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
-    doc_iri = document_iri(base, parsed.relpath)
+    doc_iri = document_iri(base, markdown_path(parsed.relpath))  # a .jsonld memory sits where its .md would
     projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
     notes.extend(projection.notes)
-    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=projection.ill_typed)
+    ill_typed = projection.ill_typed
+    if is_jsonld_path(parsed.relpath):
+        notes, ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
+    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed)
     if output == "nquads" and engine == "fast":
         prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
     else:

@@ -53,6 +53,7 @@ from .bundle import (
 from .errors import Problem, Severity
 from .identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from .integrity import with_hash
+from .jsonld_source import Authored, projection_problems
 from .layout import layout_triples
 from .limits import DEFAULT_LIMITS, Limits
 from .namespaces import MIF
@@ -160,7 +161,8 @@ def stream_nquads(
             report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
-                                      audience=audience, model=model if model else None, authority=model.authority)
+                                      audience=audience, model=model if model else None, authority=model.authority,
+                                      projections=(bundle.root, frozenset(files.projections), limits))
             count = worker_count(len(files.memories), workers, busy_main=False)
             prepared = prepare_memories(bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape)
             for item in progress_bar(prepared, len(files.memories), progress, "memories"):
@@ -178,15 +180,25 @@ def stream_nquads(
 
 
 def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef,
-              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY) -> _Streamed:
-    """In the worker: a prepared memory reduced to its lines, its withholding and its relationships."""
+              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY,
+              projections: tuple[Path, frozenset[str], Limits] | None = None) -> _Streamed:
+    """In the worker: a prepared memory reduced to its lines, its withholding and its relationships.
+
+    ``projections`` (bundle folder, the ``.jsonld`` files beside a ``.md``,
+    limits): a memory's projection is checked here, as a load does.
+    """
     parsed = prepared.parsed
     if parsed is None:
         return _Streamed(prepared.relpath, prepared.problems)
+    stale: list[Problem] = []
+    if projections is not None and (twin := prepared.relpath[: -len(".md")] + ".jsonld") in projections[1]:
+        authored = Authored(parsed.frontmatter, parsed.body, prepared.doc_iri)  # as written, before any hash is added
+        stale = projection_problems(projections[0], [twin], {parsed.relpath: authored}.get, projections[2])
     if with_hashes:
         prepared = complete(ParsedMemory(parsed.relpath, with_hash(parsed.frontmatter, parsed.body), parsed.body), base, engine, prepared.problems, "nquads")
         parsed = prepared.parsed
         assert parsed is not None
+    prepared.notes += stale
     frontmatter, iri = parsed.frontmatter, memory_iri(parsed.id)
     if prepared.nquads:
         lines = list(dict.fromkeys(prepared.nquads.splitlines(keepends=True)))  # a store holds each quad once

@@ -19,13 +19,14 @@ ORDER = 30
 def register(commands: argparse._SubParsersAction) -> None:
     convert = commands.add_parser("convert", help="markdown <-> JSON-LD projection, and round-trip checks", description="Convert between the markdown and JSON-LD forms of memories (spec section 15).")
     how = convert.add_subparsers(dest="direction", required=True, metavar="DIRECTION")
-    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.")
+    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads, numbers equal in value: under the upstream context's xsd:decimal coercion standard processors write a number with a fraction in the double's lexical form (pyld and jsonld.js \"9.399999999999999E-1\", pyoxigraph \"9.4E-1\"; not a valid xsd:decimal) where mif-rdf writes the author's 0.94. With --check nothing is written: exit 1 when a projection beside its .md (or under -o) is missing or stale. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.")
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
     to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
     to_jsonld.add_argument("--root", type=Path, metavar="FOLDER", help="bundle folder of a single memory file (default: the nearest folder above it holding .mif/ or index.md)")
     to_jsonld.add_argument("--include-local", action="store_true", help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)")
     _audience.audience_options(to_jsonld)
+    to_jsonld.add_argument("--check", action="store_true", help="write nothing: exit 1 when a projection is missing or stale (no longer says what its .md says) beside its .md, or under -o FOLDER; for CI")
     to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
@@ -51,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
         if audience is not None or not args.include_local:
             docs, withheld = _without_local(docs, audience)
             problems += withheld
+        if args.check:
+            _common.show_problems(problems)
+            return _check(docs, args)
         problems += _emit(docs, args.output, single=args.path.is_file(), suffix=".jsonld")
     else:
         _common.check_outputs(("-o", args.output), inputs=[args.path])
@@ -58,6 +62,22 @@ def run(args: argparse.Namespace) -> int:
         problems += _emit(docs, args.output, single=args.path.is_file() and args.path.suffix == ".jsonld", suffix=".md")
     _common.show_problems(problems)
     return _common.exit_for(problems)
+
+
+def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
+    """``to-jsonld --check``: compare the projections on disk with what would be written; 1 when one is missing or stale."""
+    from ..convert import check_projections
+
+    if args.path.is_file():
+        target = args.output or args.path.with_suffix(".jsonld")
+        docs = {target.name: text for text in docs.values()}
+        folder = target.parent
+    else:
+        folder = args.output or args.path
+    problems = check_projections(docs, folder)
+    _common.show_problems(problems)
+    _common.note(f"{len(docs) - len(problems)} of {len(docs)} projections up to date under {folder}")
+    return _common.EXIT_INVALID if problems else _common.EXIT_OK
 
 
 def _audience_of(args: argparse.Namespace) -> Audience | None:

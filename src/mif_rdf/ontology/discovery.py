@@ -427,7 +427,9 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
     if not isinstance(bundle, (str, Path)):
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
         return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
-    from ..parse import discover, parse_memory
+    from ..identity import default_base_iri
+    from ..jsonld_source import read_memory
+    from ..parse import discover
 
     root = Path(bundle)
     if not root.is_dir():
@@ -435,7 +437,7 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
     problems: list[Problem] = []
     memories = []
     for relpath in discover(root).memories[:limits.max_memories]:
-        parsed, found = parse_memory(root, relpath, limits)
+        parsed, found = read_memory(root, relpath, default_base_iri(root.resolve()), limits)  # .md or .jsonld
         if parsed is None:
             problems += [p for p in found if p.severity == Severity.ERROR]
         else:

@@ -10,6 +10,7 @@ from rdflib.namespace import SH
 
 from ..bundle import Bundle, no_cyclic_gc
 from ..errors import MifRdfError, Problem, Severity
+from ..jsonld_source import json_pointer, json_pointer_keys
 from ..namespaces import MIF
 from .. import shacl
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
@@ -24,6 +25,7 @@ from .user_shapes import ShapesSource, load_shapes, shape_label, untargeted
 
 #: Load problems a SHACL rule reports better (with its level and rule name).
 _SUPERSEDED = {("required", "type"), ("required", "created"), ("type", "type")}
+_SUPERSEDED |= {(rule, json_pointer(key)) for rule, key in _SUPERSEDED}  # the same, for a memory read from .jsonld
 
 
 Engine = Literal_["auto", "fast", "pyshacl"]
@@ -105,6 +107,7 @@ def validate(
             stage("bundle rules")
             results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
             results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
+        results = json_pointer_keys(results)  # a memory read from .jsonld: findings point into its JSON document
         shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
         results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
