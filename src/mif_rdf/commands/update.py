@@ -1,0 +1,59 @@
+"""``mif-rdf update``: run a SPARQL Update on a bundle and write the changes back to its markdown files."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import MifRdfError
+from . import _common
+
+ORDER = 42
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "update", help="run a SPARQL Update on a bundle and write each changed memory back to its file",
+        description="Load a bundle, run one SPARQL 1.1 Update on its dataset and write each changed memory back to its own "
+                    "markdown file: only the changed frontmatter values (and the body, if it changed) are rewritten. "
+                    "Write inside GRAPH ?g { ... } (each memory is its own graph, named by its IRI). A change the markdown "
+                    "cannot hold is refused with the triple and why, and then no file is written. See docs/writeback.md.",
+    )
+    _common.bundle_options(parser)
+    parser.add_argument("update", nargs="?", help="the update text (or use --file)")
+    parser.add_argument("--file", metavar="FILE", help="read the update from this file (.ru/.rq), or '-' for standard input")
+    parser.add_argument("--dry-run", action="store_true", help="write nothing: print the unified diff of every file the update would change")
+    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..update import check_update_safety, update_bundle
+
+    text = _update_text(args.update, args.file)
+    check_update_safety(text)  # before the bundle is loaded
+    bundle = _common.load(args)
+    result = update_bundle(bundle, text, dry_run=args.dry_run, allow_service=args.allow_service)
+    if result.refusals:
+        _common.show_problems(result.refusals)
+        print(result.summary(), file=sys.stderr)
+        return _common.EXIT_INVALID
+    if args.dry_run:
+        sys.stdout.write(result.diff())
+        _common.note(result.summary())
+    else:
+        print(result.summary())
+    return _common.EXIT_OK
+
+
+def _update_text(update: str | None, path: str | None) -> str:
+    if (update is None) == (path is None):
+        raise MifRdfError("give the update either as an argument or with --file, not both" if update else "no update: give it as an argument or with --file FILE")
+    if path is None:
+        return update  # type: ignore[return-value]
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MifRdfError(f"cannot read the update file {path!r}: {getattr(exc, 'strerror', None) or exc}") from None
