@@ -58,6 +58,7 @@ from .tordf import Triple
 
 if TYPE_CHECKING:
     from .cache import CacheReport
+    from .update import UpdateResult
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
@@ -211,6 +212,12 @@ class Bundle:
         from .queries.sparql import run_query
 
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
+
+    def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False) -> UpdateResult:
+        """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.update.update_bundle`)."""
+        from .update import update_bundle
+
+        return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""

@@ -119,6 +119,8 @@ class _Editor:
             if inline is None:
                 raise _Coarser("not a one-line scalar")
             self.edits.append((node.start_mark.index, node.end_mark.index, inline))
+        elif isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style and node.start_mark.line == node.end_mark.line:
+            self.edits.append((node.start_mark.index, node.end_mark.index, _flow(new)))  # [a, b] stays one line
         else:
             raise _Coarser("replace the whole value")
 
@@ -219,6 +221,21 @@ def _inline(value: Any) -> str | None:
     if not dumped.startswith("k: ") or dumped.count("\n") != 1:
         return None
     return dumped[3:-1]
+
+
+class _FlowDumper(yaml.SafeDumper):
+    """Flow style on one line, timestamps unquoted (as :mod:`mif_rdf.yamlio` writes them)."""
+
+
+_FlowDumper.add_representer(YamlTimestamp, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:timestamp", str(data)))
+
+
+def _flow(value: Any) -> str:
+    """The one-line flow spelling of a value (``[a, b]``); the caller's re-parse checks it."""
+    dumped = yaml.dump({"k": value}, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False)
+    if not dumped.startswith("{k: ") or not dumped.endswith("}\n") or dumped.count("\n") != 1:
+        raise _Coarser("no one-line flow spelling")
+    return dumped[4:-2]
 
 
 def _indented(block: str, column: int, first: bool = True) -> str:
