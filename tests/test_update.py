@@ -194,3 +194,51 @@ def test_bundle_method_is_the_same_api(tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
     result = load_bundle(root).update(RETAG, dry_run=True)
     assert len(result.changes) == 4 and not result.written
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mif_rdf.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_dry_run_from_stdin_with_options_in_any_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    root = _copy(EXAMPLES, tmp_path)
+    before = _files(root)
+    monkeypatch.setattr("sys.stdin", io.StringIO(RETAG))
+    code, out, err = _cli(capsys, "update", "--dry-run", "--file", "-", str(root), "--no-progress")
+    assert code == 0 and _files(root) == before
+    assert out.count("+++ b/") == 4 and "+  - streaming\n" in out
+    assert "would change 4 file(s)" in err
+
+
+def test_cli_writes_and_prints_a_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    code, out, _ = _cli(capsys, "update", str(root), RETAG)
+    assert code == 0 and out.startswith("changed 4 file(s)\n") and f"  {INCIDENT_FILE}\n" in out
+    assert "  - streaming\n" in (root / INCIDENT_FILE).read_text()
+
+
+def test_cli_refusal_exits_1_and_names_the_triple(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    before = _files(root)
+    code, out, err = _cli(capsys, "update", str(root), f'INSERT DATA {{ GRAPH <{INCIDENT}> {{ <{INCIDENT}> dc:created "yesterday" }} }}')
+    assert code == 1 and out == "" and _files(root) == before
+    assert f'{INCIDENT_FILE}: error [created]: inserting <{INCIDENT}> <http://purl.org/dc/terms/created> "yesterday"' in err
+    assert "no file written" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    ([], "no update"),
+    (["--file", "missing.ru"], "cannot read the update file"),
+    (["LOAD <http://example.org/x>"], "LOAD is refused"),
+    (["INSERT DATA { <urn:mif:x> mif:tags \"x\" "], "mif-rdf: error"),
+])
+def test_cli_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    code, _, err = _cli(capsys, "update", str(root), *argv)
+    assert code == 2 and message in err and "Traceback" not in err
