@@ -87,7 +87,7 @@ class UpdateResult:
 
     def summary(self) -> str:
         if self.refusals:
-            return f"refused: {len(self.refusals)} change(s) the markdown cannot hold; no file written"
+            return f"refused: {len(self.refusals)} change(s) cannot be written back; no file written"
         if not self.changes:
             return "the update changed no memory (DELETE and INSERT outside GRAPH ?g { ... } act on the empty default graph); no file written"
         verb = "changed" if self.written else "would change"
@@ -386,9 +386,8 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     for change in changes:
         for text in (change.before, change.after):
             namespace = (load_yaml(split_frontmatter(text).frontmatter).data or {}).get("namespace")
-            why = local_only(namespace)
-            if why is not None:
-                refused.append(Problem(change.relpath, f"{why}; write-back never changes a local-only memory, nothing written",
+            if local_only(namespace) is not None:
+                refused.append(Problem(change.relpath, f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
                                        Severity.ERROR, key="namespace", rule="write-back"))
                 break
     return refused
