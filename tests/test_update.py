@@ -105,7 +105,9 @@ def test_nested_value_and_body_change(tmp_path: Path) -> None:
     DELETE {{ GRAPH ?m {{ ?p mif:trustLevel ?t . ?m mif:content ?c }} }}
     INSERT {{ GRAPH ?m {{ ?p mif:trustLevel mif:Verified . ?m mif:content "New body.\\n" }} }}
     WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t . ?m mif:content ?c }} }}"""
-    result = update_bundle(load_bundle(root), update)
+    checked = update_bundle(load_bundle(root), update)  # the new body drops the ## Relationships mirror of the frontmatter
+    assert {p.rule for p in checked.refusals} == {"write-back-validation"} and (root / INCIDENT_FILE).read_text() == before
+    result = update_bundle(load_bundle(root), update, force=True)
     assert not result.refusals and result.changed == [INCIDENT_FILE]
     after = (root / INCIDENT_FILE).read_text()
     head = before[: before.index("\n---\n") + 5]
@@ -242,3 +244,17 @@ def test_cli_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, a
     root = _copy(EXAMPLES, tmp_path)
     code, _, err = _cli(capsys, "update", str(root), *argv)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+BOGUS_TRUST = f"""DELETE {{ GRAPH ?m {{ ?p mif:trustLevel ?t }} }} INSERT {{ GRAPH ?m {{ ?p mif:trustLevel mif:Bogus }} }}
+WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t }} }}"""
+
+
+def test_a_change_that_adds_a_validation_error_needs_force(tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    before = _files(root)
+    refused = update_bundle(load_bundle(root), BOGUS_TRUST)
+    assert [(p.path, p.key, p.rule) for p in refused.refusals] == [(INCIDENT_FILE, "provenance.trustLevel", "write-back-validation")]
+    assert not refused.written and _files(root) == before
+    forced = update_bundle(load_bundle(root), BOGUS_TRUST, force=True)
+    assert forced.written and "  trustLevel: Bogus\n" in (root / INCIDENT_FILE).read_text()

@@ -94,13 +94,18 @@ class UpdateResult:
         return f"{verb} {len(self.changes)} file(s)" + "".join(f"\n  {path}" for path in self.changed)
 
 
-def update_bundle(bundle: Bundle, update: str, *, dry_run: bool = False, allow_service: bool = False) -> UpdateResult:
+def update_bundle(bundle: Bundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False) -> UpdateResult:
     """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
 
-    Nothing is written when anything is refused, or with ``dry_run``.  The
-    dataset keeps the update either way: reload the bundle to see the files.
+    The changed files are validated at the bundle's conformance level first
+    (:func:`validation_refusals`): a change that adds an error is refused
+    unless ``force``.  Nothing is written when anything is refused, or with
+    ``dry_run``.  The dataset keeps the update either way: reload the bundle
+    to see the files.
     """
     result = plan_update(bundle, update, allow_service=allow_service)
+    if result.changes and not result.refusals and not force:
+        result.refusals.extend(validation_refusals(bundle, result.changes))
     if not result.refusals and not dry_run and result.changes:
         write_changes(bundle.root, result.changes)
         result.written = True
@@ -391,6 +396,37 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
                                        Severity.ERROR, key="namespace", rule="write-back"))
                 break
     return refused
+
+
+def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Problem]:
+    """A refusal for every validation error the changes add to their files, at the bundle's conformance level.
+
+    The bundle is validated as it is on disk and as it would be (a copy of
+    the folder with the new texts, loaded under the same base IRI); only
+    errors of a changed file that were not there before count, so a bundle
+    with old errors can still be edited.
+    """
+    import shutil
+
+    from .bundle import load_bundle
+    from .validation import validate
+
+    level = bundle.config.get("conformance_level", 3)
+    level = level if level in (1, 2, 3) else 3
+
+    def errors(root: Path) -> set[tuple[str, str | None, str]]:
+        report = validate(load_bundle(root, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
+        return {(p.path, p.key, p.message) for p in report.errors}
+
+    paths = {change.relpath for change in changes}
+    with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:
+        copy = Path(scratch) / bundle.root.name
+        shutil.copytree(bundle.root, copy, symlinks=True)
+        for change in changes:
+            (copy / change.relpath).write_text(change.after, encoding="utf-8", newline="")
+        added = errors(copy) - errors(bundle.root)
+    return [Problem(path, f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
+                    Severity.ERROR, key=key, rule="write-back-validation") for path, key, message in sorted(added, key=str) if path in paths]
 
 
 def write_changes(root: Path, changes: Iterable[FileChange]) -> None:
