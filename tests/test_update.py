@@ -235,8 +235,8 @@ def test_cli_refusal_exits_1_and_names_the_triple(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    ([], "no update"),
-    (["--file", "missing.ru"], "cannot read the update file"),
+    ([], "give it as an argument or with --file"),
+    (["--file", "missing.ru"], "cannot read the query file"),
     (["LOAD <http://example.org/x>"], "LOAD is refused"),
     (["INSERT DATA { <urn:mif:x> mif:tags \"x\" "], "mif-rdf: error"),
 ])

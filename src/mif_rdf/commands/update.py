@@ -5,7 +5,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import MifRdfError
 from . import _common
 
 ORDER = 42
@@ -48,13 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _update_text(update: str | None, path: str | None) -> str:
-    if (update is None) == (path is None):
-        raise MifRdfError("give the update either as an argument or with --file, not both" if update else "no update: give it as an argument or with --file FILE")
-    if path is None:
-        return update  # type: ignore[return-value]
-    if path == "-":
+    """The update text, as ``query`` reads its query, plus ``--file -`` for standard input."""
+    from .query import _query_text
+
+    if path == "-" and update is None:
         return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MifRdfError(f"cannot read the update file {path!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    return _query_text(update, None if path is None else Path(path))
