@@ -292,7 +292,8 @@ def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
 def _new_memory(bundle: Bundle, record: MemoryRecord, graph: Graph, affected: set[str]) -> tuple[dict[str, Any], str]:
     """The frontmatter and body the updated graph means, the unchanged keys kept as authored."""
     template = record.frontmatter
-    recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath, template=template)
+    # no template: it cannot fit a changed graph, and checking costs an isomorphism test
+    recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath)
     body = recovered.body
     candidates = []
     for merge in (True, False):
