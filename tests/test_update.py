@@ -258,3 +258,30 @@ def test_a_change_that_adds_a_validation_error_needs_force(tmp_path: Path) -> No
     assert not refused.written and _files(root) == before
     forced = update_bundle(load_bundle(root), BOGUS_TRUST, force=True)
     assert forced.written and "  trustLevel: Bogus\n" in (root / INCIDENT_FILE).read_text()
+
+
+def test_the_body_mirror_follows_relationships(tmp_path: Path) -> None:
+    """Invariant 3: with the mirror in step, validation (which checks it) lets the change through without --force."""
+    root = _copy(EXAMPLES, tmp_path)
+    before = (root / INCIDENT_FILE).read_text()
+    add = f"""INSERT {{ GRAPH ?m {{ ?m mif:relationships [ mif:relationshipType mif:relates-to ; mif:target <urn:mif:entity:technology:redis> ] }} }}
+    WHERE {{ BIND(<{INCIDENT}> AS ?m) }}"""
+    result = update_bundle(load_bundle(root), add)
+    assert not result.refusals and result.written
+    added = before.replace("    target: urn:mif:entity:technology:kafka\n", "    target: urn:mif:entity:technology:kafka\n  - type: relates-to\n    target: urn:mif:entity:technology:redis\n", 1)
+    added = added.replace("- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n", "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n- relates-to [Redis](urn:mif:entity:technology:redis)\n")
+    assert (root / INCIDENT_FILE).read_text() == added
+    remove = f"""DELETE {{ GRAPH ?m {{ ?m mif:relationships ?r . ?r ?p ?o }} }}
+    WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:relationships ?r . ?r mif:target <urn:mif:entity:technology:redis> ; ?p ?o }} }}"""
+    result = update_bundle(load_bundle(root), remove)
+    assert not result.refusals and (root / INCIDENT_FILE).read_text() == before
+
+
+def test_a_body_without_the_section_gets_one() -> None:
+    from mif_rdf.body_mirror import mirrored_body
+
+    new = [{"type": "uses", "target": "/x.md"}]
+    assert mirrored_body("# T\n\nText.\n", [], new, lambda t: "X") == "# T\n\nText.\n\n## Relationships\n\n- uses [X](/x.md)\n"
+    assert mirrored_body("# T\n\n## Relationships\n\n* uses [X](/x.md)\n", new, [], lambda t: "X") == "# T\n\n## Relationships\n\n"
+    assert mirrored_body("## Relationships\n\n  * a [A](/a.md)\n", [{"type": "a", "target": "/a.md"}], [{"type": "a", "target": "/a.md"}, *new], lambda t: "X") \
+        == "## Relationships\n\n  * a [A](/a.md)\n  * uses [X](/x.md)\n"

@@ -32,12 +32,13 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, XSD
 
 from .context import MIF_NS, mif_context
+from .body_mirror import mirrored_body
 from .errors import MifRdfError, Problem, Severity
 from .frontmatter_edit import edit_frontmatter, same
 from .layout import template_fits
@@ -155,10 +156,11 @@ def _plan(bundle: Bundle, added: set[Quad], removed: set[Quad]) -> UpdateResult:
             else:
                 refusals.append(_outside_memory(bundle, quad, sign))
     result = UpdateResult(refusals=refusals)
+    titles = _titles(bundle)
     for iri, (plus, minus) in sorted(changed.items(), key=lambda item: by_iri[item[0]].relpath):
         record = by_iri[iri]
         try:
-            change = _memory_change(bundle, record, plus, minus)
+            change = _memory_change(bundle, record, plus, minus, titles)
         except _Refused as refused:
             result.refusals.append(Problem(record.relpath, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
             continue
@@ -197,7 +199,7 @@ def _outside_memory(bundle: Bundle, quad: Quad, sign: str) -> Problem:
     return Problem(graph, f"{_triple(quad, sign)}: {why}; nothing written", Severity.ERROR, rule="write-back")
 
 
-def _memory_change(bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad]) -> FileChange | None:
+def _memory_change(bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str]) -> FileChange | None:
     """The new text of one memory's file, or :class:`_Refused` naming what it cannot hold."""
     node = URIRef(record.iri)
     graph = bundle.dataset.graph(node)
@@ -219,10 +221,28 @@ def _memory_change(bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus
             raise _Refused(f"{_triple(quad, '+' if quad in plus else '-')}: {quad[1]} only mirrors {source} in the projection (spec 15.1); change {source} instead", mirror)
     affected = {keys[q[0]] for q in plus + minus if q[0] in keys} | {_key_of(ctx, q[1]) for q in plus + minus if q[0] == node}
     frontmatter, body = _new_memory(bundle, record, graph, affected)
+    if "relationships" in affected and "@body" not in affected:  # the body's mirror follows (Invariant 3), unless the update wrote the body
+        body = mirrored_body(body, record.frontmatter.get("relationships"), frontmatter.get("relationships"), lambda target: titles(target, record.doc_iri))
     path = bundle.root / record.relpath
     before = path.read_bytes().decode("utf-8")
     after = _edited_text(before, frontmatter, affected, body)
     return None if after == before else FileChange(record.relpath, before, after)
+
+
+def _titles(bundle: Bundle) -> Callable[[str, str], str]:
+    """The link text of a mirror line for a target written in a document: the target memory's title, the entity's name, else the target."""
+    from .identity import resolve_target
+
+    names: dict[str, str] = {}
+
+    def title_of(target: str, doc_iri: str) -> str:
+        if not names:
+            names.update({iri: str(e.data.get("name") or "") for iri, e in bundle.entities.items()})
+            names.update({r.doc_iri: str(r.frontmatter.get("title") or "") for r in bundle.memories.values()})
+            names.update({r.iri: str(r.frontmatter.get("title") or "") for r in bundle.memories.values()})
+        return names.get(resolve_target(target, doc_iri, bundle.base_iri).split("#", 1)[0]) or target
+
+    return title_of
 
 
 def _key_of(ctx: Any, predicate: Any) -> str:
