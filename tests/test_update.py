@@ -285,3 +285,34 @@ def test_a_body_without_the_section_gets_one() -> None:
     assert mirrored_body("# T\n\n## Relationships\n\n* uses [X](/x.md)\n", new, [], lambda t: "X") == "# T\n\n## Relationships\n\n"
     assert mirrored_body("## Relationships\n\n  * a [A](/a.md)\n", [{"type": "a", "target": "/a.md"}], [{"type": "a", "target": "/a.md"}, *new], lambda t: "X") \
         == "## Relationships\n\n  * a [A](/a.md)\n  * uses [X](/x.md)\n"
+
+
+NEW_ID = "0b7e5c1a-1111-4a2b-9c3d-123456789abc"
+NEW_MEMORY = f"""INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> a mif:Concept ; mif:conceptType mif:SemanticType ;
+  dc:created "2026-12-06T02:00:00Z"^^xsd:dateTime ; mif:namespace "_semantic/notes" ; dc:title "A new note" ; mif:tags "new" ;
+  mif:content "# A new note\\n\\nWritten with SPARQL.\\n" }} }}"""
+
+
+def test_a_new_memory_graph_creates_a_file_and_deleting_it_needs_allow_delete(tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    bundle = load_bundle(root)
+    created = update_bundle(bundle, NEW_MEMORY)
+    relpath = f"_semantic/notes/{NEW_ID}.md"
+    assert not created.refusals and [(c.relpath, c.kind) for c in created.changes] == [(relpath, "created")]
+    assert "--- /dev/null\n" in created.diff()
+    reloaded = load_bundle(root)
+    assert NEW_ID in reloaded.memories and reloaded.memories[NEW_ID].relpath == relpath
+    loaded = _memory_graph(reloaded, f"urn:mif:{NEW_ID}")
+    loaded.remove((None, URIRef("https://mif-spec.dev/ns/timestamp"), None))  # the mirror of created the loader adds (spec 15.1)
+    assert isomorphic(loaded, _memory_graph(bundle, f"urn:mif:{NEW_ID}"))
+    remove = f"DELETE WHERE {{ GRAPH <urn:mif:{NEW_ID}> {{ ?s ?p ?o }} }}"
+    refused = update_bundle(load_bundle(root), remove)
+    assert "--allow-delete" in str(refused.refusals[0]) and (root / relpath).is_file()
+    removed = update_bundle(load_bundle(root), remove, allow_delete=True)
+    assert [(c.relpath, c.kind) for c in removed.changes] == [(relpath, "removed")] and not (root / relpath).exists()
+
+
+def test_a_new_memory_needs_type_and_created(tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    result = update_bundle(load_bundle(root), f'INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> dc:title "x" }} }}')
+    assert "needs mif:conceptType and dc:created" in str(result.refusals[0]) and _files(root) == _files(EXAMPLES)

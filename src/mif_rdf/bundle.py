@@ -213,11 +213,11 @@ class Bundle:
 
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
 
-    def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False) -> UpdateResult:
+    def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False) -> UpdateResult:
         """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.update.update_bundle`)."""
         from .update import update_bundle
 
-        return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service, force=force)
+        return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""

@@ -38,6 +38,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, XSD
 
 from .context import MIF_NS, mif_context
+from .identity import ENTITY_PREFIX, MEMORY_PREFIX
 from .body_mirror import mirrored_body
 from .errors import MifRdfError, Problem, Severity
 from .frontmatter_edit import edit_frontmatter, same
@@ -58,16 +59,21 @@ Quad = tuple[Any, Any, Any, Any]
 
 @dataclass
 class FileChange:
-    """One markdown file write-back would change: its text before and after."""
+    """One markdown file write-back would change: its text before and after (None: the file is created, or removed)."""
 
     relpath: str
-    before: str
-    after: str
+    before: str | None
+    after: str | None
+
+    @property
+    def kind(self) -> str:
+        return "created" if self.before is None else "removed" if self.after is None else "changed"
 
     def diff(self) -> str:
-        """The change as a unified diff (``a/``, ``b/`` paths, as git shows it)."""
-        lines = difflib.unified_diff(self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
-                                     fromfile=f"a/{self.relpath}", tofile=f"b/{self.relpath}")
+        """The change as a unified diff (``a/``, ``b/`` paths, ``/dev/null`` for a created or removed file, as git shows it)."""
+        lines = difflib.unified_diff((self.before or "").splitlines(keepends=True), (self.after or "").splitlines(keepends=True),
+                                     fromfile="/dev/null" if self.before is None else f"a/{self.relpath}",
+                                     tofile="/dev/null" if self.after is None else f"b/{self.relpath}")
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -91,20 +97,26 @@ class UpdateResult:
             return f"refused: {len(self.refusals)} change(s) cannot be written back; no file written"
         if not self.changes:
             return "the update changed no memory (DELETE and INSERT outside GRAPH ?g { ... } act on the empty default graph); no file written"
+        counts = {kind: sum(1 for c in self.changes if c.kind == kind) for kind in ("changed", "created", "removed")}
+        head = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
+        lines = "".join(f"\n  {c.relpath}" + ("" if c.kind == "changed" else f" ({c.kind})") for c in self.changes)
         verb = "changed" if self.written else "would change"
-        return f"{verb} {len(self.changes)} file(s)" + "".join(f"\n  {path}" for path in self.changed)
+        return f"{verb} {len(self.changes)} file(s)" + (f" ({head})" if counts["changed"] != len(self.changes) else "") + lines
 
 
-def update_bundle(bundle: Bundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False) -> UpdateResult:
+def update_bundle(
+    bundle: Bundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False,
+) -> UpdateResult:
     """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
 
     The changed files are validated at the bundle's conformance level first
     (:func:`validation_refusals`): a change that adds an error is refused
     unless ``force``.  Nothing is written when anything is refused, or with
-    ``dry_run``.  The dataset keeps the update either way: reload the bundle
-    to see the files.
+    ``dry_run``.  A memory whose every triple is deleted loses its file only
+    with ``allow_delete``.  The dataset keeps the update either way: reload
+    the bundle to see the files.
     """
-    result = plan_update(bundle, update, allow_service=allow_service)
+    result = plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete)
     if result.changes and not result.refusals and not force:
         result.refusals.extend(validation_refusals(bundle, result.changes))
     if not result.refusals and not dry_run and result.changes:
@@ -113,7 +125,7 @@ def update_bundle(bundle: Bundle, update: str, *, dry_run: bool = False, allow_s
     return result
 
 
-def plan_update(bundle: Bundle, update: str, *, allow_service: bool = False) -> UpdateResult:
+def plan_update(bundle: Bundle, update: str, *, allow_service: bool = False, allow_delete: bool = False) -> UpdateResult:
     """The file changes an update means, or the refusals that stop it (nothing is written here)."""
     from .queries.sparql import run_update
 
@@ -125,7 +137,7 @@ def plan_update(bundle: Bundle, update: str, *, allow_service: bool = False) -> 
     except ValueError as exc:  # rdflib cannot INSERT DATA into the default graph of a Dataset
         raise MifRdfError(f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}") from None
     after = set(dataset.quads((None, None, None, None)))
-    return _plan(bundle, after - before, before - after)
+    return _plan(bundle, after - before, before - after, allow_delete)
 
 
 def check_update_safety(update: str) -> None:
@@ -144,15 +156,18 @@ def check_update_safety(update: str) -> None:
             raise MifRdfError(f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead")
 
 
-def _plan(bundle: Bundle, added: set[Quad], removed: set[Quad]) -> UpdateResult:
+def _plan(bundle: Bundle, added: set[Quad], removed: set[Quad], allow_delete: bool) -> UpdateResult:
     by_iri = {record.iri: record for record in bundle.memories.values()}
     changed: dict[str, tuple[list[Quad], list[Quad]]] = {}
+    created: dict[str, list[Quad]] = {}
     refusals: list[Problem] = []
     for sign, quads in (("+", added), ("-", removed)):
         for quad in sorted(quads, key=lambda q: tuple(map(str, q))):
             graph = str(quad[3])
             if graph in by_iri:
                 changed.setdefault(graph, ([], []))[0 if sign == "+" else 1].append(quad)
+            elif sign == "+" and _is_new_memory_graph(bundle, graph):
+                created.setdefault(graph, []).append(quad)
             else:
                 refusals.append(_outside_memory(bundle, quad, sign))
     result = UpdateResult(refusals=refusals)
@@ -160,12 +175,17 @@ def _plan(bundle: Bundle, added: set[Quad], removed: set[Quad]) -> UpdateResult:
     for iri, (plus, minus) in sorted(changed.items(), key=lambda item: by_iri[item[0]].relpath):
         record = by_iri[iri]
         try:
-            change = _memory_change(bundle, record, plus, minus, titles)
+            change = _memory_change(bundle, record, plus, minus, titles, allow_delete)
         except _Refused as refused:
             result.refusals.append(Problem(record.relpath, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
             continue
         if change is not None:
             result.changes.append(change)
+    for iri, quads in sorted(created.items()):
+        try:
+            result.changes.append(new_memory_file(bundle, iri, quads))
+        except _Refused as refused:
+            result.refusals.append(Problem(iri, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
     if result.changes:
         result.refusals.extend(_protected(bundle.root, result.changes))
     return result
@@ -193,18 +213,24 @@ def _outside_memory(bundle: Bundle, quad: Quad, sign: str) -> Problem:
     elif graph in bundle.entities:
         why = "entity files are not written back"
     elif graph.startswith("urn:mif:"):
-        why = f"no memory of this bundle has the graph <{graph}>: new memories are not created by write-back"
+        why = f"no memory of this bundle has the graph <{graph}>"
     else:
         why = f"the graph <{graph}> is not a memory's graph, so no file holds it"
     return Problem(graph, f"{_triple(quad, sign)}: {why}; nothing written", Severity.ERROR, rule="write-back")
 
 
-def _memory_change(bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str]) -> FileChange | None:
+def _memory_change(
+    bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str], allow_delete: bool,
+) -> FileChange | None:
     """The new text of one memory's file, or :class:`_Refused` naming what it cannot hold."""
     node = URIRef(record.iri)
     graph = bundle.dataset.graph(node)
+    if not len(graph):
+        if allow_delete:
+            return FileChange(record.relpath, _read(bundle.root / record.relpath), None)
+        raise _Refused(f"the update deletes every triple of {node.n3()}: that removes its file, which needs --allow-delete (allow_delete=True)")
     if (node, None, None) not in graph:
-        raise _Refused(f"the update deletes every triple of {node.n3()} (e.g. {_triple(minus[0], '-')}); removing memory files is not supported")
+        raise _Refused(f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. {_triple(minus[0], '-')}); no file can hold them")
     ctx = mif_context()
     keys = _top_keys(graph, node, plus, minus, record.frontmatter)
     refused = []
@@ -223,8 +249,7 @@ def _memory_change(bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus
     frontmatter, body = _new_memory(bundle, record, graph, affected)
     if "relationships" in affected and "@body" not in affected:  # the body's mirror follows (Invariant 3), unless the update wrote the body
         body = mirrored_body(body, record.frontmatter.get("relationships"), frontmatter.get("relationships"), lambda target: titles(target, record.doc_iri))
-    path = bundle.root / record.relpath
-    before = path.read_bytes().decode("utf-8")
+    before = _read(bundle.root / record.relpath)
     after = _edited_text(before, frontmatter, affected, body)
     return None if after == before else FileChange(record.relpath, before, after)
 
@@ -243,6 +268,48 @@ def _titles(bundle: Bundle) -> Callable[[str, str], str]:
         return names.get(resolve_target(target, doc_iri, bundle.base_iri).split("#", 1)[0]) or target
 
     return title_of
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8")
+
+
+def _is_new_memory_graph(bundle: Bundle, graph: str) -> bool:
+    return graph.startswith(MEMORY_PREFIX) and not graph.startswith(ENTITY_PREFIX) and graph not in bundle.entities
+
+
+def new_memory_path(root: Path, memory_id: str, namespace: Any) -> str:
+    """Where a new memory's file goes (spec 3.2/3.3): ``<namespace>/<id>.md``, under ``memories/`` when the bundle has that folder."""
+    folder = "memories/" if (root / "memories").is_dir() else ""
+    if isinstance(namespace, str) and namespace.strip("/"):
+        folder += namespace.strip("/") + "/"
+    return f"{folder}{memory_id}.md"
+
+
+def new_memory_file(bundle: Bundle, iri: str, quads: list[Quad]) -> FileChange:
+    """The file of a memory the update inserted: its graph read back as frontmatter and body, at :func:`new_memory_path`."""
+    from .identity import document_iri, id_from_memory_iri
+    from .markdown import render_memory
+    from .writeback import output_target
+
+    node = URIRef(iri)
+    graph = bundle.dataset.graph(node)
+    missing = [name for name, predicate in (("mif:conceptType", CONCEPT_TYPE), ("dc:created", DCTERMS.created)) if graph.value(node, predicate) is None]
+    if missing:
+        raise _Refused(f"{_triple(quads[0], '+')}: a new memory's graph needs {' and '.join(missing)} on <{iri}> (spec 4.1: type and created are required)")
+    memory_id = id_from_memory_iri(iri)
+    relpath = new_memory_path(bundle.root, memory_id, graph.value(node, URIRef(MIF_NS + "namespace")))
+    try:
+        target = output_target(bundle.root, relpath, ".md")
+    except MifRdfError as exc:
+        raise _Refused(str(exc), "id") from None
+    if target.exists():
+        raise _Refused(f"a new memory <{iri}> would be written to {relpath}, which exists; nothing written", "id")
+    doc_iri = document_iri(bundle.base_iri, relpath)
+    recovered = recover_memory(graph, iri, doc_iri=doc_iri, base=bundle.base_iri, path=relpath)
+    if not template_fits(recovered.frontmatter, recovered.body, _without_mirrors(graph, recovered.frontmatter), doc_iri=doc_iri):
+        raise _Refused(f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; nothing written")
+    return FileChange(relpath, None, render_memory(recovered.frontmatter, recovered.body))
 
 
 def _key_of(ctx: Any, predicate: Any) -> str:
@@ -408,9 +475,9 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     from .nsmodel.readonly import read_only_refusals
     from .push.access import local_only
 
-    _, refused = read_only_refusals(root, {change.relpath: change.after for change in changes})
+    _, refused = read_only_refusals(root, {change.relpath: change.after or change.before or "" for change in changes})
     for change in changes:
-        for text in (change.before, change.after):
+        for text in filter(None, (change.before, change.after)):
             namespace = (load_yaml(split_frontmatter(text).frontmatter).data or {}).get("namespace")
             if local_only(namespace) is not None:
                 refused.append(Problem(change.relpath, f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
@@ -444,7 +511,11 @@ def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Probl
         copy = Path(scratch) / bundle.root.name
         shutil.copytree(bundle.root, copy, symlinks=True)
         for change in changes:
-            (copy / change.relpath).write_text(change.after, encoding="utf-8", newline="")
+            if change.after is None:
+                (copy / change.relpath).unlink()
+            else:
+                (copy / change.relpath).parent.mkdir(parents=True, exist_ok=True)
+                (copy / change.relpath).write_text(change.after, encoding="utf-8", newline="")
         added = errors(copy) - errors(bundle.root)
     return [Problem(path, f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
                     Severity.ERROR, key=key, rule="write-back-validation") for path, key, message in sorted(added, key=str) if path in paths]
@@ -456,7 +527,11 @@ def write_changes(root: Path, changes: Iterable[FileChange]) -> None:
 
     for change in changes:
         target = output_target(root, change.relpath, ".md")
-        _atomic_write(target, change.after)
+        if change.after is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(target, change.after)
 
 
 def _atomic_write(target: Path, text: str) -> None:

@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("update", nargs="?", help="the update text (or use --file)")
     parser.add_argument("--file", metavar="FILE", help="read the update from this file (.ru/.rq), or '-' for standard input")
     parser.add_argument("--dry-run", action="store_true", help="write nothing: print the unified diff of every file the update would change")
+    parser.add_argument("--allow-delete", action="store_true", help="let an update that deletes every triple of a memory remove its file")
     parser.add_argument("--force", action="store_true", help="write even when the changed memories gain validation errors at the bundle's conformance level (checked by default)")
     parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default)")
     parser.set_defaults(func=run)
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     text = _update_text(args.update, args.file)
     check_update_safety(text)  # before the bundle is loaded
     bundle = _common.load(args)
-    result = update_bundle(bundle, text, dry_run=args.dry_run, allow_service=args.allow_service, force=args.force)
+    result = update_bundle(bundle, text, dry_run=args.dry_run, allow_service=args.allow_service, force=args.force, allow_delete=args.allow_delete)
     if result.refusals:
         _common.show_problems(result.refusals)
         print(result.summary(), file=sys.stderr)
