@@ -489,10 +489,12 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
 def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Problem]:
     """A refusal for every validation error the changes add to their files, at the bundle's conformance level.
 
-    The bundle is validated as it is on disk and as it would be (a copy of
-    the folder with the new texts, loaded under the same base IRI); only
-    errors of a changed file that were not there before count, so a bundle
-    with old errors can still be edited.
+    Only the changed files are validated, as they are and as they would be
+    (two scratch bundles with the bundle's ``.mif/`` and those files, loaded
+    under the same base IRI), so the check costs what the change costs, not
+    what the bundle costs.  Only errors that were not there before count: a
+    bundle with old errors can still be edited, and what a partial bundle
+    cannot see (a link to a memory not copied) is the same on both sides.
     """
     import shutil
 
@@ -502,21 +504,21 @@ def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Probl
     level = bundle.config.get("conformance_level", 3)
     level = level if level in (1, 2, 3) else 3
 
-    def errors(root: Path) -> set[tuple[str, str | None, str]]:
-        report = validate(load_bundle(root, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
+    def errors(folder: Path, side: str) -> set[tuple[str, str | None, str]]:
+        if (bundle.root / ".mif").is_dir():
+            shutil.copytree(bundle.root / ".mif", folder / ".mif", symlinks=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        for change in changes:
+            text = change.before if side == "before" else change.after
+            if text is not None:
+                (folder / change.relpath).parent.mkdir(parents=True, exist_ok=True)
+                (folder / change.relpath).write_text(text, encoding="utf-8", newline="")
+        report = validate(load_bundle(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
         return {(p.path, p.key, p.message) for p in report.errors}
 
-    paths = {change.relpath for change in changes}
     with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:
-        copy = Path(scratch) / bundle.root.name
-        shutil.copytree(bundle.root, copy, symlinks=True)
-        for change in changes:
-            if change.after is None:
-                (copy / change.relpath).unlink()
-            else:
-                (copy / change.relpath).parent.mkdir(parents=True, exist_ok=True)
-                (copy / change.relpath).write_text(change.after, encoding="utf-8", newline="")
-        added = errors(copy) - errors(bundle.root)
+        added = errors(Path(scratch) / "after", "after") - errors(Path(scratch) / "before", "before")
+    paths = {change.relpath for change in changes}
     return [Problem(path, f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
                     Severity.ERROR, key=key, rule="write-back-validation") for path, key, message in sorted(added, key=str) if path in paths]
 
