@@ -232,7 +232,7 @@ def _memory_change(
     if (node, None, None) not in graph:
         raise _Refused(f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. {_triple(minus[0], '-')}); no file can hold them")
     ctx = mif_context()
-    keys = _top_keys(graph, node, plus, minus, record.frontmatter)
+    keys = _top_keys(graph, node, minus)
     refused = []
     for quad in plus:
         try:
@@ -323,7 +323,7 @@ def _key_of(ctx: Any, predicate: Any) -> str:
     return str(ctx.compact_iri(str(predicate)))
 
 
-def _top_keys(graph: Graph, node: URIRef, plus: list[Quad], minus: list[Quad], template: dict[str, Any]) -> dict[Any, str]:
+def _top_keys(graph: Graph, node: URIRef, minus: list[Quad]) -> dict[Any, str]:
     """For every node reached from the memory node (in the graph before or after), the top-level key it hangs under."""
     ctx = mif_context()
     edges: dict[Any, list[Any]] = {}
@@ -417,7 +417,7 @@ def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
 def _merged(old: Any, new: Any) -> Any:
     """``new``, in the author's form where it agrees with ``old``: list items that stay keep their order, new ones follow."""
     if isinstance(old, dict) and isinstance(new, dict):
-        out = {k: (_merged(old[k], new[k]) if k in new else None) for k in old if k in new}
+        out = {k: _merged(old[k], new[k]) for k in old if k in new}
         out.update({k: v for k, v in new.items() if k not in old})
         return out
     if isinstance(old, list):
