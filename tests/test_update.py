@@ -316,3 +316,14 @@ def test_a_new_memory_needs_type_and_created(tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
     result = update_bundle(load_bundle(root), f'INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> dc:title "x" }} }}')
     assert "needs mif:conceptType and dc:created" in str(result.refusals[0]) and _files(root) == _files(EXAMPLES)
+
+
+@pytest.mark.parametrize(("memory_id", "namespace"), [("../../escape", "_semantic/notes"), ("ok-id", "../../out"), (".hidden", "_semantic")])
+def test_a_new_memory_is_never_written_outside_the_bundle(memory_id: str, namespace: str, tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path / "inside")
+    update = f"""INSERT DATA {{ GRAPH <urn:mif:{memory_id}> {{ <urn:mif:{memory_id}> a mif:Concept ; mif:conceptType mif:SemanticType ;
+      dc:created "2026-12-06T02:00:00Z"^^xsd:dateTime ; mif:namespace "{namespace}" ; mif:content "x" }} }}"""
+    result = update_bundle(load_bundle(root), update)
+    assert [p.key for p in result.refusals] == ["id"] and "not written" in str(result.refusals[0])
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.suffix == ".md" and not p.is_relative_to(root)) == []
+    assert _files(root) == _files(EXAMPLES)
