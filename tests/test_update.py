@@ -327,3 +327,13 @@ def test_a_new_memory_is_never_written_outside_the_bundle(memory_id: str, namesp
     assert [p.key for p in result.refusals] == ["id"] and "not written" in str(result.refusals[0])
     assert sorted(p.name for p in tmp_path.rglob("*") if p.suffix == ".md" and not p.is_relative_to(root)) == []
     assert _files(root) == _files(EXAMPLES)
+
+
+def test_the_inverse_update_gives_back_every_byte_also_through_the_cache(tmp_path: Path) -> None:
+    root = _copy(EXAMPLES, tmp_path)
+    cache = tmp_path / "cache"
+    update_bundle(load_bundle(root, cache=cache), RETAG)
+    assert _files(root) != _files(EXAMPLES)
+    inverse = RETAG.replace('"kafka"', '"@@"').replace('"streaming"', '"kafka"').replace('"@@"', '"streaming"')
+    result = update_bundle(load_bundle(root, cache=cache), inverse)  # the cache sees the files write-back changed
+    assert len(result.changes) == 4 and _files(root) == _files(EXAMPLES)
