@@ -96,7 +96,7 @@ class UpdateResult:
         if self.refusals:
             return f"refused: {len(self.refusals)} change(s) cannot be written back; no file written"
         if not self.changes:
-            return "the update changed no memory (DELETE and INSERT outside GRAPH ?g { ... } act on the empty default graph); no file written"
+            return "no memory changed; no file written"
         counts = {kind: sum(1 for c in self.changes if c.kind == kind) for kind in ("changed", "created", "removed")}
         head = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
         lines = "".join(f"\n  {c.relpath}" + ("" if c.kind == "changed" else f" ({c.kind})") for c in self.changes)
@@ -116,7 +116,11 @@ def update_bundle(
     with ``allow_delete``.  The dataset keeps the update either way: reload
     the bundle to see the files.
     """
-    result = plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete)
+    return apply_plan(bundle, plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete), dry_run=dry_run, force=force)
+
+
+def apply_plan(bundle: Bundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
+    """Validate a plan's changes (unless ``force``) and write them (unless ``dry_run`` or anything was refused)."""
     if result.changes and not result.refusals and not force:
         result.refusals.extend(validation_refusals(bundle, result.changes))
     if not result.refusals and not dry_run and result.changes:
@@ -137,7 +141,7 @@ def plan_update(bundle: Bundle, update: str, *, allow_service: bool = False, all
     except ValueError as exc:  # rdflib cannot INSERT DATA into the default graph of a Dataset
         raise MifRdfError(f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}") from None
     after = set(dataset.quads((None, None, None, None)))
-    return _plan(bundle, after - before, before - after, allow_delete)
+    return plan_changes(bundle, after - before, before - after, allow_delete)
 
 
 def check_update_safety(update: str) -> None:
@@ -156,7 +160,8 @@ def check_update_safety(update: str) -> None:
             raise MifRdfError(f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead")
 
 
-def _plan(bundle: Bundle, added: set[Quad], removed: set[Quad], allow_delete: bool) -> UpdateResult:
+def plan_changes(bundle: Bundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False) -> UpdateResult:
+    """The file changes (or refusals) that the quads ``added`` to and ``removed`` from the bundle's dataset mean."""
     by_iri = {record.iri: record for record in bundle.memories.values()}
     changed: dict[str, tuple[list[Quad], list[Quad]]] = {}
     created: dict[str, list[Quad]] = {}
@@ -416,8 +421,8 @@ def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
 
 def _merged(old: Any, new: Any) -> Any:
     """``new``, in the author's form where it agrees with ``old``: list items that stay keep their order, new ones follow."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out = {k: _merged(old[k], new[k]) for k in old if k in new}
+    if isinstance(old, dict) and isinstance(new, dict):  # a null the author wrote has no triple: it stays
+        out = {k: _merged(v, new[k]) if k in new else v for k, v in old.items() if k in new or v is None}
         out.update({k: v for k, v in new.items() if k not in old})
         return out
     if isinstance(old, list):
@@ -425,7 +430,7 @@ def _merged(old: Any, new: Any) -> Any:
         left = list(items)
         stays = []
         for item in old:
-            match = next((i for i, candidate in enumerate(left) if same(item, candidate) or _same_value(item, candidate)), None)
+            match = next((i for i, candidate in enumerate(left) if _equivalent(item, candidate)), None)
             stays.append(match is not None)
             if match is not None:
                 del left[match]
@@ -436,9 +441,19 @@ def _merged(old: Any, new: Any) -> Any:
             elif left:
                 kept.append(left.pop(0))
         return kept + left
-    if same(old, new) or _same_value(old, new):
+    if _equivalent(old, new):
         return old
     return new
+
+
+def _equivalent(old: Any, new: Any) -> bool:
+    """The same value read back from RDF: key order aside, nulls aside, scalars by value (a quoted date, an int as float)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = {k for k, v in old.items() if v is not None}
+        return keys == set(new) and all(_equivalent(old[k], new[k]) for k in keys)
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(any(_equivalent(a, b) for b in new) for a in old)
+    return same(old, new) or _same_value(old, new)
 
 
 def _same_value(old: Any, new: Any) -> bool:

@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         _common.show_problems(result.refusals)
         print(result.summary(), file=sys.stderr)
         return _common.EXIT_INVALID
+    if not result.changes:
+        _common.note("note: DELETE and INSERT outside GRAPH ?g { ... } act on the default graph, which holds no memory")
     if args.dry_run:
         sys.stdout.write(result.diff())
         _common.note(result.summary())
