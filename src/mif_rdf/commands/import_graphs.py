@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..formats import QUAD_FORMATS
@@ -31,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import MifRdfError
     from ..formats import format_for
     from ..graph_import import import_graphs
+    from .update import report
 
     if not args.source.is_file():
         raise MifRdfError(f"cannot read {str(args.source)!r}: no such file")
@@ -39,13 +39,4 @@ def run(args: argparse.Namespace) -> int:
         raise MifRdfError(f"{str(args.source)!r} is {fmt}, which has no named graphs: give N-Quads, TriG or JSON-LD")
     bundle = _common.load(args)
     result = import_graphs(bundle, args.source, fmt, dry_run=args.dry_run, force=args.force)
-    if result.refusals:
-        _common.show_problems(result.refusals)
-        print(result.summary(), file=sys.stderr)
-        return _common.EXIT_INVALID
-    if args.dry_run:
-        sys.stdout.write(result.diff())
-        _common.note(result.summary())
-    else:
-        print(result.summary())
-    return _common.EXIT_OK
+    return report(result, args.dry_run)

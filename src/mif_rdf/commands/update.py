@@ -4,8 +4,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _common
+
+if TYPE_CHECKING:
+    from ..update import UpdateResult
 
 ORDER = 42
 
@@ -35,13 +39,18 @@ def run(args: argparse.Namespace) -> int:
     check_update_safety(text)  # before the bundle is loaded
     bundle = _common.load(args)
     result = update_bundle(bundle, text, dry_run=args.dry_run, allow_service=args.allow_service, force=args.force, allow_delete=args.allow_delete)
+    if not result.changes and not result.refusals:
+        _common.note("note: DELETE and INSERT outside GRAPH ?g { ... } act on the default graph, which holds no memory")
+    return report(result, args.dry_run)
+
+
+def report(result: UpdateResult, dry_run: bool) -> int:
+    """What a write-back did, as ``update`` and ``import`` say it: refusals (exit 1), the diff (dry run) or the summary."""
     if result.refusals:
         _common.show_problems(result.refusals)
         print(result.summary(), file=sys.stderr)
         return _common.EXIT_INVALID
-    if not result.changes:
-        _common.note("note: DELETE and INSERT outside GRAPH ?g { ... } act on the default graph, which holds no memory")
-    if args.dry_run:
+    if dry_run:
         sys.stdout.write(result.diff())
         _common.note(result.summary())
     else:
