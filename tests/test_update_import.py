@@ -61,3 +61,16 @@ def test_cli_import_dry_run(exported: tuple[Path, str], tmp_path: Path, capsys: 
     assert code == 0 and "+title: Webhook Backlog (imported)\n" in out and "would change 1 file(s)" in err
     assert _files(root) == _files(EXAMPLES)
     assert main(["import", str(root), str(tmp_path / "missing.nq")]) == 2
+
+
+def test_a_new_memory_graph_becomes_a_file_marked_external_import(exported: tuple[Path, str], tmp_path: Path) -> None:
+    root, quads = exported
+    old, new = "urn:mif:16a9a01f-23e4-466b-94db-25d33054d295", "urn:mif:9f1e2d3c-0000-4000-8000-00000000abcd"
+    lines = [line.replace(old, new) for line in quads.splitlines() if line.endswith(f"<{old}> .")]
+    (tmp_path / "new.nq").write_text("\n".join(lines) + "\n")
+    result = import_graphs(load_bundle(root), tmp_path / "new.nq", "nquads")
+    assert not result.refusals and [(c.relpath, c.kind) for c in result.changes] == [("_episodic/incidents/9f1e2d3c-0000-4000-8000-00000000abcd.md", "created")]
+    reloaded = load_bundle(root)
+    created = reloaded.memories["9f1e2d3c-0000-4000-8000-00000000abcd"].frontmatter
+    assert created["provenance"]["sourceType"] == "external_import" and created["provenance"]["trustLevel"] == "low_confidence"
+    assert created["title"] == "Webhook Backlog Incident 2025-11"

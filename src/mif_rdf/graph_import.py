@@ -9,27 +9,30 @@ file exported (or pushed and read back) from the same bundle changes no byte.
 The bundle's own derived graphs (``<base>#links``, ``#layout``, ...) are
 skipped: the files are their source; so are graphs equal to the bundle's
 (entities included).  Any other graph (an unknown memory, an
-entity, a foreign graph) is refused, and then nothing is written.  Spec 18.3:
-an import never raises a memory's ``trustLevel``; a higher level in the file
-is refused.
+entity, a foreign graph) is refused, and then nothing is written.  A graph
+named ``urn:mif:<id>`` that the bundle does not have becomes a new memory
+file (as with ``update``), marked ``provenance.sourceType: external_import``.
+Spec 18.3: an import never raises a memory's ``trustLevel``; a higher level
+in the file is refused.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, IO
 
-from rdflib import Graph, URIRef
+from rdflib import BNode, Graph, URIRef
 from rdflib.compare import isomorphic, to_canonical_graph
 
 from .context import MIF_NS
 from .errors import Problem, Severity
-from .update import UpdateResult, apply_plan, plan_changes
+from .update import UpdateResult, apply_plan, is_new_memory_graph, plan_changes
 from .writeback import read_dataset
 
 if TYPE_CHECKING:
     from .bundle import Bundle
 
 TRUST_LEVEL = URIRef(MIF_NS + "trustLevel")
+PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = URIRef(MIF_NS + "provenance"), URIRef(MIF_NS + "sourceType"), URIRef(MIF_NS + "ExternalImport")
 #: Spec 18.3's trust levels, lowest first.
 TRUST_ORDER = tuple(URIRef(MIF_NS + name) for name in ("Uncertain", "LowConfidence", "ModerateConfidence", "HighConfidence", "UserStated", "Verified"))
 
@@ -48,6 +51,9 @@ def import_graphs(bundle: Bundle, source: str | Path | IO[bytes], fmt: str, *, d
             continue
         if name in bundle.entities and isomorphic(dataset.graph(URIRef(name)), graph):
             continue  # an entity file as the bundle has it
+        if name not in memories and is_new_memory_graph(bundle, name):
+            replacements[name] = _marked_external(name, graph)
+            continue
         if name not in memories:
             refusals.append(Problem(name, f"the graph <{name}> is not a memory of this bundle (or is an entity the file changes); only memories' graphs are imported, nothing written",
                                     Severity.ERROR, rule="import"))
@@ -66,6 +72,21 @@ def import_graphs(bundle: Bundle, source: str | Path | IO[bytes], fmt: str, *, d
     result = plan_changes(bundle, after - before, before - after)
     result.refusals[:0] = refusals
     return apply_plan(bundle, result, dry_run=dry_run, force=force)
+
+
+def _marked_external(name: str, graph: Graph) -> Graph:
+    """A new memory's graph with ``provenance.sourceType`` set to ``external_import`` (spec 18.3), keeping its other provenance."""
+    out = Graph()
+    for triple in graph:
+        if triple[1] != SOURCE_TYPE:
+            out.add(triple)
+    node = URIRef(name)
+    provenance = out.value(node, PROVENANCE)
+    if provenance is None:
+        provenance = BNode()
+        out.add((node, PROVENANCE, provenance))
+    out.add((provenance, SOURCE_TYPE, EXTERNAL_IMPORT))
+    return out
 
 
 def _replace(target: Graph, triples: Graph) -> None:

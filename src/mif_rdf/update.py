@@ -171,7 +171,7 @@ def plan_changes(bundle: Bundle, added: set[Quad], removed: set[Quad], allow_del
             graph = str(quad[3])
             if graph in by_iri:
                 changed.setdefault(graph, ([], []))[0 if sign == "+" else 1].append(quad)
-            elif sign == "+" and _is_new_memory_graph(bundle, graph):
+            elif sign == "+" and is_new_memory_graph(bundle, graph):
                 created.setdefault(graph, []).append(quad)
             else:
                 refusals.append(_outside_memory(bundle, quad, sign))
@@ -279,7 +279,8 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
-def _is_new_memory_graph(bundle: Bundle, graph: str) -> bool:
+def is_new_memory_graph(bundle: Bundle, graph: str) -> bool:
+    """Whether a graph name is a memory IRI (``urn:mif:<id>``, not an entity's) the bundle does not have."""
     return graph.startswith(MEMORY_PREFIX) and not graph.startswith(ENTITY_PREFIX) and graph not in bundle.entities
 
 
