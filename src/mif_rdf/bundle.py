@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from .export_api import Target
     from .nsmodel.audience import Audience
     from .push.access import ExportPolicy
+    from .update import UpdateResult
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
@@ -229,6 +230,12 @@ class Bundle:
         from .export_api import export  # export_api builds on this module
 
         return export(self, target, format, include_local=include_local, audience=audience, include_system=include_system)
+
+    def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False) -> UpdateResult:
+        """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.update.update_bundle`)."""
+        from .update import update_bundle
+
+        return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""
