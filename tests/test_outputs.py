@@ -118,6 +118,20 @@ def test_ontology_compile_output_dir_never_writes_into_the_bundle_it_reads(tmp_p
     assert code == 0 and (tmp_path / "owl" / "catalog-v001.xml").is_file()
 
 
+def test_a_jsonld_memory_of_the_bundle_is_an_input_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bundle memory may be a .jsonld file (spec 3.3): no output may land on it."""
+    bundle = tmp_path / "b"
+    shutil.copytree(EXAMPLES, bundle)
+    memory = a_memory(bundle)
+    document = memory.with_suffix(".jsonld")
+    assert run(["convert", "to-jsonld", memory, "--root", bundle, "-o", document], capsys)[0] == 0
+    memory.unlink()
+    before = snapshot(bundle)
+    code, err = run(["load", bundle, "-o", document], capsys)
+    assert code == 2 and "refusing to overwrite an input" in err, err
+    assert snapshot(bundle) == before
+
+
 def test_convert_to_markdown_never_overwrites_its_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = tmp_path / "one.jsonld"
     code, _ = run(["convert", "to-jsonld", a_memory(EXAMPLES), "--root", EXAMPLES, "-o", document], capsys)

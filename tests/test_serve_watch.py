@@ -110,6 +110,27 @@ def test_every_kind_of_change_is_served_as_a_fresh_load_would(bundle: Path, tmp_
         step("an edit after the full reload", lambda: (bundle / POLICY).write_text(policy.replace("title: Idempotency Key Policy", "title: Again"), encoding="utf-8"))
 
 
+def test_jsonld_memories_are_served_as_a_fresh_load_reads_them(bundle: Path, tmp_path: Path) -> None:
+    """A memory written only as .jsonld (spec 3.3) is served, changed and removed like a markdown one."""
+    from mif_rdf.cli import main
+
+    converted = tmp_path / "converted"
+    assert main(["convert", "to-jsonld", str(bundle), "-o", str(converted), "-q"]) == 0
+    with ServeProcess(bundle, "--base", BASE) as server:
+        time.sleep(0.5)  # the watcher starts listening just after the server
+        now = generation(server)
+        source = converted / POLICY.replace(".md", ".jsonld")
+        (bundle / POLICY).unlink()  # the policy now exists only as JSON-LD
+        shutil.copy(source, bundle / POLICY.replace(".md", ".jsonld"))
+        now = wait_for_change(server, now)
+        assert_same(served(server), fresh(bundle, BASE), "a .jsonld memory instead of its .md")
+        text = source.read_text(encoding="utf-8").replace("Idempotency Key Policy", "Idempotency Key Policy (JSON-LD)")
+        (bundle / POLICY.replace(".md", ".jsonld")).write_text(text, encoding="utf-8")
+        now = wait_for_change(server, now)
+        assert b"Idempotency Key Policy (JSON-LD)" in fetch(server.url + "store", "application/n-quads")
+        assert_same(served(server), fresh(bundle, BASE), "the .jsonld memory edited")
+
+
 def test_a_file_that_turns_bad_keeps_its_last_good_graph(bundle: Path, tmp_path: Path) -> None:
     good_text = (bundle / POLICY).read_text(encoding="utf-8")
     last_good = tmp_path / "last-good"

@@ -188,7 +188,7 @@ def _input_at(target: Path, roots: list[Path], home: Path | None) -> str | None:
         return f"inside the bundle's .mif/ folder ({home / '.mif'})"
     if target.is_dir():
         return None
-    if home is not None and target.is_relative_to(home) and target.suffix.lower() == ".md" and target.exists():
+    if home is not None and target.is_relative_to(home) and target.suffix.lower() in (".md", ".jsonld") and target.exists():
         return f"a memory file of the bundle {home}"
     for root in roots:
         if target == root or (target.is_relative_to(root) and target.exists()):

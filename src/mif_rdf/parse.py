@@ -76,7 +76,7 @@ def discover(root: Path) -> BundleFiles:
     """
     found = BundleFiles()
     root = root.resolve()
-    _walk(root, "", found, found.memories, _is_concept_name, skip_hidden=True)
+    _walk(root, "", found, found.memories, is_concept_name, skip_hidden=True)
     _split_projections(found)
     found.memories.sort()  # one order everywhere: "the first of two duplicates" is well defined
     mif_dir = root / ".mif"
@@ -110,7 +110,7 @@ def loadable(root: Path, relpath: str) -> bool:
     return stat.S_ISREG(info.st_mode)
 
 
-def _is_concept_name(name: str) -> bool:
+def is_concept_name(name: str) -> bool:
     """A memory file name: ``{name}.md``, or ``{name}.jsonld`` (its JSON-LD form, spec 3.3); not a reserved name."""
     if name.endswith(".jsonld"):
         name = name[: -len(".jsonld")] + ".md"

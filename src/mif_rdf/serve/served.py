@@ -53,7 +53,7 @@ from ..oxigraph_sink import oxigraph_store
 from ..identity import GRAPH_TYPES, graph_iri
 from ..nsmodel.audience import Audience
 from ..nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
-from ..parse import RESERVED_NAMES, is_entity_path, loadable
+from ..parse import is_concept_name, is_entity_path, loadable
 from ..push.access import local_only, withheld_reason
 
 T = TypeVar("T")
@@ -405,9 +405,13 @@ def _redacted(problem: Problem, root: str, withheld: list[str]) -> Problem:
 
 
 def is_bundle_file(relpath: str) -> bool:
-    """Whether a bundle-relative path is one the loader reads: a memory ``.md`` file or an entity file."""
+    """Whether a bundle-relative path is one the loader reads: a memory ``.md`` or ``.jsonld`` file or an entity file.
+
+    A ``.jsonld`` beside its ``.md`` is a projection the load checks (stale or
+    not), so a change to it is a change to that memory's findings too.
+    """
     parts = relpath.split("/")
     if is_entity_path(relpath):
         return relpath.endswith((".yaml", ".yml"))
-    return relpath.endswith(".md") and parts[-1] not in RESERVED_NAMES and not any(part.startswith(".") for part in parts)
+    return is_concept_name(parts[-1]) and not any(part.startswith(".") for part in parts)
 

@@ -73,5 +73,5 @@ class Watcher:
         found = {p for p in known if p.startswith(folder)}
         if (root / relpath).is_dir():
             files = discover(root)
-            found |= {p for p in (*files.memories, *files.entities) if p.startswith(folder)}
+            found |= {p for p in (*files.memories, *files.entities, *files.projections) if p.startswith(folder)}
         return found
