@@ -34,6 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these")
     parser.add_argument("--inference", choices=("none", "rdfs", "owlrl", "both"), default="none", help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
+    parser.add_argument("--baseline", type=Path, metavar="FILE", help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md")
+    parser.add_argument("--write-baseline", type=Path, metavar="FILE", help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)")
     parser.set_defaults(func=run)
 
 
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ..validation import validate
     from ..validation.user_shapes import load_shapes
 
-    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
+    _common.check_outputs(("-o", args.output), ("--write-baseline", args.write_baseline), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
     if args.shapes:
@@ -55,9 +57,13 @@ def run(args: argparse.Namespace) -> int:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
                           search_path=args.path, on_stage=stage, shapes=args.shapes,
                           inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
-    text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
+    files = [record.relpath for record in bundle.memories.values()]
+    text, conforms = formatted(report, args.format, args.bundle, files), report.conforms
+    if args.baseline or args.write_baseline:
+        from .. import baseline
+        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format, lambda r, f: formatted(r, f, args.bundle, files))
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
-    return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID
+    return _common.EXIT_OK if conforms else _common.EXIT_INVALID
 
 
 def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:
