@@ -36,6 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md")
     parser.add_argument("--write-baseline", type=Path, metavar="FILE", help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)")
+    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
     parser.set_defaults(func=run)
 
 
@@ -52,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if args.inference != "none" and not args.shapes:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
     bundle = _common.load(args, types=False)
+    if args.as_of:
+        from ..asof import apply
+        _common.note(apply(bundle, args.as_of))
     total = (3 if args.level else 0) + bool(args.shapes)
     with _common.stages("validate", total) as stage:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
