@@ -25,11 +25,11 @@ MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")
 #: name -> temporal block (None: no temporal data at all)
 CORPUS = {
     "always": None,
-    "from-feb": "  validFrom: 2026-02-01T00:00:00Z\n",
+    "from-feb": "  validFrom: 2026-02-01T00:00:00Z\n  recordedAt: 2026-01-20T00:00:00Z\n  decay:\n    model: exponential\n    halfLife: P7D\n    lastReinforced: 2026-02-05T00:00:00Z\n",
     "until-march": "  validUntil: 2026-03-01T00:00:00Z\n",
     "from-date-open": "  validFrom: 2026-02-01\n  validUntil: null\n",
     "zoned-window": "  validFrom: 2026-01-01T00:00:00+02:00\n  validUntil: 2026-02-15T12:00:00-05:00\n",
-    "ttl-recorded": "  recordedAt: 2026-01-20T00:00:00Z\n  ttl: P30D\n",
+    "ttl-recorded": "  recordedAt: 2026-01-20T00:00:00Z\n  ttl: P30D\n  decay:\n    model: linear\n",
     "ttl-created": "  ttl: P10D\n",
     "ttl-hours": "  recordedAt: 2026-02-10T00:00:00Z\n  ttl: PT12H\n",
     "ttl-month": "  recordedAt: 2026-01-31T00:00:00Z\n  ttl: P1M\n",
@@ -153,3 +153,28 @@ def test_export_as_of_writes_only_the_valid_memories(bundle_dir: Path, tmp_path:
 def test_a_date_that_is_no_date_is_a_clear_error(bundle_dir: Path) -> None:
     done = run("query", str(bundle_dir), "ASK {}", "--as-of", "last tuesday")
     assert done.returncode == 2 and "last tuesday" in done.stderr and "Traceback" not in done.stderr
+
+
+# -- inside SPARQL: mif:validAt and mif:freshness ---------------------------------------------
+def test_sparql_valid_at_and_freshness_agree_with_the_helpers_at_every_moment(bundle_dir: Path) -> None:
+    from mif_rdf.queries import freshness, run_query
+
+    bundle = load_bundle(bundle_dir)
+    decaying: set[float] = set()
+    for moment in MOMENTS:
+        rows = run_query(bundle, f'SELECT ?m ?valid ?fresh WHERE {{ ?m mif:location ?l . BIND(mif:validAt(?m, "{moment}") AS ?valid) '
+                                 f'BIND(mif:freshness(?m, "{moment}") AS ?fresh) }}')
+        rows = list(rows)
+        assert len(rows) == len(CORPUS)
+        assert {str(r.m) for r in rows if r.valid.toPython() is True} == valid_memories(bundle.dataset, moment), moment
+        helper = {str(r["memory"]): r["freshness"] for r in freshness(bundle, moment)}
+        assert {str(r.m): (None if r.fresh is None else r.fresh.toPython()) for r in rows} == helper, moment
+        decaying.update(value for value in helper.values() if value is not None and 0 < value < 1)
+    assert len(decaying) >= 4  # the exponential and linear models were evaluated, not only "none"
+    selected = run_query(bundle, 'SELECT ?p WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-02-10T13:00:00Z"^^xsd:dateTime)) }')
+    assert {str(r.p) for r in selected} == expected_valid(bundle_dir, utc("2026-02-10T13:00:00Z"))
+
+
+def test_sparql_functions_on_oxigraph_are_a_clear_error(bundle_dir: Path) -> None:
+    done = run("query", str(bundle_dir), "--store", "oxigraph", 'SELECT ?m WHERE { ?m mif:path ?p FILTER(mif:validAt(?m, "2026-01-01")) }')
+    assert done.returncode == 2 and "mif:validAt" in done.stderr and "internal error" not in done.stderr
