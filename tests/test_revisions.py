@@ -147,3 +147,19 @@ def test_diff_outside_git_is_a_clear_error(tmp_path: Path) -> None:
     write_file(tmp_path / "kb", "a.md", memory_text(A))
     done = subprocess.run([MIF_RDF, "diff", "kb"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2 and "not in a git repository" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_rev_on_the_commands_reads_that_revision(repo: Path) -> None:
+    before = snapshot(repo)
+    query = "SELECT ?p WHERE { ?m mif:location ?l ; mif:path ?p }"
+    done = subprocess.run([MIF_RDF, "query", "--format", "csv", "kb", query, "--rev", "v1"], capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()[1:]) == {"a.md", "b.md", "c.md"}
+    exported = subprocess.run([MIF_RDF, "export", "kb", "--rev", "HEAD~1", "--format", "nquads"], capture_output=True, text=True, cwd=repo)
+    graphs = {line.rsplit(" ", 2)[-2] for line in exported.stdout.splitlines() if line.startswith("<urn:mif:")}
+    assert f"<urn:mif:{A}>" in graphs and f"<urn:mif:{C}>" not in graphs  # c.md is malformed at HEAD~1
+    checked = subprocess.run([MIF_RDF, "validate", "kb", "--rev", "HEAD~1", "--format", "json"], capture_output=True, text=True, cwd=repo)
+    assert checked.returncode == 1 and any(r["path"] == "c.md" for r in json.loads(checked.stdout)["results"])
+    missing = subprocess.run([MIF_RDF, "load", "kb", "--rev", "no-such-tag"], capture_output=True, text=True, cwd=repo)
+    assert missing.returncode == 2 and "no-such-tag" in missing.stderr and "Traceback" not in missing.stderr
+    assert snapshot(repo) == before

@@ -25,7 +25,7 @@ import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import MifRdfError
 
@@ -112,6 +112,19 @@ def materialize(folder: str | Path, rev: str, target: Path) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(contents[item.blob])
     return commit
+
+
+def revision_loader(rev: str) -> Callable[..., Any]:
+    """``load_bundle`` for the files of ``rev``: what ``--rev REV`` gives every command that reads a bundle.
+
+    The cache is not used: it keys on the folder, and a revision's folder is
+    a new temporary one each time.
+    """
+    def load(folder: str | Path, **options: Any) -> Any:
+        options.pop("cache", None)
+        return load_at_revision(folder, rev, **options)
+
+    return load
 
 
 def load_at_revision(folder: str | Path, rev: str, **options: Any) -> Any:

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _streams(args: argparse.Namespace, fmt: str) -> bool:
     """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
-    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions), ("--as-of", args.as_of)) if given]
+    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions), ("--as-of", args.as_of), ("--rev", args.rev)) if given]
     if args.stream:
         if fmt != "nquads":
             raise MifRdfError(f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream")
