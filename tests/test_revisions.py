@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tarfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,19 @@ def test_rev_on_the_commands_reads_that_revision(repo: Path) -> None:
     missing = subprocess.run([MIF_RDF, "load", "kb", "--rev", "no-such-tag"], capture_output=True, text=True, cwd=repo)
     assert missing.returncode == 2 and "no-such-tag" in missing.stderr and "Traceback" not in missing.stderr
     assert snapshot(repo) == before
+
+
+def test_diff_names_the_findings_a_change_introduced_and_fixed(repo: Path) -> None:
+    def findings(rev: str, moves: dict[str, str]) -> Counter:
+        done = subprocess.run([MIF_RDF, "validate", "kb", "--rev", rev, "--format", "json"], capture_output=True, text=True, cwd=repo)
+        return Counter((r.get("rule") or "load", moves.get(r["path"], r["path"]), r.get("key") or "") for r in json.loads(done.stdout)["results"])
+
+    old, new = findings("v1", {"b.md": "moved/b.md"}), findings("HEAD~1", {})
+    done = diff(repo, "v1", "HEAD~1", "--format", "json")
+    reported = json.loads(done.stdout)["findings"]
+    as_counter = lambda items: Counter((f.get("rule") or "load", f["path"], f.get("key") or "") for f in items)  # noqa: E731
+    introduced = as_counter(reported["introduced"])
+    assert introduced == new - old and any(path == "c.md" for _, path, _ in introduced)
+    assert as_counter(reported["fixed"]) == old - new
+    quick = diff(repo, "v1", "HEAD~1", "--format", "json", "--no-findings")
+    assert "findings" not in json.loads(quick.stdout)

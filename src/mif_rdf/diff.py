@@ -10,10 +10,11 @@ and whether the body changed (its line counts).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .baseline import Comparison
     from .bundle import Bundle, MemoryRecord
 
 FORMATS = ("text", "json", "markdown")
@@ -55,16 +56,28 @@ class BundleDiff:
     old: str
     new: str
     changes: list[MemoryChange]
+    findings: Comparison | None = None  # validation findings the change introduced and fixed (see with_findings)
 
     def counts(self) -> dict[str, int]:
         return {status: sum(1 for c in self.changes if c.status == status) for status in ("added", "removed", "moved", "changed")}
 
     def summary(self) -> str:
         counts = self.counts()
-        return f"{self.old} -> {self.new}: " + ", ".join(f"{n} {status}" for status, n in counts.items())
+        found = "" if self.findings is None else f"; findings: {len(self.findings.new)} introduced, {len(self.findings.absent)} fixed"
+        return f"{self.old} -> {self.new}: " + ", ".join(f"{n} {status}" for status, n in counts.items()) + found
+
+    def finding_lines(self) -> list[str]:
+        """The validation findings the change introduced (``+``) and fixed (``-``), one line each."""
+        if self.findings is None:
+            return []
+        return ([f"+ {f.severity.value} {f.path} {f.key or ''}: {f.message} [{f.rule or 'load'}]" for f in self.findings.new]
+                + [f"- {f.severity} {f.path} {f.key or ''}: {f.message} [{f.rule}]" for f in self.findings.absent])
 
     def to_json(self) -> str:
-        document = {"old": self.old, "new": self.new, "counts": self.counts(), "memories": [c.to_dict() for c in self.changes]}
+        document: dict[str, Any] = {"old": self.old, "new": self.new, "counts": self.counts(), "memories": [c.to_dict() for c in self.changes]}
+        if self.findings is not None:
+            document["findings"] = {"introduced": [f.to_dict() for f in self.findings.new],
+                                    "fixed": [f.to_dict() for f in self.findings.absent]}
         return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
 
     def to_text(self) -> str:
@@ -73,6 +86,8 @@ class BundleDiff:
             where = f"{change.old_path} -> {change.new_path}" if change.status == "moved" else change.path
             lines.append(f"\n{change.status:<8} {where}  ({change.id})")
             lines.extend(f"  {line}" for line in _details(change))
+        if self.finding_lines():
+            lines += ["", "validation findings:", *(f"  {line}" for line in self.finding_lines())]
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
@@ -85,10 +100,26 @@ class BundleDiff:
                 where = f"`{change.old_path}` → `{change.new_path}`" if change.status == "moved" else f"`{change.path}`"
                 details = "<br>".join(_cell(line) for line in _details(change)) or ""
                 lines.append(f"| {where} | {change.status} | {details} |")
+        if self.finding_lines():
+            lines += ["", "Validation findings (`+` introduced, `-` fixed):", "", "```diff", *self.finding_lines(), "```"]
         return "\n".join(lines) + "\n"
 
     def formatted(self, fmt: str) -> str:
         return {"text": self.to_text, "json": self.to_json, "markdown": self.to_markdown}[fmt]()
+
+
+def with_findings(diff: BundleDiff, old: Bundle, new: Bundle, level: int = 3) -> BundleDiff:
+    """``diff`` with the validation findings (at ``level``) the change introduced and fixed, matched as a baseline matches them.
+
+    A moved memory's old findings are matched under its new path, so a rename alone introduces and fixes nothing.
+    """
+    from .baseline import compare, known
+    from .validation import validate
+
+    moves = {c.old_path: c.new_path for c in diff.changes if c.status == "moved"}  # a moved memory keeps its findings
+    before = [known(replace(r, path=moves.get(r.path, r.path))) for r in validate(old, level=level).results]
+    diff.findings = compare(validate(new, level=level), before)
+    return diff
 
 
 def _details(change: MemoryChange) -> list[str]:
