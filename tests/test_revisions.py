@@ -214,3 +214,23 @@ def test_sparql_update_turns_the_old_export_into_the_new_in_a_real_oxigraph(repo
     assert all(isomorphic(stored[name], expected[name]) for name in expected)
     unchanged = subprocess.run([MIF_RDF, "diff", "kb", "HEAD", "HEAD", "--format", "sparql-update"], capture_output=True, cwd=repo)
     assert unchanged.returncode == 0 and unchanged.stdout == b""  # blank nodes compare canonically: nothing to do
+
+
+def test_validate_rev_places_findings_on_the_lines_of_that_revision(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    link = "relationships:\n  - type: relates-to\n    target: ./nowhere.md\n"
+    write_file(repo / "kb", "a.md", memory_text(A, link, body="A.\n\n## Relationships\n- relates-to [Nowhere](./nowhere.md)\n"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    text = (repo / "kb" / "a.md").read_text(encoding="utf-8")
+    (repo / "kb" / "a.md").write_text(text.replace("created:", "title: A\ntags: [x, y]\naliases: [z]\ncreated:"), encoding="utf-8")  # 3 lines above the link
+
+    def target_line(*args: str) -> int:
+        done = subprocess.run([MIF_RDF, "validate", "kb", "--format", "github", *args], capture_output=True, text=True, cwd=repo)
+        return next(int(line.split("line=")[1].split(",")[0]) for line in done.stdout.splitlines() if "nowhere.md" in line and "line=" in line)
+
+    committed = subprocess.run(["git", "-C", str(repo), "show", "HEAD:kb/a.md"], capture_output=True, text=True).stdout.splitlines()
+    assert target_line("--rev", "HEAD") == 1 + next(i for i, line in enumerate(committed) if "target: ./nowhere.md" in line)
+    assert target_line() == target_line("--rev", "HEAD") + 3

@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
                           search_path=args.path, on_stage=stage, shapes=args.shapes,
                           inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
     files = [record.relpath for record in bundle.memories.values()]
+    if args.rev:  # key lines from the revision's files, not from the working tree's
+        from ..validation.report import with_key_lines
+        report = with_key_lines(report, bundle.root)
     text, conforms = formatted(report, args.format, args.bundle, files), report.conforms
     if args.baseline or args.write_baseline:
         from .. import baseline
