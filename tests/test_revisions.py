@@ -234,3 +234,34 @@ def test_validate_rev_places_findings_on_the_lines_of_that_revision(tmp_path: Pa
     committed = subprocess.run(["git", "-C", str(repo), "show", "HEAD:kb/a.md"], capture_output=True, text=True).stdout.splitlines()
     assert target_line("--rev", "HEAD") == 1 + next(i for i, line in enumerate(committed) if "target: ./nowhere.md" in line)
     assert target_line() == target_line("--rev", "HEAD") + 3
+
+
+def test_rdf_patch_rows_turn_the_old_export_into_the_new(repo: Path) -> None:
+    from rdflib import BNode, Dataset, Graph
+
+    def export(rev: str) -> dict[str, Graph]:
+        done = subprocess.run([MIF_RDF, "export", "kb", "--rev", rev, "--format", "nquads"], capture_output=True, cwd=repo)
+        return rows_graphs(done.stdout.decode("utf-8").splitlines())
+
+    def rows_graphs(lines: list[str]) -> dict[str, Graph]:
+        dataset = Dataset()
+        dataset.parse(data="\n".join(lines) + "\n", format="nquads")  # each row is an N-Quads line: rdflib reads them
+        return {str(g.identifier): g for g in dataset.graphs() if len(g)}
+
+    done = subprocess.run([MIF_RDF, "diff", "kb", "v1", "HEAD", "--format", "rdf-patch"], capture_output=True, text=True, cwd=repo)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[0] == "TX ." and lines[-1] == "TC ." and all(line[:2] in ("A ", "D ") for line in lines[1:-1])
+    deleted = rows_graphs([line[2:] for line in lines if line.startswith("D ")])
+    added = rows_graphs([line[2:] for line in lines if line.startswith("A ")])
+    old, new = export("v1"), export("HEAD")
+    for name in set(old) | set(new):
+        was, now = old.get(name, Graph()), new.get(name, Graph())
+        gone, came = deleted.get(name, Graph()), added.get(name, Graph())
+        if any(isinstance(t, BNode) for triple in (*was, *now) for t in triple):
+            if isomorphic(was, now):
+                assert not len(gone) and not len(came), name
+            else:
+                assert isomorphic(gone, was) and isomorphic(came, now), name  # replaced whole
+        else:
+            assert (set(was) - set(gone)) | set(came) == set(now) and not set(gone) - set(was), name
+    assert deleted and added

@@ -1,5 +1,5 @@
-"""The RDF difference of two bundles as a SPARQL 1.1 Update: applied to a store holding the old
-bundle's export, it leaves exactly the new bundle's export.
+"""The RDF difference of two bundles as a SPARQL 1.1 Update (or RDF Patch): applied to a store
+holding the old bundle's export, it leaves exactly the new bundle's export.
 
 Both sides are what ``mif-rdf export`` writes (never ``_local`` memories; the
 ``#types`` graph included), compared named graph by named graph:
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rdflib import Dataset
@@ -60,30 +61,66 @@ def _has_blank(triples: set[tuple[str, str, str]]) -> bool:
     return any(term.startswith("_:") for triple in triples for term in (triple[0], triple[2]))
 
 
-def sparql_update(old: Bundle, new: Bundle) -> str:
-    """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s (see the module docstring)."""
+@dataclass
+class GraphChange:
+    """How one named graph changes: ``replaced`` (every old quad goes first), then ``deleted`` and ``inserted`` triples."""
+
+    name: str
+    index: int  # the graph's number, which prefixes its blank node labels
+    replaced: set[tuple[str, str, str]]
+    deleted: set[tuple[str, str, str]]
+    inserted: set[tuple[str, str, str]]
+
+
+def graph_changes(old: Bundle, new: Bundle) -> list[GraphChange]:
+    """The named graphs whose exports differ, each with what goes and what comes (see the module docstring)."""
     before, after = exported_graphs(old), exported_graphs(new)
-    operations = []
+    changes = []
     for index, name in enumerate(sorted(set(before) | set(after))):
         was, now = before.get(name, set()), after.get(name, set())
         if was == now:
             continue
-        graph = f"<{name}>"
         if was and (not now or _has_blank(was) or _has_blank(now)):
+            changes.append(GraphChange(name, index, was, set(), now))
+        else:
+            changes.append(GraphChange(name, index, set(), was - now, now - was))
+    return changes
+
+
+def sparql_update(old: Bundle, new: Bundle) -> str:
+    """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s: a replaced graph is dropped and inserted again."""
+    operations = []
+    for change in graph_changes(old, new):
+        graph = f"<{change.name}>"
+        if change.replaced:
             operations.append(f"DROP SILENT GRAPH {graph}")
-            was = set()
-        if was - now:
-            operations.append(_data("DELETE", graph, was - now, index))
-        if now - was:
-            operations.append(_data("INSERT", graph, now - was, index))
+        if change.deleted:
+            operations.append(_data("DELETE", graph, change.deleted, change.index))
+        if change.inserted:
+            operations.append(_data("INSERT", graph, change.inserted, change.index))
     return " ;\n".join(operations) + ("\n" if operations else "")
 
 
+def rdf_patch(old: Bundle, new: Bundle) -> str:
+    """The same change as RDF Patch (the format of Apache Jena's RDF Delta): ``D`` and ``A`` rows of quads in one ``TX``/``TC``.
+
+    RDF Patch has no "drop graph": a replaced graph is every old quad deleted
+    (``D``), then every new one added.  Blank nodes carry their RDFC-1.0
+    canonical labels, prefixed with the graph's number.
+    """
+    rows = ["TX ."]
+    for change in graph_changes(old, new):
+        graph = f"<{change.name}>"
+        rows += [f"D {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.replaced | change.deleted)]
+        rows += [f"A {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.inserted)]
+    return "\n".join([*rows, "TC ."]) + "\n"
+
+
+def _term(text: str, index: int) -> str:
+    """A term in N-Triples syntax; a blank node label gets the graph's number (a label must not recur across graphs)."""
+    return f"_:g{index}{text[2:]}" if text.startswith("_:") else text
+
+
 def _data(verb: str, graph: str, triples: set[tuple[str, str, str]], index: int) -> str:
-    """One ``INSERT DATA``/``DELETE DATA``; blank node labels get the graph's number (a label must not recur across operations)."""
-    def term(text: str) -> str:
-        return f"_:g{index}{text[2:]}" if text.startswith("_:") else text
-
-    rows = "\n".join(f"    {term(s)} {p} {term(o)} ." for s, p, o in sorted(triples))
+    rows = "\n".join(f"    {_term(s, index)} {p} {_term(o, index)} ." for s, p, o in sorted(triples))
     return f"{verb} DATA {{\n  GRAPH {graph} {{\n{rows}\n  }}\n}}"
-

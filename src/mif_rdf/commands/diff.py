@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("bundle", type=Path, help="the bundle folder (inside a git repository)")
     parser.add_argument("old", nargs="?", default="HEAD", metavar="REV_A", help="the old revision (default HEAD)")
     parser.add_argument("new", nargs="?", metavar="REV_B", help="the new revision (default: the working tree)")
-    parser.add_argument("--format", choices=("text", "json", "markdown", "sparql-update"), default="text", help="text for people (default), json for pipelines, markdown to paste into a pull request, sparql-update: the SPARQL 1.1 Update that turns REV_A's export into REV_B's")
+    parser.add_argument("--format", choices=("text", "json", "markdown", "sparql-update", "rdf-patch"), default="text", help="text for people (default), json for pipelines, markdown to paste into a pull request; sparql-update (SPARQL 1.1 Update) or rdf-patch (RDF Patch, as Jena RDF Delta): the change that turns REV_A's export into REV_B's")
     parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default: as for load)")
     parser.add_argument("--no-findings", action="store_true", help="leave out the validation findings the change introduced and fixed (faster: nothing is validated)")
     parser.add_argument("-o", "--output", type=Path, help="write the diff to this file instead of standard output")
@@ -42,9 +42,10 @@ def run(args: argparse.Namespace) -> int:
         new = load_bundle(args.bundle, base_iri=args.base or old.base_iri, progress=False)
     else:
         new = load_at_revision(args.bundle, args.new, base_iri=args.base, progress=False)
-    if args.format == "sparql-update":
-        from ..patch import sparql_update
-        _common.write(args.output, lambda out: out.write(sparql_update(old, new).encode("utf-8")))
+    if args.format in ("sparql-update", "rdf-patch"):
+        from ..patch import rdf_patch, sparql_update
+        patch = (sparql_update if args.format == "sparql-update" else rdf_patch)(old, new)
+        _common.write(args.output, lambda out: out.write(patch.encode("utf-8")))
         return _common.EXIT_OK
     found = diff_bundles(old, new, args.old, args.new or WORKING_TREE)
     text = (found if args.no_findings else with_findings(found, old, new)).formatted(args.format)
