@@ -111,6 +111,8 @@ def test_sarif_carries_baseline_state_and_fingerprints_and_reads_back_as_a_basel
     states = Counter(r["baselineState"] for r in document["runs"][0]["results"])
     assert states == Counter({"new": sum((after - before).values()), "unchanged": sum((after & before).values()), "absent": sum((before - after).values())})
     assert all(SARIF_FINGERPRINT in r["partialFingerprints"] for r in document["runs"][0]["results"])
+    absent = [r for r in document["runs"][0]["results"] if r["baselineState"] == "absent"]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in absent} == {f"memories/{path}" for _, path, _, _ in before - after}
 
     # the SARIF report is itself a baseline: against it, nothing is new and nothing fixed
     reread = run(workspace, "memories", "--baseline", "out.sarif")

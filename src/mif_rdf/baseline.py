@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import MifRdfError, Problem, Severity
-from .validation.report import LOAD_RULE, ValidationReport
+from .validation.report import LOAD_RULE, ValidationReport, _joined, _uri
 
 FORMAT_VERSION = 1
 #: The ``partialFingerprints`` key of mif-rdf's fingerprint in SARIF results.
@@ -164,7 +164,7 @@ def _from_sarif(path: Path, document: dict[str, Any]) -> list[KnownFinding]:
 
 
 def against(report: ValidationReport, baseline: Path | None, write: Path | None, fmt: str,
-            render: Callable[[ValidationReport, str], str]) -> tuple[str, bool]:
+            render: Callable[[ValidationReport, str], str], root: str = ".") -> tuple[str, bool]:
     """What ``mif-rdf validate --baseline FILE --write-baseline FILE`` prints, and whether the run passes.
 
     The comparison is with ``baseline`` when given, else with the findings
@@ -173,17 +173,18 @@ def against(report: ValidationReport, baseline: Path | None, write: Path | None,
     records each run's findings once it has been checked against the last.
     """
     known_findings = read_baseline(baseline) if baseline else [known(r) for r in report.results]
-    result = formatted(report, known_findings, fmt, render)
+    result = formatted(report, known_findings, fmt, render, root)
     if write is not None:
         write_baseline(report, write)
     return result
 
 
 def formatted(report: ValidationReport, baseline: list[KnownFinding], fmt: str,
-              render: Callable[[ValidationReport, str], str]) -> tuple[str, bool]:
+              render: Callable[[ValidationReport, str], str], root: str = ".") -> tuple[str, bool]:
     """The report in format ``fmt`` against ``baseline``, and whether the run passes (no new error).
 
-    ``render`` turns a report into text (``mif-rdf validate``'s formatter).
+    ``render`` turns a report into text (``mif-rdf validate``'s formatter);
+    ``root`` is the bundle folder as CI sees it (where fixed findings' files were).
     SARIF lists every finding with its ``baselineState`` and fingerprint, plus
     the fixed ones as ``absent``; every other format shows only the new
     findings, and the line-oriented ones (text, GitHub annotations) and JSON
@@ -192,7 +193,7 @@ def formatted(report: ValidationReport, baseline: list[KnownFinding], fmt: str,
     comparison = compare(report, baseline)
     passes = not any(r.severity == Severity.ERROR for r in comparison.new)
     if fmt == "sarif":
-        return sarif_with_baseline(render(report, fmt), report, comparison), passes
+        return sarif_with_baseline(render(report, fmt), report, comparison, root), passes
     text = render(replace(report, results=comparison.new), fmt)
     if fmt == "json":
         document = json.loads(text)
@@ -205,7 +206,7 @@ def formatted(report: ValidationReport, baseline: list[KnownFinding], fmt: str,
     return text, passes
 
 
-def sarif_with_baseline(text: str, report: ValidationReport, comparison: Comparison) -> str:
+def sarif_with_baseline(text: str, report: ValidationReport, comparison: Comparison, root: str = ".") -> str:
     """SARIF 2.1.0 with ``baselineState`` (new/unchanged/absent) and ``partialFingerprints`` on every result.
 
     The SARIF results come in :meth:`ValidationReport.sorted_results` order,
@@ -229,7 +230,7 @@ def sarif_with_baseline(text: str, report: ValidationReport, comparison: Compari
         run["results"].append({
             "ruleId": entry.rule, "level": {"info": "note"}.get(entry.severity, entry.severity),
             "message": {"text": entry.message or f"fixed finding of rule {entry.rule}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": entry.path}}}],
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(_joined(root, entry.path))}}}],
             "partialFingerprints": {SARIF_FINGERPRINT: entry.fingerprint},
             "baselineState": "absent", "properties": properties,
         })

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     text, conforms = formatted(report, args.format, args.bundle, files), report.conforms
     if args.baseline or args.write_baseline:
         from .. import baseline
-        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format, lambda r, f: formatted(r, f, args.bundle, files))
+        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format, lambda r, f: formatted(r, f, args.bundle, files), ci_root(args.bundle))
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if conforms else _common.EXIT_INVALID
 
