@@ -79,8 +79,10 @@ def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
         meta, _, name = entry.partition(b"\t")
         mode, kind, blob = meta.decode().split()
         path = os.fsdecode(name)
-        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix):
-            files.append(TreeFile(path[len(prefix):], mode, blob))
+        relpath = path[len(prefix):]
+        unsafe = any(part in ("", ".", "..") for part in relpath.split("/"))  # a crafted tree must not write outside the copy
+        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix) and not unsafe:
+            files.append(TreeFile(relpath, mode, blob))
     return files
 
 
