@@ -171,6 +171,8 @@ def test_sparql_valid_at_and_freshness_agree_with_the_helpers_at_every_moment(bu
         assert {str(r.m): (None if r.fresh is None else r.fresh.toPython()) for r in rows} == helper, moment
         decaying.update(value for value in helper.values() if value is not None and 0 < value < 1)
     assert len(decaying) >= 4  # the exponential and linear models were evaluated, not only "none"
+    strength = run_query(bundle, 'SELECT ?m ?s WHERE { ?m mif:location ?l BIND(mif:strengthAt(?m, "2026-02-20") AS ?s) }')
+    assert {str(r.m): (None if r.s is None else r.s.toPython()) for r in strength} == {str(r["memory"]): r["freshness"] for r in freshness(bundle, "2026-02-20")}
     selected = run_query(bundle, 'SELECT ?p WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-02-10T13:00:00Z"^^xsd:dateTime)) }')
     assert {str(r.p) for r in selected} == expected_valid(bundle_dir, utc("2026-02-10T13:00:00Z"))
 

@@ -1,4 +1,4 @@
-"""Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)`` and ``mif:freshness(?m, ?date)``.
+"""Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)``, ``mif:freshness(?m, ?date)`` (alias ``mif:strengthAt``).
 
 Registered with rdflib's SPARQL engine when :mod:`mif_rdf.queries` is
 imported, so any query that engine runs can write, for "what did we hold true
@@ -11,7 +11,8 @@ on 1 March"::
 * ``mif:freshness(memory, date)``: its decay strength at the date as an
   ``xsd:double`` (the value of :func:`~mif_rdf.queries.freshness`); an error
   (the expression is unbound) when it was not recorded yet or its decay
-  cannot be evaluated.
+  cannot be evaluated.  ``mif:strengthAt`` is the same function: freshness
+  *is* the spec 9.2 decay strength.
 
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
 The functions read the memory's own triples from the graph the query runs on,
@@ -36,7 +37,7 @@ from ..namespaces import PREFIXES
 from .helpers import _profile, _time_value
 
 MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
-VALID_AT, FRESHNESS = URIRef(MIF + "validAt"), URIRef(MIF + "freshness")
+VALID_AT, FRESHNESS, STRENGTH_AT = URIRef(MIF + "validAt"), URIRef(MIF + "freshness"), URIRef(MIF + "strengthAt")
 
 
 def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
@@ -100,3 +101,4 @@ def freshness(e: Expr, ctx: FrozenBindings) -> Literal:
 
 register_custom_function(VALID_AT, valid_at, override=True, raw=True)
 register_custom_function(FRESHNESS, freshness, override=True, raw=True)
+register_custom_function(STRENGTH_AT, freshness, override=True, raw=True)  # the issue's name for the same spec 9.2 strength
