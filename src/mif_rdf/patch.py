@@ -23,7 +23,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rdflib import Dataset
 
 if TYPE_CHECKING:
     from .bundle import Bundle
