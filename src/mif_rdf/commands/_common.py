@@ -114,6 +114,7 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
     parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
     parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    parser.add_argument("--rev", metavar="REV", help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out")
 
 
 def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
@@ -126,6 +127,9 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
     limits = limits_of(args)
     from ..bundle import load_bundle
 
+    if getattr(args, "rev", None):
+        from ..revisions import revision_loader
+        load_bundle = revision_loader(args.rev)  # noqa: F811  the same options, the files of that revision
     bundle = load_bundle(
         args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
         progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,

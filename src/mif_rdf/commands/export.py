@@ -25,6 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--with-hashes", action="store_true", help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory")
     _audience.audience_options(parser)
     parser.add_argument("--stream", action="store_true", help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)")
+    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
     parser.set_defaults(func=run)
 
 
@@ -35,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
         return _stream(args)
     args.store = args.store or "memory"
     bundle = _common.load(args)
+    if args.as_of:
+        from ..asof import apply
+        _common.note(apply(bundle, args.as_of))
     _common.show_problems(bundle.problems)
     audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _streams(args: argparse.Namespace, fmt: str) -> bool:
     """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
-    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions)) if given]
+    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions), ("--as-of", args.as_of), ("--rev", args.rev)) if given]
     if args.stream:
         if fmt != "nquads":
             raise MifRdfError(f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream")

@@ -27,6 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=RESULT_FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
     parser.add_argument("--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying")
     parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)")
+    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
     parser.set_defaults(func=run)
 
 
@@ -37,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
     text = _query_text(args.query, args.file)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)
+    if args.as_of:
+        from ..asof import apply
+        _common.note(apply(bundle, args.as_of))
     if args.reason:
         added = _reason(bundle, args.reason)
         _common.note(f"reasoning ({args.reason}): {added} inferred triples")

@@ -34,6 +34,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these")
     parser.add_argument("--inference", choices=("none", "rdfs", "owlrl", "both"), default="none", help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
+    parser.add_argument("--baseline", type=Path, metavar="FILE", help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md")
+    parser.add_argument("--write-baseline", type=Path, metavar="FILE", help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)")
+    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
     parser.set_defaults(func=run)
 
 
@@ -42,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ..validation import validate
     from ..validation.user_shapes import load_shapes
 
-    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
+    _common.check_outputs(("-o", args.output), ("--write-baseline", args.write_baseline), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
     if args.shapes:
@@ -50,14 +53,24 @@ def run(args: argparse.Namespace) -> int:
     if args.inference != "none" and not args.shapes:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
     bundle = _common.load(args, types=False)
+    if args.as_of:
+        from ..asof import apply
+        _common.note(apply(bundle, args.as_of))
     total = (3 if args.level else 0) + bool(args.shapes)
     with _common.stages("validate", total) as stage:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
                           search_path=args.path, on_stage=stage, shapes=args.shapes,
                           inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
-    text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
+    files = [record.relpath for record in bundle.memories.values()]
+    if args.rev:  # key lines from the revision's files, not from the working tree's
+        from ..validation.report import with_key_lines
+        report = with_key_lines(report, bundle.root)
+    text, conforms = formatted(report, args.format, args.bundle, files), report.conforms
+    if args.baseline or args.write_baseline:
+        from .. import baseline
+        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format, lambda r, f: formatted(r, f, args.bundle, files), ci_root(args.bundle))
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
-    return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID
+    return _common.EXIT_OK if conforms else _common.EXIT_INVALID
 
 
 def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:

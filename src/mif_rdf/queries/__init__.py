@@ -36,6 +36,7 @@ from .helpers import (
 from .native import select
 from .results import FORMATS, Table, compact_iri, format_result, python_value
 from .sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
+from . import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 
 __all__ = [
     "FORMATS",

@@ -88,6 +88,10 @@ def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = Non
         raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
     except SyntaxError as exc:  # pyoxigraph: "error at LINE:COLUMN: message"
         raise _oxigraph_syntax_error(query, str(exc)) from None
+    except RuntimeError as exc:  # pyoxigraph: a function only rdflib's engine knows (mif_rdf.queries.functions)
+        if "custom function" not in str(exc):
+            raise
+        raise MifRdfError(f"{exc}: mif:validAt and mif:freshness run on rdflib's engine (--store memory)") from None
     except Exception as exc:  # rdflib reports an undeclared prefix as a bare Exception
         match = _UNKNOWN_PREFIX.match(str(exc)) if type(exc) is Exception else None
         if match is None:
