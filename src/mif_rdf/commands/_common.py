@@ -127,10 +127,12 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
     limits = limits_of(args)
     from ..bundle import load_bundle
 
+    loader = load_bundle
     if getattr(args, "rev", None):
         from ..revisions import revision_loader
-        load_bundle = revision_loader(args.rev)  # noqa: F811  the same options, the files of that revision
-    bundle = load_bundle(
+
+        loader = revision_loader(args.rev)  # the same options, the files of that revision
+    bundle = loader(
         args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
         progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
         workers=args.workers,
