@@ -24,6 +24,7 @@ Positions are character offsets into the ``str`` searched.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, Sequence
@@ -149,6 +150,24 @@ def _compiled(source: str, flags: str, time_limit: float, ascii: bool = True) ->
     except (regex.error, OverflowError, RecursionError) as exc:
         raise PatternError(source, str(exc)) from None
     return SafePattern(source, flags, "regex", time_limit, compiled)
+
+
+#: Searches a validation gave up at the time limit, in this thread: (pattern, the text's first 80 characters).
+_stopped = threading.local()
+_MAX_STOPPED = 100  # a report names the first ones; more would only repeat the same pattern
+
+
+def note_stopped(source: str, text: str) -> None:
+    """Remember that ``source`` was stopped on ``text`` (read back, once, by :func:`take_stopped`)."""
+    items = _stopped.__dict__.setdefault("items", [])
+    if len(items) < _MAX_STOPPED:
+        items.append((source, text[:80]))
+
+
+def take_stopped() -> list[tuple[str, str]]:
+    """The searches noted since the last call, in this thread (and forget them)."""
+    items, _stopped.items = _stopped.__dict__.get("items", []), []
+    return items
 
 
 @lru_cache(maxsize=1024)

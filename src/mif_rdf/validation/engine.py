@@ -31,7 +31,7 @@ from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.plugins.stores.memory import Memory
 
-from ..patterns import PatternError, PatternTimeout, compile_pattern
+from ..patterns import PatternError, PatternTimeout, compile_pattern, note_stopped
 from ..oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
 from .order import compare
 
@@ -635,6 +635,7 @@ def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: C
         try:
             return compiled.matches(text(v))
         except PatternTimeout:
+            note_stopped(pattern, text(v))
             return False
     return matches
 

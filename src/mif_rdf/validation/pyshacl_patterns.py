@@ -11,7 +11,8 @@ classes, pySHACL's ``i`` and ``m`` flags), searched with
 :data:`~mif_rdf.patterns.DEFAULT_TIME_LIMIT` per value.  A value the limit
 stops does not match: pySHACL reports it as its ordinary
 ``sh:PatternConstraintComponent`` result ("Value does not match pattern"),
-so validation goes on and fails on that value instead of hanging.
+so validation goes on and fails on that value instead of hanging
+(:func:`~mif_rdf.patterns.note_stopped` keeps it for the report's warning).
 
 Why not the alternatives: a worker process with a time limit bounds the
 whole validation, not a pattern (a large bundle legitimately takes minutes
@@ -24,24 +25,11 @@ pySHACL's own error.
 from __future__ import annotations
 
 import re
-import threading
 from typing import Any
 
 import regex
 
-from ..patterns import DEFAULT_TIME_LIMIT
-
-#: (pattern, the value's first 80 characters) of every search stopped by the limit, in this thread, oldest first.
-_stopped = threading.local()
-
-
-def stopped() -> list[tuple[str, str]]:
-    """The searches the time limit stopped in this thread since :func:`clear_stopped` (pattern, value start)."""
-    return list(getattr(_stopped, "items", ()))
-
-
-def clear_stopped() -> None:
-    _stopped.items = []
+from ..patterns import DEFAULT_TIME_LIMIT, note_stopped
 
 
 class _Bounded:
@@ -58,9 +46,7 @@ class _Bounded:
             return getattr(self._compiled, how)(text, timeout=self._limit)
         except TimeoutError:
             self._given_up = text
-            if not hasattr(_stopped, "items"):
-                _stopped.items = []
-            _stopped.items.append((self.pattern, text[:80]))
+            note_stopped(self.pattern, text)
             return None
 
     def match(self, text: str) -> Any:
