@@ -1,7 +1,8 @@
 """Regular expressions that come from data, run with a bound on time.
 
-A pattern written in an ontology (a discovery ``content_pattern``, later a
-field ``pattern`` or a SHACL ``sh:pattern``) is untrusted: with a backtracking
+A pattern written in an ontology (a discovery ``content_pattern``, a field
+``pattern`` or ``format``) or a shapes graph (``sh:pattern``, which the SHACL
+engine translates from XPath) is untrusted: with a backtracking
 engine such as Python's ``re``, ``^(a+)+$`` on forty ``a`` and a ``b`` runs for
 hours, and ``re`` cannot be interrupted from another thread.  So:
 
