@@ -107,6 +107,7 @@ REFUSED = {
     "class subtraction": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern \"^[a-z-[aeiou]]+$\" .",
     "XPath-only escape": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern \"^\\\\i\\\\c*$\" .",
     "Python-only escape": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern \"^\\\\x41\" .",
+    "Python-only quantifier": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern \"^a{,3}$\" .",
     "RE2-only class": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern \"^[[:alpha:]]+$\" .",
 }
 
