@@ -200,6 +200,8 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
         if fmt in FORMAT_PATTERNS:
             label = f"a {fmt}" + (f" such as {_EXAMPLES[fmt]}" if fmt in _EXAMPLES else "")
             pattern = pattern or FORMAT_PATTERNS[fmt]
+    if kind == "string" and isinstance(schema.get("pattern"), str):
+        label = f"text matching {pattern}"  # the author's own pattern: say which, "text" alone would puzzle
     return ValueSpec(
         label,
         _JSON_DATATYPES[kind],
