@@ -86,3 +86,15 @@ def test_flags_and_errors() -> None:
     assert caught.value.source == "(unclosed" and "missing )" in caught.value.reason
     with pytest.raises(PatternError):
         compile_pattern("a", "q")
+
+
+def test_matches_says_what_search_finds() -> None:
+    """``matches`` (a one-pattern RE2 set, for SHACL's yes or no) agrees with ``search`` on both engines."""
+    sources = [*HOSTILE_RE2, r"(?<=a)b", r"^\p{Lu}", r"é$", r"^$", r"(a)\1"]
+    texts = ["", "aaaa!", "ab", "Éa", "café", "x\ny", "aa"]
+    for source in sources:
+        for flags in ("", "i", "m", "s"):
+            pattern = compile_pattern(source, flags, ascii=False)
+            for text in texts:
+                assert pattern.matches(text) == (pattern.search(text) is not None), (source, flags, text)
+    assert compile_pattern("a$").matches("\ud800a") and not compile_pattern("^a").matches("\ud800a")  # a lone surrogate is a character too

@@ -151,6 +151,9 @@ def _graph(source: Any, rdf_format: str | None = None) -> Graph:
 def _pyshacl() -> Any:
     import pyshacl  # imported when it runs: a fast-engine validation never pays for it
 
+    from .validation.pyshacl_patterns import bound
+
+    bound()  # sh:pattern with a time limit per value (docs/security.md)
     return pyshacl
 
 

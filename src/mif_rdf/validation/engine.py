@@ -10,7 +10,7 @@ alternative/repetition paths, and every constraint component of SHACL
 Core; ``sh:deactivated`` shapes are skipped.  Every shape of the graph is
 compiled before anything runs, and a shapes graph that uses anything else
 (SHACL-SPARQL, custom components, advanced features, recursion, an
-ill-formed shape, a pattern Python's ``re`` reads otherwise than XPath)
+ill-formed shape, a pattern RE2 reads otherwise than XPath)
 raises :class:`Unsupported`, so the caller runs pyshacl:
 it never passes what it did not check.  ``tests/conformance/test_w3c_shacl.py``
 runs the W3C suite through it; the project's tests hold its results to
@@ -31,6 +31,7 @@ from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.plugins.stores.memory import Memory
 
+from ..patterns import PatternError, PatternTimeout, compile_pattern, note_stopped
 from ..oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
 from .order import compare
 
@@ -471,8 +472,7 @@ class Compiler:
             flags = [str(f) for f in self.g.objects(node, SH.flags)]
             if len(flags) > 1 or any(letter not in _FLAGS for letter in "".join(flags)):
                 raise Unsupported(f"sh:flags {flags} on {node}")
-            regex = re.compile(_xpath_regex(str(value), "".join(flags)), sum(flag for letter, flag in _FLAGS.items() if letter in "".join(flags)))
-            return Constraint(SH.PatternConstraintComponent, lambda v: kind(v) is not BNode and regex.search(text(v)) is not None)
+            return Constraint(SH.PatternConstraintComponent, _pattern_check(str(value), "".join(flags), kind, text))
         if predicate == SH.languageIn:
             ranges = [str(r).lower() for r in _members(self.g, value)]
             return Constraint(SH.LanguageInConstraintComponent, lambda v: _language_in(term(v), ranges))
@@ -604,52 +604,112 @@ _RANGES: dict[Any, tuple[URIRef, Callable[[int], bool]]] = {
     SH.minExclusive: (SH.MinExclusiveConstraintComponent, lambda order: order > 0),
     SH.maxExclusive: (SH.MaxExclusiveConstraintComponent, lambda order: order < 0),
 }
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}  # XPath's "x" (whitespace only) and "q": refused
-#: Escapes Python's ``re`` reads otherwise than XPath (``\w``: XPath's takes symbols such as ``+``; ``\s``: XPath's
+_FLAGS = frozenset("imsxq")
+#: Escapes Python's ``re`` and RE2 read otherwise than XPath (``\w``: XPath's takes symbols such as ``+``; ``\s``: XPath's
 #: is four characters) or that XPath does not have (Python's anchors and word boundaries).
 _NOT_XPATH_ESCAPES = frozenset("wWsSAZbBgG")
+#: Letter escapes read alike by XPath, Python's ``re`` and RE2 (``\d``, ``\D`` are spelled as Unicode categories).
+_ESCAPES = {"n": "\\n", "r": "\\r", "t": "\\t", "d": "\\p{Nd}", "D": "\\P{Nd}"}
+_SPACES = frozenset("\t\n\r ")  # what the x flag removes outside character classes (XPath 3.1, 5.6.1)
+_META = frozenset(".\\?*+{}()[]|^$")
 
 
-def _xpath_regex(pattern: str, flags: str) -> str:
-    """An XPath regular expression (``sh:pattern``, SHACL 4.4.3) as Python's ``re`` must read it to match the same.
+def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: Callable[[Any], str]) -> Check:
+    """The check of one ``sh:pattern``: the XPath pattern translated, run by :mod:`mif_rdf.patterns` (linear time).
 
-    Without the ``m`` flag XPath's ``$`` is the end of the string, where
-    Python's also matches before a final newline: it becomes ``\\Z``.
-    What the two read differently, or only Python reads (``(?`` groups
-    other than ``(?:``, class subtraction ``[a-z-[aeiou]]``, the escapes of
-    :data:`_NOT_XPATH_ESCAPES`), is refused; what only XPath reads
-    (``\\p{L}``, ``\\i``) makes ``re.compile`` fail, which refuses too.
+    RE2 runs every pattern but one with a back-reference (``(a)\\1``), which
+    the time-limited fallback runs; a value the limit stops fails the pattern
+    (a validator that could not confirm a value does not pass it).
     """
+    source, backreference = _xpath_regex(pattern, flags)
+    try:
+        compiled = compile_pattern(source, "".join(f for f in "ims" if f in flags and (f == "i" or "q" not in flags)), ascii=False)
+    except PatternError as error:
+        raise Unsupported(f"sh:pattern {pattern!r}: {error.reason}") from None
+    if compiled.engine != "re2" and not backreference:
+        raise Unsupported(f"sh:pattern {pattern!r}: not in the dialect RE2 and XPath share")
+
+    def matches(v: Any) -> bool:
+        if kind(v) is BNode:
+            return False
+        try:
+            return compiled.matches(text(v))
+        except PatternTimeout:
+            note_stopped(pattern, text(v))
+            return False
+    return matches
+
+
+def _xpath_regex(pattern: str, flags: str) -> tuple[str, bool]:
+    """An XPath regular expression (``sh:pattern``, SHACL 4.4.3) as RE2 (and the fallback) must read it to match the same.
+
+    Returns the translation and whether it has a back-reference.  Without
+    the ``m`` flag XPath's ``$`` is the end of the string, where Python's
+    also matches before a final newline: it becomes ``\\z``.  ``\\d`` is
+    Unicode's decimal digits (``\\p{Nd}``), as in XPath.  The ``x`` flag
+    drops whitespace outside classes; the ``q`` flag makes every character
+    itself.  What the readers read differently, or only one reads (``(?``
+    groups other than ``(?:``, class subtraction ``[a-z-[aeiou]]``, a ``[``
+    inside a class (RE2's ``[[:alpha:]]``), ``{,n}``, the escapes of
+    :data:`_NOT_XPATH_ESCAPES` and letter escapes other than ``\\n \\r \\t
+    \\d \\D \\p{..} \\P{..}`` and back-references), is refused;
+    what RE2 refuses is refused by the caller.
+    """
+    if "q" in flags:
+        return "".join("\\" + char if char in _META else char for char in pattern), False
     out: list[str] = []
     in_class = False
+    backreference = False
     at = 0
     while at < len(pattern):
         char = pattern[at]
         if char == "\\" and at + 1 < len(pattern):
-            if pattern[at + 1] in _NOT_XPATH_ESCAPES:
-                raise Unsupported(f"sh:pattern {pattern!r}: {pattern[at:at + 2]} means another thing in XPath")
-            out.append(pattern[at:at + 2])
+            escaped = pattern[at + 1]
+            if escaped in _NOT_XPATH_ESCAPES:
+                raise Unsupported(f"sh:pattern {pattern!r}: \\{escaped} means another thing in XPath")
+            if escaped in "pP" and pattern[at + 2:at + 3] == "{" and "}" in pattern[at + 3:]:
+                close = pattern.index("}", at + 3)
+                out.append(pattern[at:close + 1])
+                at = close + 1
+                continue
+            if escaped in "123456789" and not in_class:
+                backreference = True
+                out.append(pattern[at:at + 2])
+            elif escaped in _ESCAPES:
+                out.append(_ESCAPES[escaped])
+            elif escaped.isascii() and not escaped.isalnum():
+                out.append(pattern[at:at + 2])
+            else:
+                raise Unsupported(f"sh:pattern {pattern!r}: \\{escaped} is not read alike by XPath and RE2")
             at += 2
             continue
         if in_class:
-            if char == "-" and pattern[at + 1:at + 2] == "[":
-                raise Unsupported(f"sh:pattern {pattern!r}: XPath's character class subtraction")
-            in_class = char != "]" or pattern[at - 1] == "["
+            if char == "[":
+                raise Unsupported(f"sh:pattern {pattern!r}: [ inside a class (XPath's class subtraction, RE2's [:alpha:])")
+            in_class = char != "]"
         elif char == "[":
             in_class = True
-            if pattern[at + 1:at + 2] == "^":
-                out.append("[^")
-                at += 2
-                continue
+            opening = "[^" if pattern[at + 1:at + 2] == "^" else "["
+            at += len(opening)
+            out.append(opening)
+            if pattern[at:at + 1] == "]":  # a first ] is itself (Python's and RE2's reading)
+                out.append("\\]")
+                at += 1
+            continue
         elif char == "(" and pattern[at + 1:at + 2] == "?" and pattern[at + 2:at + 3] != ":":
             raise Unsupported(f"sh:pattern {pattern!r}: (? is not XPath")
+        elif char == "{" and pattern[at + 1:at + 2] == ",":
+            raise Unsupported(f"sh:pattern {pattern!r}: {{,n}} is not XPath")
+        elif char in _SPACES and "x" in flags:
+            at += 1
+            continue
         elif char == "$" and "m" not in flags:
-            out.append("\\Z")
+            out.append("\\z")
             at += 1
             continue
         out.append(char)
         at += 1
-    return "".join(out)
+    return "".join(out), backreference
 
 
 def _has_datatype(value: Any, datatype: Any) -> bool:

@@ -35,6 +35,7 @@ from ..namespaces import MIF
 from ..ontology.binding import BoundOntologies
 from ..oxigraph_sink import memory_copy
 from .engine import Unsupported, validate_graph
+from .pyshacl_patterns import bound
 
 #: Marker classes the restated rules target (never leave this module's private data graph).
 _MARKER = "urn:mif-rdf:entity-schema:"
@@ -75,6 +76,7 @@ def _with_target_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]]
         for node in nodes:
             targeted.add((shape, SH.targetNode, node))
     advanced = any(targeted.triples((None, SH.target, None))) or any(targeted.triples((None, SH.rule, None)))
+    bound()  # sh:pattern with a time limit per value (docs/security.md)
     _, report, _ = pyshacl.validate(data, shacl_graph=targeted, inference="none", advanced=advanced,
                                     allow_warnings=True, allow_infos=True, abort_on_first=False)
     return report

@@ -12,6 +12,7 @@ from ..bundle import Bundle, no_cyclic_gc
 from ..errors import MifRdfError, Problem, Severity
 from ..jsonld_source import json_pointer, json_pointer_keys
 from ..namespaces import MIF
+from ..patterns import DEFAULT_TIME_LIMIT, take_stopped
 from .. import shacl
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .locate import key_path, owner, shown_value
@@ -79,6 +80,7 @@ def validate(
     user = load_shapes(shapes) if shapes else None  # an ill-formed shape stops here, before anything runs
     if level == 0 and user is None:
         raise MifRdfError("level 0 checks only the shapes given (--shapes FILE, or shapes=... in Python)")
+    take_stopped()  # pattern searches stopped by an earlier run of this thread are not this report's
     with no_cyclic_gc():  # millions of index entries and terms, no cycles: full collections walked the whole bundle
         data = bundle.dataset
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
@@ -107,6 +109,7 @@ def validate(
             stage("bundle rules")
             results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
             results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
+        results += _stopped_patterns()
         results = json_pointer_keys(results)  # a memory read from .jsonld: findings point into its JSON document
         shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
         results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
@@ -119,6 +122,13 @@ def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list
     """Add the IRI-form findings; a "missing" SHACL result for the same value (the graph lacks it) goes."""
     gone = {(p.path, unindexed(p.key)) for p in unusable}
     return [p for p in results if (p.path, unindexed(p.key)) not in gone or p.rule == "projection"] + unusable
+
+
+def _stopped_patterns() -> list[Problem]:
+    """A warning per pattern the time limit stopped: its value is reported as not matching, and this says why."""
+    return [Problem(".", f"sh:pattern {source!r} was stopped after {DEFAULT_TIME_LIMIT:g} s on the value {text!r} "
+                    "(a pattern that backtracks without end): the value is reported as not matching it",
+                    Severity.WARNING, rule="pattern-time-limit") for source, text in dict.fromkeys(take_stopped())]
 
 
 def _untargeted(user: Graph, sources: Sequence[ShapesSource]) -> list[Problem]:
