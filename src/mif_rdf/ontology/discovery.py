@@ -436,8 +436,9 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
     problems: list[Problem] = []
     memories = []
+    base = default_base_iri(root.resolve())  # once: it reads the bundle's config
     for relpath in discover(root).memories[:limits.max_memories]:
-        parsed, found = read_memory(root, relpath, default_base_iri(root.resolve()), limits)  # .md or .jsonld
+        parsed, found = read_memory(root, relpath, base, limits)  # .md or .jsonld
         if parsed is None:
             problems += [p for p in found if p.severity == Severity.ERROR]
         else:
