@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -102,6 +103,27 @@ def show_problems(problems: Iterable[Problem]) -> None:
             print(problem, file=sys.stderr)
 
 
+def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
+    """Ill-typed literals an output holds: one note with their count and where to see them (``--verbose``: each one).
+
+    The published context types keys so that values the spec itself writes
+    (``accessed: 2026-01-24`` as an ``xsd:dateTime``) make ill-typed
+    literals: their author has nothing to fix, and thousands of identical
+    warnings would bury the one that matters (docs/decisions.md).
+    ``validate`` lists them as its ``ill-typed-literal`` rule.
+    """
+    if not problems:
+        return
+    if verbose():
+        show_problems(problems)
+        return
+    from ..errors import counted
+
+    folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
+    note(f"note: the output holds {counted(len(problems), 'ill-typed literal')} (values as the spec writes them, under the "
+         f"context's datatypes; kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
+
+
 def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bundle", type=Path, help="the bundle folder")
     parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
@@ -180,7 +202,7 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
     from ..serialize import ill_typed_literals
 
     policy = export_policy(bundle, audience)
-    show_problems(ill_typed_literals(bundle, policy.allows))
+    show_ill_typed(ill_typed_literals(bundle, policy.allows), bundle.root)
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
     sizes = policy.sizes(bundle.dataset)  # the store counts (Oxigraph: COUNT queries), nothing is read again
     wrote(sum(sizes.values()), len(sizes), fmt, path, list(policy.withheld.values()))

@@ -61,10 +61,15 @@ def _stream(args: argparse.Namespace) -> int:
     limits = _common.limits_of(args)
     from tqdm import tqdm
 
+    from ..projection import ILL_TYPED
     from ..stream_export import stream_nquads
 
+    ill_typed: list[Problem] = []
+
     def show(problem: Problem) -> None:  # above the progress bar, not through it
-        if _common.shown(problem):
+        if problem.rule == ILL_TYPED and not _common.verbose():
+            ill_typed.append(problem)  # counted in one note at the end, as by the loaded export
+        elif _common.shown(problem):
             tqdm.write(str(problem), file=sys.stderr)
 
     audience = _audience.audience_of(args, args.bundle)
@@ -74,5 +79,6 @@ def _stream(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience,
         ontology_dirs=args.ontology_dir)))
     report = reports[0]
+    _common.show_ill_typed(ill_typed, args.bundle.resolve())
     _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)
     return _common.EXIT_INVALID if report.errors else _common.EXIT_OK

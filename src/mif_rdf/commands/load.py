@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
-from ..errors import MifRdfError, Severity
+from ..errors import MifRdfError, Problem, Severity, counted
 from ..formats import format_for
 from . import _audience, _common
 
@@ -41,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
         _common.export(bundle, fmt, args.output, audience)  # type: ignore[arg-type]
     elif args.audience or args.include_system:
         raise MifRdfError("--audience says who an output is for: give -o/--output FILE")
+    from ..validation.report import with_lines
+
+    problems = with_lines(bundle.problems, bundle.root)  # path:line for frontmatter findings, as validate gives them
     if args.json:
-        report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in bundle.problems]}
+        report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in problems]}
         if bundle.cache is not None:
             report["cache"] = {"state": bundle.cache.state, "entry": str(bundle.cache.entry), "reason": bundle.cache.reason,
                                "reparsed": list(bundle.cache.reparsed), "removed": list(bundle.cache.removed)}
@@ -50,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             report["output"] = {"path": str(args.output), "format": fmt}
         print(json.dumps(report, indent=2, default=str))
     else:
-        print(summary_text(bundle))
+        print(summary_text(bundle, problems))
     return _common.exit_for(list(bundle.problems))
 
 
@@ -60,12 +63,8 @@ def cache_text(report: CacheReport) -> str:
     return f"warm, {len(report.reparsed)} files read again, {len(report.removed)} gone: {report.entry}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def summary_text(bundle: Bundle) -> str:
-    """The human summary ``load`` prints."""
+def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None) -> str:
+    """The human summary ``load`` prints; ``problems``: the bundle's, with their lines found (default: as loaded)."""
     counts = bundle.counts()
     kinds = ", ".join(f"{k} {v}" for k, v in counts["by_type"].items())
     sev = counts["problems"]
@@ -73,10 +72,10 @@ def summary_text(bundle: Bundle) -> str:
         f"Bundle {bundle.root.name} ({bundle.base_iri})",
         f"  memories: {counts['memories']} ({kinds})",
         f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
-        f"  problems: {_count(sev['error'], 'error')}, {_count(sev['warning'], 'warning')}, {_count(sev['info'], 'note')}",
+        f"  problems: {counted(sev['error'], 'error')}, {counted(sev['warning'], 'warning')}, {counted(sev['info'], 'note')}",
     ]
     if bundle.cache is not None:
         lines.insert(3, f"  cache: {cache_text(bundle.cache)}")
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    lines += [f"    {p}" for p in sorted(bundle.problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
+    lines += [f"    {p}" for p in sorted(bundle.problems if problems is None else problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
     return "\n".join(lines)

@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
-    _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle, audience).allows)])
+    _common.show_problems(bundle.problems)
+    _common.show_ill_typed(ill_typed_literals(bundle, export_policy(bundle, audience).allows), bundle.root)
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {redacted(args.endpoint)} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:

@@ -55,29 +55,31 @@ def run(args: argparse.Namespace) -> int:
         report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
                           search_path=args.path, on_stage=stage, shapes=args.shapes,
                           inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
-    text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()])
+    text = formatted(report, args.format, args.bundle, [record.relpath for record in bundle.memories.values()], _common.verbose())
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if report.conforms else _common.EXIT_INVALID
 
 
-def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:
-    """The report in one of :data:`FORMATS`; CI formats name files from the working directory, as CI checkouts do."""
+def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str], every: bool = False) -> str:
+    """The report in one of :data:`FORMATS`, each finding at its file's line; CI formats name files from the working directory, as CI checkouts do.
+
+    ``every``: the text lists each finding (``-v``) instead of a summary per rule.
+    """
     from ..validation.report import with_key_lines
 
+    report = with_key_lines(report, folder)
     if fmt == "json":
         return report.to_json()
     if fmt == "turtle":
         return report.report_graph().serialize(format="turtle")
     root = ci_root(folder)
-    if fmt in ("sarif", "junit", "github"):
-        report = with_key_lines(report, folder)
     if fmt == "sarif":
         return report.to_sarif(root, version=__version__)
     if fmt == "junit":
         return report.to_junit(root, files)
     if fmt == "github":
         return report.to_github(root)
-    return report.to_text() + "\n"
+    return report.to_text(every) + "\n"
 
 
 def ci_root(folder: Path) -> str:
