@@ -104,24 +104,24 @@ def show_problems(problems: Iterable[Problem]) -> None:
 
 
 def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
-    """Ill-typed literals an output holds: one note with their count and where to see them (``--verbose``: each one).
+    """Ill-typed literals an output holds: those the author can fix one by one, the spec's own forms as one counted note.
 
-    The published context types keys so that values the spec itself writes
-    (``accessed: 2026-01-24`` as an ``xsd:dateTime``) make ill-typed
-    literals: their author has nothing to fix, and thousands of identical
-    warnings would bury the one that matters (docs/decisions.md).
-    ``validate`` lists them as its ``ill-typed-literal`` rule.
+    The published context types ``accessed`` as ``xsd:dateTime`` where the
+    spec writes a date (``accessed: 2026-01-24``): those ill-typed literals
+    (severity note) leave their author nothing to fix, and thousands of
+    identical lines would bury the one that matters (docs/decisions.md), so
+    they are counted, and ``--verbose`` or ``validate`` (its
+    ``ill-typed-literal`` rule) lists them.
     """
-    if not problems:
-        return
-    if verbose():
-        show_problems(problems)
-        return
-    from ..errors import counted
+    spec_forms = not verbose()
+    counted_only = [p for p in problems if spec_forms and p.severity == Severity.INFO]
+    show_problems(p for p in problems if not (spec_forms and p.severity == Severity.INFO))
+    if counted_only:
+        from ..errors import counted
 
-    folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
-    note(f"note: the output holds {counted(len(problems), 'ill-typed literal')} (values as the spec writes them, under the "
-         f"context's datatypes; kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
+        folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
+        note(f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
+             f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:

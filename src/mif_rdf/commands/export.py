@@ -67,8 +67,8 @@ def _stream(args: argparse.Namespace) -> int:
     ill_typed: list[Problem] = []
 
     def show(problem: Problem) -> None:  # above the progress bar, not through it
-        if problem.rule == ILL_TYPED and not _common.verbose():
-            ill_typed.append(problem)  # counted in one note at the end, as by the loaded export
+        if problem.rule == ILL_TYPED:
+            ill_typed.append(problem)  # shown at the end, as by the loaded export
         elif _common.shown(problem):
             tqdm.write(str(problem), file=sys.stderr)
 

@@ -43,8 +43,9 @@ class ValidationReport:
     results: list[Problem]
     memories: int
     shacl_graph: Graph = field(default_factory=Graph, repr=False)
-    #: The findings (:func:`finding_identity`) that came from ``shacl_graph``; every other one joins the report graph.
-    from_shacl: frozenset[tuple[Any, ...]] = field(default_factory=frozenset, repr=False)
+    #: Where findings (by :func:`finding_identity`) came from: ``"shacl"`` (already in ``shacl_graph``) or ``"load"``
+    #: (a load problem); any other finding is one of mif-rdf's own rules.  All but SHACL's join the report graph.
+    origins: dict[tuple[Any, ...], str] = field(default_factory=dict, repr=False)
 
     @property
     def conforms(self) -> bool:
@@ -145,12 +146,13 @@ class ValidationReport:
         graph.set((report, RDF.type, SH.ValidationReport))
         graph.set((report, SH.conforms, Literal(self.conforms)))
         for result in self.results:
-            if finding_identity(result) not in self.from_shacl:  # a finding of mif-rdf's own rules, loader or ontology checks
-                self._add_result(graph, report, result)
+            origin = self.origins.get(finding_identity(result))
+            if origin != "shacl":  # a finding of mif-rdf's own rules, loader or ontology checks
+                self._add_result(graph, report, result, origin == "load")
         return graph
 
     @staticmethod
-    def _add_result(graph: Graph, report: URIRef, result: Problem) -> None:
+    def _add_result(graph: Graph, report: URIRef, result: Problem, loaded: bool) -> None:
         """One ``sh:ValidationResult`` for a finding no SHACL shape made, with its ``mif:`` constraint component."""
         rule = result.rule or LOAD_RULE
         node = BNode()
@@ -159,7 +161,8 @@ class ValidationReport:
         graph.add((node, SH.resultSeverity, _SH_SEVERITY[result.severity]))
         graph.add((node, SH.resultMessage, Literal(_describe(result))))
         graph.add((node, SH.sourceShape, MIFSH[quote(rule, safe="-_.")]))
-        graph.add((node, SH.sourceConstraintComponent, _COMPONENTS.get(rule, MIF.BundleRuleConstraintComponent)))
+        component = _COMPONENTS.get(rule, MIF.LoadConstraintComponent if loaded else MIF.BundleRuleConstraintComponent)
+        graph.add((node, SH.sourceConstraintComponent, component))
         graph.add((node, SH.focusNode, Literal(result.path)))
         if result.value is not None:
             graph.add((node, SH.value, Literal(result.value if isinstance(result.value, (str, int, float, bool)) else json.dumps(result.value, default=str))))

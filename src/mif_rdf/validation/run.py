@@ -12,6 +12,7 @@ from ..bundle import Bundle, no_cyclic_gc
 from ..errors import MifRdfError, Problem, Severity
 from ..namespaces import MIF
 from .. import shacl
+from ..projection import ILL_TYPED
 from ..serialize import ill_typed_literals
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .locate import key_path, owner, shown_value
@@ -114,12 +115,14 @@ def validate(
             stage("bundle rules")
             results += [p for p in bundle_problems(bundle, strict_temporal=strict_temporal) if (p.level or 0) <= level]
             results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
-        shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
-        results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
+        said_better = ("datatype", ILL_TYPED)  # about a value whose own rule (a shape's) says it better: told once
+        shown = {(p.path, p.key) for p in results if p.rule not in said_better}
+        results = [p for p in results if p.rule not in said_better or (p.path, p.key) not in shown]
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
             results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph,
-                            from_shacl=frozenset(finding_identity(p) for p in from_shacl))
+                            origins={**{finding_identity(p): "load" for p in bundle.problems},
+                                     **{finding_identity(p): "shacl" for p in from_shacl}})
 
 
 def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list[Problem]:
