@@ -211,7 +211,9 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
 def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
     """An export's one summary line, and with ``--verbose`` each withheld memory."""
     left_out = f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)" if withheld else ""
-    what = f"{quads} quads in {graphs} graphs" if fmt in QUAD_FORMATS else f"the union of {graphs} graphs ({quads} quads)"
+    from ..errors import counted
+
+    what = f"{counted(quads, 'quad')} in {counted(graphs, 'graph')}" if fmt in QUAD_FORMATS else f"the union of {counted(graphs, 'graph')} ({counted(quads, 'quad')})"
     note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
     for item in withheld:
         detail(f"withheld {item.label}: {item.reason}")

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def cache_text(report: CacheReport) -> str:
     if report.state == "cold":
         return f"cold, entry written ({report.reason}): {report.entry}"
-    return f"warm, {len(report.reparsed)} files read again, {len(report.removed)} gone: {report.entry}"
+    return f"warm, {counted(len(report.reparsed), 'file')} read again, {len(report.removed)} gone: {report.entry}"
 
 
 def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None) -> str:

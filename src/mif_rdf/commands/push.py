@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from ..errors import MifRdfError
+from ..errors import MifRdfError, counted
 
 from . import _audience, _common
 
@@ -92,7 +92,7 @@ class _Progress:
         work = len(plan.work)
         withheld = len(plan.of("withhold"))
         if not self.full and (work or withheld):
-            print(f"  {work} graphs to write, {withheld} withheld (--verbose lists them)", flush=True)
+            print(f"  {counted(work, 'graph')} to write, {withheld} withheld (--verbose lists them)", flush=True)
         if work and not self.full and sys.stderr.isatty():
             from tqdm import tqdm
 

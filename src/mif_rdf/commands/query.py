@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import MifRdfError
+from ..errors import MifRdfError, counted
 from ..names import RESULT_FORMATS
 from . import _common
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(format_result(result, args.format))
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     if errors:
-        _common.note(f"note: the bundle has {errors} error(s); 'mif-rdf load {args.bundle}' lists them")
+        _common.note(f"note: the bundle has {counted(errors, 'error')}; 'mif-rdf load {args.bundle}' lists them")
     return _common.EXIT_OK
 
 
