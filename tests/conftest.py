@@ -1,9 +1,12 @@
 """Shared test helpers: where the fixtures are, and graph comparison by value."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +42,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="the shared/ folder with the upstream MIF data: runs the upstream-conformance suite (tests/conformance)",
     )
+
+
+#: The CLI keeps its loads in the user cache folder by default (issue 37.5): the suite's go to a folder of its
+#: own, removed at the end, never into the user's real one (subprocesses inherit it).
+_CACHE_HOME = tempfile.mkdtemp(prefix="mif-rdf-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,13 +15,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from ..errors import MifRdfError, Problem, Severity
+from ..errors import MifRdfError, Problem, Severity, counted
 from ..limits import DEFAULT_LIMITS, Limits
 from ..formats import QUAD_FORMATS, format_name
 from ..names import STORES
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..cache import CacheReport
     from ..nsmodel.audience import Audience
     from ..push.access import Withheld
 
@@ -117,8 +118,6 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
     counted_only = [p for p in problems if spec_forms and p.severity == Severity.INFO]
     show_problems(p for p in problems if not (spec_forms and p.severity == Severity.INFO))
     if counted_only:
-        from ..errors import counted
-
         folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
         note(f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
              f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
@@ -132,8 +131,8 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
-    parser.add_argument("--cache", action="store_true", help="keep this load for the next one, which then reads only the files that changed (in the user cache folder, ~/.cache/mif-rdf)")
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
+    parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
     parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
     parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
 
@@ -148,16 +147,43 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
     limits = limits_of(args)
     from ..bundle import load_bundle
 
-    bundle = load_bundle(
-        args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
-        progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
-        workers=args.workers,
-    )
+    def loaded(cache: bool | Path | None) -> Bundle:
+        return load_bundle(
+            args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
+            progress=False if args.no_progress else None, limits=limits, cache=cache, workers=args.workers,
+        )
+
+    if args.cache is False and args.cache_dir is not None:
+        raise MifRdfError("--no-cache and --cache-dir contradict each other: leave out one")
+    if args.cache is False:
+        bundle = loaded(None)
+    elif asked_for_cache(args):
+        bundle = loaded(args.cache_dir or True)
+    else:  # the default: a cache that cannot be used (a read-only home, a folder another user owns) costs only speed
+        try:
+            bundle = loaded(True)
+        except (OSError, MifRdfError) as error:
+            bundle = loaded(None)
+            note(f"note: the load cache was not used ({error}); --no-cache skips it")
+    if bundle.cache is not None:
+        detail(f"cache: {cache_text(bundle.cache)}")
     if types:
         from ..ontology import add_types_graph
 
         add_types_graph(bundle, user_dirs=args.ontology_dir, path_dirs=getattr(args, "path", None) or ())
     return bundle
+
+
+def asked_for_cache(args: argparse.Namespace) -> bool:
+    """Whether the cache was asked for by name (``--cache``, ``--cache-dir``), not only on by default."""
+    return bool(args.cache or args.cache_dir)
+
+
+def cache_text(report: CacheReport) -> str:
+    """What the load cache did, and where its entry is."""
+    if report.state == "cold":
+        return f"cold, entry written ({report.reason}): {report.entry}"
+    return f"warm, {counted(len(report.reparsed), 'file')} read again, {len(report.removed)} gone: {report.entry}"
 
 
 def suggestion_option(parser: argparse.ArgumentParser) -> None:
@@ -211,8 +237,6 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
 def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
     """An export's one summary line, and with ``--verbose`` each withheld memory."""
     left_out = f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)" if withheld else ""
-    from ..errors import counted
-
     what = f"{counted(quads, 'quad')} in {counted(graphs, 'graph')}" if fmt in QUAD_FORMATS else f"the union of {counted(graphs, 'graph')} ({counted(quads, 'quad')})"
     note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
     for item in withheld:

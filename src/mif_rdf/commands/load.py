@@ -12,7 +12,6 @@ from . import _audience, _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from ..bundle import Bundle
-    from ..cache import CacheReport
 
 ORDER = 10
 
@@ -46,25 +45,20 @@ def run(args: argparse.Namespace) -> int:
     problems = with_lines(bundle.problems, bundle.root)  # path:line for frontmatter findings, as validate gives them
     if args.json:
         report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in problems]}
-        if bundle.cache is not None:
+        if bundle.cache is not None and (_common.asked_for_cache(args) or _common.verbose()):
             report["cache"] = {"state": bundle.cache.state, "entry": str(bundle.cache.entry), "reason": bundle.cache.reason,
                                "reparsed": list(bundle.cache.reparsed), "removed": list(bundle.cache.removed)}
         if args.output:
             report["output"] = {"path": str(args.output), "format": fmt}
         print(json.dumps(report, indent=2, default=str))
     else:
-        print(summary_text(bundle, problems))
+        print(summary_text(bundle, problems, cache=_common.asked_for_cache(args) or _common.verbose()))
     return _common.exit_for(list(bundle.problems))
 
 
-def cache_text(report: CacheReport) -> str:
-    if report.state == "cold":
-        return f"cold, entry written ({report.reason}): {report.entry}"
-    return f"warm, {counted(len(report.reparsed), 'file')} read again, {len(report.removed)} gone: {report.entry}"
-
-
-def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None) -> str:
-    """The human summary ``load`` prints; ``problems``: the bundle's, with their lines found (default: as loaded)."""
+def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None, cache: bool = True) -> str:
+    """The human summary ``load`` prints; ``problems``: the bundle's, with their lines found (default: as loaded);
+    ``cache``: say what the load cache did (when asked for by name, or ``-v``)."""
     counts = bundle.counts()
     kinds = ", ".join(f"{k} {v}" for k, v in counts["by_type"].items())
     sev = counts["problems"]
@@ -74,8 +68,8 @@ def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None) -> s
         f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
         f"  problems: {counted(sev['error'], 'error')}, {counted(sev['warning'], 'warning')}, {counted(sev['info'], 'note')}",
     ]
-    if bundle.cache is not None:
-        lines.insert(3, f"  cache: {cache_text(bundle.cache)}")
+    if bundle.cache is not None and cache:
+        lines.insert(3, f"  cache: {_common.cache_text(bundle.cache)}")
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     lines += [f"    {p}" for p in sorted(bundle.problems if problems is None else problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
     return "\n".join(lines)
