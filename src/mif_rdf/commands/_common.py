@@ -174,6 +174,27 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
     return bundle
 
 
+def allow_empty_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-empty", action="store_true", help="a folder with no memory file is no error (by default: exit 1 and nothing written)")
+
+
+def refused_empty(args: argparse.Namespace) -> bool:
+    """Before loading: whether the bundle folder holds no memory file and that was not allowed (it says so).
+
+    A typo in a pipeline's path (``exmaples/``, a folder that lost its
+    files) must not pass as a good, empty dump.
+    """
+    if args.allow_empty or not args.bundle.is_dir():  # a missing folder is the load's own error (exit 2)
+        return False
+    from ..parse import discover
+
+    if discover(args.bundle).memories:
+        return False
+    print(f"mif-rdf: error: no memory files in {args.bundle} (a memory is a .md file with YAML frontmatter); "
+          "nothing written; --allow-empty accepts an empty bundle", file=sys.stderr)
+    return True
+
+
 def asked_for_cache(args: argparse.Namespace) -> bool:
     """Whether the cache was asked for by name (``--cache``, ``--cache-dir``), not only on by default."""
     return bool(args.cache or args.cache_dir)

@@ -19,6 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
+    _common.allow_empty_option(parser)
     parser.set_defaults(store=None)  # None: no store asked for, so N-Quads can stream
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
@@ -31,6 +32,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     fmt = format_for(args.output, args.format)
     _common.check_outputs(("-o", args.output), bundle=args.bundle)
+    if _common.refused_empty(args):
+        return _common.EXIT_INVALID
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"

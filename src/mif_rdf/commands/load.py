@@ -23,6 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
+    _common.allow_empty_option(parser)
     parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)")
     _audience.audience_options(parser)
@@ -33,6 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     fmt = format_for(args.output, args.format) if args.output else None
     _common.check_outputs(("-o", args.output), bundle=args.bundle)
+    if _common.refused_empty(args):
+        return _common.EXIT_INVALID
     bundle = _common.load(args)
     audience = _audience.audience_of(args, bundle.root) if args.output else None
     _common.add_suggestions(args, bundle, audience)
