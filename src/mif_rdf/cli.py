@@ -32,7 +32,39 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(commands)
     for command in _leaf_commands(parser):
         verbosity_options(command)
+        name = command.prog.removeprefix("mif-rdf ")
+        if name in EXAMPLES:  # after the command's own epilog (push: its exit codes)
+            command.epilog = "\n\n".join(filter(None, (command.epilog, f"example (more in docs/cli.md):\n  {EXAMPLES[name]}")))
+            command.formatter_class = _ExampleFormatter
     return parser
+
+
+class _ExampleFormatter(argparse.HelpFormatter):
+    """argparse's help, but the example epilog keeps its lines: a wrapped command cannot be copied."""
+
+    def _format_text(self, text: str) -> str:
+        before, marker, example = text.partition("example (more in docs/cli.md):")
+        if not marker:
+            return super()._format_text(text)
+        return (super()._format_text(before.strip()) if before.strip() else "") + marker + example + "\n\n"
+
+
+#: One example per command, shown at the end of its ``--help``; each runs as written from the repository root
+#: (tests/test_cli_help.py runs them).
+EXAMPLES = {
+    "load": "mif-rdf load examples -o out/examples.trig",
+    "validate": "mif-rdf validate examples --format json -o out/report.json",
+    "suggest": "mif-rdf suggest examples --format json",
+    "export": "mif-rdf export examples -o out/examples.nq",
+    "push": "mif-rdf push examples --endpoint http://localhost:7878/store --dry-run",
+    "convert to-jsonld": "mif-rdf convert to-jsonld examples -o out/jsonld",
+    "convert to-markdown": "mif-rdf convert to-markdown out/jsonld -o out/markdown",
+    "convert roundtrip": "mif-rdf convert roundtrip examples",
+    "query": "mif-rdf query examples 'SELECT ?t WHERE { ?m dc:title ?t }' --format csv",
+    "serve": "mif-rdf serve examples --port 7879",
+    "ontology compile": "mif-rdf ontology compile ontologies/mif-base.ontology.yaml -o out/mif-base.ttl",
+    "reason": "mif-rdf reason examples --profile fast -o out/inferred.ttl",
+}
 
 
 def _leaf_commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:

@@ -124,17 +124,19 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
+    """The bundle folder and the load options every loading command shares, listed after the command's own in ``--help``."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
-    parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
-    parser.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
-    parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
-    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
-    parser.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
-    parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
-    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    shared = parser.add_argument_group("load options (every command that loads a bundle takes them)")
+    shared.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
+    shared.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
+    shared.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
+    shared.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    shared.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
+    shared.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
+    shared.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
+    shared.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
+    shared.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
+    shared.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
 
 
 def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
