@@ -2,6 +2,7 @@
 gives the same answer from the cache as from a fresh load."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -92,3 +93,21 @@ def _graphs(text: str, fmt: str) -> dict[str, Graph]:
     dataset = Dataset()
     dataset.parse(data=text, format=fmt)
     return {str(g.identifier): g for g in dataset.graphs() if len(g)}
+
+
+def test_a_folder_that_cannot_be_listed_loads_as_a_fresh_load_would(home: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its files would still open one by one: the cache must not keep them while a fresh load leaves them out."""
+    folder = home / "bundle" / "episodic"
+    assert run(capsys, "load", home / "bundle", "--json")[0] == 0
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if isinstance(path, (str, os.PathLike)) and Path(path).resolve() == folder.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    cached = run(capsys, "load", home / "bundle", "--json")
+    fresh = run(capsys, "load", home / "bundle", "--json", "--no-cache")
+    assert cached[0] == fresh[0] == 1 and json.loads(cached[1]) == json.loads(fresh[1])
+    assert json.loads(fresh[1])["by_type"].get("episodic", 0) == 0
