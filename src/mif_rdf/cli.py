@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import signal
 import sys
-from typing import Iterator, Sequence
+from typing import Iterator, NoReturn, Sequence
 
 from . import __version__
 from .commands import command_modules
@@ -20,8 +21,39 @@ from .commands._common import EXIT_CANNOT_RUN, interrupted, set_verbosity, verbo
 from .errors import MifRdfError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors end with a "did you mean" for a misspelled option, command or value.
+
+    Subcommand parsers are made of the same class (``add_subparsers`` uses
+    the parent's), so every command's errors get it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _did_you_mean(message, list(self._option_string_actions)))
+
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+_FORMAT = re.compile(r"unknown RDF format '([^']*)'; use one of ([^(]*)\(or ([^)]*)\)")
+
+
+def _did_you_mean(message: str, options: list[str]) -> str:
+    """``; did you mean --format?`` for the closest known spelling of what the message says is wrong, else nothing."""
+    import difflib
+
+    if message.startswith("unrecognized arguments:"):
+        wrong, known = [w.split("=", 1)[0] for w in message.split(":", 1)[1].split() if w.startswith("--")], options
+    elif found := _CHOICE.search(message):
+        wrong, known = [found.group(1)], re.findall(r"'([^']*)'", found.group(2))
+    elif found := _FORMAT.search(message):
+        wrong, known = [found.group(1)], re.split(r",\s*", f"{found.group(2)},{found.group(3)}".replace(" ,", ","))
+    else:
+        return ""
+    close = [match for word in wrong for match in difflib.get_close_matches(word, [k.strip() for k in known if k.strip()], n=1, cutoff=0.6)]
+    return f"; did you mean {' '.join(close)}?" if close else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mif-rdf",
         description="MIF knowledge bundles as RDF: load through the MIF JSON-LD context, export, convert.",
         epilog="Exit codes: 0 ok; 1 the input has errors or a check failed (a round trip lost data, validation found violations); 2 could not run.",
