@@ -24,3 +24,13 @@ def test_a_format_the_extension_contradicts_is_refused(tmp_path: Path, capsys, c
 def test_an_agreeing_or_unknown_extension_is_fine(tmp_path: Path, capsys, fmt: str, name: str) -> None:
     assert main(["export", str(EXAMPLES), "--format", fmt, "-o", str(tmp_path / name), "-q"]) == 0
     assert (tmp_path / name).stat().st_size > 1000
+
+
+@pytest.mark.parametrize("command", ["export", "load", "validate"])
+def test_an_output_under_a_file_is_refused_before_loading(tmp_path: Path, capsys, command: str) -> None:
+    """Issue 37.7: ``-o README.md/x.ttl`` used to fail only after the whole load, with "File exists"."""
+    (tmp_path / "notes.md").write_text("a file\n", encoding="utf-8")
+    target = tmp_path / "notes.md" / "sub" / "x.ttl"
+    assert main([command, str(tmp_path / "no-bundle-here"), "-o", str(target)]) == 2  # refused before the bundle is read
+    err = capsys.readouterr().err
+    assert "notes.md is a file, not a folder" in err and "does not exist" not in err

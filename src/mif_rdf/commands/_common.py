@@ -45,7 +45,7 @@ def verbosity_options(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet`` and ``-v/--verbose``, which every command takes."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true", help="say nothing on standard error but errors")
-    group.add_argument("-v", "--verbose", action="store_true", help="also list what summaries count (each withheld memory, each graph pushed)")
+    group.add_argument("-v", "--verbose", action="store_true", help="say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed dates) and the load cache entry used")
 
 
 def set_verbosity(args: argparse.Namespace) -> None:
@@ -294,6 +294,10 @@ def check_outputs(*outputs: tuple[str, Path | None], bundle: Path | None = None,
     from ..outputs import refuse_sources
 
     refuse_sources(outputs, inputs, bundle)
+    for option, path in outputs:  # README.md/x.ttl: say so now, not after the whole load
+        blocking = next((parent for parent in (path.parents if path is not None else ()) if parent.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            raise MifRdfError(f"{option} {path}: {blocking} is a file, not a folder")
     _Outputs.pending = {path for _, path in outputs if path is not None}  # this command's, none of an earlier run's
 
 
