@@ -32,8 +32,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _common.check_outputs(("-o", args.output), bundle=args.bundle)  # an output that is an input: said first
     fmt = format_for(args.output, args.format) if args.output else None
-    _common.check_outputs(("-o", args.output), bundle=args.bundle)
     if _common.refused_empty(args):
         return _common.EXIT_INVALID
     bundle = _common.load(args)
