@@ -56,3 +56,20 @@ def test_a_malformed_param_is_a_clear_error(capsys, monkeypatch, param: str, sai
     extra = ["-p", "a=2"] if said == "twice" else []
     code, out, err = run(capsys, monkeypatch, "SELECT * WHERE {}", "-p", param, *extra)
     assert code == 2 and said in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("query, meant, store", [
+    ('SELECT ?x WHERE { ?x mif:tags "a" FILTR(?x) }', "did you mean FILTER?", "memory"),
+    ("SELEC ?x WHERE { ?x ?p ?o }", "did you mean SELECT?", "memory"),
+    ("SELECT ?x WHERE { ?x dcc:title ?o }", "did you mean dc:?", "memory"),
+    ("SELECT ?x WHERE { ?x dcc:title ?o }", "did you mean dc:?", "oxigraph"),
+])
+def test_a_syntax_error_suggests_the_keyword_or_prefix_meant(capsys, monkeypatch, query: str, meant: str, store: str) -> None:
+    """Issue 37.7: the closest SPARQL keyword (rdflib names the token it found; Oxigraph does not) or predeclared prefix."""
+    code, _, err = run(capsys, monkeypatch, query, "--store", store)
+    assert code == 2 and "query syntax error at line 1" in err and err.rstrip().endswith(meant)
+
+
+def test_no_guess_when_nothing_is_close(capsys, monkeypatch) -> None:
+    code, _, err = run(capsys, monkeypatch, "SELECT ?x WHERE { ?x foo:bar ?o }")
+    assert code == 2 and "prefix foo: is not declared" in err and "did you mean" not in err
