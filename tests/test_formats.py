@@ -36,7 +36,10 @@ def test_extensions_name_formats_and_an_unknown_one_is_an_error() -> None:
     expected = {".ttl": "turtle", ".nt": "nt", ".nq": "nquads", ".trig": "trig", ".jsonld": "json-ld", ".rdf": "rdfxml", ".owl": "rdfxml"}
     for suffix, name in expected.items():
         assert format_for(Path("out" + suffix), None) == name == SUFFIXES[suffix]
-    assert format_for(Path("out.rdf"), "ttl") == "turtle"  # --format wins
+    assert format_for(Path("out.data"), "ttl") == "turtle"  # --format names what no extension says
+    assert format_for(Path("out.owl"), "xml") == "rdfxml"  # and may agree with the extension
+    with pytest.raises(MifRdfError, match="--format ttl writes turtle, but the extension of 'out.rdf' says rdfxml"):
+        format_for(Path("out.rdf"), "ttl")  # a contradiction is an error (issue 37.7)
     assert format_for(None, None) == "turtle"
     with pytest.raises(MifRdfError, match="cannot tell an RDF format from the extension '.txt'"):
         format_for(Path("out.txt"), None)

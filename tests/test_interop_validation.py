@@ -7,7 +7,9 @@ import pytest
 
 from mif_rdf import load_bundle
 from mif_rdf.markdown import render_memory
-from mif_rdf.validation import validate
+from mif_rdf.validation import validate as validate_all
+
+from conftest import validate_but_spec_dates as validate
 
 from conftest import memory_text, write_file
 from test_validation_rules import BODY, _base, _bundle, _set

@@ -154,8 +154,10 @@ def test_every_writer_replaces_the_previous_file_whole(bundle: Path, tmp_path: P
     """No command truncates its output in place: a hard link to the previous output keeps the previous bytes."""
     out = tmp_path / "out"
     out.mkdir()
-    for index in range(len(writing_commands(bundle, out / "x.ttl"))):
-        target = out / f"o{index}.ttl"
+    suffixes = [".nq", ".ttl", ".nq", ".json", ".ttl", ".jsonld"]  # each writer's own format (a mismatch is an error, issue 37.7)
+    assert len(suffixes) == len(writing_commands(bundle, out / "x.ttl"))
+    for index, suffix in enumerate(suffixes):
+        target = out / f"o{index}{suffix}"
         command = writing_commands(bundle, target)[index]
         target.write_bytes(b"previous\n")
         keep = out / f"keep{index}"

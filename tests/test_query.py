@@ -279,7 +279,7 @@ def test_bundle_html_summary(stores) -> None:
     assert "Bundle examples" in page and stores["memory"].base_iri in page and stores["memory"].base_iri.startswith("mif://examples-")
     assert "17 (episodic 4, procedural 3, semantic 10)" in page
     assert "<td>named graphs</td><td>29</td>" in page  # 17 memories, 10 entities, the links and layout graphs
-    assert "0 errors, 1 warnings, 0 notes" in page
+    assert "0 errors, 1 warning, 0 notes" in page
     assert "retired-rate-limit-policy.md" in page and ">warning</span>" in page
     assert "<script" not in page
 

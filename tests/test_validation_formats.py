@@ -51,7 +51,7 @@ def sarif_schema() -> dict:
 
 def text_findings(workspace: Path) -> list[str]:
     """The findings as the text report lists them: the reference every CI format must carry."""
-    done = run(workspace, "memories")
+    done = run(workspace, "memories", "-v")  # -v: every finding, file by file
     return [line for line in done.stdout.splitlines() if line.startswith("  ")]
 
 

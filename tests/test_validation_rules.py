@@ -9,7 +9,9 @@ import pytest
 from mif_rdf import load_bundle
 from mif_rdf.errors import Severity
 from mif_rdf.markdown import render_memory
-from mif_rdf.validation import validate
+from mif_rdf.validation import validate as validate_all
+
+from conftest import validate_but_spec_dates as validate
 from mif_rdf.validation.shapes import rules
 from mif_rdf.yamlio import load_yaml
 
@@ -88,8 +90,9 @@ def _base() -> dict:
 
 
 def test_the_base_memory_conforms_at_level_3(tmp_path: Path) -> None:
-    report = validate(_bundle(tmp_path, _base()), level=3)
-    assert report.results == [], report.to_text()
+    report = validate_all(_bundle(tmp_path, _base()), level=3)
+    # the spec's own `accessed: 2026-01-20` under the context's xsd:dateTime: one note, nothing for the author to fix
+    assert [(r.rule, r.key, r.severity.value) for r in report.results] == [("ill-typed-literal", "citations[0].accessed", "info")], report.to_text()
 
 
 def _set(path: str, value):

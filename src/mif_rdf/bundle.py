@@ -26,7 +26,7 @@ from rdflib.store import Store
 from rdflib.term import Identifier
 
 from .context import MIF_NS, is_absolute_iri, is_valid_iri
-from .errors import MifRdfError, Problem, ProblemLog, Severity
+from .errors import MifRdfError, Problem, ProblemLog, Severity, counted
 from .integrity import with_hash
 from .limits import DEFAULT_LIMITS, Limits
 from .names import STORES
@@ -207,7 +207,7 @@ class Bundle:
         """One line: where it is and what it holds (the Dataset and config are too big to print)."""
         problems = Counter(p.severity.value for p in self.problems)
         found = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in problems.items()) or "no problems"
-        return f"<Bundle {str(self.root)!r}: {len(self.memories)} memories, {len(self.dataset)} triples, {found}>"
+        return f"<Bundle {str(self.root)!r}: {counted(len(self.memories), 'memory', 'memories')}, {counted(len(self.dataset), 'triple')}, {found}>"
 
     def query(self, query: str, bindings: Mapping[str, Identifier] | None = None, *, allow_service: bool = False) -> Result:
         """Run SPARQL over the union of the bundle's graphs, with the project's prefixes declared.

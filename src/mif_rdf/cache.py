@@ -184,6 +184,8 @@ def code_fingerprint() -> str:
 def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> Bundle:
     manifest = _read_manifest(entry)
     files = discover(root)
+    if any(p.rule == "read" for p in files.problems):  # its files are not listed, yet still readable one by one
+        raise _Stale("a folder could not be read: a fresh load tells what it holds")
     if any(p.rule in ("duplicate-id", "duplicate-path", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
         raise _Stale("the bundle had duplicate ids or went over a limit; who wins depends on every file")
     if len(files.memories) > limits.max_memories:

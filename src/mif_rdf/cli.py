@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import signal
 import sys
-from typing import Iterator, Sequence
+from typing import Iterator, NoReturn, Sequence
 
 from . import __version__
 from .commands import command_modules
@@ -20,8 +21,39 @@ from .commands._common import EXIT_CANNOT_RUN, interrupted, set_verbosity, verbo
 from .errors import MifRdfError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors end with a "did you mean" for a misspelled option, command or value.
+
+    Subcommand parsers are made of the same class (``add_subparsers`` uses
+    the parent's), so every command's errors get it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _did_you_mean(message, list(self._option_string_actions)))
+
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+_FORMAT = re.compile(r"unknown RDF format '([^']*)'; use one of ([^(]*)\(or ([^)]*)\)")
+
+
+def _did_you_mean(message: str, options: list[str]) -> str:
+    """``; did you mean --format?`` for the closest known spelling of what the message says is wrong, else nothing."""
+    import difflib
+
+    if message.startswith("unrecognized arguments:"):
+        wrong, known = [w.split("=", 1)[0] for w in message.split(":", 1)[1].split() if w.startswith("--")], options
+    elif found := _CHOICE.search(message):
+        wrong, known = [found.group(1)], re.findall(r"'([^']*)'", found.group(2))
+    elif found := _FORMAT.search(message):
+        wrong, known = [found.group(1)], re.split(r",\s*", f"{found.group(2)},{found.group(3)}".replace(" ,", ","))
+    else:
+        return ""
+    close = [match for word in wrong for match in difflib.get_close_matches(word, [k.strip() for k in known if k.strip()], n=1, cutoff=0.6)]
+    return f"; did you mean {' '.join(close)}?" if close else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mif-rdf",
         description="MIF knowledge bundles as RDF: load through the MIF JSON-LD context, export, convert.",
         epilog="Exit codes: 0 ok; 1 the input has errors or a check failed (a round trip lost data, validation found violations); 2 could not run.",
@@ -32,7 +64,42 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(commands)
     for command in _leaf_commands(parser):
         verbosity_options(command)
+        name = command.prog.removeprefix("mif-rdf ")
+        if name in EXAMPLES:  # after the command's own epilog (push: its exit codes)
+            command.epilog = "\n\n".join(filter(None, (command.epilog, f"example (more in docs/cli.md):\n  {EXAMPLES[name]}")))
+            command.formatter_class = _ExampleFormatter
     return parser
+
+
+class _ExampleFormatter(argparse.HelpFormatter):
+    """argparse's help, but the example epilog keeps its lines: a wrapped command cannot be copied."""
+
+    def _format_text(self, text: str) -> str:
+        before, marker, example = text.partition("example (more in docs/cli.md):")
+        if not marker:
+            return super()._format_text(text)
+        return (super()._format_text(before.strip()) if before.strip() else "") + marker + example + "\n\n"
+
+
+#: One example per command, shown at the end of its ``--help``; each runs as written from the repository root
+#: (tests/test_cli_help.py runs them).
+EXAMPLES = {
+    "load": "mif-rdf load examples -o out/examples.trig",
+    "validate": "mif-rdf validate examples --format json -o out/report.json",
+    "suggest": "mif-rdf suggest examples --format json",
+    "export": "mif-rdf export examples -o out/examples.nq",
+    "import": "mif-rdf import examples out/examples.nq --dry-run",
+    "update": "mif-rdf update examples --dry-run 'DELETE { GRAPH ?m { ?m mif:tags \"kafka\" } } INSERT { GRAPH ?m { ?m mif:tags \"streaming\" } } WHERE { GRAPH ?m { ?m mif:tags \"kafka\" } }'",
+    "diff": "mif-rdf diff examples HEAD --format markdown",
+    "push": "mif-rdf push examples --endpoint http://localhost:7878/store --dry-run",
+    "convert to-jsonld": "mif-rdf convert to-jsonld examples -o out/jsonld",
+    "convert to-markdown": "mif-rdf convert to-markdown out/jsonld -o out/markdown",
+    "convert roundtrip": "mif-rdf convert roundtrip examples",
+    "query": "mif-rdf query examples 'SELECT ?t WHERE { ?m dc:title ?t }' --format csv",
+    "serve": "mif-rdf serve examples --port 7879",
+    "ontology compile": "mif-rdf ontology compile ontologies/mif-base.ontology.yaml -o out/mif-base.ttl",
+    "reason": "mif-rdf reason examples --profile fast -o out/inferred.ttl",
+}
 
 
 def _leaf_commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from .errors import Problem, Severity
+from .errors import Problem, Severity, counted
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -66,7 +66,7 @@ def bundle_html(bundle: Bundle) -> str:
         ("named graphs", graphs),
         ("triples", counts["triples"]),
         ("link triples", counts["links"]),
-        ("problems", f"{problems['error']} errors, {problems['warning']} warnings, {problems['info']} notes"),
+        ("problems", f"{counted(problems['error'], 'error')}, {counted(problems['warning'], 'warning')}, {counted(problems['info'], 'note')}"),
     ]
     title = f"Bundle {bundle.root.name}"
     worst_first = sorted(bundle.problems, key=lambda p: (-p.severity.rank, p.path, p.line or 0))

@@ -84,3 +84,8 @@ class ProblemLog:
     @property
     def has_errors(self) -> bool:
         return any(p.severity == Severity.ERROR for p in self.items)
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``1 warning``, ``2 warnings``, ``1 memory``, ``3 memories``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many or one + 's'}"

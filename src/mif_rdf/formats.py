@@ -43,7 +43,12 @@ def format_name(text: str) -> str:
 def format_for(path: Path | None, name: str | None) -> str:
     """The format to write: the one named, else the one the file's extension names, else Turtle."""
     if name:
-        return format_name(name)
+        named = format_name(name)
+        implied = SUFFIXES.get(path.suffix.lower()) if path is not None else None
+        if implied is not None and implied != named:  # N-Triples silently in x.ttl fools the next tool that reads it
+            raise MifRdfError(f"--format {name} writes {named}, but the extension of {str(path)!r} says {implied}: "
+                              "change one (an extension no RDF format uses is fine)")
+        return named
     if path is None:
         return "turtle"
     if path.is_dir():

@@ -152,10 +152,13 @@ class _Encoder:
                 self.unusable_value(keypath, term.iri if term else None, value)
         elif coerce in LEXICAL_FORMS and not _in_lexical_space(value, coerce):
             name = coerce[len(XSD):]
+            # a date under a dateTime term is the spec's own form (``accessed: 2026-01-20``): a note, nothing to fix
+            as_spec = coerce == XSD + "dateTime" and isinstance(value, str) and bool(LEXICAL_FORMS[XSD + "date"].match(value))
             self.ill_typed.append(Problem(
                 self.path, f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the graph holds "
-                f"the ill-typed literal \"{_jsonable(value)}\"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently",
-                Severity.WARNING, key=keypath, value=value, rule=ILL_TYPED))
+                f"the ill-typed literal \"{_jsonable(value)}\"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently"
+                + ("; the spec writes a date here" if as_spec else ""),
+                Severity.INFO if as_spec else Severity.WARNING, key=keypath, value=value, rule=ILL_TYPED))
         elif type(value) is int and abs(value) >= 10**21:
             # JSON-LD toRdf writes a number this large as an xsd:double ("1.0E21"), losing digits (issue 15)
             return {"@value": str(value), "@type": coerce if coerce in _INTEGERS else XSD + "integer"}

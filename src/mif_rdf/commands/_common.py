@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from ..errors import MifRdfError, Problem, Severity
+from ..errors import MifRdfError, Problem, Severity, counted
 from ..limits import DEFAULT_LIMITS, Limits
 from ..formats import QUAD_FORMATS, format_name
 from ..names import STORES
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..cache import CacheReport
     from ..nsmodel.audience import Audience
     from ..push.access import Withheld
 
@@ -43,7 +45,7 @@ def verbosity_options(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet`` and ``-v/--verbose``, which every command takes."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true", help="say nothing on standard error but errors")
-    group.add_argument("-v", "--verbose", action="store_true", help="also list what summaries count (each withheld memory, each graph pushed)")
+    group.add_argument("-v", "--verbose", action="store_true", help="say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed dates) and the load cache entry used")
 
 
 def set_verbosity(args: argparse.Namespace) -> None:
@@ -102,19 +104,40 @@ def show_problems(problems: Iterable[Problem]) -> None:
             print(problem, file=sys.stderr)
 
 
+def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
+    """Ill-typed literals an output holds: those the author can fix one by one, the spec's own forms as one counted note.
+
+    The published context types ``accessed`` as ``xsd:dateTime`` where the
+    spec writes a date (``accessed: 2026-01-24``): those ill-typed literals
+    (severity note) leave their author nothing to fix, and thousands of
+    identical lines would bury the one that matters (docs/decisions.md), so
+    they are counted, and ``--verbose`` or ``validate`` (its
+    ``ill-typed-literal`` rule) lists them.
+    """
+    spec_forms = not verbose()
+    counted_only = [p for p in problems if spec_forms and p.severity == Severity.INFO]
+    show_problems(p for p in problems if not (spec_forms and p.severity == Severity.INFO))
+    if counted_only:
+        folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
+        note(f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
+             f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
+
+
 def bundle_options(parser: argparse.ArgumentParser) -> None:
+    """The bundle folder and the load options every loading command shares, listed after the command's own in ``--help``."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
-    parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
-    parser.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
-    parser.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
-    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    parser.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
-    parser.add_argument("--cache", action="store_true", help="keep this load for the next one, which then reads only the files that changed (in the user cache folder, ~/.cache/mif-rdf)")
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="like --cache, with the cache in DIR")
-    parser.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
-    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
-    parser.add_argument("--rev", metavar="REV", help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out")
+    shared = parser.add_argument_group("load options (every command that loads a bundle takes them)")
+    shared.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
+    shared.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
+    shared.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
+    shared.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    shared.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
+    shared.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
+    shared.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
+    shared.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
+    shared.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
+    shared.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    shared.add_argument("--rev", metavar="REV", help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out")
 
 
 def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
@@ -132,16 +155,65 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
         from ..revisions import revision_loader
 
         loader = revision_loader(args.rev)  # the same options, the files of that revision
-    bundle = loader(
-        args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
-        progress=False if args.no_progress else None, limits=limits, cache=args.cache_dir or args.cache or None,
-        workers=args.workers,
-    )
+
+    def loaded(cache: bool | Path | None) -> Bundle:
+        return loader(
+            args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
+            progress=False if args.no_progress else None, limits=limits, cache=cache, workers=args.workers,
+        )
+
+    if args.cache is False and args.cache_dir is not None:
+        raise MifRdfError("--no-cache and --cache-dir contradict each other: leave out one")
+    if args.cache is False:
+        bundle = loaded(None)
+    elif asked_for_cache(args):
+        bundle = loaded(args.cache_dir or True)
+    else:  # the default: a cache that cannot be used (a read-only home, a folder another user owns) costs only speed
+        try:
+            bundle = loaded(True)
+        except (OSError, MifRdfError) as error:
+            bundle = loaded(None)
+            note(f"note: the load cache was not used ({error}); --no-cache skips it")
+    if bundle.cache is not None:
+        detail(f"cache: {cache_text(bundle.cache)}")
     if types:
         from ..ontology import add_types_graph
 
         add_types_graph(bundle, user_dirs=args.ontology_dir, path_dirs=getattr(args, "path", None) or ())
     return bundle
+
+
+def allow_empty_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-empty", action="store_true", help="a folder with no memory file is no error (by default: exit 1 and nothing written)")
+
+
+def refused_empty(args: argparse.Namespace) -> bool:
+    """Before loading: whether the bundle folder holds no memory file and that was not allowed (it says so).
+
+    A typo in a pipeline's path (``exmaples/``, a folder that lost its
+    files) must not pass as a good, empty dump.
+    """
+    if args.allow_empty or not args.bundle.is_dir():  # a missing folder is the load's own error (exit 2)
+        return False
+    from ..parse import discover
+
+    if discover(args.bundle).memories:
+        return False
+    print(f"mif-rdf: error: no memory files in {args.bundle} (a memory is a .md file with YAML frontmatter); "
+          "nothing written; --allow-empty accepts an empty bundle", file=sys.stderr)
+    return True
+
+
+def asked_for_cache(args: argparse.Namespace) -> bool:
+    """Whether the cache was asked for by name (``--cache``, ``--cache-dir``), not only on by default."""
+    return bool(args.cache or args.cache_dir)
+
+
+def cache_text(report: CacheReport) -> str:
+    """What the load cache did, and where its entry is."""
+    if report.state == "cold":
+        return f"cold, entry written ({report.reason}): {report.entry}"
+    return f"warm, {counted(len(report.reparsed), 'file')} read again, {len(report.removed)} gone: {report.entry}"
 
 
 def suggestion_option(parser: argparse.ArgumentParser) -> None:
@@ -186,7 +258,7 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
     from ..serialize import ill_typed_literals
 
     policy = export_policy(bundle, audience)
-    show_problems(ill_typed_literals(bundle, policy.allows))
+    show_ill_typed(ill_typed_literals(bundle, policy.allows), bundle.root)
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
     sizes = policy.sizes(bundle.dataset)  # the store counts (Oxigraph: COUNT queries), nothing is read again
     wrote(sum(sizes.values()), len(sizes), fmt, path, list(policy.withheld.values()))
@@ -195,7 +267,7 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
 def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
     """An export's one summary line, and with ``--verbose`` each withheld memory."""
     left_out = f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)" if withheld else ""
-    what = f"{quads} quads in {graphs} graphs" if fmt in QUAD_FORMATS else f"the union of {graphs} graphs ({quads} quads)"
+    what = f"{counted(quads, 'quad')} in {counted(graphs, 'graph')}" if fmt in QUAD_FORMATS else f"the union of {counted(graphs, 'graph')} ({counted(quads, 'quad')})"
     note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
     for item in withheld:
         detail(f"withheld {item.label}: {item.reason}")
@@ -229,6 +301,10 @@ def check_outputs(*outputs: tuple[str, Path | None], bundle: Path | None = None,
     from ..outputs import refuse_sources
 
     refuse_sources(outputs, inputs, bundle)
+    for option, path in outputs:  # README.md/x.ttl: say so now, not after the whole load
+        blocking = next((parent for parent in (path.parents if path is not None else ()) if parent.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            raise MifRdfError(f"{option} {path}: {blocking} is a file, not a folder")
     _Outputs.pending = {path for _, path in outputs if path is not None}  # this command's, none of an earlier run's
 
 

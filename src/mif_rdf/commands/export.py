@@ -19,6 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
+    _common.allow_empty_option(parser)
     parser.set_defaults(store=None)  # None: no store asked for, so N-Quads can stream
     parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
@@ -30,8 +31,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _common.check_outputs(("-o", args.output), bundle=args.bundle)  # an output that is an input: said first
     fmt = format_for(args.output, args.format)
-    _common.check_outputs(("-o", args.output), bundle=args.bundle)
+    if _common.refused_empty(args):
+        return _common.EXIT_INVALID
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"
@@ -65,10 +68,15 @@ def _stream(args: argparse.Namespace) -> int:
     limits = _common.limits_of(args)
     from tqdm import tqdm
 
+    from ..projection import ILL_TYPED
     from ..stream_export import stream_nquads
 
+    ill_typed: list[Problem] = []
+
     def show(problem: Problem) -> None:  # above the progress bar, not through it
-        if _common.shown(problem):
+        if problem.rule == ILL_TYPED:
+            ill_typed.append(problem)  # shown at the end, as by the loaded export
+        elif _common.shown(problem):
             tqdm.write(str(problem), file=sys.stderr)
 
     audience = _audience.audience_of(args, args.bundle)
@@ -78,5 +86,6 @@ def _stream(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience,
         ontology_dirs=args.ontology_dir)))
     report = reports[0]
+    _common.show_ill_typed(ill_typed, args.bundle.resolve())
     _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)
     return _common.EXIT_INVALID if report.errors else _common.EXIT_OK

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from ..errors import MifRdfError
+from ..errors import MifRdfError, counted
 
 from . import _audience, _common
 
@@ -51,7 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--take-over", action="store_true", help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses")
     _audience.audience_options(parser)
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)")
-    parser.add_argument("--retries", type=int, default=3, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3)")
+    parser.add_argument("--retries", type=int, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3; 0 for --dry-run, which only reads: one try)")
     parser.set_defaults(func=run)
 
 
@@ -92,7 +92,7 @@ class _Progress:
         work = len(plan.work)
         withheld = len(plan.of("withhold"))
         if not self.full and (work or withheld):
-            print(f"  {work} graphs to write, {withheld} withheld (--verbose lists them)", flush=True)
+            print(f"  {counted(work, 'graph')} to write, {withheld} withheld (--verbose lists them)", flush=True)
         if work and not self.full and sys.stderr.isatty():
             from tqdm import tqdm
 
@@ -114,10 +114,11 @@ def run(args: argparse.Namespace) -> int:
     from ..push.sync import push_bundle
     from ..redaction import redact_text, redacted
 
-    if args.retries < 0:
+    if args.retries is not None and args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")
+    retries = args.retries if args.retries is not None else 0 if args.dry_run else 3  # a plan is not worth seconds of backoff
     credentials = credentials_from(args, os.environ)
-    client = HttpClient(credentials, timeout=args.timeout, retry=RetryPolicy(retries=args.retries))
+    client = HttpClient(credentials, timeout=args.timeout, retry=RetryPolicy(retries=retries))
     store = GraphStore(args.endpoint, update_endpoint=args.update_endpoint, client=client)
     for url in filter(None, (args.endpoint, args.update_endpoint)):
         parts = urlsplit(url)
@@ -126,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
-    _common.show_problems([*bundle.problems, *ill_typed_literals(bundle, export_policy(bundle, audience).allows)])
+    _common.show_problems(bundle.problems)
+    _common.show_ill_typed(ill_typed_literals(bundle, export_policy(bundle, audience).allows), bundle.root)
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {redacted(args.endpoint)} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:

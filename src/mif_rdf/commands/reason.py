@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import counted
 from ..names import PROFILES, SCOPES
 from . import _common
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         stage(f"{args.profile} closure over {args.scope if args.profile != 'fast' else 'links'}")
         count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
-    print(f"{count} triples inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
+    print(f"{counted(count, 'triple')} inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
     if args.output:
         write_graph(graph if args.include_local else _without_local(bundle, graph), args.output)
     return _common.exit_for(list(bundle.problems))

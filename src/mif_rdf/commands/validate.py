@@ -65,32 +65,36 @@ def run(args: argparse.Namespace) -> int:
     if args.rev:  # key lines from the revision's files, not from the working tree's
         from ..validation.report import with_key_lines
         report = with_key_lines(report, bundle.root)
-    text, conforms = formatted(report, args.format, args.bundle, files), report.conforms
+    every = _common.verbose()
+    text, conforms = formatted(report, args.format, args.bundle, files, every), report.conforms
     if args.baseline or args.write_baseline:
         from .. import baseline
-        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format, lambda r, f: formatted(r, f, args.bundle, files), ci_root(args.bundle))
+        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format,
+                                          lambda r, f: formatted(r, f, args.bundle, files, every), ci_root(args.bundle))
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if conforms else _common.EXIT_INVALID
 
 
-def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]) -> str:
-    """The report in one of :data:`FORMATS`; CI formats name files from the working directory, as CI checkouts do."""
+def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str], every: bool = False) -> str:
+    """The report in one of :data:`FORMATS`, each finding at its file's line; CI formats name files from the working directory, as CI checkouts do.
+
+    ``every``: the text lists each finding (``-v``) instead of a summary per rule.
+    """
     from ..validation.report import with_key_lines
 
+    report = with_key_lines(report, folder)
     if fmt == "json":
         return report.to_json()
     if fmt == "turtle":
         return report.report_graph().serialize(format="turtle")
     root = ci_root(folder)
-    if fmt in ("sarif", "junit", "github"):
-        report = with_key_lines(report, folder)
     if fmt == "sarif":
         return report.to_sarif(root, version=__version__)
     if fmt == "junit":
         return report.to_junit(root, files)
     if fmt == "github":
         return report.to_github(root)
-    return report.to_text() + "\n"
+    return report.to_text(every) + "\n"
 
 
 def ci_root(folder: Path) -> str:

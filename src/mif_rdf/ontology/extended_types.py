@@ -135,10 +135,12 @@ def placements(bundle: Bundle) -> list[Placement]:
     """
     dataset = bundle.dataset
     found: dict[str, Placement] = {}  # Oxigraph's union graph is a bag: each memory once
-    if oxigraph_store(dataset) is not None:  # Oxigraph answers the query natively, faster than pattern by pattern
-        for memory, ontology, namespace, payload in bundle.query(PLACEMENTS):  # type: ignore[misc]
-            found.setdefault(str(memory), Placement(str(memory), re.sub(r"^.*[/#:]", "", str(ontology)), str(namespace),
-                                                    None if payload is None else str(payload)))
+    store = oxigraph_store(dataset)
+    if store is not None:  # Oxigraph answers the query natively (its own terms: no rdflib term per value)
+        query = f"PREFIX mif: <{MIF}>\n{PLACEMENTS}"
+        for memory, ontology, namespace, payload in store.query(query, use_default_graph_as_union=True):
+            found.setdefault(memory.value, Placement(memory.value, re.sub(r"^.*[/#:]", "", ontology.value), namespace.value,
+                                                     None if payload is None else payload.value))
         return list(found.values())
     for memory, ontology in dataset.subject_objects(MIF.ontology):
         if not isinstance(ontology, URIRef) or str(memory) in found:

@@ -56,8 +56,30 @@ class QuerySyntaxError(MifRdfError):
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
         where = f" at line {line}, column {column}" if line is not None else ""
-        super().__init__(f"query syntax error{where}: {message}")
+        super().__init__(f"query syntax error{where}: {message}{_did_you_mean(message)}")
         self.line, self.column = line, column
+
+
+#: SPARQL 1.1's keywords, for "did you mean" on a misspelled one.
+_KEYWORDS = ("SELECT DISTINCT REDUCED WHERE FILTER OPTIONAL UNION MINUS GRAPH BIND VALUES ORDER BY GROUP HAVING LIMIT "
+             "OFFSET ASK CONSTRUCT DESCRIBE PREFIX BASE FROM NAMED NOT EXISTS AS ASC DESC COUNT SUM MIN MAX AVG SAMPLE "
+             "GROUP_CONCAT SERVICE UNDEF IN STR LANG LANGMATCHES DATATYPE BOUND IRI URI BNODE REGEX STRSTARTS STRENDS "
+             "CONTAINS LCASE UCASE STRLEN SUBSTR CONCAT COALESCE IF ISIRI ISURI ISBLANK ISLITERAL ISNUMERIC YEAR NOW").split()
+_FOUND = re.compile(r"found '([A-Za-z_]+)")
+_PREFIX = re.compile(r"^prefix ([A-Za-z][\w.-]*): is not declared")
+
+
+def _did_you_mean(message: str) -> str:
+    """``; did you mean FILTER?`` for a misspelled keyword, ``; did you mean dc:?`` for an unknown prefix, else nothing."""
+    import difflib
+
+    if found := _FOUND.search(message):
+        close = difflib.get_close_matches(found.group(1).upper(), _KEYWORDS, n=1, cutoff=0.7)
+        return f"; did you mean {close[0]}?" if close and close[0] != found.group(1) else ""
+    if found := _PREFIX.match(message):
+        close = difflib.get_close_matches(found.group(1), list(INIT_NS), n=1, cutoff=0.6)
+        return f"; did you mean {close[0]}:?" if close else ""
+    return ""
 
 
 def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:

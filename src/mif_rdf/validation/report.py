@@ -16,7 +16,8 @@ from urllib.parse import quote
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH, XSD
 
-from ..errors import Problem, Severity
+from ..errors import Problem, Severity, counted
+from ..namespaces import MIF
 from .shapes import MIFSH
 
 _SH_SEVERITY = {Severity.ERROR: SH.Violation, Severity.WARNING: SH.Warning, Severity.INFO: SH.Info}
@@ -26,6 +27,11 @@ _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severit
 #: The rule id of a finding that names none (a load problem such as unreadable YAML).
 LOAD_RULE = "load"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: How many findings of one rule the default text report shows (``validate -v``: all).
+_EXAMPLES = 3
+#: The ``sh:sourceConstraintComponent`` of a finding no SHACL shape made (declared in ontologies/mif-vocabulary.ttl).
+_COMPONENTS = {"link": MIF.BrokenLinkConstraintComponent, "ill-typed-literal": MIF.IllTypedLiteralConstraintComponent,
+               LOAD_RULE: MIF.LoadConstraintComponent}
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -37,6 +43,9 @@ class ValidationReport:
     results: list[Problem]
     memories: int
     shacl_graph: Graph = field(default_factory=Graph, repr=False)
+    #: Where findings (by :func:`finding_identity`) came from: ``"shacl"`` (already in ``shacl_graph``) or ``"load"``
+    #: (a load problem); any other finding is one of mif-rdf's own rules.  All but SHACL's join the report graph.
+    origins: dict[tuple[Any, ...], str] = field(default_factory=dict, repr=False)
 
     @property
     def conforms(self) -> bool:
@@ -57,7 +66,30 @@ class ValidationReport:
     def sorted_results(self) -> list[Problem]:
         return sorted(self.results, key=lambda r: (r.path, _ORDER[r.severity], r.line or 0, r.key or ""))
 
-    def to_text(self) -> str:
+    def to_text(self, every: bool = False) -> str:
+        """The report for people: by default one block per rule (its count and up to three examples), then the total.
+
+        A rule that fires thousands of times (an ill-typed date on every
+        memory of a generated bundle) would bury the one finding that
+        matters; ``every`` (``validate -v``) lists each finding, file by file.
+        """
+        if every:
+            return self._every_text()
+        lines = [self._verdict()]
+        groups: dict[tuple[Severity, str], list[Problem]] = {}
+        for result in self.sorted_results():
+            groups.setdefault((result.severity, result.rule or LOAD_RULE), []).append(result)
+        for (severity, rule), found in sorted(groups.items(), key=lambda item: (_ORDER[item[0][0]], -len(item[1]), item[0][1])):
+            level = _level_label(next((r.level for r in found if r.level is not None), None))
+            lines.append(f"\n[{rule}{level}] {counted(len(found), severity_noun(severity))}" + (", for example:" if len(found) > _EXAMPLES else ":"))
+            lines += [f"  {_located(r)}: {_describe(r)}" for r in found[:_EXAMPLES]]
+            if len(found) > _EXAMPLES:
+                lines.append(f"  ... and {len(found) - _EXAMPLES} more (-v lists every one)")
+        if self.results:
+            lines.append(f"\ntotal: {counted(len(self.results), 'finding')} ({self._counted()})")
+        return "\n".join(lines)
+
+    def _every_text(self) -> str:
         lines = [self._verdict()]
         current = None
         for result in self.sorted_results():
@@ -69,20 +101,20 @@ class ValidationReport:
             lines.append(f"  {result.severity.value:<7} {where}{_describe(result)}{rule}")
         return "\n".join(lines)
 
-    def _verdict(self) -> str:
+    def _counted(self) -> str:
         counts = self.counts()
+        return f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')}, {counted(counts['info'], 'note')}"
+
+    def _verdict(self) -> str:
         verdict = "conforms" if self.conforms else "does NOT conform"
-        return (f"{self.memories} memories checked {_scope(self.level)}: {verdict} "
-                f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)")
+        return f"{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})"
 
     def _repr_html_(self) -> str:
         """What Jupyter shows: the verdict, then every finding as a table."""
         from ..display import problems_html
 
-        counts = self.counts()
         verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
-        head = (f"<p>{self.memories} memories checked {_scope(self.level)}: {verdict} "
-                f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes)</p>")
+        head = f"<p>{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})</p>"
         return head + problems_html(self.sorted_results(), caption="Validation findings")
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,21 +145,31 @@ class ValidationReport:
                 graph.add((report, triple[1], triple[2]))
         graph.set((report, RDF.type, SH.ValidationReport))
         graph.set((report, SH.conforms, Literal(self.conforms)))
-        from_shacl = {(shape, str(message)) for result in graph.objects(report, SH.result)
-                      for shape in graph.objects(result, SH.sourceShape) for message in graph.objects(result, SH.resultMessage)}
         for result in self.results:
-            # mif-rdf's own rules (a level, and no SHACL result of that shape and message already in the graph)
-            if result.rule and result.level is not None and (MIFSH[result.rule], result.message) not in from_shacl:
-                node = BNode()
-                graph.add((report, SH.result, node))
-                graph.add((node, RDF.type, SH.ValidationResult))
-                graph.add((node, SH.resultSeverity, _SH_SEVERITY[result.severity]))
-                graph.add((node, SH.resultMessage, Literal(result.message)))
-                graph.add((node, SH.sourceShape, MIFSH[result.rule]))
-                graph.add((node, SH.focusNode, Literal(result.path)))
-                if result.line:
-                    graph.add((node, MIFSH.line, Literal(result.line, datatype=XSD.integer)))
+            origin = self.origins.get(finding_identity(result))
+            if origin != "shacl":  # a finding of mif-rdf's own rules, loader or ontology checks
+                self._add_result(graph, report, result, origin == "load")
         return graph
+
+    @staticmethod
+    def _add_result(graph: Graph, report: URIRef, result: Problem, loaded: bool) -> None:
+        """One ``sh:ValidationResult`` for a finding no SHACL shape made, with its ``mif:`` constraint component."""
+        rule = result.rule or LOAD_RULE
+        node = BNode()
+        graph.add((report, SH.result, node))
+        graph.add((node, RDF.type, SH.ValidationResult))
+        graph.add((node, SH.resultSeverity, _SH_SEVERITY[result.severity]))
+        graph.add((node, SH.resultMessage, Literal(_describe(result))))
+        graph.add((node, SH.sourceShape, MIFSH[quote(rule, safe="-_.")]))
+        component = _COMPONENTS.get(rule, MIF.LoadConstraintComponent if loaded else MIF.BundleRuleConstraintComponent)
+        graph.add((node, SH.sourceConstraintComponent, component))
+        graph.add((node, SH.focusNode, Literal(result.path)))
+        if result.value is not None:
+            graph.add((node, SH.value, Literal(result.value if isinstance(result.value, (str, int, float, bool)) else json.dumps(result.value, default=str))))
+        if result.key:
+            graph.add((node, MIFSH.key, Literal(result.key)))
+        if result.line:
+            graph.add((node, MIFSH.line, Literal(result.line, datatype=XSD.integer)))
 
     # -- CI formats ----------------------------------------------------------------
     # ``root`` is the bundle folder as the CI system should see it: relative to the
@@ -215,6 +257,19 @@ class ValidationReport:
         return "\n".join(lines) + "\n"
 
 
+def finding_identity(result: Problem) -> tuple[Any, ...]:
+    """What tells one finding from another whatever line is found for it later."""
+    return (result.path, result.key, result.rule, result.message, result.severity)
+
+
+def severity_noun(severity: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[severity]
+
+
+def _located(result: Problem) -> str:
+    return result.path + (f":{result.line}" if result.line else "")
+
+
 def _describe(result: Problem) -> str:
     """A finding in words: key path, message and the value as the author wrote it."""
     key = f"{result.key}: " if result.key else ""
@@ -276,17 +331,23 @@ _KEY_STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
 
 
 def with_key_lines(report: ValidationReport, root: Path) -> ValidationReport:
-    """The report with a line for each finding that names a key path but no line: the line of that key in its file.
+    """The report with a line for each finding that names a key path but no line (:func:`with_lines`)."""
+    return replace(report, results=with_lines(report.results, root))
 
-    CI annotations and code scanning place a finding on a line; SHACL findings
-    know the key path (``relationships[2].strength``), so the frontmatter's
-    YAML nodes (composed, not loaded: aliases stay unexpanded) give its line.
+
+def with_lines(problems: Iterable[Problem], root: Path) -> list[Problem]:
+    """The problems with a line for each one that names a key path but no line: the line of that key in its file.
+
+    Every report places a finding on a line (``path:line`` in text and JSON,
+    CI annotations, code scanning); SHACL findings know the key path
+    (``relationships[2].strength``), so the frontmatter's YAML nodes
+    (composed, not loaded: aliases stay unexpanded) give its line.
     ``citations[].accessed`` (any item) points at the first item's key.
     Files that cannot be read or parsed keep their findings as they are.
     """
     lines: dict[str, Any] = {}
     results = []
-    for result in report.results:
+    for result in problems:
         if result.line is None and result.key and result.path != ".":
             if result.path not in lines:
                 lines[result.path] = _frontmatter_nodes(root / result.path)
@@ -294,7 +355,7 @@ def with_key_lines(report: ValidationReport, root: Path) -> ValidationReport:
             if line is not None:
                 result = replace(result, line=line)
         results.append(result)
-    return replace(report, results=results)
+    return results
 
 
 def _frontmatter_nodes(path: Path) -> Any:

@@ -14,13 +14,15 @@ from ..jsonld_source import json_pointer, json_pointer_keys
 from ..namespaces import MIF
 from ..patterns import DEFAULT_TIME_LIMIT, take_stopped
 from .. import shacl
+from ..projection import ILL_TYPED
+from ..serialize import ill_typed_literals
 from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from .locate import key_path, owner, shown_value
 from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
 from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
 from .entity_schemas import entity_schema_report
 from .ontology_rules import ontology_binding, ontology_problems
-from .report import ValidationReport
+from .report import ValidationReport, finding_identity
 from .shapes import rules, severity_of, shapes_graph
 from .user_shapes import ShapesSource, load_shapes, shape_label, untargeted
 
@@ -84,24 +86,33 @@ def validate(
     with no_cyclic_gc():  # millions of index entries and terms, no cycles: full collections walked the whole bundle
         data = bundle.dataset
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
+        if level:  # what an export would hold as ill-typed literals: the same finding everywhere (level 0: only the given shapes)
+            results += ill_typed_literals(bundle)
+        from_shacl: list[Problem] = []
         if level:
             stage("SHACL shapes")
             level_shapes = shapes_graph(level)
             report_graph = shacl_report(data, level_shapes, engine)
-            results += shacl_problems(bundle, report_graph, level, level_shapes)
+            found = shacl_problems(bundle, report_graph, level, level_shapes)
+            from_shacl += found
+            results += found
         else:
             report_graph = Graph()
         if user is not None:
             stage("user shapes")
             user_report = shacl_report(data, user, engine, inference=inference, users=True)
-            results += shacl_problems(bundle, user_report, level, user)
+            found = shacl_problems(bundle, user_report, level, user)
+            from_shacl += found
+            results += found
             results += _untargeted(user, shapes)
             report_graph += user_report
         bound = ontology_binding(bundle, level, ontologies, search_path, user_dirs, named=memory_ontologies)
         if bound is not None and bound.compilation is not None:
             stage("ontology shapes")
             extra_report, extra = entity_schema_report(bound, bundle)  # on the payloads only
-            results += shacl_problems(bundle, extra_report, level, extra)
+            found = shacl_problems(bundle, extra_report, level, extra)
+            from_shacl += found
+            results += found
             report_graph += extra_report
         if bound is not None and level >= ONTOLOGY_LEVEL:
             results += ontology_problems(bundle, bound)
@@ -111,11 +122,14 @@ def validate(
             results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
         results += _stopped_patterns()
         results = json_pointer_keys(results)  # a memory read from .jsonld: findings point into its JSON document
-        shown = {(p.path, p.key) for p in results if p.rule != "datatype"}
-        results = [p for p in results if p.rule != "datatype" or (p.path, p.key) not in shown]  # a shape's rule says it better
+        said_better = ("datatype", ILL_TYPED)  # about a value whose own rule (a shape's) says it better: told once
+        shown = {(p.path, p.key) for p in results if p.rule not in said_better}
+        results = [p for p in results if p.rule not in said_better or (p.path, p.key) not in shown]
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
             results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
-    return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph)
+    return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph,
+                            origins={**{finding_identity(p): "load" for p in bundle.problems},
+                                     **{finding_identity(p): "shacl" for p in from_shacl}})
 
 
 def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list[Problem]:
