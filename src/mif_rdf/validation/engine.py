@@ -1022,7 +1022,7 @@ def _report(found: list[Result], shapes: Graph, conforms: bool) -> Graph:
             path = shape.path_node
             if isinstance(path, BNode) and path not in copied:
                 copied.add(path)
-                _copy_structure(shapes, path, report)
+                copy_structure(shapes, path, report)
         if path is not None:
             add((result, path_of, path))
         if value is not None:
@@ -1032,8 +1032,8 @@ def _report(found: list[Result], shapes: Graph, conforms: bool) -> Graph:
     return report
 
 
-def _copy_structure(source: Graph, node: BNode, target: Graph) -> None:
-    """The triples of a blank-node structure (a complex path) from ``source`` into ``target``."""
+def copy_structure(source: Graph, node: BNode, target: Graph) -> None:
+    """The triples of a blank-node structure (a complex path, an RDF list) from ``source`` into ``target``."""
     todo, seen = [node], set()
     while todo:
         current = todo.pop()

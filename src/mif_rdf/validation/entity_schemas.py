@@ -34,7 +34,7 @@ from ..bundle import Bundle
 from ..namespaces import MIF
 from ..ontology.binding import BoundOntologies
 from ..oxigraph_sink import memory_copy
-from .engine import Unsupported, validate_graph
+from .engine import Unsupported, copy_structure, validate_graph
 from .pyshacl_patterns import bound
 
 #: Marker classes the restated rules target (never leave this module's private data graph).
@@ -137,15 +137,6 @@ def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]])
 def _closure(shapes: Graph, value: Node) -> Graph:
     """The triples of the blank nodes a rule's value leads to (the RDF list of ``sh:in``, ``sh:or`` members ...)."""
     out = Graph()
-    todo = [value] if isinstance(value, BNode) else []
-    seen: set[Node] = set()
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for p, o in shapes.predicate_objects(current):
-            out.add((current, p, o))
-            if isinstance(o, BNode):
-                todo.append(o)
+    if isinstance(value, BNode):
+        copy_structure(shapes, value, out)
     return out
