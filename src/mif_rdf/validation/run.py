@@ -1,6 +1,7 @@
 """Running a validation: SHACL over the dataset, then the bundle rules, one report."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Callable, Sequence
 from typing import Literal as Literal_
@@ -122,14 +123,30 @@ def validate(
             results = _with_unusable_iris(results, unusable_iri_problems(bundle, level_shapes, rules(level)))
         results += _stopped_patterns()
         results = json_pointer_keys(results)  # a memory read from .jsonld: findings point into its JSON document
-        said_better = ("datatype", ILL_TYPED)  # about a value whose own rule (a shape's) says it better: told once
-        shown = {(p.path, p.key) for p in results if p.rule not in said_better}
-        results = [p for p in results if p.rule not in said_better or (p.path, p.key) not in shown]
+        results = _told_once(results)
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
             results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
     return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph,
                             origins={**{finding_identity(p): "load" for p in bundle.problems},
                                      **{finding_identity(p): "shacl" for p in from_shacl}})
+
+
+_SAID_BETTER = ("datatype", ILL_TYPED)
+_ITEM = re.compile(r"\[\d*\]$")
+
+
+def _told_once(results: list[Problem]) -> list[Problem]:
+    """Leave out a datatype or ill-typed-literal finding about a value a shape's rule already judges.
+
+    The shape names the key (``modified``), the literal check the item of a
+    list under it (``modified[0]``): both are the same value, told once.
+    """
+    shown = {(p.path, p.key) for p in results if p.rule not in _SAID_BETTER}
+
+    def said(p: Problem) -> bool:
+        return (p.path, p.key) in shown or (p.rule == ILL_TYPED and (p.path, _ITEM.sub("", p.key or "")) in shown)
+
+    return [p for p in results if p.rule not in _SAID_BETTER or not said(p)]
 
 
 def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list[Problem]:
