@@ -63,6 +63,17 @@ def test_an_unknown_id_is_one_warning_naming_the_memories(tmp_path: Path) -> Non
     assert set(bound.ontologies) == {"mif-base"}
 
 
+def test_an_ontology_file_given_by_path_satisfies_the_memories_naming_its_id(tmp_path: Path) -> None:
+    """``--ontology some/where/team.ontology.yaml`` (outside every search folder) is the ontology memories name as ``team``."""
+    file = onto(tmp_path / "elsewhere", "team", "2.0.0")
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    refs = [OntologyReference("m.md", "team", version="1.0.0")]
+    assert [p.rule for p in bundle_ontologies(bundle, refs, user_dirs=[]).problems] == ["ontology-unknown"]
+    bound = bundle_ontologies(bundle, refs, user_dirs=[], extra=[file])
+    assert "team" in bound.ontologies and [p.rule for p in bound.problems] == ["ontology-version"]
+
+
 def test_a_version_mismatch_names_both_versions(tmp_path: Path) -> None:
     refs = [OntologyReference("a.md", "mif-base", "0.9.0"), OntologyReference("b.md", "mif-base", "1.0.0"),
             OntologyReference("c.md", "mif-base", "0.9.0")]

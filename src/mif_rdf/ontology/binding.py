@@ -139,9 +139,10 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
     for ref in references:
         users_of.setdefault(ref.id, []).append(ref)
     wanted: list[str | Path] = []
+    unknown: dict[str, list[OntologyReference]] = {}
     for ontology_id, refs in users_of.items():
         if not registry.knows(ontology_id):  # by id only: a memory's id is never a path to read (`/etc/x.yaml`)
-            bound.problems.append(_unknown(ontology_id, refs, registry))
+            unknown[ontology_id] = refs  # unless an --ontology file given by path holds that id (below)
             continue
         wanted.append(ontology_id)
     wanted += [e for e in extra if e not in wanted]
@@ -167,6 +168,7 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
         for ref, view in zip(usable, bound.compilation.roots):
             bound.ontologies[str(ref) if isinstance(ref, str) else view.id] = view
             bound.ontologies.setdefault(view.id, view)
+    bound.problems += [_unknown(i, refs, registry) for i, refs in unknown.items() if i not in bound.ontologies]
     for ontology_id, refs in users_of.items():
         view = bound.ontologies.get(ontology_id)
         if view is not None:
