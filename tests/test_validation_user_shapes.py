@@ -158,3 +158,30 @@ def test_a_shape_without_a_message_says_what_it_breaks(example_bundle, tmp_path:
                     encoding="utf-8")
     found = [r for r in validate(example_bundle, 0, shapes=[path]).results if r.rule == "my:T/mif:tags"]
     assert found and {r.message for r in found} == {"breaks sh:minCount 4"}
+
+
+def test_serve_shows_the_findings_of_user_shapes(shapes: list[Path]) -> None:
+    """``serve --shapes``: the page's findings are what ``validate --shapes`` finds (the served view of each memory)."""
+    import urllib.parse
+    import urllib.request
+
+    from mif_rdf import load_bundle
+    from mif_rdf.serve import start, stop
+
+    bundle = load_bundle(EXAMPLES, store="oxigraph", cache=False)
+    expected = validate(load_bundle(EXAMPLES, store="oxigraph", cache=False), shapes=shapes).sorted_results()
+    mine = {p.path for p in expected if p.rule.startswith("my:")}
+    assert mine, "the shapes flag some memories"
+    server, watcher = start(bundle, port=0, watch=False, shapes=shapes)
+    try:
+        for record in bundle.memories.values():
+            if "_local" in str(record.frontmatter.get("namespace", "")):
+                continue
+            url = server.url + "api/memory?" + urllib.parse.urlencode({"id": record.id})
+            with urllib.request.urlopen(url, timeout=30) as answer:
+                view = json.loads(answer.read())
+            shown = [(p["rule"], p.get("key")) for p in view["problems"]]
+            assert shown == [(p.rule, p.key) for p in expected if p.path == record.relpath], record.relpath
+            assert any(rule.startswith("my:") for rule, _ in shown) == (record.relpath in mine), record.relpath
+    finally:
+        stop(server, watcher)

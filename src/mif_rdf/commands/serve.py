@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 from ..errors import MifRdfError
 from . import _audience, _common
@@ -30,6 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--include-local", action="store_true", help="also serve _local memories (spec 10.2: local only; left out by default)")
     _audience.audience_options(parser)
     parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (refused by default)")
+    parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; repeatable), checked against SHACL's shapes for shapes first")
     parser.add_argument("--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes")
     parser.add_argument("--log", action="store_true", help="log every request on standard error")
     parser.add_argument("--query-timeout", type=float, default=30.0, metavar="SECONDS", help="stop a request that has not answered within this time (default 30): 503 with the reason")
@@ -57,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
     from ..serve import Limits
 
     limits = Limits(max_concurrent=args.max_concurrent, query_timeout=args.query_timeout, max_result_bytes=int(args.max_result_mb * 2**20))
+    if args.shapes:
+        from ..validation.user_shapes import load_shapes
+
+        load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
     bundle = _common.load(args)
     if not is_loopback(args.bind):
         print(f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
@@ -64,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     audience = _audience.audience_of(args, bundle.root)
     server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local, allow_service=args.allow_service,
                             watch=not args.no_watch, quiet=not args.log, limits=limits, allow_hosts=args.allow_host, cors=args.cors,
-                            audience=audience)
+                            audience=audience, shapes=args.shapes)
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
           f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops", file=sys.stderr, flush=True)

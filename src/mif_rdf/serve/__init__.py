@@ -23,10 +23,11 @@ In Python::
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ..bundle import Bundle
 from ..nsmodel.audience import Audience
+from ..validation.user_shapes import ShapesSource
 from .access import Access
 from .http import BundleServer, Limits
 from .protocol import Options
@@ -38,12 +39,15 @@ LOOPBACK = "127.0.0.1"
 
 def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
           allow_service: bool = False, watch: bool = True, quiet: bool = True, limits: Limits = Limits(),
-          allow_hosts: Iterable[str] = (), cors: Iterable[str] = (), audience: Audience | None = None) -> tuple[BundleServer, Watcher | None]:
+          allow_hosts: Iterable[str] = (), cors: Iterable[str] = (), audience: Audience | None = None,
+          shapes: Sequence[ShapesSource] = ()) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
     With ``audience`` only what that party may read is served, on every route.
+    ``shapes``: the user's own SHACL shapes, applied beside the level shapes
+    wherever the page shows findings (as ``mif-rdf validate --shapes``).
     """
-    served = ServedBundle(bundle, include_local=include_local, audience=audience)
+    served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
     server = BundleServer((bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet)
     watcher = Watcher(served).start() if watch else None

@@ -43,7 +43,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import pyoxigraph as ox
 
@@ -55,6 +55,7 @@ from ..nsmodel.audience import Audience
 from ..nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from ..parse import is_concept_name, is_entity_path, loadable
 from ..push.access import local_only, withheld_reason
+from ..validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
 DEFAULT = ox.DefaultGraph()
@@ -104,7 +105,8 @@ class Snapshot:
 class ServedBundle:
     """A bundle behind a server: :meth:`read` for queries and views, :meth:`apply` for file changes."""
 
-    def __init__(self, bundle: Bundle, *, include_local: bool = False, audience: Audience | None = None) -> None:
+    def __init__(self, bundle: Bundle, *, include_local: bool = False, audience: Audience | None = None,
+                 shapes: Sequence[ShapesSource] = ()) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
             raise MifRdfError("serve needs the bundle in an Oxigraph store (load_bundle(..., store='oxigraph'))")
@@ -112,6 +114,7 @@ class ServedBundle:
         self.working = working
         self.include_local = include_local
         self.audience = audience  # only what this party may read is served (mif_rdf.nsmodel.audience)
+        self.shapes = list(shapes)  # the user's own SHACL shapes, in every validation of the page
         self.kept: set[str] = set()  # files served from their last good version
         self.writing = threading.Lock()  # one reload at a time; validation reads the working bundle under it too
         self._seq = 0  # odd while a publication writes the served store
@@ -341,7 +344,7 @@ class ServedBundle:
         if self.writing.acquire(blocking=self._validation is None):  # a reload at work: the last findings, rather than wait
             try:
                 if self._validation is None or self._validation[0] != self.generation:
-                    self._validation = (self.generation, validate(self.bundle).sorted_results())
+                    self._validation = (self.generation, validate(self.bundle, shapes=self.shapes).sorted_results())
             finally:
                 self.writing.release()
         assert self._validation is not None
