@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PIL import Image
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from .test_serve_browser import ARTIFACTS, REPO, browser  # noqa: F401 (the one Chromium fixture of the suite)
 
@@ -28,6 +29,9 @@ def test_the_rendered_notebook_shows_every_figure_with_its_alt_text(browser) -> 
     page = ARTIFACTS / "explore.html"
     browser.set_window_size(1400, 2400)
     browser.get(page.as_uri())
+    # a fresh Chromium under load can hand the page back before its body is parsed (seen once in CI): wait for it
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete"
+                                     and b.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output img"))
     images = browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output img")
     assert len(images) == FIGURES
     for number, image in enumerate(images, 1):
