@@ -123,6 +123,11 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
              f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
 
 
+def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--ontology-dir``: the user ontology folders of spec 10.8.5 (loading commands and ``suggest`` alike)."""
+    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+
+
 def bundle_options(parser: argparse.ArgumentParser) -> None:
     """The bundle folder and the load options every loading command shares, listed after the command's own in ``--help``."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
@@ -136,7 +141,7 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     shared.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
     shared.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
     shared.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
-    shared.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    ontology_dir_option(shared)
     shared.add_argument("--rev", metavar="REV", help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out")
 
 

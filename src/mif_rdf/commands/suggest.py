@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("bundle", type=Path, help="the bundle folder")
     parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also run this ontology's patterns (repeatable)")
     parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)")
-    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    _common.ontology_dir_option(parser)
     parser.add_argument("--format", choices=FORMATS, default="text", help="text for people (default), json for pipelines, or RDF: the <base>#suggestions graph as turtle, trig or nquads")
     parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle, for the RDF formats (default as in load)")
     parser.add_argument("--time-limit", type=float, default=0.25, metavar="SECONDS", help="time a pattern that RE2 cannot run may spend on one memory (default 0.25)")
