@@ -42,6 +42,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
+
 STORES = {"rdflib": "default", "oxigraph": "Oxigraph"}
 
 
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(Path(args.child[0]), args.child[1], args.repeat, args.helper_timeout)))
         return 0
 
-    from mif_rdf.synthetic import generate_bundle
+    from synthetic import generate_bundle
 
     counts = [int(c) for c in args.counts.split(",") if c.strip()]
     stores = [s.strip() for s in args.stores.split(",") if s.strip()]

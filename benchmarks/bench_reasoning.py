@@ -13,6 +13,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
 import gc
 import tempfile
 import time
@@ -25,7 +26,8 @@ from rdflib.namespace import RDF
 
 from mif_rdf import load_bundle
 from mif_rdf.reasoning import fast_closure, infer, ontology_graph, owlrl_closure
-from mif_rdf.synthetic import generate_bundle
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
+from synthetic import generate_bundle
 
 T = TypeVar("T")
 

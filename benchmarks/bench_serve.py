@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--data", type=Path, help="folder for the generated bundle (kept; reused when it holds one)")
     args = parser.parse_args(argv)
-    from mif_rdf.synthetic import generate_bundle
+    from synthetic import generate_bundle
 
     folder = args.data or Path(tempfile.mkdtemp(prefix="mif-serve-bench-"))
     bundle = folder / "bundle"

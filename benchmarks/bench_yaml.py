@@ -3,17 +3,17 @@
 For one generated bundle (default 10,000 memories, seed 1) it extracts every
 memory's frontmatter and times, on the same texts:
 
-* ``load_yaml``  -- mif_rdf.yamlio.load_yaml (PyYAML CSafeLoader + our constructor), the reference
+* ``load_yaml``  -- mif_rdf.source.yamlio.load_yaml (PyYAML CSafeLoader + our constructor), the reference
 * ``CSafeLoader`` -- plain ``yaml.load(text, Loader=yaml.CSafeLoader)``
 * every installed candidate: rapidyaml (``ryml``, with a Python tree walk that
   resolves scalars by PyYAML's YAML 1.1 rules), yaml-rs, fastyaml-rs, ryaml,
   pyyaml-rs, oryaml, py-yaml12, pyrs-yaml (core and yaml1.1 schema), rs-turboyaml
-* ``mif_rdf.fastyaml`` -- the pre-check + yaml-rs path that falls back to PyYAML
+* ``mif_rdf.source.fastyaml`` -- the pre-check + yaml-rs path that falls back to PyYAML
 
 and counts the documents on which each result differs from the reference:
 for the candidates after mapping our YamlTimestamp to ``str`` (whether a
 candidate returns ``datetime`` for timestamps is shown in its own column);
-for ``mif_rdf.fastyaml`` exactly (types incl. YamlTimestamp, duplicate-key
+for ``mif_rdf.source.fastyaml`` exactly (types incl. YamlTimestamp, duplicate-key
 issues, exception type and message).  The same comparison runs on every YAML
 text among tests/fixtures (with the large hostile cases of
 tests/fixtures/hostile/make_hostile.py), examples/ and the shared fixtures
@@ -43,11 +43,12 @@ from typing import Any, Callable, NamedTuple
 
 import yaml
 
-from mif_rdf import fastyaml
-from mif_rdf.markdown import FrontmatterError, split_frontmatter
-from mif_rdf.parse import discover
-from mif_rdf.synthetic import generate_bundle
-from mif_rdf.yamlio import YamlTimestamp, load_yaml
+from mif_rdf.source import fastyaml
+from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
+from mif_rdf.source.parse import discover
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
+from synthetic import generate_bundle
+from mif_rdf.source.yamlio import YamlTimestamp, load_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MIF_SHARED_DIR", REPO.parent / "shared"))
@@ -210,7 +211,7 @@ def parsers() -> list[Parser]:
     return [
         Parser("load_yaml (reference)", "PyYAML", load_yaml, exact=True),
         Parser("yaml.load CSafeLoader", "PyYAML", lambda text: yaml.load(text, Loader=yaml.CSafeLoader)),
-        Parser("mif_rdf.fastyaml", "yaml-rs", fastyaml.load_yaml if fastyaml.backend() else None, exact=True),
+        Parser("mif_rdf.source.fastyaml", "yaml-rs", fastyaml.load_yaml if fastyaml.backend() else None, exact=True),
         Parser("rapidyaml + walk", "rapidyaml", _optional(_ryml_loader)),
         Parser("yaml-rs", "yaml-rs", _optional(_yaml_rs)),
         Parser("yaml-rs parse_datetime", "yaml-rs", _optional(_yaml_rs_datetime)),
@@ -498,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in [header, tuple("-" * w for w in widths), *table]:
         print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(line, widths)) + " |")
     print(f"\n{len(docs)} generated memories (seed {args.seed}); 'vs load_yaml' is speed-up (>1 is faster);"
-          " candidates compared after YamlTimestamp -> str; load_yaml and mif_rdf.fastyaml compared exactly.")
+          " candidates compared after YamlTimestamp -> str; load_yaml and mif_rdf.source.fastyaml compared exactly.")
     return 0
 
 

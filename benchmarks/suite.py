@@ -20,7 +20,7 @@ Rows (target in brackets, from the performance issue):
 * cold load, memory store      vs the pyld path                                      [>= 2.5x]
 * warm reload (cache), both stores, and one changed file, vs the cold load           [>= 3x; Oxigraph <= 0.5 s]
 * SHACL level 3 + OKF          vs one pyshacl run (the results must be identical)    [>= 5x]
-* user shapes (benchmarks/user_shapes.ttl, 20 of SHACL Core) through mif_rdf.shacl, fast engine vs
+* user shapes (benchmarks/user_shapes.ttl, 20 of SHACL Core) through mif_rdf.validation.shacl, fast engine vs
                                pySHACL on the same data and shapes (identical results)   [>= 15x]
 * validation, Oxigraph store   vs the package before issue 19 (it copied the store into rdflib), run from
                                a ``git archive`` of that commit in the same run; the findings must equal
@@ -59,6 +59,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
 
 HERE = Path(__file__).resolve().parent
 MEASURES: dict[str, Callable[[Path], dict[str, Any]]] = {}
@@ -153,9 +155,9 @@ def oxigraph_floor(data: Path) -> dict[str, Any]:
     """
     import pyoxigraph as ox
 
-    from mif_rdf.limits import DEFAULT_LIMITS
-    from mif_rdf.parse import discover, parse_memory
-    from mif_rdf.pipeline import prepare_memory
+    from mif_rdf.core.limits import DEFAULT_LIMITS
+    from mif_rdf.source.parse import discover, parse_memory
+    from mif_rdf.load.pipeline import prepare_memory
 
     root = bundle_of(data)
     files = discover(root).memories
@@ -224,7 +226,7 @@ def _user_shapes(data: Path, engine: str) -> dict[str, Any]:
     """The 20 user shapes of benchmarks/user_shapes.ttl through the drop-in validator, by one engine."""
     from rdflib import BNode, Graph
 
-    from mif_rdf.shacl import run
+    from mif_rdf.validation.shacl import run
 
     bundle, shapes = loaded(data), Graph().parse(HERE / "user_shapes.ttl", format="turtle")
     result, seconds = timed(lambda: run(bundle.dataset, shapes, engine=engine))  # type: ignore[arg-type]
@@ -394,7 +396,7 @@ def _export(data: Path, fmt: str) -> dict[str, Any]:
     slower (its own ``Store.dump`` of it takes 3.7 s at 10,000 memories), and the target is about the command.
     """
     from mif_rdf import load_bundle
-    from mif_rdf.push.access import export_bundle
+    from mif_rdf.output.policy import export_bundle
 
     bundle = load_bundle(bundle_of(data), store="Oxigraph", progress=False)
     target = data / f"export-{os.getpid()}.out"
@@ -424,7 +426,7 @@ def _dump(data: Path) -> Path:
 @measure("export-stream")
 def export_stream(data: Path) -> dict[str, Any]:
     """``export --stream``: N-Quads written while the files are read (no store); the workers' peak memory too."""
-    from mif_rdf.stream_export import stream_nquads
+    from mif_rdf.output.stream_export import stream_nquads
 
     with open(_dump(data), "wb") as out:
         report, seconds = timed(lambda: stream_nquads(bundle_of(data), out, progress=False, on_problem=lambda problem: None))
@@ -437,7 +439,7 @@ def export_stream(data: Path) -> dict[str, Any]:
 def export_memory_nquads(data: Path) -> dict[str, Any]:
     """The same N-Quads through the memory store: the load, then the export of the loaded dataset."""
     from mif_rdf import load_bundle
-    from mif_rdf.push.access import export_bundle
+    from mif_rdf.output.policy import export_bundle
 
     def run() -> None:
         with open(_dump(data), "wb") as out:
@@ -463,7 +465,7 @@ def suggest_measure(data: Path) -> dict[str, Any]:
 @measure("read-parse")
 def read_parse(data: Path) -> dict[str, Any]:
     """What suggest cannot go below: reading and parsing every memory file (one process, as suggest)."""
-    from mif_rdf.parse import discover, parse_memory
+    from mif_rdf.source.parse import discover, parse_memory
 
     root = bundle_of(data)
     parsed, seconds = timed(lambda: [parse_memory(root, relpath)[0] for relpath in discover(root).memories])
@@ -678,9 +680,9 @@ def stream_table(streams: dict[int, dict[str, Any]]) -> str:
 
 def prepare(data: Path, count: int, seed: int) -> None:
     """A generated bundle with seeded violations, reused when ``data`` already holds one."""
-    from mif_rdf.markdown import render_memory, split_frontmatter
-    from mif_rdf.synthetic import generate_bundle
-    from mif_rdf.yamlio import load_yaml
+    from mif_rdf.source.markdown import render_memory, split_frontmatter
+    from synthetic import generate_bundle
+    from mif_rdf.source.yamlio import load_yaml
 
     if (bundle_of(data) / ".mif").is_dir():
         return

@@ -229,8 +229,8 @@ def oxigraph_jsonld_graph(document: dict, base: str) -> Graph:
     the URL gives (JSON-LD 1.1 context processing).  Literals keep their exact
     lexical forms (``lexical_literals``).
     """
-    from mif_rdf.context import MIF_CONTEXT_URL, context_document
-    from mif_rdf.reference import lexical_literals
+    from mif_rdf.core.context import MIF_CONTEXT_URL, context_document
+    from mif_rdf.rdf.reference import lexical_literals
 
     pinned = context_document(MIF_CONTEXT_URL)["@context"]
     contexts = document.get("@context")
@@ -295,8 +295,8 @@ def validate_but_spec_dates(bundle, **options):
     ``ill-typed-literal`` note (issue 37.2, tested in test_interop_ill_typed.py);
     tests of other rules look past them.
     """
-    from mif_rdf.errors import Severity
-    from mif_rdf.projection import ILL_TYPED
+    from mif_rdf.core.errors import Severity
+    from mif_rdf.rdf.projection import ILL_TYPED
     from mif_rdf.validation import validate
 
     report = validate(bundle, **options)

@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mif_rdf.parse import parse_memory
+from mif_rdf.source.parse import parse_memory
 
 _FRAGMENTS = st.sampled_from([
     "id: x\n", "type: semantic\n", "created: 2026-01-15T10:30:00Z\n", "a: &a [1, 2]\n", "b: *a\n", "c: *missing\n",

@@ -29,7 +29,7 @@ import pytest
 from rdflib import Graph
 
 from mif_rdf import Bundle
-from mif_rdf.push.access import export_policy
+from mif_rdf.output.policy import export_policy
 from mif_rdf.push.manifest import graph_hash, manifest_iri
 
 from conftest import assert_isomorphic

@@ -17,7 +17,7 @@ import yaml
 from rdflib import URIRef
 
 from conftest import memory_text, write_file
-from mif_rdf.asof import restrict, valid_memories
+from mif_rdf.queries.asof import restrict, valid_memories
 from mif_rdf.bundle import load_bundle
 
 MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")

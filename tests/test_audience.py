@@ -19,11 +19,11 @@ import yaml
 from rdflib import Dataset, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.nsmodel import audience_for
-from mif_rdf.push.access import export_bundle, export_policy, withheld_reason
-from mif_rdf.stream_export import stream_nquads
+from mif_rdf.output.policy import export_bundle, export_policy, withheld_reason
+from mif_rdf.output.stream_export import stream_nquads
 
 from conftest import BUNDLES, EXAMPLES
 

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import memory_text, write_file
 from mif_rdf import Problem, Severity
-from mif_rdf.baseline import SARIF_FINGERPRINT, compare, fingerprint, known
+from mif_rdf.validation.baseline import SARIF_FINGERPRINT, compare, fingerprint, known
 from mif_rdf.validation import ValidationReport
 from test_validation_formats import sarif_schema
 

@@ -14,11 +14,11 @@ import pytest
 from rdflib import Literal, URIRef
 
 import mif_rdf.bundle
-import mif_rdf.cache
-import mif_rdf.pipeline
+import mif_rdf.load.cache
+import mif_rdf.load.pipeline
 from mif_rdf import Bundle, MifRdfError, load_bundle
-from mif_rdf.cli import main
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.cli.main import main
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, isomorphic
 
@@ -73,7 +73,7 @@ def assert_same_bundle(warm: Bundle, cold: Bundle) -> None:
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every memory and entity file the loader parses."""
     seen: list[str] = []
-    for module, name in ((mif_rdf.pipeline, "read_memory"), (mif_rdf.bundle, "parse_entity")):
+    for module, name in ((mif_rdf.load.pipeline, "read_memory"), (mif_rdf.bundle, "parse_entity")):
         original = getattr(module, name)
 
         def counting(root, relpath, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
@@ -256,7 +256,7 @@ def _damage(path: Path, how: str) -> None:
 
 def test_an_entry_written_by_other_code_is_not_used(bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     load_bundle(bundle_dir, cache=cache_dir)
-    monkeypatch.setattr(mif_rdf.cache, "code_fingerprint", lambda: "another version")
+    monkeypatch.setattr(mif_rdf.load.cache, "code_fingerprint", lambda: "another version")
     other = load_bundle(bundle_dir, cache=cache_dir)
     assert other.cache.state == "cold" and "changed" in other.cache.reason  # type: ignore[union-attr]
 

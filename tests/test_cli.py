@@ -1,7 +1,7 @@
 """The ``mif-rdf`` command: exit codes, summaries, exports, conversions; no tracebacks on bad input.
 
-Most tests run the CLI in-process through :func:`mif_rdf.cli.main`; a few run
-``python -m mif_rdf.cli`` as a real subprocess to prove what a user sees.
+Most tests run the CLI in-process through :func:`mif_rdf.cli.main.main`; a few run
+``python -m mif_rdf.cli.main`` as a real subprocess to prove what a user sees.
 """
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from pyld import jsonld
 from rdflib import BNode, Dataset, Graph, URIRef
 
 import mif_rdf
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 from mif_rdf import Severity
-from mif_rdf.context import document_loader
-from mif_rdf.parse import parse_memory
-from mif_rdf.push.access import export_policy
-from mif_rdf.roundtrip import equivalent
+from mif_rdf.core.context import document_loader
+from mif_rdf.source.parse import parse_memory
+from mif_rdf.output.policy import export_policy
+from mif_rdf.rdf.roundtrip import equivalent
 
 from conftest import EXAMPLES, REPO, assert_isomorphic, comparable_graph, memory_text, write_file
 
@@ -241,7 +241,7 @@ def test_argparse_errors_exit_2(capsys, argv: list[str]) -> None:
 # -- the real command --------------------------------------------------------------
 def _subprocess(*argv: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mif_rdf.cli", *map(str, argv)],
+        [sys.executable, "-m", "mif_rdf.cli.main", *map(str, argv)],
         capture_output=True, text=True, cwd=REPO, timeout=60,
     )
 

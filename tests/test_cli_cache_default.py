@@ -12,7 +12,7 @@ import pytest
 from rdflib import Dataset, Graph
 
 from conftest import EXAMPLES, assert_isomorphic
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 QUERY = "SELECT ?path WHERE { ?m mif:path ?path } ORDER BY ?path"
 

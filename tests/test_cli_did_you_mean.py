@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import EXAMPLES
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 
 @pytest.mark.parametrize("argv, meant", [

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_file
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 
 @pytest.mark.parametrize("argv", [["load"], ["load", "-o", "{out}.trig"], ["export", "-o", "{out}.nq"], ["export", "-o", "{out}.ttl"]],

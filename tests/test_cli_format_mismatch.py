@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 
 @pytest.mark.parametrize("command, fmt, name", [("export", "nt", "x.ttl"), ("export", "nquads", "x.trig"), ("load", "turtle", "x.jsonld"),

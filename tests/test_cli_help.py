@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from mif_rdf.cli import EXAMPLES, _leaf_commands, build_parser
+from mif_rdf.cli.main import EXAMPLES, _leaf_commands, build_parser
 
 PARSERS = {command.prog.removeprefix("mif-rdf "): command for command in _leaf_commands(build_parser())}
 #: Examples that need a server (push: a store) or run until stopped (serve).

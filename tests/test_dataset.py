@@ -10,12 +10,12 @@ from pyld import jsonld
 from rdflib import Dataset, Graph, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.context import MIF_CONTEXT_URL, MIF_NS, PROPERTY_NS, document_loader, mif_context
-from mif_rdf.identity import relationship_iri
-from mif_rdf.namespaces import MIF
-from mif_rdf.reference import pyld_graph
-from mif_rdf.serialize import serialize_bundle
-from mif_rdf.writeback import lexical_literals
+from mif_rdf.core.context import MIF_CONTEXT_URL, MIF_NS, PROPERTY_NS, document_loader, mif_context
+from mif_rdf.source.identity import relationship_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.output.serialize import serialize_bundle
+from mif_rdf.output.writeback import lexical_literals
 
 from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, isomorphic, memory_text, write_file
 
@@ -194,7 +194,7 @@ def check_engines_give_isomorphic_datasets(root: Path) -> None:
 
 def test_the_oxigraph_store_holds_the_same_graphs(example_bundle) -> None:
     """Bulk loading into Oxigraph gives, graph by graph, what the memory store holds."""
-    from mif_rdf.oxigraph_sink import sink_for
+    from mif_rdf.load.oxigraph_sink import sink_for
 
     oxigraph = load_bundle(EXAMPLES, store="Oxigraph")
     assert sink_for(oxigraph.dataset) is not None  # the bulk path is the one under test

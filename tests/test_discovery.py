@@ -17,8 +17,8 @@ from rdflib import Dataset, Literal, URIRef
 from rdflib.namespace import RDF
 
 from mif_rdf import load_bundle, suggest
-from mif_rdf.cli import main
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology.discovery import add_suggestions, glob_regex, suggestions_graph_iri
 from mif_rdf.ontology.vocabulary import vocabulary_terms
 
@@ -166,7 +166,7 @@ def test_the_documented_text_and_python_example_are_true(capsys: pytest.CaptureF
 
 
 def test_generated_bundles_with_discovery_differ_only_by_the_ontology(tmp_path: Path) -> None:
-    from mif_rdf.synthetic import generate_bundle
+    from synthetic import generate_bundle
 
     generate_bundle(tmp_path / "plain", 40, seed=3)
     generate_bundle(tmp_path / "disc", 40, seed=3, discovery=True)

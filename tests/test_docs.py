@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from mif_rdf.cli import build_parser
-from mif_rdf.serialize import FORMATS
+from mif_rdf.cli.main import build_parser
+from mif_rdf.output.serialize import FORMATS
 
 from conftest import REPO
 

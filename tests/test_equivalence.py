@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mif_rdf.bundle import load_bundle
-from mif_rdf.identity import document_iri
-from mif_rdf.parse import parse_memory
-from mif_rdf.projection import Projection, project_memory
-from mif_rdf.reference import pyld_graph
-from mif_rdf.tordf import document_triples
+from mif_rdf.source.identity import document_iri
+from mif_rdf.source.parse import parse_memory
+from mif_rdf.rdf.projection import Projection, project_memory
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.rdf.tordf import document_triples
 
 from conftest import FIXTURE_BUNDLES, assert_isomorphic, assert_same_values, exact_number, memory_files, oxigraph_jsonld_graph
 
@@ -106,7 +106,7 @@ def test_what_processors_write_for_numbers_under_decimal_coercion() -> None:
 
 
 def test_generated_bundle_memory_by_memory(tmp_path: Path) -> None:
-    from mif_rdf.synthetic import generate_bundle
+    from synthetic import generate_bundle
 
     generate_bundle(tmp_path, 120, seed=7, broken_links=2)
     fast = load_bundle(tmp_path, engine="fast", base_iri=BASE)
@@ -193,7 +193,7 @@ _BASES = st.one_of(
 def test_iri_resolution_is_pyld_s(reference: str, base: str) -> None:
     from pyld.iri_resolver import resolve
 
-    from mif_rdf.context import resolve_iri
+    from mif_rdf.core.context import resolve_iri
 
     try:
         expected = resolve(reference, base)

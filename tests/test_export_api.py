@@ -15,7 +15,7 @@ from rdflib import Dataset, Graph, URIRef
 
 import mif_rdf
 from mif_rdf import MifRdfError, load_bundle
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 from conftest import BUNDLES, EXAMPLES, comparable_graph, isomorphic
 
@@ -137,7 +137,7 @@ def test_the_api_never_writes_over_a_file_of_the_bundle_and_replaces_whole(tmp_p
     def failing(*args, **kwargs):
         raise RuntimeError("disk gone")
 
-    monkeypatch.setattr("mif_rdf.export_api.export_bundle", failing)
+    monkeypatch.setattr("mif_rdf.output.export_api.export_bundle", failing)
     with pytest.raises(RuntimeError):
         bundle.export(previous)
     assert previous.read_bytes() == b"previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["b", "kept.nq"]

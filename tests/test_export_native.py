@@ -23,10 +23,10 @@ from rdflib import Dataset, Graph
 
 from mif_rdf import MifRdfError
 from mif_rdf.bundle import Bundle, load_bundle
-from mif_rdf.formats import QUAD_FORMATS, RDF_FORMATS
-from mif_rdf.namespaces import PREFIXES
-from mif_rdf.push.access import ExportPolicy, export_bundle, export_policy
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.core.formats import QUAD_FORMATS, RDF_FORMATS
+from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, canonical
 
@@ -184,7 +184,7 @@ def _prefixes(text: bytes) -> set[tuple[str, str]]:
 
 @pytest.mark.parametrize("fmt", ["turtle", "trig"])
 def test_turtle_and_trig_declare_the_same_prefixes_from_both_stores(bundles: dict[str, dict[str, Bundle]], fmt: str) -> None:
-    """The project's prefixes (mif_rdf.namespaces.PREFIXES), used or not, and no invented ``ns1:``."""
+    """The project's prefixes (mif_rdf.core.namespaces.PREFIXES), used or not, and no invented ``ns1:``."""
     expected = {(prefix, str(namespace)) for prefix, namespace in PREFIXES.items()}
     for name in ("examples", "generated"):
         native, python = (_prefixes(_export(bundles[name][store], fmt)) for store in ("oxigraph", "memory"))
@@ -196,7 +196,7 @@ def test_every_format_is_written_by_oxigraph_and_reads_no_rdflib_terms(bundles: 
     """The rdflib path (restricted copy, rdflib serializers, quad-by-quad writer) refuses to run, and oxrdflib converts no term."""
     import oxrdflib.store
 
-    import mif_rdf.push.access as access
+    import mif_rdf.output.policy as access
 
     def refuse(*_args: object) -> None:
         raise AssertionError("the rdflib path was used for an Oxigraph store")
@@ -243,7 +243,7 @@ def test_rdfxml_that_cannot_name_a_predicate_is_a_clear_error(unsplittable: Path
 
 
 def _cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_rdfxml_refusal_is_one_line_from_oxigraph(unsplittable: Path, tmp_path: Path) -> None:

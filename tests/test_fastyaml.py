@@ -1,4 +1,4 @@
-"""mif_rdf.fastyaml.load_yaml must yield exactly what mif_rdf.yamlio.load_yaml yields.
+"""mif_rdf.source.fastyaml.load_yaml must yield exactly what mif_rdf.source.yamlio.load_yaml yields.
 
 "Exactly" means: the same data with the same Python types at every node
 (int vs float vs bool vs str, YamlTimestamp vs str, None), keys in the same
@@ -25,11 +25,11 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from mif_rdf import fastyaml
-from mif_rdf.markdown import FrontmatterError, split_frontmatter
-from mif_rdf.synthetic import generate_bundle
-from mif_rdf.yamlio import YamlTimestamp
-from mif_rdf.yamlio import load_yaml as reference_load
+from mif_rdf.source import fastyaml
+from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
+from synthetic import generate_bundle
+from mif_rdf.source.yamlio import YamlTimestamp
+from mif_rdf.source.yamlio import load_yaml as reference_load
 
 from conftest import EXAMPLES, REPO
 
@@ -381,7 +381,7 @@ def test_any_tame_block_document_reads_the_same(tree: list[Any], step: int) -> N
 # with pitfalls, so that structure (indentation, multi-line plain scalars,
 # duplicates) is tested on documents that mostly pass the pre-check.
 def _memory_lines() -> list[str]:
-    from mif_rdf.synthetic import generate_ids, generate_memory, generate_paths
+    from synthetic import generate_ids, generate_memory, generate_paths
 
     rng = random.Random(5)
     ids, paths = generate_ids(rng, 30), generate_paths(rng, 30)
@@ -418,7 +418,7 @@ def test_any_line_soup_reads_the_same(soup: list[tuple[int, str]]) -> None:
 @given(seed=st.integers(0, 2**32 - 1), edits=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(
     ["drop", "repeat", "indent", "dedent", "yes", "quote", "unquote", "tab", "colon"])), max_size=4))
 def test_any_edited_memory_reads_the_same(seed: int, edits: list[tuple[int, str]]) -> None:
-    from mif_rdf.synthetic import generate_ids, generate_memory, generate_paths
+    from synthetic import generate_ids, generate_memory, generate_paths
 
     rng = random.Random(seed)
     ids, paths = generate_ids(rng, 5), generate_paths(rng, 5)

@@ -9,7 +9,7 @@ import pytest
 from rdflib import Dataset, Graph
 
 from mif_rdf import MifRdfError
-from mif_rdf.formats import ALIASES, RDF_FORMATS, SUFFIXES, format_for, format_name
+from mif_rdf.core.formats import ALIASES, RDF_FORMATS, SUFFIXES, format_for, format_name
 
 from conftest import EXAMPLES, isomorphic
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mif_rdf.errors import MifRdfError
-from mif_rdf.freshness import DecayProfile, as_utc, decay_strength, parse_duration
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.freshness import DecayProfile, as_utc, decay_strength, parse_duration
 from mif_rdf.queries import freshness
 
 UTC = timezone.utc

@@ -17,10 +17,10 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS
 
 from mif_rdf import load_bundle
-from mif_rdf.errors import MifRdfError
-from mif_rdf.identity import relationship_iri
-from mif_rdf.namespaces import MIF
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.source.identity import relationship_iri
+from mif_rdf.core.namespaces import MIF
+from synthetic import generate_bundle
 from mif_rdf.queries import (
     TRUST_LEVELS,
     Table,

@@ -29,8 +29,8 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
 from mif_rdf import load_bundle
-from mif_rdf.errors import MifRdfError
-from mif_rdf.namespaces import MIF
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.queries import (
     Table,
     conflicts,
@@ -52,7 +52,7 @@ from mif_rdf.queries import (
     valid_at,
 )
 from mif_rdf.queries.columns import Columns
-from mif_rdf.synthetic import generate_bundle
+from synthetic import generate_bundle
 
 STORES = ("memory", "oxigraph", "remote")
 

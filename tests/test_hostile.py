@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf.errors import Severity
-from mif_rdf.limits import Limits
+from mif_rdf.core.errors import Severity
+from mif_rdf.core.limits import Limits
 from mif_rdf.validation import validate
 
 from conftest import REPO, isomorphic

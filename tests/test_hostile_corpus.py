@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 from conftest import REPO, memory_text, write_file
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)

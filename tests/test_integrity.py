@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 
 from mif_rdf import load_bundle, recover_files
-from mif_rdf.errors import Severity
-from mif_rdf.integrity import content_hash
-from mif_rdf.markdown import render_memory
+from mif_rdf.core.errors import Severity
+from mif_rdf.source.integrity import content_hash
+from mif_rdf.source.markdown import render_memory
 from mif_rdf.validation import validate
 
 from conftest import write_file
@@ -73,7 +73,7 @@ def test_validation_never_crashes(frontmatter: dict) -> None:
 
 
 def test_export_with_hashes_writes_verifiable_digests(tmp_path: Path) -> None:
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     _memory(tmp_path / "in", content_hash(BODY))
     out = tmp_path / "b.nq"

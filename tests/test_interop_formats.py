@@ -14,8 +14,8 @@ from rdflib.compare import graph_diff, to_isomorphic
 from rdflib.namespace import XSD
 
 from mif_rdf import load_bundle
-from mif_rdf.reference import lexical_literals
-from mif_rdf.serialize import serialize_bundle
+from mif_rdf.rdf.reference import lexical_literals
+from mif_rdf.output.serialize import serialize_bundle
 
 from conftest import FIXTURE_BUNDLES, isomorphic
 

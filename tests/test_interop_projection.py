@@ -10,10 +10,10 @@ from pyld import jsonld
 from rdflib import Graph, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.context import MIF_CONTEXT_URL, context_document
-from mif_rdf.identity import default_base_iri, document_iri, path_identity
-from mif_rdf.reference import lexical_literals
+from mif_rdf.cli.main import main
+from mif_rdf.core.context import MIF_CONTEXT_URL, context_document
+from mif_rdf.source.identity import default_base_iri, document_iri, path_identity
+from mif_rdf.rdf.reference import lexical_literals
 
 from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
 

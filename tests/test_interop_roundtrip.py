@@ -8,11 +8,11 @@ import pytest
 from rdflib import Literal, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.convert import jsonld_files, markdown_of_document
-from mif_rdf.layout import authored_frontmatter, frontmatter_of_layout, layout_text
-from mif_rdf.parse import parse_memory
-from mif_rdf.reverse import recover_memory
+from mif_rdf.cli.main import main
+from mif_rdf.output.convert import jsonld_files, markdown_of_document
+from mif_rdf.rdf.layout import authored_frontmatter, frontmatter_of_layout, layout_text
+from mif_rdf.source.parse import parse_memory
+from mif_rdf.rdf.reverse import recover_memory
 
 from conftest import FIXTURE_BUNDLES, memory_text, write_file
 
@@ -114,7 +114,7 @@ def test_a_changed_graph_wins_over_the_layout(tmp_path: Path) -> None:
 
 
 def test_layout_text_keeps_timestamps_apart_from_strings() -> None:
-    from mif_rdf.yamlio import YamlTimestamp
+    from mif_rdf.source.yamlio import YamlTimestamp
 
     frontmatter = {"id": "x", "a": YamlTimestamp("2026-01-15"), "b": "2026-01-15", "c": [{"d": YamlTimestamp("2026-01-15T10:30:00Z")}]}
     back = frontmatter_of_layout(layout_text(frontmatter))
@@ -163,7 +163,7 @@ def test_a_file_with_no_bundle_root_keeps_its_targets_and_invents_no_path(tmp_pa
 def test_the_layout_holds_on_a_store_that_keeps_values_not_text() -> None:
     """Oxigraph (through oxrdflib) gives `...Z` back as `...+00:00`: the same value, so the author's form comes back."""
     from mif_rdf import recover_files
-    from mif_rdf.markdown import render_memory
+    from mif_rdf.source.markdown import render_memory
 
     bundle = load_bundle(FIXTURE_BUNDLES["levels"], store="Oxigraph")
     files = {f.relpath: f for f in recover_files(bundle.dataset)}

@@ -6,7 +6,7 @@ from typing import Any
 from rdflib import BNode, Dataset, URIRef
 from rdflib.plugins.sparql.parser import parseUpdate
 
-from mif_rdf.push.gsp import GraphStore, Response, insert_triples
+from mif_rdf.remote.gsp import GraphStore, Response, insert_triples
 
 NTRIPLES = b'<urn:s> <urn:p> _:b1 .\n_:b1 <urn:q> "x" .\n_:b1 <urn:r> _:b2 .\n_:b2 <urn:q> "y" .\n'
 

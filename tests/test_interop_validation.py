@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf.markdown import render_memory
+from mif_rdf.source.markdown import render_memory
 from mif_rdf.validation import validate as validate_all
 
 from conftest import validate_but_spec_dates as validate

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from rdflib.term import _is_valid_uri
 
 from mif_rdf.bundle import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.context import iri_problem, is_valid_iri
-from mif_rdf.push.access import export_bundle
-from mif_rdf.stream_export import stream_nquads
+from mif_rdf.cli.main import main
+from mif_rdf.core.context import iri_problem, is_valid_iri
+from mif_rdf.output.policy import export_bundle
+from mif_rdf.output.stream_export import stream_nquads
 
 from conftest import memory_text, write_file
 from oxigraph_server import OxigraphServer, assert_store_matches, oxigraph  # noqa: F401  (oxigraph: fixture)

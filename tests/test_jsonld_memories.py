@@ -14,14 +14,14 @@ from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 from mif_rdf import load_bundle
 from mif_rdf.bundle import PATH
-from mif_rdf.cli import main
-from mif_rdf.context import MIF_CONTEXT_URL, document_loader
-from mif_rdf.convert import jsonld_files
-from mif_rdf.errors import Severity
-from mif_rdf.jsonld_source import json_pointer
-from mif_rdf.parse import discover
-from mif_rdf.reference import pyld_graph
-from mif_rdf.stream_export import stream_nquads
+from mif_rdf.cli.main import main
+from mif_rdf.core.context import MIF_CONTEXT_URL, document_loader
+from mif_rdf.output.convert import jsonld_files
+from mif_rdf.core.errors import Severity
+from mif_rdf.rdf.jsonld_source import json_pointer
+from mif_rdf.source.parse import discover
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.output.stream_export import stream_nquads
 from mif_rdf.validation import validate
 
 from conftest import EXAMPLES, assert_isomorphic, assert_same_values, comparable_graph, oxigraph_jsonld_graph, write_file

@@ -11,8 +11,8 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.nsmodel import read_namespace_model
 from mif_rdf.nsmodel.model import pattern_matches
 from mif_rdf.queries.helpers import freshness, memories_with_tag, memory_at_uri
@@ -217,7 +217,7 @@ def test_convert_to_markdown_never_writes_into_or_over_a_read_only_prefix(copy: 
     assert "Async patterns, revised" in (copy / "public" / "async-patterns.md").read_text()
     # a new memory whose namespace is under _archive is refused too
     write_file(tmp_path, "new/x.md", memory_text("6a1d0f7e-0099-4c1a-9a00-000000000099", "namespace: _archive/new\n"))
-    from mif_rdf.writeback import write_files
+    from mif_rdf.output.writeback import write_files
 
     problems = write_files(copy, {"new/x.md": (tmp_path / "new" / "x.md").read_text()}, ".md")
     assert [p.rule for p in problems] == ["read-only"] and not (copy / "new" / "x.md").exists()

@@ -29,7 +29,7 @@ from nbclient import NotebookClient
 from rdflib import Graph
 
 from mif_rdf import MifRdfError, load_bundle
-from mif_rdf.graph_figure import WRAP, relationship_figure
+from mif_rdf.notebook.graph_figure import WRAP, relationship_figure
 from mif_rdf.queries import TRUST_LEVELS, compact_iri, relationship_edges
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -324,7 +324,7 @@ def test_tables_are_left_aligned_without_the_index_column(explored) -> None:
         parser = _Tables()
         parser.feed(page)
         assert not parser.index_shown, cell.source
-        # pandas' Styler (DataFrames) and mif_rdf.display (the bundle, the report) both say so for th and td
+        # pandas' Styler (DataFrames) and mif_rdf.notebook.display (the bundle, the report) both say so for th and td
         assert re.search(r"th[^{]*\{\s*text-align: left;", page) and re.search(r"td[^{]*\{\s*text-align: left;", page), cell.source
         tables += 1
     assert tables >= 17

@@ -22,8 +22,8 @@ import pytest
 from rdflib import URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.errors import Severity
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import Severity
 
 from conftest import memory_text, write_file
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)
@@ -235,7 +235,7 @@ def test_memory_id_colliding_with_an_entity_graph_is_a_duplicate_id(tmp_path: Pa
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI in a process of its own: what a user sees on stderr, logging included (pytest captures none of it)."""
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *args], capture_output=True, text=True, timeout=300)
 
 
 # -- 14. impossible dates are problems, never tracebacks -------------------------------------
@@ -331,7 +331,7 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
 
 @pytest.mark.parametrize("service", ["SERVICE", "service", "\\u0053ERVICE"])
 def test_unparseable_service_query_is_refused_before_the_network(tmp_path: Path, listener: tuple[str, list[bytes]], service: str) -> None:
-    from mif_rdf.errors import MifRdfError
+    from mif_rdf.core.errors import MifRdfError
     from mif_rdf.queries import run_query
 
     url, seen = listener
@@ -346,7 +346,7 @@ def test_unparseable_service_query_is_refused_before_the_network(tmp_path: Path,
 # -- 17. a lone surrogate in a helper parameter is a MifRdfError -----------------------------
 @pytest.mark.parametrize("store", ["default", "Oxigraph"])
 def test_lone_surrogate_parameters_raise_mifrdferror(tmp_path: Path, store: str) -> None:
-    from mif_rdf.errors import MifRdfError
+    from mif_rdf.core.errors import MifRdfError
     from mif_rdf.queries import helpers
 
     bundle = load_bundle(good_bundle(tmp_path / "b"), store=store)
@@ -432,7 +432,7 @@ def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, sto
 
 # -- 13. a cache entry another user could have written is never unpickled ----------------------
 def test_cache_entries_others_could_write_are_refused(tmp_path: Path) -> None:
-    from mif_rdf.errors import MifRdfError
+    from mif_rdf.core.errors import MifRdfError
 
     root = good_bundle(tmp_path / "b")
     cache = tmp_path / "cache"
@@ -485,7 +485,7 @@ def _store(url: str, timeout: float = 2.0) -> object:
 
 
 def test_manifest_with_a_remote_or_file_context_is_never_fetched(listener: tuple[str, list[bytes]]) -> None:
-    from mif_rdf.errors import MifRdfError
+    from mif_rdf.core.errors import MifRdfError
     from mif_rdf.push.manifest import read_manifest
 
     url, seen = listener
@@ -505,7 +505,7 @@ def test_manifest_with_a_remote_or_file_context_is_never_fetched(listener: tuple
 
 
 def test_a_trickling_store_is_held_to_the_timeout() -> None:
-    from mif_rdf.push.gsp import StoreTimeout
+    from mif_rdf.remote.gsp import StoreTimeout
 
     def trickle(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
@@ -543,7 +543,7 @@ def test_an_endless_answer_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_config_symlinked_out_of_the_bundle_does_not_set_the_base(tmp_path: Path) -> None:
     """The bundle identity (and so the default base IRI) never comes from a file outside the bundle."""
-    from mif_rdf.identity import default_base_iri
+    from mif_rdf.source.identity import default_base_iri
 
     outside = tmp_path / "outside.yaml"
     outside.write_text("bundle_id: stolen-identity\n", encoding="utf-8")

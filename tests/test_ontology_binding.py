@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf.errors import MifRdfError
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import OntologyReference, builtin_dir, bundle_ontologies, search_path, user_ontology_dirs
 
 from conftest import FIXTURES, write_file
@@ -126,7 +126,7 @@ def test_a_memory_id_that_looks_like_a_path_is_never_read(tmp_path: Path) -> Non
 
 
 def test_an_unreadable_ontology_file_is_one_warning_and_the_commands_still_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     write_file(tmp_path, ".mif/ontologies/bad.ontology.yaml", "ontology: [1, 2\n")
     write_file(tmp_path, "m/a.md", "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"

@@ -20,8 +20,8 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDFS
 
-from mif_rdf.errors import MifRdfError
-from mif_rdf.namespaces import MIF
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.compiler import Compilation
 from mif_rdf.ontology.iris import MIFO
@@ -193,7 +193,7 @@ def test_what_the_spec_requires_stays_an_error(tmp_path: Path, body: str, error:
 
 
 def test_cli_strict_turns_the_warnings_into_a_one_line_error() -> None:
-    command = [sys.executable, "-m", "mif_rdf.cli", "ontology", "compile", "agri", "--path", str(CORPUS)]
+    command = [sys.executable, "-m", "mif_rdf.cli.main", "ontology", "compile", "agri", "--path", str(CORPUS)]
     lenient = subprocess.run(command, capture_output=True, text=True, check=False)
     assert lenient.returncode == 0, lenient.stderr
     assert "warning [location]" in lenient.stderr and "@prefix agri:" in lenient.stdout

@@ -14,9 +14,9 @@ from rdflib.compare import isomorphic
 import mif_rdf.ontology.compiler
 import mif_rdf.ontology.loader
 import mif_rdf.ontology.registry
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
-from mif_rdf.limits import ONTOLOGY_LIMITS
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.limits import ONTOLOGY_LIMITS
 from mif_rdf.ontology import compile_ontologies
 
 GOOD = """ontology:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import builtin_dir, compile_ontologies, search_path
 from mif_rdf.ontology.loader import read_ontology
 from mif_rdf.ontology.registry import Registry

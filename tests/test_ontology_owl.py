@@ -11,8 +11,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.compiler import Compilation
 from mif_rdf.ontology.iris import MIFO

@@ -16,8 +16,8 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import builtin_dir, compile_ontologies, vocabulary
 from mif_rdf.ontology.compiler import Compilation
 

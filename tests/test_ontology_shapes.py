@@ -10,8 +10,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
 from mif_rdf import load_bundle
-from mif_rdf.context import mif_context
-from mif_rdf.namespaces import MIF
+from mif_rdf.core.context import mif_context
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_shapes
 
 from conftest import FIXTURES, write_file

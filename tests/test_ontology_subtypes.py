@@ -7,7 +7,7 @@ import pytest
 from rdflib import URIRef
 from rdflib.namespace import RDFS
 
-from mif_rdf.errors import MifRdfError
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.subtypes import narrowing_problem
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf.errors import MifRdfError
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.registry import Registry
 from mif_rdf.ontology.resolution import resolve

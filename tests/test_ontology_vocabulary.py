@@ -5,8 +5,8 @@ from __future__ import annotations
 from rdflib import URIRef
 from rdflib.namespace import OWL, RDF
 
-from mif_rdf.context import MIF_CONTEXT_URL, MIF_NS, context_document, extension_context, mif_context
-from mif_rdf.namespaces import MIF
+from mif_rdf.core.context import MIF_CONTEXT_URL, MIF_NS, context_document, extension_context, mif_context
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import builtin_dir, compile_ontologies, vocabulary
 
 from conftest import FIXTURES, REPO

@@ -1,6 +1,6 @@
 """Issue 39 items 1 and 7, issue 37 item 1: outputs never overwrite inputs, are never half-written, leave nothing behind.
 
-Every writing command runs as a user runs it (``mif_rdf.cli.main``, or a real
+Every writing command runs as a user runs it (``mif_rdf.cli.main.main``, or a real
 process where a signal or a kill is the point); the oracle is the bytes of the
 files involved, compared before and after.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf import outputs
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.core import outputs
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, REPO
 
@@ -169,7 +169,7 @@ def test_every_writer_replaces_the_previous_file_whole(bundle: Path, tmp_path: P
 
 
 def test_a_full_disk_leaves_the_previous_file_and_says_so(bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import mif_rdf.push.access
+    import mif_rdf.output.policy
 
     target = tmp_path / "dump.trig"
     target.write_bytes(b"the previous export\n")
@@ -178,7 +178,7 @@ def test_a_full_disk_leaves_the_previous_file_and_says_so(bundle: Path, tmp_path
         out.write(b"x" * 100_000)  # type: ignore[attr-defined]
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(mif_rdf.push.access, "export_bundle", fills_the_disk)
+    monkeypatch.setattr(mif_rdf.output.policy, "export_bundle", fills_the_disk)
     code, err = run(["export", bundle, "-o", target], capsys)
     assert code == 2
     assert "no space left on the device" in err and str(target) in err and "unchanged" in err and "Traceback" not in err
@@ -261,7 +261,7 @@ def _running(pid: int) -> bool:
 
 def _export(bundle: Path, target: Path, tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO / "src")}
-    return subprocess.Popen([sys.executable, "-m", "mif_rdf.cli", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
+    return subprocess.Popen([sys.executable, "-m", "mif_rdf.cli.main", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
 
 

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
-import mif_rdf.pipeline
+import mif_rdf.load.pipeline
 from mif_rdf import load_bundle
-from mif_rdf.pipeline import CHUNK
-from mif_rdf.synthetic import dump_yaml, generate_bundle
-from mif_rdf.tordf import document_nquads, document_triples
+from mif_rdf.load.pipeline import CHUNK
+from synthetic import dump_yaml, generate_bundle
+from mif_rdf.rdf.tordf import document_nquads, document_triples
 
 from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, write_file
 from test_equivalence import GENERATED_FRONTMATTER, GENERATED_ID, generated_projection
@@ -98,13 +98,13 @@ def test_a_memory_oxigraph_refuses_is_reported_and_the_rest_load(monkeypatch: py
     """Text Oxigraph will not parse (the walker never writes any; this test forges it) costs that one memory, named."""
     memory = load_bundle(EXAMPLES, progress=False)
     victim = next(iter(memory.memories.values()))
-    real = mif_rdf.pipeline.document_nquads
+    real = mif_rdf.load.pipeline.document_nquads
 
     def forged(document: dict[str, Any], base: str, graph: str) -> str:
         text = real(document, base, graph)
         return text + f"<{graph}> <http://example.org/p> <not an IRI> <{graph}> .\n" if graph == victim.iri else text
 
-    monkeypatch.setattr(mif_rdf.pipeline, "document_nquads", forged)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "document_nquads", forged)
     oxigraph = load_bundle(EXAMPLES, store="Oxigraph", progress=False)
     refused = [p for p in oxigraph.problems if p.rule == "store"]
     assert [p.path for p in refused] == [victim.relpath]

@@ -29,19 +29,19 @@ def test_wheel_contains_the_data_folders(wheel: Path) -> None:
         "mif_rdf/data/context/mif-rdf-extension.jsonld",
         "mif_rdf/data/shapes/README.md",
         "mif_rdf/data/ontologies/README.md",
-        "mif_rdf/cli.py",
+        "mif_rdf/cli/main.py",
     ):
         assert required in names, required
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "mif-rdf = mif_rdf.cli:main" in text and "mif = mif_rdf.rdfplugin:MifParser" in text
+    assert "mif-rdf = mif_rdf.cli.main:main" in text and "mif = mif_rdf.rdfplugin:MifParser" in text
 
 
 def test_installed_wheel_loads_a_bundle_without_the_source_tree(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)], check=True, timeout=300)
     code = (
-        "import mif_rdf, mif_rdf.resources as r, sys; "
+        "import mif_rdf, mif_rdf.core.resources as r, sys; "
         f"assert mif_rdf.__file__.startswith({str(target)!r}), mif_rdf.__file__; "
         f"assert str(r.data_dir('context')).startswith({str(target)!r}); "
         f"b = mif_rdf.load_bundle({str(EXAMPLES)!r}); print(b.counts()['memories'])"

@@ -20,8 +20,8 @@ from rdflib import Graph, Literal
 
 from mif_rdf import load_bundle
 from mif_rdf.ontology.fields import FORMAT_PATTERNS
-from mif_rdf.patterns import DEFAULT_TIME_LIMIT, take_stopped
-from mif_rdf.shacl import run
+from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
+from mif_rdf.validation.shacl import run
 from mif_rdf.validation import validate
 from mif_rdf.validation.engine import _pattern_check
 

@@ -1,7 +1,7 @@
-"""Patterns from data run with a bound on time (mif_rdf.patterns): RE2 where it can, a time limit elsewhere.
+"""Patterns from data run with a bound on time (mif_rdf.core.patterns): RE2 where it can, a time limit elsewhere.
 
 The oracle for what a pattern matches is Python's ``re`` with ``re.ASCII`` (the
-dialect mif_rdf.patterns promises), on inputs short enough for ``re`` to
+dialect mif_rdf.core.patterns promises), on inputs short enough for ``re`` to
 finish; the bound is shown on inputs where backtracking takes hours.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from mif_rdf.patterns import PatternError, PatternSet, PatternTimeout, compile_pattern
+from mif_rdf.core.patterns import PatternError, PatternSet, PatternTimeout, compile_pattern
 
 #: Nested quantifiers: exponential for a backtracking engine on ``a`` * n + one character that fails.
 HOSTILE_RE2 = [r"^(a+)+$", r"^(a|aa)+$", r"^(a|a?)+$", r"^(a*)*$", r"(x+x+)+y", r"^(\w+\s?)+$", r"^([a-z]+)*[0-9]$"]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rdflib import Graph, Literal
 
-import mif_rdf.pipeline
+import mif_rdf.load.pipeline
 from mif_rdf import load_bundle
-from mif_rdf.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.load.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, isomorphic
 
@@ -70,20 +70,20 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
     def no_processes(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OSError("no semaphores here")
 
-    monkeypatch.setattr(mif_rdf.pipeline, "ProcessPoolExecutor", no_processes)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "ProcessPoolExecutor", no_processes)
     bundle = load_bundle(tmp_path / "b", workers=2)
     assert len(bundle.memories) == CHUNK + 5 and not bundle.problems
 
 
 def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mif_rdf.pipeline, "_reruns_main_script", lambda: False)
-    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 2)
-    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_reruns_main_script", lambda: False)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 2)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
     assert worker_count(10_000, None) == 1 and worker_count(10_000, None, busy_main=False) == 2
-    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.9)  # another job holds a core
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.9)  # another job holds a core
     assert worker_count(10_000, None) == 0 and worker_count(10_000, None, busy_main=False) == 0
-    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 8)
-    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 1.2)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 1.2)
     assert worker_count(10, None) == 0  # small bundles stay in one process
     assert worker_count(10_000, None) == 6 and worker_count(10_000, None, busy_main=False) == 7
     assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3  # asked for: always given
@@ -91,7 +91,7 @@ def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) 
 
 def test_busy_cores_reads_this_machine() -> None:
     """Two readings of /proc/stat: a number of cores between none and all of them (0 where there is no /proc)."""
-    from mif_rdf.pipeline import _busy_cores
+    from mif_rdf.load.pipeline import _busy_cores
 
     busy = _busy_cores(0.05)
     assert 0.0 <= busy <= (os.cpu_count() or 1) + 0.5
@@ -99,9 +99,9 @@ def test_busy_cores_reads_this_machine() -> None:
 
 def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh-interpreter workers import the main script; a default must not ask for that."""
-    monkeypatch.setattr(mif_rdf.pipeline, "usable_cores", lambda: 8)
-    monkeypatch.setattr(mif_rdf.pipeline, "_busy_cores", lambda: 0.0)
-    monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 8)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.0)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
     script = types.ModuleType("__main__")
     script.__file__ = "/home/user/load.py"  # a program run from a script (pytest's own __main__ is not one under pytest-xdist)
     monkeypatch.setitem(sys.modules, "__main__", script)
@@ -110,7 +110,7 @@ def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # an interactive session: no script to run again
     assert worker_count(10_000, None) == 7
     monkeypatch.setitem(sys.modules, "__main__", script)
-    monkeypatch.setattr(mif_rdf.pipeline, "_start_method", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_start_method", lambda: multiprocessing.get_context("fork"))
     assert worker_count(10_000, None) == 7
 
 

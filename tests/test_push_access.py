@@ -8,12 +8,12 @@ import pytest
 from rdflib import Dataset, Literal, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.identity import GRAPH_INFERENCES, graph_iri
-from mif_rdf.namespaces import MIF
-from mif_rdf.push.access import ExportPolicy, export_bundle, export_policy, local_only
-from mif_rdf.layout import AUTHORED_FRONTMATTER
-from mif_rdf.writeback import lexical_literals
+from mif_rdf.cli.main import main
+from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy, local_only
+from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER
+from mif_rdf.output.writeback import lexical_literals
 
 from conftest import EXAMPLES, memory_text, write_file
 

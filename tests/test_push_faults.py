@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 from mif_rdf.push import GraphStore, HttpClient, RetryPolicy, StoreUnreachable
 
 from conftest import memory_text, write_file

@@ -13,10 +13,10 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 from mif_rdf.push import GraphStore, HttpClient, RetryPolicy, StoreUnreachable, graph_hash, push_bundle
 from mif_rdf.push.manifest import SYNC_GRAPH, SYNC_HASH, Manifest, manifest_iri
-from mif_rdf.synthetic import generate_bundle
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, assert_isomorphic, memory_text, write_file
 from oxigraph_server import OxigraphServer, assert_store_matches, expected_graphs, oxigraph, oxigraph_command, stored_manifest  # noqa: F401  (oxigraph: fixture)

@@ -13,9 +13,9 @@ from rdflib.namespace import XSD
 from rdflib.query import Result
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.display import problems_html
-from mif_rdf.errors import MifRdfError, Problem, Severity
+from mif_rdf.cli.main import main
+from mif_rdf.notebook.display import problems_html
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.queries import (
     QuerySyntaxError,
     Table,
@@ -308,7 +308,7 @@ def test_table_html_escapes_and_truncates() -> None:
 
 # -- safety (issue 7): no update through a query, no network unless asked ---------------------------
 def test_update_is_refused_with_a_clear_message(capsys) -> None:
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     assert main(["query", str(EXAMPLES), "INSERT DATA { <urn:a> <urn:b> <urn:c> }"]) == 2
     assert "SPARQL Update" in capsys.readouterr().err
@@ -328,7 +328,7 @@ def test_update_runs_only_when_asked() -> None:
 def test_service_is_off_unless_allowed(capsys) -> None:
     import socket
 
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
     from mif_rdf.queries import check_query_safety
 
     query = "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"

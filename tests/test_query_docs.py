@@ -10,7 +10,7 @@ import pytest
 from conftest import EXAMPLES, REPO
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 from mif_rdf.queries import python_value, run_query
 
 DOC = (REPO / "docs" / "queries.md").read_text(encoding="utf-8")

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from mif_rdf.bundle import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
-from mif_rdf.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from mif_rdf.queries import run_query, select
 from mif_rdf.queries.sparql import check_query_bounds
 
@@ -35,7 +35,7 @@ PATTERNS_700K = "SELECT * WHERE { " + " ".join(f"?s <urn:p> ?o{i} ." for i in ra
 _CRASH_SCRIPT = """
 import sys
 from mif_rdf.bundle import load_bundle
-from mif_rdf.errors import MifRdfError
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries import run_query, select
 query = sys.stdin.read()
 for store in ("memory", "Oxigraph"):

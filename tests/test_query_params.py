@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import EXAMPLES
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 
 TITLES = "SELECT ?title WHERE { ?m mif:tags ?tag ; dc:title ?title } ORDER BY ?title"
 

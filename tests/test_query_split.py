@@ -17,11 +17,11 @@ import pytest
 from rdflib import BNode, Literal
 
 from mif_rdf import load_bundle
-from mif_rdf.namespaces import MIF
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.queries import decay_profiles, freshness, recorded_by, relationship_edges, valid_at
 from mif_rdf.queries import native
 from mif_rdf.queries.native import SPLIT_HERE, select_trusted
-from mif_rdf.synthetic import generate_bundle
+from synthetic import generate_bundle
 
 from test_helpers_stores import _typed, _when
 

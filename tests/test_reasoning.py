@@ -9,10 +9,10 @@ from rdflib.namespace import OWL, RDF, RDFS
 
 from mif_rdf import load_bundle
 from mif_rdf.bundle import Bundle
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
-from mif_rdf.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
+from mif_rdf.core.namespaces import MIF
 from mif_rdf.reasoning import fast_closure, infer, ontology_graph, owlrl_closure
 
 from conftest import EXAMPLES, write_file

@@ -9,10 +9,10 @@ from rdflib import BNode, Dataset, Literal, URIRef
 
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.push import GraphStore, StoreUnreachable, push_bundle
-from mif_rdf.push.access import export_policy
+from mif_rdf.output.policy import export_policy
 from mif_rdf.push.manifest import manifest_iri
 from mif_rdf.remote import OXIGRAPH_UNION, remote_dataset
-from mif_rdf.synthetic import generate_bundle
+from synthetic import generate_bundle
 
 from conftest import assert_isomorphic
 from oxigraph_server import OxigraphServer, free_port, oxigraph  # noqa: F401  (oxigraph: fixture)
@@ -110,7 +110,7 @@ def test_a_store_no_parameter_can_unite_is_an_error(oxigraph: OxigraphServer, mo
     import mif_rdf.remote as remote
 
     oxigraph_graph = "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }"
-    from mif_rdf.push.gsp import GraphStore as _Store
+    from mif_rdf.remote.gsp import GraphStore as _Store
 
     _Store(oxigraph.store_url, update_endpoint=oxigraph.update_url).update(oxigraph_graph.encode(), "insert")
     monkeypatch.setattr(remote, "OXIGRAPH_UNION", {"no-such-parameter": ""})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mif_rdf.push import GraphStore, push_bundle
-from mif_rdf.push.access import export_policy
+from mif_rdf.output.policy import export_policy
 from mif_rdf.remote import OXIGRAPH_UNION, remote_dataset
 
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: the server fixture)

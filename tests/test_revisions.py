@@ -18,8 +18,8 @@ from rdflib.compare import isomorphic
 
 from conftest import memory_text, write_file
 from mif_rdf.bundle import load_bundle
-from mif_rdf.errors import MifRdfError
-from mif_rdf.revisions import load_at_revision
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.load.revisions import load_at_revision
 from oxigraph_server import oxigraph  # noqa: F401  (a fixture)
 
 MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")

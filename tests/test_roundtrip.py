@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 from rdflib import Graph
 
 from mif_rdf import load_bundle, read_dataset, recover_files, write_bundle
-from mif_rdf.errors import Severity
-from mif_rdf.identity import document_iri
-from mif_rdf.layout import authored_frontmatter
-from mif_rdf.parse import parse_memory
-from mif_rdf.projection import project_memory
-from mif_rdf.reverse import recover_memory
-from mif_rdf.roundtrip import differences, equivalent
-from mif_rdf.serialize import serialize_bundle
-from mif_rdf.tordf import document_triples
-from mif_rdf.writeback import lexical_literals
+from mif_rdf.core.errors import Severity
+from mif_rdf.source.identity import document_iri
+from mif_rdf.rdf.layout import authored_frontmatter
+from mif_rdf.source.parse import parse_memory
+from mif_rdf.rdf.projection import project_memory
+from mif_rdf.rdf.reverse import recover_memory
+from mif_rdf.rdf.roundtrip import differences, equivalent
+from mif_rdf.output.serialize import serialize_bundle
+from mif_rdf.rdf.tordf import document_triples
+from mif_rdf.output.writeback import lexical_literals
 
 from conftest import FIXTURE_BUNDLES
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf.errors import MifRdfError
-from mif_rdf.push.gsp import check_endpoint
-from mif_rdf.redaction import redact_text, redacted
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.remote.gsp import check_endpoint
+from mif_rdf.core.redaction import redact_text, redacted
 from mif_rdf.serve.protocol import HttpError, check_safety
 
 from conftest import EXAMPLES

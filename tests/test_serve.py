@@ -23,7 +23,7 @@ from rdflib.query import Result
 
 from conftest import EXAMPLES, assert_isomorphic, comparable_graph
 from mif_rdf import load_bundle
-from mif_rdf.push.access import export_policy
+from mif_rdf.output.policy import export_policy
 from mif_rdf.remote import remote_dataset
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: the server fixture)
 from serve_process import ServeProcess

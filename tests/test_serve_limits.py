@@ -238,7 +238,7 @@ def test_compaction_rebuilds_both_stores_without_changing_what_is_served(tmp_pat
 
     import pyoxigraph as ox
 
-    from mif_rdf.push.access import export_policy
+    from mif_rdf.output.policy import export_policy
     from mif_rdf.serve import served as served_module
 
     monkeypatch.setattr(served_module, "COMPACT_MIN", 0)
@@ -265,7 +265,7 @@ def test_compaction_rebuilds_both_stores_without_changing_what_is_served(tmp_pat
     assert got == expected
     union = {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, None) if q.graph_name != ox.DefaultGraph()}
     assert set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())) == union
-    from mif_rdf.oxigraph_sink import oxigraph_store
+    from mif_rdf.load.oxigraph_sink import oxigraph_store
 
     fresh_store = oxigraph_store(load_bundle(bundle, store="oxigraph").dataset)
     assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(fresh_store)  # the working store, compacted too

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import assert_isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
-from mif_rdf.synthetic import generate_bundle
+from synthetic import generate_bundle
 
 
 def link_problems(bundle) -> set:

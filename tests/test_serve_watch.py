@@ -23,7 +23,7 @@ from rdflib import Dataset, URIRef
 
 from conftest import EXAMPLES, assert_isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
-from mif_rdf.push.access import export_policy
+from mif_rdf.output.policy import export_policy
 from serve_process import ServeProcess
 
 DEADLINE_S = 20.0
@@ -112,7 +112,7 @@ def test_every_kind_of_change_is_served_as_a_fresh_load_would(bundle: Path, tmp_
 
 def test_jsonld_memories_are_served_as_a_fresh_load_reads_them(bundle: Path, tmp_path: Path) -> None:
     """A memory written only as .jsonld (spec 3.3) is served, changed and removed like a markdown one."""
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     converted = tmp_path / "converted"
     assert main(["convert", "to-jsonld", str(bundle), "-o", str(converted), "-q"]) == 0

@@ -21,8 +21,8 @@ import pytest
 from rdflib import Graph, Literal
 from rdflib.namespace import SH, XSD
 
-from mif_rdf.errors import MifRdfError
-from mif_rdf.shacl import Unsupported, run, validate
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.validation.shacl import Unsupported, run, validate
 from mif_rdf.validation.engine import validate_graph
 from mif_rdf.validation.order import compare
 from shacl_manifest import Case, agrees, cases

@@ -20,11 +20,11 @@ from rdflib.compare import graph_diff, to_isomorphic
 
 import mif_rdf.bundle
 from mif_rdf.bundle import load_bundle
-from mif_rdf.oxigraph_sink import rdflib_terms
-from mif_rdf.push.access import export_policy
-from mif_rdf.serialize import ill_typed_literals
-from mif_rdf.stream_export import StreamReport, stream_nquads
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.load.oxigraph_sink import rdflib_terms
+from mif_rdf.output.policy import export_policy
+from mif_rdf.output.serialize import ill_typed_literals
+from mif_rdf.output.stream_export import StreamReport, stream_nquads
+from synthetic import generate_bundle
 
 from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
 from oxigraph_server import OxigraphServer, expected_graphs, oxigraph_command
@@ -175,7 +175,7 @@ def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_the_command_streams_nquads_by_default_and_says_so(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Tests for mif_rdf.synthetic: the generator must be deterministic, produce
+"""Tests for tests/synthetic.py: the generator must be deterministic, produce
 spec-shaped MIF memories covering every field family, and keep its link
 invariants (resolvable targets, exact broken-link count, backwards-in-time
 derivations, body mirrors equal to frontmatter)."""
@@ -19,7 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mif_rdf.synthetic import (
+from synthetic import (
     CORE_RELATIONSHIP_TYPES,
     CUSTOM_RELATIONSHIP_TYPE,
     ENTITY_POOL,

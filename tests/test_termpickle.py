@@ -7,7 +7,7 @@ import pytest
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from mif_rdf import termpickle
+from mif_rdf.load import termpickle
 
 LITERALS = [
     Literal("plain"),

@@ -1,4 +1,4 @@
-"""Write-back of SPARQL Update to the markdown files (issue 31, mif_rdf.update).
+"""Write-back of SPARQL Update to the markdown files (issue 31, mif_rdf.output.update).
 
 The oracle of every write is a fresh load: the files written must load to
 exactly the graphs the update produced, and every byte outside the changed
@@ -16,8 +16,8 @@ from rdflib import Graph, URIRef
 from rdflib.compare import isomorphic
 
 from mif_rdf.bundle import Bundle, load_bundle
-from mif_rdf.errors import MifRdfError
-from mif_rdf.update import plan_update, update_bundle
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.output.update import plan_update, update_bundle
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -181,7 +181,7 @@ def test_a_failed_rename_leaves_each_file_old_or_new(tmp_path: Path, monkeypatch
     bundle = load_bundle(root)
     plan = plan_update(bundle, RETAG)
     with pytest.raises(MifRdfError, match="no space left"):  # the shared writer says the previous file is unchanged
-        from mif_rdf.update import write_changes
+        from mif_rdf.output.update import write_changes
 
         write_changes(bundle.root, plan.changes)
     after = _files(root)
@@ -199,7 +199,7 @@ def test_bundle_method_is_the_same_api(tmp_path: Path) -> None:
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -278,7 +278,7 @@ def test_the_body_mirror_follows_relationships(tmp_path: Path) -> None:
 
 
 def test_a_body_without_the_section_gets_one() -> None:
-    from mif_rdf.body_mirror import mirrored_body
+    from mif_rdf.output.body_mirror import mirrored_body
 
     new = [{"type": "uses", "target": "/x.md"}]
     assert mirrored_body("# T\n\nText.\n", [], new, lambda t: "X") == "# T\n\nText.\n\n## Relationships\n\n- uses [X](/x.md)\n"

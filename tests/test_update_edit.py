@@ -1,4 +1,4 @@
-"""Minimal frontmatter edits (mif_rdf.frontmatter_edit) against a re-parse oracle.
+"""Minimal frontmatter edits (mif_rdf.output.frontmatter_edit) against a re-parse oracle.
 
 Random edits (set, delete, add, at any depth) on the frontmatter texts of
 every fixture and example file: the edited text must parse to exactly the
@@ -15,9 +15,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mif_rdf.frontmatter_edit import edit_frontmatter, same
-from mif_rdf.markdown import FrontmatterError, split_frontmatter
-from mif_rdf.yamlio import YamlTimestamp, load_yaml
+from mif_rdf.output.frontmatter_edit import edit_frontmatter, same
+from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
+from mif_rdf.source.yamlio import YamlTimestamp, load_yaml
 
 ROOT = Path(__file__).parent.parent
 

@@ -1,4 +1,4 @@
-"""``mif-rdf import`` (mif_rdf.graph_import): named graphs from a file written back as minimal edits."""
+"""``mif-rdf import`` (mif_rdf.output.graph_import): named graphs from a file written back as minimal edits."""
 from __future__ import annotations
 
 import shutil
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mif_rdf.bundle import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.graph_import import import_graphs
+from mif_rdf.cli.main import main
+from mif_rdf.output.graph_import import import_graphs
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 INCIDENT_FILE = "episodic/incident-2025-11-webhook-backlog.md"

@@ -9,13 +9,13 @@ from rdflib import Graph
 from rdflib.namespace import SH
 
 from mif_rdf import load_bundle
-from mif_rdf.markdown import render_memory, split_frontmatter
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf.source.markdown import render_memory, split_frontmatter
+from synthetic import generate_bundle
 from mif_rdf.validation import validate
 from mif_rdf.validation.engine import Unsupported, validate_graph
 from mif_rdf.validation.run import shacl_report
 from mif_rdf.validation.shapes import shapes_graph
-from mif_rdf.yamlio import load_yaml
+from mif_rdf.source.yamlio import load_yaml
 
 from conftest import FIXTURE_BUNDLES
 from test_validation_rules import CASES
@@ -138,7 +138,7 @@ def test_the_memory_stores_own_index_is_the_unions_triples(example_bundle) -> No
     graph that is not the whole store (a named graph of the Dataset) goes through ``triples``."""
     from rdflib.namespace import RDF
 
-    from mif_rdf.namespaces import MIF
+    from mif_rdf.core.namespaces import MIF
     from mif_rdf.validation.engine import Data, _memory_index
 
     dataset = example_bundle.dataset

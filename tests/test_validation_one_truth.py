@@ -13,8 +13,8 @@ from rdflib import Graph, Literal
 from rdflib.namespace import RDF, SH
 
 from conftest import EXAMPLES, memory_text, write_file
-from mif_rdf.cli import main
-from mif_rdf.namespaces import MIF
+from mif_rdf.cli.main import main
+from mif_rdf.core.namespaces import MIF
 
 #: A relationship whose target is in no file: one broken-link warning at the line of ``target:`` (line 7).
 BROKEN = "relationships:\n  - type: relates-to\n    target: ./missing.md\n"

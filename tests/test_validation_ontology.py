@@ -18,8 +18,8 @@ from rdflib import URIRef
 from rdflib.namespace import RDF
 
 from mif_rdf import load_bundle
-from mif_rdf.cli import main
-from mif_rdf.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.cli.main import main
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.ontology.extended_types import TypeMap
 from mif_rdf.queries import memories_of_class, run_query
@@ -245,7 +245,7 @@ def test_retargeted_entity_shapes_give_what_the_sparql_targets_give(orchard, sto
 
 
 def test_generated_bundles_can_carry_an_ontology_their_memories_name(tmp_path: Path) -> None:
-    from mif_rdf.synthetic import SYNTHETIC_ONTOLOGY_ID, generate_bundle
+    from synthetic import SYNTHETIC_ONTOLOGY_ID, generate_bundle
 
     generate_bundle(tmp_path, 120, seed=3, ontologies=True)
     assert (tmp_path / ".mif" / "ontologies" / f"{SYNTHETIC_ONTOLOGY_ID}.ontology.yaml").is_file()
@@ -257,7 +257,7 @@ def test_generated_bundles_can_carry_an_ontology_their_memories_name(tmp_path: P
 
 
 def test_reasoning_puts_the_named_ontologies_into_the_ontology_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mif_rdf.identity import GRAPH_ONTOLOGY
+    from mif_rdf.source.identity import GRAPH_ONTOLOGY
     from mif_rdf.reasoning import infer
 
     monkeypatch.setenv("MIF_RDF_ONTOLOGY_PATH", str(BOUND))  # the user folder, as a user sets it

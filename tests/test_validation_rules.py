@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf.errors import Severity
-from mif_rdf.markdown import render_memory
+from mif_rdf.core.errors import Severity
+from mif_rdf.source.markdown import render_memory
 from mif_rdf.validation import validate as validate_all
 
 from conftest import validate_but_spec_dates as validate
 from mif_rdf.validation.shapes import rules
-from mif_rdf.yamlio import load_yaml
+from mif_rdf.source.yamlio import load_yaml
 
 from conftest import FIXTURE_BUNDLES, write_file
 
@@ -377,7 +377,7 @@ def test_ontology_shapes_join_validation(tmp_path: Path) -> None:
 
 def check_ontology_shapes_join_validation(tmp_path: Path, profile: Path, ontology_id: str, search_path: list[Path]) -> None:
     """An enum violation of an ontology's entity schema is an error naming the file, key and ontology."""
-    from mif_rdf.cli import main
+    from mif_rdf.cli.main import main
 
     session = {"id": "s1", "type": "episodic", "created": "2026-01-15T10:30:00Z",
                "entity": {"name": "Debug", "entity_type": "session", "session_type": "karaoke", "summary": "x"}}

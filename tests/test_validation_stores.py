@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf import oxigraph_sink, shacl
-from mif_rdf.markdown import render_memory, split_frontmatter
-from mif_rdf.synthetic import generate_bundle
+from mif_rdf import shacl
+from mif_rdf.load import oxigraph_sink
+from mif_rdf.source.markdown import render_memory, split_frontmatter
+from synthetic import generate_bundle
 from mif_rdf.validation import run
 from mif_rdf.validation.run import validate
-from mif_rdf.yamlio import load_yaml
+from mif_rdf.source.yamlio import load_yaml
 
 from conftest import FIXTURE_BUNDLES, memory_text, write_file
 

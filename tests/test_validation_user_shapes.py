@@ -14,8 +14,8 @@ import pytest
 from rdflib import Graph
 from rdflib.namespace import SH
 
-from mif_rdf.cli import main
-from mif_rdf.errors import MifRdfError
+from mif_rdf.cli.main import main
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.validation import validate
 from mif_rdf.validation.user_shapes import ill_formed, load_shapes
 

@@ -17,23 +17,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .rdfplugin import install as _install_rdflib_plugin
+from mif_rdf.rdfplugin import install as _install_rdflib_plugin
 
 if TYPE_CHECKING:
-    from .bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
-    from .errors import MifRdfError, Problem, ProblemLog, Severity
-    from .export_api import export
-    from .ontology.discovery import Suggestion, SuggestionReport, suggest
-    from .writeback import read_dataset, recover_files, write_bundle
+    from mif_rdf.bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
+    from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog, Severity
+    from mif_rdf.output.export_api import export
+    from mif_rdf.ontology.discovery import Suggestion, SuggestionReport, suggest
+    from mif_rdf.output.writeback import read_dataset, recover_files, write_bundle
 
 __version__ = "0.1.0"
 #: public name -> the module that defines it
 _HOMES = {
     "Bundle": ".bundle", "EntityRecord": ".bundle", "MemoryRecord": ".bundle", "load_bundle": ".bundle", "new_dataset": ".bundle",
-    "export": ".export_api",
-    "MifRdfError": ".errors", "Problem": ".errors", "ProblemLog": ".errors", "Severity": ".errors",
+    "export": ".output.export_api",
+    "MifRdfError": ".core.errors", "Problem": ".core.errors", "ProblemLog": ".core.errors", "Severity": ".core.errors",
     "Suggestion": ".ontology.discovery", "SuggestionReport": ".ontology.discovery", "suggest": ".ontology.discovery",
-    "read_dataset": ".writeback", "recover_files": ".writeback", "write_bundle": ".writeback",
+    "read_dataset": ".output.writeback", "recover_files": ".output.writeback", "write_bundle": ".output.writeback",
 }
 __all__ = sorted(_HOMES)
 

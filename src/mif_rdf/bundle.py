@@ -4,7 +4,7 @@ One named graph per memory (named by the memory IRI) and per entity file
 (named by the entity IRI), plus a *links* graph (``<base>#links``) with direct
 typed edges between memories (and entities) whose relationship targets
 resolve, and each memory's bundle path, and a *layout* graph
-(``<base>#layout``, :mod:`mif_rdf.layout`) with what the round trip needs
+(``<base>#layout``, :mod:`mif_rdf.rdf.layout`) with what the round trip needs
 beyond the JSON-LD graph; when the bundle declares a namespace model (spec
 10.4-10.7), the ``<base>#namespaces`` and ``<base>#inherited`` graphs
 (:mod:`mif_rdf.nsmodel`).  Queries see the union by default.
@@ -25,13 +25,13 @@ from rdflib.query import Result
 from rdflib.store import Store
 from rdflib.term import Identifier
 
-from .context import MIF_NS, is_absolute_iri, is_valid_iri
-from .errors import MifRdfError, Problem, ProblemLog, Severity, counted
-from .integrity import with_hash
-from .limits import DEFAULT_LIMITS, Limits
-from .names import STORES
-from .namespaces import bind_prefixes
-from .identity import (
+from mif_rdf.core.context import MIF_NS, is_absolute_iri, is_valid_iri
+from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog, Severity, counted
+from mif_rdf.source.integrity import with_hash
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.core.names import STORES
+from mif_rdf.core.namespaces import bind_prefixes
+from mif_rdf.source.identity import (
     BUNDLE_ID_KEY,
     bundle_id_problem,
     canonical_relationship_name,
@@ -47,22 +47,22 @@ from .identity import (
     relationship_iri,
     resolve_target,
 )
-from .jsonld_source import Authored, is_jsonld_path, is_projection, json_pointer, pair_twins, projection_problems
-from .layout import layout_triples
-from .nsmodel.graphs import namespace_uri
-from .nsmodel.model import authority_of
-from .oxigraph_sink import sink_for
-from .parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, loadable, parse_config, parse_entity
-from .pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
-from .projection import Projection, project_entity
-from .tordf import Triple
+from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, is_projection, json_pointer, pair_twins, projection_problems
+from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.nsmodel.graphs import namespace_uri
+from mif_rdf.nsmodel.model import authority_of
+from mif_rdf.load.oxigraph_sink import sink_for
+from mif_rdf.source.parse import BundleFiles, ParsedEntity, ParsedMemory, discover, is_entity_path, loadable, parse_config, parse_entity
+from mif_rdf.load.pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
+from mif_rdf.rdf.projection import Projection, project_entity
+from mif_rdf.rdf.tordf import Triple
 
 if TYPE_CHECKING:
-    from .cache import CacheReport
-    from .export_api import Target
-    from .nsmodel.audience import Audience
-    from .push.access import ExportPolicy
-    from .update import UpdateResult
+    from mif_rdf.load.cache import CacheReport
+    from mif_rdf.output.export_api import Target
+    from mif_rdf.nsmodel.audience import Audience
+    from mif_rdf.output.policy import ExportPolicy
+    from mif_rdf.output.update import UpdateResult
 
 T = TypeVar("T")
 PATH = URIRef(MIF_NS + "path")
@@ -215,7 +215,7 @@ class Bundle:
         The same as :func:`mif_rdf.queries.run_query` on ``self.dataset``: updates
         and (unless allowed) ``SERVICE`` are refused, syntax errors name the line.
         """
-        from .queries.sparql import run_query
+        from mif_rdf.queries.sparql import run_query
 
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
 
@@ -225,21 +225,21 @@ class Bundle:
 
         ``format`` defaults to the one the file's extension names; ``audience``
         (a party of the bundle) writes only what it may read.  The same as
-        :func:`mif_rdf.export_api.export`; returns the policy applied.
+        :func:`mif_rdf.output.export_api.export`; returns the policy applied.
         """
-        from .export_api import export  # export_api builds on this module
+        from mif_rdf.output.export_api import export  # export_api builds on this module
 
         return export(self, target, format, include_local=include_local, audience=audience, include_system=include_system)
 
     def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False) -> UpdateResult:
-        """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.update.update_bundle`)."""
-        from .update import update_bundle
+        """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.output.update.update_bundle`)."""
+        from mif_rdf.output.update import update_bundle
 
         return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""
-        from .display import bundle_html
+        from mif_rdf.notebook.display import bundle_html
 
         return bundle_html(self)
 
@@ -366,8 +366,8 @@ class Bundle:
         agreements, namespace files or reserved prefixes costs a look at
         ``.mif`` and two empty graphs; the records are not read then.
         """
-        from .nsmodel import model_graphs, read_namespace_model
-        from .nsmodel.graphs import is_model_problem
+        from mif_rdf.nsmodel import model_graphs, read_namespace_model
+        from mif_rdf.nsmodel.graphs import is_model_problem
 
         model = read_namespace_model(self.root, self.config, self.limits)
         self.problems.items = [p for p in self.problems if not is_model_problem(p, model.config_path)] + model.problems
@@ -627,7 +627,7 @@ def load_bundle(
     ``store`` is ``"memory"`` (default) or ``"oxigraph"`` (with oxrdflib
     installed), as on the command line, or any rdflib store name or instance.
     ``limits`` bounds file size, YAML expansion and depth, and the number of
-    memories (:class:`~mif_rdf.limits.Limits`).  ``cache`` keeps the load for the next one (:mod:`mif_rdf.cache`): ``True`` in the
+    memories (:class:`~mif_rdf.core.limits.Limits`).  ``cache`` keeps the load for the next one (:mod:`mif_rdf.load.cache`): ``True`` in the
     user cache folder, or a folder; only changed files are read again.
     ``workers`` is the number of worker processes that prepare memories (0:
     none; default: as many as there are idle cores, for 1,000 files or more);
@@ -636,7 +636,7 @@ def load_bundle(
     Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
     if cache is not None and cache is not False:
-        from .cache import default_cache_dir, load_cached  # the cache is built on this module
+        from mif_rdf.load.cache import default_cache_dir, load_cached  # the cache is built on this module
 
         folder = default_cache_dir() if cache is True else Path(cache)  # type: ignore[arg-type]
         root, base = _located(root, base_iri, engine)
@@ -651,7 +651,7 @@ def open_bundle(
 ) -> Bundle:
     """An empty :class:`Bundle` for the folder ``root``, its arguments checked: what :func:`fill` reads the files into.
 
-    The streaming export (:mod:`mif_rdf.stream_export`) starts from it too, so
+    The streaming export (:mod:`mif_rdf.output.stream_export`) starts from it too, so
     both read the same folder under the same base IRI and report the same
     problems for the same arguments.
     """

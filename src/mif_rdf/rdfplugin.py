@@ -25,7 +25,7 @@ from rdflib import Dataset, Graph, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.parser import InputSource, Parser
 
-from .errors import MifRdfError
+from mif_rdf.core.errors import MifRdfError
 
 _installed = False
 
@@ -72,9 +72,9 @@ class MifParser(Parser):
     """rdflib parser plugin: loads a whole bundle into the target Dataset/graph."""
 
     def parse(self, source: InputSource, sink: Graph, **kwargs: Any) -> None:
-        from .bundle import load_bundle
+        from mif_rdf.bundle import load_bundle
 
-        from .convert import bundle_root_of  # the one single-file root rule, shared with `convert to-jsonld`
+        from mif_rdf.output.convert import bundle_root_of  # the one single-file root rule, shared with `convert to-jsonld`
 
         path = source_path(source)
         root = bundle_root_of(path) or path.parent

@@ -29,11 +29,11 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 from rdflib.term import Node
 
-from .bundle import Bundle
-from .errors import MifRdfError
-from .names import PROFILES, SCOPES
-from .identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
-from .ontology import bundle_ontologies, compile_ontologies, memory_references, vocabulary
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.names import PROFILES, SCOPES
+from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
+from mif_rdf.ontology import bundle_ontologies, compile_ontologies, memory_references, vocabulary
 
 #: Files given as ontologies that are RDF already (not ontology YAML).
 RDF_SUFFIXES = {".ttl": "turtle", ".nt": "nt", ".n3": "n3", ".owl": "xml", ".rdf": "xml", ".xml": "xml", ".jsonld": "json-ld"}

@@ -22,7 +22,7 @@ import yaml
 
 from mif_rdf import suggest
 from mif_rdf.ontology.discovery import DEFAULT_THRESHOLD, glob_regex
-from mif_rdf.patterns import compile_pattern
+from mif_rdf.core.patterns import compile_pattern
 
 from conftest import write_file
 from upstream import AI_MEMORY_ONTOLOGY, CORPUS

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from mif_rdf import load_bundle
-from mif_rdf.context import MIF_CONTEXT_URL
+from mif_rdf.core.context import MIF_CONTEXT_URL
 
 from test_interop_projection import check_projection_passes_every_field_through, check_projections_expand_with_only_the_published_context, converted
 from test_interop_roundtrip import check_round_trip_with_form

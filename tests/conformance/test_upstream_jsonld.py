@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf.reference import pyld_graph
+from mif_rdf.rdf.reference import pyld_graph
 
 from test_jsonld_memories import BASE, SPEC_6_2, TIMESTAMP, check_same_memories, converted_bundle, differing, only_memory
 from upstream import SHARED, UPSTREAM_BUNDLES

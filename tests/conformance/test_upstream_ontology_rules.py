@@ -17,7 +17,7 @@ import yaml
 from rdflib import URIRef
 
 from mif_rdf import load_bundle
-from mif_rdf.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.queries import run_query
 from mif_rdf.validation import validate

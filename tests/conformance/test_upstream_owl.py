@@ -28,7 +28,7 @@ import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import OWL, RDF
 
-from mif_rdf.cli import main
+from mif_rdf.cli.main import main
 from mif_rdf.ontology.catalog import CATALOG_FILE, catalog_xml
 
 from owl_dl import violations

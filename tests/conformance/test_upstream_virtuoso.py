@@ -23,7 +23,7 @@ import pytest
 from rdflib import BNode, Graph, Literal
 
 from mif_rdf import load_bundle
-from mif_rdf.push.gsp import GraphStore
+from mif_rdf.remote.gsp import GraphStore
 from mif_rdf.push.sync import push_bundle
 
 from conftest import _comparable

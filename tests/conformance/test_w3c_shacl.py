@@ -17,7 +17,7 @@ import pyshacl
 from rdflib import Graph
 import pytest
 
-from mif_rdf.shacl import Unsupported, run
+from mif_rdf.validation.shacl import Unsupported, run
 from shacl_manifest import Case, agrees, cases
 
 SUITE = Path(os.environ.get("MIF_SHARED_DIR", "../shared")) / "spec" / "w3c-shacl" / "tests"

@@ -1,11 +1,11 @@
 """The namespace model of spec section 10: shared agreements, namespace files, reserved prefixes, audiences.
 
-(Not :mod:`mif_rdf.namespaces`, which holds the RDF prefixes ``mif:``, ``dc:`` ...)
+(Not :mod:`mif_rdf.core.namespaces`, which holds the RDF prefixes ``mif:``, ``dc:`` ...)
 
 * :mod:`.model` -- read and check ``.mif/shared-agreements``, ``.mif/namespaces``
   and ``reserved_prefixes``; inheritance of namespace defaults (10.7);
 * :mod:`.audience` -- what one party may read (10.2, 10.4): the rules every
-  export asks through :func:`mif_rdf.push.access.withheld_reason`;
+  export asks through :func:`mif_rdf.output.policy.withheld_reason`;
 * :mod:`.graphs` -- the ``#namespaces`` and ``#inherited`` graphs, namespace URIs (10.6);
 * :mod:`.rules` -- validation findings about memories' namespaces.
 
@@ -23,16 +23,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .audience import Audience
-from .graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, model_graphs, namespace_uri
-from .model import Agreement, Inherited, NamespaceFile, NamespaceModel, ReservedPrefix, read_namespace_model
+from mif_rdf.nsmodel.audience import Audience
+from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, model_graphs, namespace_uri
+from mif_rdf.nsmodel.model import Agreement, Inherited, NamespaceFile, NamespaceModel, ReservedPrefix, read_namespace_model
 
 if TYPE_CHECKING:
-    from ..bundle import Bundle
+    from mif_rdf.bundle import Bundle
 
 
 def audience_for(bundle: Bundle | str | Path, party: str, *, include_system: bool = False) -> Audience:
-    """The audience ``party`` of a loaded bundle (or a bundle folder); :class:`~mif_rdf.errors.MifRdfError` for an unknown party."""
+    """The audience ``party`` of a loaded bundle (or a bundle folder); :class:`~mif_rdf.core.errors.MifRdfError` for an unknown party."""
     if isinstance(bundle, (str, Path)):
         return Audience.of(read_namespace_model(bundle), party, include_system)
     return Audience.of(read_namespace_model(bundle.root, bundle.config, bundle.limits), party, include_system)

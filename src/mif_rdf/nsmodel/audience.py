@@ -8,7 +8,7 @@ With an audience (``--audience PARTY``), exactly these memories leave:
 * PARTY's own organization root (``PARTY/...``);
 * ``_system/...`` only when asked (``include_system``).
 
-Never ``_local`` (:func:`mif_rdf.push.access.local_only` decides that, for
+Never ``_local`` (:func:`mif_rdf.output.policy.local_only` decides that, for
 every export), never another organization's root, never a custom reserved
 prefix, never a memory without a namespace.  Names compare exactly: a
 namespace that is not well formed (:func:`.model.segments`: whitespace,
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import MifRdfError
-from .model import NamespaceModel, segments
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.nsmodel.model import NamespaceModel, segments
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from urllib.parse import quote
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, RDFS, XSD
 
-from ..identity import graph_iri, memory_iri
-from ..namespaces import MIF
-from .model import Agreement, NamespaceModel, segments
+from mif_rdf.source.identity import graph_iri, memory_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.nsmodel.model import Agreement, NamespaceModel, segments
 
 GRAPH_NAMESPACES, GRAPH_INHERITED = "namespaces", "inherited"
 Triple = tuple[Any, Any, Any]
@@ -148,14 +148,14 @@ def model_graphs(model: NamespaceModel, base: str, memories: Iterable[tuple[str,
 
 def withheld_namespaces(name: str, party: str) -> Any:
     """The export policy's record for the ``#namespaces`` graph, which an export for one party leaves out."""
-    from ..push.access import Withheld
+    from mif_rdf.output.policy import Withheld
 
     return Withheld(name, name, f"it describes every party's agreements and namespaces; an export for {party} leaves it out")
 
 
 def is_model_problem(problem: Any, config_path: str | None) -> bool:
     """Whether a load problem is one reading the namespace model reports (so a fresh read replaces it)."""
-    from .model import AGREEMENTS_DIR, NAMESPACES_DIR
+    from mif_rdf.nsmodel.model import AGREEMENTS_DIR, NAMESPACES_DIR
 
     if problem.path.startswith((AGREEMENTS_DIR + "/", NAMESPACES_DIR + "/")) or problem.path in (AGREEMENTS_DIR, NAMESPACES_DIR):
         return True

@@ -1,7 +1,7 @@
 """The namespace model of spec section 10, read from a bundle's ``.mif`` folder.
 
 Three sources, each file read with the rules memories are read with (the
-size and YAML limits of :mod:`mif_rdf.limits`, symlinks not followed, only
+size and YAML limits of :mod:`mif_rdf.core.limits`, symlinks not followed, only
 regular files, a problem naming file and key instead of an exception):
 
 * ``.mif/shared-agreements/*.yaml`` -- who may read which ``_shared``
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import MifRdfError, Problem, Severity
-from ..freshness import parse_duration
-from ..identity import BUNDLE_ID_KEY, bundle_id_problem
-from ..limits import DEFAULT_LIMITS, Limits
-from ..parse import BundleFiles, _walk, config_file, parse_config, parse_yaml_mapping, read_text
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.freshness import parse_duration
+from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.source.parse import BundleFiles, _walk, config_file, parse_config, parse_yaml_mapping, read_text
 
 AGREEMENTS_DIR = ".mif/shared-agreements"
 NAMESPACES_DIR = ".mif/namespaces"

@@ -1,7 +1,7 @@
 """Read-only reserved prefixes (spec 10.5: ``_archive: {access: read-only}``): no writer changes such a memory.
 
 Every writer of markdown into a folder goes through
-:func:`mif_rdf.writeback.write_files`; it asks :func:`read_only_refusals`
+:func:`mif_rdf.output.writeback.write_files`; it asks :func:`read_only_refusals`
 first.  When the output folder is (inside) a bundle whose config declares
 read-only prefixes, a file is refused if the memory already there, or the
 one about to be written, has a namespace under such a prefix.  So an archived
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import Problem, Severity
-from ..markdown import FrontmatterError, split_frontmatter
-from ..parse import parse_yaml_mapping, read_text
-from .model import NamespaceModel, read_namespace_model
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
+from mif_rdf.source.parse import parse_yaml_mapping, read_text
+from mif_rdf.nsmodel.model import NamespaceModel, read_namespace_model
 
 
 def read_only_refusals(out_dir: Path, texts: dict[str, str]) -> tuple[dict[str, str], list[Problem]]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..errors import Problem, Severity
-from .model import SPEC_PREFIXES, NamespaceModel, segments
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.nsmodel.model import SPEC_PREFIXES, NamespaceModel, segments
 
 #: The conformance level these findings belong to (the namespace path pattern is a level-2 shape).
 LEVEL = 2

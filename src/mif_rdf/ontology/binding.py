@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MifRdfError, Problem, Severity
-from .compiler import CONFIG, Compilation, compile_ontologies
-from .registry import PATTERNS, Registry, search_path, user_ontology_dirs
-from .resolution import ResolvedOntology
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.ontology.compiler import CONFIG, Compilation, compile_ontologies
+from mif_rdf.ontology.registry import PATTERNS, Registry, search_path, user_ontology_dirs
+from mif_rdf.ontology.resolution import ResolvedOntology
 
 #: The rule of the binding problems in reports.
 RULE_UNKNOWN = "ontology-unknown"

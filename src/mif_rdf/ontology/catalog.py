@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from rdflib import URIRef
 from rdflib.namespace import OWL
 
-from .compiler import Compilation
-from .iris import ONTOLOGIES_BASE, VOCABULARY
-from .registry import builtin_dir
-from .vocabulary import VOCABULARY_FILE
+from mif_rdf.ontology.compiler import Compilation
+from mif_rdf.ontology.iris import ONTOLOGIES_BASE, VOCABULARY
+from mif_rdf.ontology.registry import builtin_dir
+from mif_rdf.ontology.vocabulary import VOCABULARY_FILE
 
 CATALOG_FILE = "catalog-v001.xml"
 CATALOG_NS = "urn:oasis:names:tc:entity:xmlns:xml:catalog"

@@ -2,7 +2,7 @@
 
 :func:`compile_ontologies` does everything that can fail first (reading,
 ``extends``, trait composition, ``subtype_of`` checks) so a bad ontology is
-one clear :class:`~mif_rdf.errors.MifRdfError`, then writes both graphs.
+one clear :class:`~mif_rdf.core.errors.MifRdfError`, then writes both graphs.
 Warnings (things that compile but deserve a look) are collected in
 ``Compilation.warnings``; with ``strict`` the ones where a precedence chose
 between two definitions, or a trait is undefined, are errors.
@@ -17,22 +17,22 @@ from typing import Any
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH
 
-from ..bundle import Bundle
-from ..errors import MifRdfError, Problem, Severity
-from ..identity import default_base_iri, document_iri
-from ..limits import MAX_ONTOLOGY_FIELDS
-from ..namespaces import bind_prefixes
-from ..parse import parse_config
-from .iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
-from .loader import config_relationships
-from .model import STRICT_RULES, RelationshipDef
-from .owl import OwlWriter, field_declarations, relationship
-from .registry import Registry, user_ontology_dirs
-from .registry import search_path as build_search_path
-from .resolution import ResolvedOntology, resolve
-from .shapes import ShapeWriter, Target
-from .subtypes import check_subtypes
-from .traits import ComposedEntity, Composer
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.source.identity import default_base_iri, document_iri
+from mif_rdf.core.limits import MAX_ONTOLOGY_FIELDS
+from mif_rdf.core.namespaces import bind_prefixes
+from mif_rdf.source.parse import parse_config
+from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
+from mif_rdf.ontology.loader import config_relationships
+from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
+from mif_rdf.ontology.owl import OwlWriter, field_declarations, relationship
+from mif_rdf.ontology.registry import Registry, user_ontology_dirs
+from mif_rdf.ontology.registry import search_path as build_search_path
+from mif_rdf.ontology.resolution import ResolvedOntology, resolve
+from mif_rdf.ontology.shapes import ShapeWriter, Target
+from mif_rdf.ontology.subtypes import check_subtypes
+from mif_rdf.ontology.traits import ComposedEntity, Composer
 
 OntologyRef = str | Path
 BundleRef = Bundle | Path | str | None
@@ -161,7 +161,7 @@ def _check_size(composers: list[Composer]) -> None:
         largest = max(sizes, key=sizes.__getitem__)
         raise MifRdfError(f"the ontologies compose to {sum(sizes.values()):,} entity-type fields (traits and supertypes included; "
                           f"'{largest}' alone {sizes[largest]:,}), over the limit of {MAX_ONTOLOGY_FIELDS:,} "
-                          "(mif_rdf.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples")
+                          "(mif_rdf.core.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples")
 
 
 def _refuse(warnings: list[Problem]) -> None:

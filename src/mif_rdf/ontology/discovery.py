@@ -16,7 +16,7 @@ published corpus and both in the upstream ontology schema:
 schema says.  A pattern's confidence is its own ``confidence`` key when it has
 one, else 1 (a match is the evidence its author asked for); patterns below
 their ontology's threshold do not run.  Every pattern runs through
-:mod:`mif_rdf.patterns`, so no pattern from a file can hang the run.
+:mod:`mif_rdf.core.patterns`, so no pattern from a file can hang the run.
 
 A suggestion names only what the memory does not have yet: a namespace the
 memory's ``namespace`` is neither equal to nor below, an entity type that
@@ -35,18 +35,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from rdflib import Graph, Literal as RdfLiteral, URIRef
 from rdflib.namespace import RDF, XSD
 
-from ..errors import MifRdfError, Problem, Severity
-from ..identity import memory_iri
-from ..limits import DEFAULT_LIMITS, Limits
-from ..namespaces import MIF, bind_prefixes
-from ..patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
-from .iris import MIFO
-from .model import OntologyFile
-from .binding import BoundOntologies, bundle_ontologies, memory_references
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.source.identity import memory_iri
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.core.namespaces import MIF, bind_prefixes
+from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
+from mif_rdf.ontology.iris import MIFO
+from mif_rdf.ontology.model import OntologyFile
+from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
 
 if TYPE_CHECKING:
-    from ..nsmodel.audience import Audience
-    from ..bundle import Bundle
+    from mif_rdf.nsmodel.audience import Audience
+    from mif_rdf.bundle import Bundle
 
 Kind = Literal["content", "file"]
 DEFAULT_THRESHOLD = 0.8
@@ -184,7 +184,7 @@ def add_suggestions(bundle: Bundle, report: SuggestionReport, audience: Audience
     never put into it (the export policy drops only triples naming a withheld
     memory, and a suggestion's text names none).
     """
-    from ..push.access import withheld_reason
+    from mif_rdf.output.policy import withheld_reason
 
     local = {r.relpath for r in bundle.memories.values() if withheld_reason(r.frontmatter.get("namespace"), audience)}
     shared = SuggestionReport([s for s in report.suggestions if s.memory not in local])
@@ -375,7 +375,7 @@ def suggest(
     files) to those the memories name; ``search_path`` adds folders to look
     for ids in (``--path``), ``user_dirs`` the user ontology folders (None:
     ``MIF_RDF_ONTOLOGY_PATH``), as for a load.  ``time_limit``: seconds a pattern RE2 cannot run may spend on
-    one memory (see :mod:`mif_rdf.patterns`).
+    one memory (see :mod:`mif_rdf.core.patterns`).
     """
     root, memories, problems = _memories(bundle, limits)
     bound = bundle_ontologies(root, memory_references(memories), user_dirs=user_dirs, path_dirs=search_path, extra=ontologies)
@@ -427,9 +427,9 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
     if not isinstance(bundle, (str, Path)):
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
         return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
-    from ..identity import default_base_iri
-    from ..jsonld_source import read_memory
-    from ..parse import discover
+    from mif_rdf.source.identity import default_base_iri
+    from mif_rdf.rdf.jsonld_source import read_memory
+    from mif_rdf.source.parse import discover
 
     root = Path(bundle)
     if not root.is_dir():

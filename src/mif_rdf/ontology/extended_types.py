@@ -37,15 +37,15 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, RDFS
 from rdflib.term import Node
 
-from ..bundle import Bundle
-from ..identity import GRAPH_TYPES, graph_iri
-from ..namespaces import MIF
-from ..oxigraph_sink import oxigraph_store
-from .binding import BoundOntologies, OntologyReference, bundle_ontologies
-from .iris import entity_class
-from .model import EntityTypeDef
-from .namespace_tree import NamespaceTree, normalized_namespace, root_type
-from .resolution import ResolvedOntology
+from mif_rdf.bundle import Bundle
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.ontology.binding import BoundOntologies, OntologyReference, bundle_ontologies
+from mif_rdf.ontology.iris import entity_class
+from mif_rdf.ontology.model import EntityTypeDef
+from mif_rdf.ontology.namespace_tree import NamespaceTree, normalized_namespace, root_type
+from mif_rdf.ontology.resolution import ResolvedOntology
 
 Triple = tuple[Node, Node, Node]
 

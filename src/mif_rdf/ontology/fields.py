@@ -39,8 +39,8 @@ from rdflib import URIRef
 from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import Node
 
-from ..context import ActiveContext, Term, mif_context
-from ..tordf import Walker, lexical_form
+from mif_rdf.core.context import ActiveContext, Term, mif_context
+from mif_rdf.rdf.tordf import Walker, lexical_form
 
 RDF_JSON = URIRef(str(RDF) + "JSON")
 #: Formats with an XSD datatype; others stay ``xsd:string``.

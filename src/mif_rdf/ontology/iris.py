@@ -8,7 +8,7 @@
   SHACL shape ``<id>:shape/<name>``, namespace scheme ``<id>:namespaces`` and
   namespace node ``<id>:namespace/<path>``;
 * fields use the IRI the loader writes (``mif_context().expand_key``) and
-  relationship types the kebab-case IRI of :func:`mif_rdf.identity.relationship_iri`;
+  relationship types the kebab-case IRI of :func:`mif_rdf.source.identity.relationship_iri`;
 * annotation keys of the ontology YAML that have no standard RDF term use the
   upstream ontology context's vocabulary, ``https://mif-spec.dev/ns/ontology#``.
 """
@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from rdflib import Namespace, URIRef
 
-from ..namespaces import MIF
+from mif_rdf.core.namespaces import MIF
 
 ONTOLOGIES_BASE = "https://mif-spec.dev/ontologies/"
 #: ``@vocab`` of the upstream ontology context (schema/ontology/ontology.context.jsonld).

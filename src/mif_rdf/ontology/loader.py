@@ -14,11 +14,11 @@ from typing import Any, Iterator
 
 import yaml
 
-from ..errors import MifRdfError, Problem, Severity
-from ..identity import canonical_relationship_name
-from ..limits import ONTOLOGY_LIMITS, yaml_shape_problem
-from ..yamlio import load_yaml, yaml_error_line
-from .model import (
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.core.limits import ONTOLOGY_LIMITS, yaml_shape_problem
+from mif_rdf.source.yamlio import load_yaml, yaml_error_line
+from mif_rdf.ontology.model import (
     BASE_TYPES,
     EntityTypeDef,
     FieldDef,
@@ -92,7 +92,7 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
     try:
         size = path.stat().st_size
         if size > limit:  # never read: a 50 MB ontology took minutes and gigabytes to compile
-            raise MifRdfError(f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.limits.ONTOLOGY_LIMITS); not read")
+            raise MifRdfError(f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise MifRdfError(f"cannot read ontology file {path}: {exc}") from None
@@ -103,10 +103,10 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise MifRdfError(f"{path}{f':{line}' if line else ''}: YAML syntax error: {problem}") from None
     except RecursionError:
-        raise MifRdfError(f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.limits.ONTOLOGY_LIMITS); not read") from None
+        raise MifRdfError(f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read") from None
     too_big = yaml_shape_problem(result.data, ONTOLOGY_LIMITS)
     if too_big is not None:
-        raise MifRdfError(f"{path}: {too_big} (mif_rdf.limits.ONTOLOGY_LIMITS); not read")
+        raise MifRdfError(f"{path}: {too_big} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read")
     data = result.data
     if not isinstance(data, dict):
         raise MifRdfError(f"{path}: an ontology file must be a YAML mapping with an 'ontology' section, not {_kind(data)}")

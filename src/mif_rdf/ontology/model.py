@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, Severity
+from mif_rdf.core.errors import Problem, Severity
 
 BASE_TYPES = ("semantic", "episodic", "procedural")
 #: Rules of the warnings that ``--strict`` (``compile_ontologies(strict=True)``) turns into errors:

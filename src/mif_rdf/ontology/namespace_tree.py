@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import BASE_TYPES, NamespaceDef
-from .resolution import ResolvedOntology
+from mif_rdf.ontology.model import BASE_TYPES, NamespaceDef
+from mif_rdf.ontology.resolution import ResolvedOntology
 
 
 def normalized_namespace(namespace: str) -> str:

@@ -35,12 +35,12 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
 
-from ..errors import Problem, Severity
-from ..identity import relationship_iri
-from ..namespaces import MIF
-from ..tordf import canonical_decimal, json_lexical
-from .fields import OWL2_DATATYPES, FieldSpec, field_spec
-from .iris import (
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.source.identity import relationship_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.rdf.tordf import canonical_decimal, json_lexical
+from mif_rdf.ontology.fields import OWL2_DATATYPES, FieldSpec, field_spec
+from mif_rdf.ontology.iris import (
     BASE_CLASSES,
     VOCABULARY,
     annotation_iri,
@@ -50,10 +50,10 @@ from .iris import (
     scheme_iri,
     trait_iri,
 )
-from .model import FieldDef, NamespaceDef, OntologyFile, Origin, RelationshipDef, shown
-from .resolution import ResolvedOntology
-from .traits import ComposedEntity, Composer
-from .vocabulary import vocabulary_kinds, vocabulary_terms
+from mif_rdf.ontology.model import FieldDef, NamespaceDef, OntologyFile, Origin, RelationshipDef, shown
+from mif_rdf.ontology.resolution import ResolvedOntology
+from mif_rdf.ontology.traits import ComposedEntity, Composer
+from mif_rdf.ontology.vocabulary import vocabulary_kinds, vocabulary_terms
 
 #: YAML keys with a standard RDF term (the rest become ``mifo:<key>`` annotations).
 ANNOTATION_TERMS = {"aliases": SKOS.altLabel, "exemplars": SKOS.example}

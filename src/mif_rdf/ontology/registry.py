@@ -15,11 +15,11 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..errors import MifRdfError, Problem, Severity
-from ..limits import MAX_ONTOLOGY_FILES
-from ..resources import data_dir
-from .loader import read_ontology
-from .model import OntologyFile
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.limits import MAX_ONTOLOGY_FILES
+from mif_rdf.core.resources import data_dir
+from mif_rdf.ontology.loader import read_ontology
+from mif_rdf.ontology.model import OntologyFile
 
 #: Environment variable naming user ontology folders (``os.pathsep``-separated), searched
 #: after the built-in folder and before a bundle's own (spec 10.8.5's "user ontology").
@@ -83,7 +83,7 @@ class Registry:
             files = _ontology_files(folder)
             if len(files) > MAX_ONTOLOGY_FILES:
                 self.problems.append(Problem(str(folder), f"{len(files):,} ontology files, over the limit of {MAX_ONTOLOGY_FILES:,} "
-                                             f"(mif_rdf.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read", rule="limit"))
+                                             f"(mif_rdf.core.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read", rule="limit"))
                 files = files[:MAX_ONTOLOGY_FILES]
             for path in files:
                 self._add(path, index, tolerant=True)

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ..errors import Problem
-from .model import EntityTypeDef, OntologyFile, Origin, RelationshipDef, TraitDef, lenient
-from .registry import Registry
+from mif_rdf.core.errors import Problem
+from mif_rdf.ontology.model import EntityTypeDef, OntologyFile, Origin, RelationshipDef, TraitDef, lenient
+from mif_rdf.ontology.registry import Registry
 
 
 class _Definition(Protocol):

@@ -30,11 +30,11 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH, XSD
 
-from ..namespaces import MIF
-from .fields import FieldSpec, ValueSpec, field_spec
-from .iris import ontology_iri
-from .model import Origin
-from .traits import ComposedEntity
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.ontology.fields import FieldSpec, ValueSpec, field_spec
+from mif_rdf.ontology.iris import ontology_iri
+from mif_rdf.ontology.model import Origin
+from mif_rdf.ontology.traits import ComposedEntity
 
 PathStep = Any  # a predicate IRI or a blank node of a SHACL path expression
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MifRdfError, Problem, Severity
-from .model import EntityTypeDef, lenient, shown
-from .resolution import ResolvedOntology
-from .traits import Composer
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.ontology.model import EntityTypeDef, lenient, shown
+from mif_rdf.ontology.resolution import ResolvedOntology
+from mif_rdf.ontology.traits import Composer
 
 
 def check_subtypes(view: ResolvedOntology, composer: Composer) -> list[Problem]:

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import MifRdfError, Problem
-from .model import UNDEFINED_TRAIT, EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint, lenient, shown
-from .resolution import ResolvedOntology
+from mif_rdf.core.errors import MifRdfError, Problem
+from mif_rdf.ontology.model import UNDEFINED_TRAIT, EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint, lenient, shown
+from mif_rdf.ontology.resolution import ResolvedOntology
 
 Sources = list[tuple[str, dict[str, FieldDef]]]
 

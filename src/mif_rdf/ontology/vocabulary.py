@@ -11,8 +11,8 @@ from functools import cache
 from rdflib import Graph, URIRef
 from rdflib.namespace import OWL, RDF
 
-from ..namespaces import bind_prefixes
-from .registry import builtin_dir
+from mif_rdf.core.namespaces import bind_prefixes
+from mif_rdf.ontology.registry import builtin_dir
 
 VOCABULARY_FILE = "mif-vocabulary.ttl"
 

@@ -19,8 +19,8 @@ Typical use::
 """
 from __future__ import annotations
 
-from .access import ExportPolicy, Withheld, export_bundle, export_policy, local_only, withheld_reason
-from .gsp import (
+from mif_rdf.output.policy import ExportPolicy, Withheld, export_bundle, export_policy, local_only, withheld_reason
+from mif_rdf.remote.gsp import (
     Credentials,
     GraphStore,
     HttpClient,
@@ -32,8 +32,8 @@ from .gsp import (
     StoreTimeout,
     StoreUnreachable,
 )
-from .manifest import Manifest, graph_hash, read_manifest
-from .sync import Action, Plan, PushResult, execute, plan_push, push_bundle
+from mif_rdf.push.manifest import Manifest, graph_hash, read_manifest
+from mif_rdf.push.sync import Action, Plan, PushResult, execute, plan_push, push_bundle
 
 __all__ = [
     "Action",

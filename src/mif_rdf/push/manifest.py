@@ -39,10 +39,10 @@ from typing import Any, Iterable, Iterator
 from pyld.canon import URDNA2015  # type: ignore[import-untyped]
 from rdflib import BNode, Graph, Literal, URIRef
 
-from ..errors import MifRdfError
-from ..identity import graph_iri
-from ..serialize import nquad_line
-from .gsp import GraphStore, Response, insert_triples, iri_ref
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.source.identity import graph_iri
+from mif_rdf.output.serialize import nquad_line
+from mif_rdf.remote.gsp import GraphStore, Response, insert_triples, iri_ref
 
 SYNC = "urn:mif-rdf:sync:"
 SYNC_GRAPH, SYNC_HASH, SYNC_OWNER = URIRef(SYNC + "graph"), URIRef(SYNC + "hash"), URIRef(SYNC + "owner")

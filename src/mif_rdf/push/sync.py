@@ -27,14 +27,14 @@ from typing import TYPE_CHECKING, Callable
 from rdflib import URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from ..bundle import Bundle
-from ..errors import MifRdfError, Severity
-from .access import ExportPolicy, export_policy
-from .gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
-from .manifest import Manifest, bundle_owner, graph_hash, manifest_iri, ntriples, read_manifest, save_manifest
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.errors import MifRdfError, Severity
+from mif_rdf.output.policy import ExportPolicy, export_policy
+from mif_rdf.remote.gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
+from mif_rdf.push.manifest import Manifest, bundle_owner, graph_hash, manifest_iri, ntriples, read_manifest, save_manifest
 
 if TYPE_CHECKING:
-    from ..nsmodel.audience import Audience
+    from mif_rdf.nsmodel.audience import Audience
 
 #: What a plan can do with a graph, in the order a plan is shown and executed.
 VERBS = ("delete", "send", "withhold", "hold", "skip", "keep")
@@ -201,13 +201,13 @@ def push_bundle(
 
     Reads the manifest from the store, plans (``on_plan`` sees the plan before
     anything is written), and unless ``dry_run`` executes.  Raises a
-    :class:`~mif_rdf.push.gsp.StoreError` subclass when the store fails; the
+    :class:`~mif_rdf.remote.gsp.StoreError` subclass when the store fails; the
     manifest then still tells the truth, and pushing again completes the rest.
     Raises :class:`ForeignManifest` when the manifest at this base IRI was
     written by another bundle and the plan deletes graphs: they are
     that bundle's, unless ``take_over`` says this bundle replaces it.
     With ``audience`` the store is made to hold what that party may read
-    (:func:`~mif_rdf.push.access.export_policy`).
+    (:func:`~mif_rdf.output.policy.export_policy`).
     """
     unchecked = None
     try:

@@ -13,7 +13,7 @@
 """
 from __future__ import annotations
 
-from .helpers import (
+from mif_rdf.queries.helpers import (
     TRUST_LEVELS,
     conflicts,
     current_version,
@@ -33,10 +33,10 @@ from .helpers import (
     trusted,
     valid_at,
 )
-from .native import select
-from .results import FORMATS, Table, compact_iri, format_result, python_value
-from .sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
-from . import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
+from mif_rdf.queries.native import select
+from mif_rdf.queries.results import FORMATS, Table, compact_iri, format_result, python_value
+from mif_rdf.queries.sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
+from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 
 __all__ = [
     "FORMATS",

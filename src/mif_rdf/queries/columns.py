@@ -12,7 +12,7 @@ build what the caller asks for (``as_``):
 * ``"arrow"``: a pyarrow Table made from the columns (needs pyarrow).  Arrow
   columns hold one type: a column mixing kinds of values (an ill-typed date
   among timestamps, a number among strings) becomes text, and objects
-  (``decay_profiles``' :class:`~mif_rdf.freshness.DecayProfile`) become their
+  (``decay_profiles``' :class:`~mif_rdf.core.freshness.DecayProfile`) become their
   text (dates and timestamps in ISO 8601).
 
 All three hold the same values in the same order (tests compare them on
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, TypeAlias
 
 from rdflib.query import Result, ResultRow
 
-from ..errors import MifRdfError
-from .results import Table, python_value
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.queries.results import Table, python_value
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]

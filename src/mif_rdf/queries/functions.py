@@ -7,7 +7,7 @@ on 1 March"::
     SELECT ?m WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-03-01")) }
 
 * ``mif:validAt(memory, date)``: ``true`` when the memory is valid at the
-  date by the rules of :mod:`mif_rdf.asof` (window and ttl), else ``false``.
+  date by the rules of :mod:`mif_rdf.queries.asof` (window and ttl), else ``false``.
 * ``mif:freshness(memory, date)``: its decay strength at the date as an
   ``xsd:double`` (the value of :func:`~mif_rdf.queries.freshness`); an error
   (the expression is unbound) when it was not recorded yet or its decay
@@ -30,11 +30,11 @@ from rdflib.plugins.sparql.operators import register_custom_function
 from rdflib.plugins.sparql.parserutils import Expr
 from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 
-from ..asof import ttl_expired
-from ..errors import MifRdfError
-from ..freshness import DecayProfile
-from ..namespaces import PREFIXES
-from .helpers import _profile, _time_value
+from mif_rdf.queries.asof import ttl_expired
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.freshness import DecayProfile
+from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.queries.helpers import _profile, _time_value
 
 MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
 VALID_AT, FRESHNESS, STRENGTH_AT = URIRef(MIF + "validAt"), URIRef(MIF + "freshness"), URIRef(MIF + "strengthAt")

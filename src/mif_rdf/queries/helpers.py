@@ -70,15 +70,15 @@ from typing import Any, Iterable, Sequence
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
 
-from ..bundle import Bundle
-from ..context import is_valid_iri
-from ..errors import MifRdfError
-from ..freshness import DecayProfile, as_utc
-from ..identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
-from ..namespaces import MIF
-from .columns import Columns, Shape, Shaped
-from .native import SPLIT_HERE, no_cyclic_gc, select_columns
-from .sparql import sparql_term
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.context import is_valid_iri
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.freshness import DecayProfile, as_utc
+from mif_rdf.source.identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.queries.columns import Columns, Shape, Shaped
+from mif_rdf.queries.native import SPLIT_HERE, no_cyclic_gc, select_columns
+from mif_rdf.queries.sparql import sparql_term
 
 GraphLike = Graph | Bundle
 Instant = datetime | date | str
@@ -144,7 +144,7 @@ def memories_of_class(graph: GraphLike, cls: str | URIRef, *, as_: Shape = "tabl
     memory's own extended type.
     """
     if isinstance(graph, Bundle) and not any(True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))):
-        from ..ontology import add_types_graph
+        from mif_rdf.ontology import add_types_graph
 
         add_types_graph(graph)
     query = f"""SELECT DISTINCT ?class ?memory ?path ?title ?type WHERE {{
@@ -197,7 +197,7 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None, as
     """Memories valid at ``valid`` and recorded by ``known`` (either may be None: no condition).
 
     The SPARQL filters decide every time written with a zone, in the store;
-    a time without one is UTC (as for parameters and :mod:`mif_rdf.freshness`)
+    a time without one is UTC (as for parameters and :mod:`mif_rdf.core.freshness`)
     and a bare date is midnight UTC, decided in Python on the rows the
     filters let through, so every store gives the same rows.  A time that
     cannot be read at all leaves the memory out, as a SPARQL error would.
@@ -314,7 +314,7 @@ def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, 
 
 
 def freshness(graph: GraphLike, at: Instant, *, as_: Shape = "table") -> Shaped:
-    """Each memory's freshness at ``at`` under its decay model (spec 9.2; see :mod:`mif_rdf.freshness`).
+    """Each memory's freshness at ``at`` under its decay model (spec 9.2; see :mod:`mif_rdf.core.freshness`).
 
     ``freshness`` is None for a memory not yet recorded at ``at`` and for one
     whose decay cannot be evaluated; ``problem`` then says why.

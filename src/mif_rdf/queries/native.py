@@ -49,13 +49,13 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
-from ..bundle import Bundle, no_cyclic_gc
-from ..oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
-from ..pipeline import usable_cores
-from ..errors import MifRdfError
-from .columns import Columns, Shape
-from .results import Table, python_value
-from .sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, check_unicode, run_query, values_first
+from mif_rdf.bundle import Bundle, no_cyclic_gc
+from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
+from mif_rdf.load.pipeline import usable_cores
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.queries.columns import Columns, Shape
+from mif_rdf.queries.results import Table, python_value
+from mif_rdf.queries.sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, check_unicode, run_query, values_first
 
 try:  # pyoxigraph comes with the optional oxigraph extra
     import pyoxigraph as ox

@@ -25,10 +25,10 @@ from rdflib.namespace import XSD
 from rdflib.query import Result, ResultRow
 from rdflib.term import Node
 
-from ..errors import MifRdfError
-from ..names import RESULT_FORMATS
-from ..namespaces import PREFIXES, bind_prefixes
-from .sparql import sparql_term
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.names import RESULT_FORMATS
+from mif_rdf.core.namespaces import PREFIXES, bind_prefixes
+from mif_rdf.queries.sparql import sparql_term
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]
@@ -67,7 +67,7 @@ class Table(list[dict[str, Any]]):
         return pandas.DataFrame(list(self), columns=list(self.columns))
 
     def _repr_html_(self) -> str:
-        from ..display import table_html
+        from mif_rdf.notebook.display import table_html
 
         return table_html(self.columns, ([row.get(c) for c in self.columns] for row in self))
 

@@ -33,12 +33,12 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import Identifier, Node
 
-from ..bundle import Bundle
-from ..context import is_valid_iri
-from ..errors import MifRdfError
-from ..limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
-from ..namespaces import PREFIXES
-from ..redaction import redacted
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.context import is_valid_iri
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
+from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.core.redaction import redacted
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -154,14 +154,14 @@ def check_query_bounds(query: str, *, max_bytes: int = MAX_QUERY_BYTES, max_dept
     """
     size = len(query.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise MifRdfError(f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.limits.MAX_QUERY_BYTES)")
+        raise MifRdfError(f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.core.limits.MAX_QUERY_BYTES)")
     depth = 0
     for match in _BRACKETS.finditer(query):
         if match.group() in "{([":
             depth += 1
             if depth > max_depth:
                 raise MifRdfError(f"the query nests brackets ({{ ( [) more than {max_depth} deep, over the limit "
-                                  f"(mif_rdf.limits.MAX_QUERY_DEPTH): deeper queries crash query parsers")
+                                  f"(mif_rdf.core.limits.MAX_QUERY_DEPTH): deeper queries crash query parsers")
         elif depth:
             depth -= 1
 

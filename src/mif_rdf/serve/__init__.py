@@ -25,14 +25,14 @@ from __future__ import annotations
 import ipaddress
 from typing import Iterable, Sequence
 
-from ..bundle import Bundle
-from ..nsmodel.audience import Audience
-from ..validation.user_shapes import ShapesSource
-from .access import Access
-from .http import BundleServer, Limits
-from .protocol import Options
-from .served import ServedBundle
-from .watch import Watcher
+from mif_rdf.bundle import Bundle
+from mif_rdf.nsmodel.audience import Audience
+from mif_rdf.validation.user_shapes import ShapesSource
+from mif_rdf.serve.access import Access
+from mif_rdf.serve.http import BundleServer, Limits
+from mif_rdf.serve.protocol import Options
+from mif_rdf.serve.served import ServedBundle
+from mif_rdf.serve.watch import Watcher
 
 LOOPBACK = "127.0.0.1"
 

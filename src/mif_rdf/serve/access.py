@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from http import HTTPStatus
 
-from .protocol import HttpError
+from mif_rdf.serve.protocol import HttpError
 
 HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
 LOOPBACK_NAMES = frozenset({"localhost"})

@@ -48,10 +48,10 @@ from urllib.parse import parse_qs
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .access import HOST, Access
-from .protocol import HttpError, Options, Request, answer, is_static, static
-from .served import ServedBundle
-from .stream import Job, Stopped
+from mif_rdf.serve.access import HOST, Access
+from mif_rdf.serve.protocol import HttpError, Options, Request, answer, is_static, static
+from mif_rdf.serve.served import ServedBundle
+from mif_rdf.serve.stream import Job, Stopped
 
 _TEXT = "text/plain; charset=utf-8"
 
@@ -375,7 +375,7 @@ class BundleServer:
         try:
             self.socket = socket.create_server((host.strip("[]"), port), family=family, backlog=256)
         except OSError as exc:
-            from ..errors import MifRdfError
+            from mif_rdf.core.errors import MifRdfError
 
             reason = os.strerror(exc.errno) if exc.errno else str(exc)
             raise MifRdfError(f"cannot listen on {host}:{port}: {reason}") from None

@@ -35,10 +35,10 @@ from urllib.parse import parse_qs
 import pyoxigraph as ox
 from rdflib.plugins.sparql import prepareQuery
 
-from ..errors import MifRdfError
-from ..queries.sparql import INIT_NS, check_query_safety
-from . import negotiate, views
-from .served import DEFAULT, ServedBundle
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.queries.sparql import INIT_NS, check_query_safety
+from mif_rdf.serve import negotiate, views
+from mif_rdf.serve.served import DEFAULT, ServedBundle
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"

@@ -34,7 +34,7 @@ file and its problems until it loads again.
 
 ``_local`` memories (spec 10.2) are left out unless ``include_local``: their
 graphs are not served, and no other graph may name them or their paths, as
-:mod:`mif_rdf.push.access` decides for exports.  With an ``audience`` only
+:mod:`mif_rdf.output.policy` decides for exports.  With an ``audience`` only
 what that party may read is served (its agreements as read at the start).
 """
 from __future__ import annotations
@@ -47,15 +47,15 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import pyoxigraph as ox
 
-from ..bundle import Bundle, EntityRecord, MemoryRecord
-from ..errors import MifRdfError, Problem, Severity
-from ..oxigraph_sink import oxigraph_store
-from ..identity import GRAPH_TYPES, graph_iri
-from ..nsmodel.audience import Audience
-from ..nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
-from ..parse import is_concept_name, is_entity_path, loadable
-from ..push.access import local_only, withheld_reason
-from ..validation.user_shapes import ShapesSource
+from mif_rdf.bundle import Bundle, EntityRecord, MemoryRecord
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.nsmodel.audience import Audience
+from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
+from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
+from mif_rdf.output.policy import local_only, withheld_reason
+from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
 DEFAULT = ox.DefaultGraph()
@@ -239,18 +239,18 @@ class ServedBundle:
 
     def _retyped(self) -> Any:
         """Write the working bundle's extended types again (a namespace may have changed); the graph's name."""
-        from ..ontology import add_types_graph
+        from mif_rdf.ontology import add_types_graph
 
         add_types_graph(self.bundle)
         return ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_TYPES))
 
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
-        from ..bundle import fill, new_dataset
+        from mif_rdf.bundle import fill, new_dataset
 
         fresh = fill(Bundle(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
                             engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
-        from ..ontology import add_types_graph
+        from mif_rdf.ontology import add_types_graph
 
         add_types_graph(fresh)
         with self.writing:
@@ -337,7 +337,7 @@ class ServedBundle:
         withheld file's path, or where the bundle is on disk, is left out or
         reworded.
         """
-        from ..validation import validate
+        from mif_rdf.validation import validate
 
         snapshot = snapshot or self.current()
         root = str(self.bundle.root.resolve())

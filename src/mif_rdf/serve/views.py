@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import pyoxigraph as ox
 
-from ..namespaces import PREFIXES
-from .served import ServedBundle, Snapshot
+from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.serve.served import ServedBundle, Snapshot
 
 
 def view(served: ServedBundle, name: str, params: dict[str, str]) -> Any:

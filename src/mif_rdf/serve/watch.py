@@ -16,8 +16,8 @@ from typing import Iterable
 
 import watchfiles
 
-from ..parse import discover
-from .served import ServedBundle, is_bundle_file
+from mif_rdf.source.parse import discover
+from mif_rdf.serve.served import ServedBundle, is_bundle_file
 
 CONFIG_FILES = (".mif/config.yaml", ".mif/config.yml")
 

@@ -8,7 +8,7 @@ need the markdown body or several memories at once, in one report.
 """
 from __future__ import annotations
 
-from .report import ValidationReport
-from .run import validate
+from mif_rdf.validation.report import ValidationReport
+from mif_rdf.validation.run import validate
 
 __all__ = ["ValidationReport", "validate"]

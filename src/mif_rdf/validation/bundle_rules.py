@@ -21,12 +21,12 @@ from typing import Any, Iterator
 from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
-from ..bundle import Bundle, MemoryRecord
-from ..errors import Problem, Severity
-from ..identity import canonical_relationship_name
-from ..markdown import split_frontmatter
-from ..projection import project_memory
-from .shapes import Rule
+from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.source.markdown import split_frontmatter
+from mif_rdf.rdf.projection import project_memory
+from mif_rdf.validation.shapes import Rule
 
 _SECTION = re.compile(r"^##\s+Relationships\s*$")
 _HEADING = re.compile(r"^#{1,2}\s")
@@ -55,8 +55,8 @@ def bundle_problems(bundle: Bundle, *, strict_temporal: bool = False) -> list[Pr
 
 def namespace_rule_problems(bundle: Bundle) -> list[Problem]:
     """The namespace rules of :mod:`mif_rdf.nsmodel.rules` (agreements, ``_system``, reserved prefixes)."""
-    from ..nsmodel import read_namespace_model
-    from ..nsmodel.rules import namespace_problems
+    from mif_rdf.nsmodel import read_namespace_model
+    from mif_rdf.nsmodel.rules import namespace_problems
 
     model = read_namespace_model(bundle.root, bundle.config, bundle.limits)
     return namespace_problems(model, ((r.relpath, r.frontmatter) for r in sorted(bundle.memories.values(), key=lambda r: r.relpath)))

@@ -31,9 +31,9 @@ from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.plugins.stores.memory import Memory
 
-from ..patterns import PatternError, PatternTimeout, compile_pattern, note_stopped
-from ..oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
-from .order import compare
+from mif_rdf.core.patterns import PatternError, PatternTimeout, compile_pattern, note_stopped
+from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
+from mif_rdf.validation.order import compare
 
 Check = Callable[[Any], bool]
 
@@ -64,7 +64,7 @@ class Data:
     datatype, all answered from the store's own term, and only the checks
     that need rdflib's reading of a literal (a well-formed ``xsd:dateTime``,
     an order, ``sh:in``) convert it, with its lexical form kept
-    (:func:`~mif_rdf.oxigraph_sink.rdflib_term`).  At 100,000 memories the
+    (:func:`~mif_rdf.load.oxigraph_sink.rdflib_term`).  At 100,000 memories the
     conversions were a third of a validation, and most values (IRIs, blank
     nodes, strings) need none.
     """
@@ -615,7 +615,7 @@ _META = frozenset(".\\?*+{}()[]|^$")
 
 
 def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: Callable[[Any], str]) -> Check:
-    """The check of one ``sh:pattern``: the XPath pattern translated, run by :mod:`mif_rdf.patterns` (linear time).
+    """The check of one ``sh:pattern``: the XPath pattern translated, run by :mod:`mif_rdf.core.patterns` (linear time).
 
     RE2 runs every pattern but one with a back-reference (``(a)\\1``), which
     the time-limited fallback runs; a value the limit stops fails the pattern

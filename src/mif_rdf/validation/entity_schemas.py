@@ -30,12 +30,12 @@ from rdflib.collection import Collection as RdfList
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node
 
-from ..bundle import Bundle
-from ..namespaces import MIF
-from ..ontology.binding import BoundOntologies
-from ..oxigraph_sink import memory_copy
-from .engine import Unsupported, copy_structure, validate_graph
-from .pyshacl_patterns import bound
+from mif_rdf.bundle import Bundle
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.ontology.binding import BoundOntologies
+from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.validation.engine import Unsupported, copy_structure, validate_graph
+from mif_rdf.validation.pyshacl_patterns import bound
 
 #: Marker classes the restated rules target (never leave this module's private data graph).
 _MARKER = "urn:mif-rdf:entity-schema:"

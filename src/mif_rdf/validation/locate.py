@@ -14,12 +14,12 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from ..bundle import Bundle, MemoryRecord
-from ..context import ActiveContext, mif_context
-from ..identity import relativize, target_spelling
-from ..oxigraph_sink import memory_copy
-from ..reverse import GraphReader, literal_value
-from ..roundtrip import canonical_frontmatter
+from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.core.context import ActiveContext, mif_context
+from mif_rdf.source.identity import relativize, target_spelling
+from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.rdf.reverse import GraphReader, literal_value
+from mif_rdf.rdf.roundtrip import canonical_frontmatter
 
 
 def owner(bundle: Bundle, focus: Any) -> MemoryRecord | None:

@@ -41,14 +41,14 @@ from pathlib import Path
 from typing import Any
 
 
-from ..bundle import Bundle, MemoryRecord
-from ..errors import MifRdfError, Problem, Severity
-from ..identity import canonical_relationship_name
-from ..ontology.binding import BoundOntologies, bundle_ontologies, memory_references
-from ..ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
-from ..ontology.loader import config_relationships
-from ..ontology.model import BASE_TYPES
-from ..ontology.resolution import ResolvedOntology
+from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
+from mif_rdf.ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
+from mif_rdf.ontology.loader import config_relationships
+from mif_rdf.ontology.model import BASE_TYPES
+from mif_rdf.ontology.resolution import ResolvedOntology
 
 RULE_NAMESPACE = "ontology-namespace"
 RULE_NAMESPACE_TYPE = "ontology-namespace-type"

@@ -8,11 +8,11 @@ per character, and ``re`` cannot be interrupted.  :func:`bound` gives
 pySHACL's pattern module a ``re`` whose ``compile`` returns the same pattern
 on the ``regex`` package (``VERSION0``: Python's ``re`` reading, Unicode
 classes, pySHACL's ``i`` and ``m`` flags), searched with
-:data:`~mif_rdf.patterns.DEFAULT_TIME_LIMIT` per value.  A value the limit
+:data:`~mif_rdf.core.patterns.DEFAULT_TIME_LIMIT` per value.  A value the limit
 stops does not match: pySHACL reports it as its ordinary
 ``sh:PatternConstraintComponent`` result ("Value does not match pattern"),
 so validation goes on and fails on that value instead of hanging
-(:func:`~mif_rdf.patterns.note_stopped` keeps it for the report's warning).
+(:func:`~mif_rdf.core.patterns.note_stopped` keeps it for the report's warning).
 
 Why not the alternatives: a worker process with a time limit bounds the
 whole validation, not a pattern (a large bundle legitimately takes minutes
@@ -29,7 +29,7 @@ from typing import Any
 
 import regex
 
-from ..patterns import DEFAULT_TIME_LIMIT, note_stopped
+from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, note_stopped
 
 
 class _Bounded:

@@ -16,9 +16,9 @@ from urllib.parse import quote
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH, XSD
 
-from ..errors import Problem, Severity, counted
-from ..namespaces import MIF
-from .shapes import MIFSH
+from mif_rdf.core.errors import Problem, Severity, counted
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.validation.shapes import MIFSH
 
 _SH_SEVERITY = {Severity.ERROR: SH.Violation, Severity.WARNING: SH.Warning, Severity.INFO: SH.Info}
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
@@ -111,7 +111,7 @@ class ValidationReport:
 
     def _repr_html_(self) -> str:
         """What Jupyter shows: the verdict, then every finding as a table."""
-        from ..display import problems_html
+        from mif_rdf.notebook.display import problems_html
 
         verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
         head = f"<p>{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})</p>"
@@ -362,7 +362,7 @@ def _frontmatter_nodes(path: Path) -> Any:
     """The composed YAML node tree of a memory file's frontmatter, or None."""
     import yaml
 
-    from ..markdown import FrontmatterError, split_frontmatter
+    from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 
     try:
         node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=yaml.SafeLoader)

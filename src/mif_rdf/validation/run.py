@@ -9,23 +9,23 @@ from typing import Literal as Literal_
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
-from ..bundle import Bundle, no_cyclic_gc
-from ..errors import MifRdfError, Problem, Severity
-from ..jsonld_source import json_pointer, json_pointer_keys
-from ..namespaces import MIF
-from ..patterns import DEFAULT_TIME_LIMIT, take_stopped
-from .. import shacl
-from ..projection import ILL_TYPED
-from ..serialize import ill_typed_literals
-from .bundle_rules import bundle_problems, unindexed, unusable_iri_problems
-from .locate import key_path, owner, shown_value
-from .ontology_rules import LEVEL as ONTOLOGY_LEVEL
-from .ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
-from .entity_schemas import entity_schema_report
-from .ontology_rules import ontology_binding, ontology_problems
-from .report import ValidationReport, finding_identity
-from .shapes import rules, severity_of, shapes_graph
-from .user_shapes import ShapesSource, load_shapes, shape_label, untargeted
+from mif_rdf.bundle import Bundle, no_cyclic_gc
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.rdf.jsonld_source import json_pointer, json_pointer_keys
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
+from mif_rdf.validation import shacl
+from mif_rdf.rdf.projection import ILL_TYPED
+from mif_rdf.output.serialize import ill_typed_literals
+from mif_rdf.validation.bundle_rules import bundle_problems, unindexed, unusable_iri_problems
+from mif_rdf.validation.locate import key_path, owner, shown_value
+from mif_rdf.validation.ontology_rules import LEVEL as ONTOLOGY_LEVEL
+from mif_rdf.validation.ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
+from mif_rdf.validation.entity_schemas import entity_schema_report
+from mif_rdf.validation.ontology_rules import ontology_binding, ontology_problems
+from mif_rdf.validation.report import ValidationReport, finding_identity
+from mif_rdf.validation.shapes import rules, severity_of, shapes_graph
+from mif_rdf.validation.user_shapes import ShapesSource, load_shapes, shape_label, untargeted
 
 #: Load problems a SHACL rule reports better (with its level and rule name).
 _SUPERSEDED = {("required", "type"), ("required", "created"), ("type", "type")}
@@ -71,7 +71,7 @@ def validate(
     ontology shapes use SPARQL targets: pyshacl runs those).
     ``shapes``: the user's own SHACL shapes (files in any RDF format the
     project reads, or rdflib graphs), checked against shacl-shacl first (an
-    ill-formed shape raises :class:`~mif_rdf.errors.MifRdfError` naming it)
+    ill-formed shape raises :class:`~mif_rdf.core.errors.MifRdfError` naming it)
     and applied beside the level's shapes; at ``level`` 0 they are the only
     rules (the load problems are still reported).  ``inference`` ("rdfs",
     "owlrl", "both") expands the data for the user's shapes, as pySHACL's
@@ -172,12 +172,12 @@ def _untargeted(user: Graph, sources: Sequence[ShapesSource]) -> list[Problem]:
 
 def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto", *, inference: str | None = None,
                  users: bool = False) -> Graph:
-    """The SHACL validation report graph of ``data``, by the chosen engine (:func:`mif_rdf.shacl.run`).
+    """The SHACL validation report graph of ``data``, by the chosen engine (:func:`mif_rdf.validation.shacl.run`).
 
     The fast engine reads ``data`` where it lives (on Oxigraph, through
     Oxigraph's own queries); pyshacl runs on the shapes it refuses.
     ``users``: the shapes are a user's, and pyshacl's refusal of one of them
-    is the user's error (:class:`~mif_rdf.errors.MifRdfError`), not a crash.
+    is the user's error (:class:`~mif_rdf.core.errors.MifRdfError`), not a crash.
     """
     try:
         return shacl.run(data, shapes, engine=engine, inference=inference, advanced=True, allow_warnings=True,

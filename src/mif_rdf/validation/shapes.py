@@ -8,8 +8,8 @@ from typing import Any
 from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import RDF, SH
 
-from ..errors import MifRdfError, Severity
-from ..resources import data_file
+from mif_rdf.core.errors import MifRdfError, Severity
+from mif_rdf.core.resources import data_file
 
 MIFSH = Namespace("https://mif-spec.dev/ns/shapes/")
 LEVELS = (1, 2, 3)

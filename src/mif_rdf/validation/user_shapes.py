@@ -16,9 +16,9 @@ from typing import Any, Sequence
 from rdflib import BNode, Dataset, Graph, URIRef
 from rdflib.namespace import RDF, RDFS, SH
 
-from ..errors import MifRdfError
-from ..formats import QUAD_FORMATS, RDF_FORMATS, SUFFIXES
-from ..resources import data_file
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.formats import QUAD_FORMATS, RDF_FORMATS, SUFFIXES
+from mif_rdf.core.resources import data_file
 
 ShapesSource = str | Path | Graph
 _TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
@@ -72,7 +72,7 @@ def shacl_shacl() -> Graph:
 
 def ill_formed(shapes: Graph) -> list[str]:
     """What shacl-shacl finds in ``shapes``: one line per finding, naming the shape and what is wrong."""
-    from ..shacl import run  # the drop-in, whose fast engine handles shacl-shacl itself
+    from mif_rdf.validation.shacl import run  # the drop-in, whose fast engine handles shacl-shacl itself
 
     report = run(shapes, shacl_shacl()).graph
     found = set()

@@ -1,0 +1,189 @@
+"""Bulk loading into an Oxigraph-backed Dataset (oxrdflib's store).
+
+oxrdflib's ``addN`` opens a transaction per call and dispatches an rdflib event
+per quad; a bundle load adds tens of thousands of small graphs.  Memories
+arrive as N-Quads text (:func:`mif_rdf.rdf.tordf.document_nquads`), which
+Oxigraph parses in Rust, many memories per call; the few graphs built as
+rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
+terms and written with ``bulk_extend``.  Anything unexpected about the store
+(another oxrdflib version) means no sink, and the loader falls back to ``addN``.
+
+Text goes in through ``Store.bulk_load`` (3x faster than ``load`` into an
+on-disk database, as fast in memory).  A batch Oxigraph refuses (it cannot
+hold a lone surrogate; the walker never writes a bad IRI, but a store is not
+the place to assume it) may be partly written, so each of its graphs is
+removed and loaded again on its own with ``Store.load``, which is all or
+nothing; only the memories it still refuses are reported, through
+``on_failure``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Iterable
+
+from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+try:  # the oxigraph extra is optional
+    import pyoxigraph as ox
+except ImportError:  # pragma: no cover - exercised only without the extra
+    ox = None
+
+BATCH = 200_000
+#: Characters of N-Quads text per ``Store.load`` call: large enough to amortize the call.
+TEXT_BATCH = 4_000_000
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+class OxigraphSink:
+    """Buffers quads for one pyoxigraph store and writes them in bulk."""
+
+    def __init__(self, store: Any, on_failure: Callable[[str, str], None] | None = None) -> None:
+        self.store = store
+        self.pending: list[Any] = []
+        self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
+        self.text_size = 0
+        self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
+
+    def add_text(self, graph: str, nquads: str) -> None:
+        """Queue one graph given as N-Quads text (every quad in ``graph``)."""
+        self.texts.append((graph, nquads))
+        self.text_size += len(nquads)
+        if self.text_size >= TEXT_BATCH:
+            self.flush_text()
+
+    def flush_text(self) -> None:
+        texts, self.texts, self.text_size = self.texts, [], 0
+        if not texts:
+            return
+        try:
+            self.store.bulk_load("".join(text for _, text in texts).encode("utf-8"), format=ox.RdfFormat.N_QUADS)
+        except (SyntaxError, ValueError, UnicodeError):
+            for graph, text in texts:  # bulk loading may have written part of the batch: each graph again, on its own
+                self.store.remove_graph(ox.NamedNode(graph))
+                try:
+                    self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
+                except (SyntaxError, ValueError, UnicodeError) as exc:
+                    if self.on_failure is None:
+                        raise
+                    self.on_failure(graph, str(exc))
+
+    def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
+        name = ox.NamedNode(str(graph))
+        term = self.term
+        self.pending.extend(ox.Quad(term(s), term(p), term(o), name) for s, p, o in triples)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        self.flush_text()
+        if self.pending:
+            self.store.bulk_extend(self.pending)
+            self.pending = []
+
+    @staticmethod
+    def term(node: Any) -> Any:
+        if isinstance(node, URIRef):
+            return ox.NamedNode(str(node))
+        if isinstance(node, BNode):
+            return ox.BlankNode(str(node))  # the same id is the same node, in any graph
+        if isinstance(node, Literal):
+            if node.language:
+                return ox.Literal(str(node), language=node.language)
+            if node.datatype:
+                return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
+            return ox.Literal(str(node))
+        raise TypeError(f"cannot store {node!r} in Oxigraph")
+
+
+def oxigraph_store(graph: object) -> Any:
+    """The pyoxigraph ``Store`` under ``graph`` when its store is oxrdflib's ``OxigraphStore``, else None.
+
+    The one place that looks under oxrdflib: anything unexpected (another
+    oxrdflib version) means None, and callers fall back to the rdflib API.
+    """
+    store = getattr(graph, "store", None)
+    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
+        return None
+    inner = getattr(store, "_inner", None)
+    return inner if isinstance(inner, ox.Store) else None
+
+
+def query_dataset(graph: Graph) -> dict[str, Any]:
+    """The default graph rdflib would ask Oxigraph for (its ``query_graph``), as ``Store.query`` options."""
+    name = _graph_name(graph)
+    return {"use_default_graph_as_union": True} if name is None else {"default_graph": name}
+
+
+def _graph_name(graph: Graph) -> Any:
+    """The pyoxigraph graph name of ``graph``: None for a Dataset that reads its union, else its default
+    context (a Dataset) or its own name (a named graph)."""
+    if graph.default_union:
+        return None
+    identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
+    return ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)
+
+
+def rdflib_term(node: Any) -> Any:
+    """The rdflib term the loader made of a pyoxigraph term.
+
+    Literals keep the lexical form Oxigraph holds (``normalize=False``:
+    rdflib's default would turn an ill-typed ``"2026-01-15"^^xsd:dateTime``
+    into ``"2026-01-15T00:00:00"``, which a date pattern then flags), and
+    ``xsd:string`` literals become plain ones, as the loader wrote them
+    (oxrdflib returns them typed, which rdflib, unlike RDF 1.1, does not take
+    as equal, so a ``sh:in`` list of plain strings would not match).
+    """
+    if isinstance(node, ox.NamedNode):
+        return URIRef(node.value)
+    if isinstance(node, ox.BlankNode):
+        return BNode(node.value)
+    if node.language:
+        return Literal(node.value, lang=node.language)
+    if node.datatype.value == _XSD_STRING:
+        return Literal(node.value)
+    return Literal(node.value, datatype=_datatype_iri(node.datatype.value), normalize=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def _datatype_iri(iri: str) -> URIRef:
+    """A datatype's URIRef, made once: a bundle has a few dozen datatypes and millions of literals."""
+    return URIRef(iri)
+
+
+def rdflib_terms() -> Callable[[Any], Any]:
+    """:func:`rdflib_term` with each term converted once: for copies, where the same terms come back again and again."""
+    known: dict[Any, Any] = {}
+
+    def term(node: Any) -> Any:
+        found = known.get(node)
+        if found is None:
+            found = known[node] = rdflib_term(node)
+        return found
+
+    return term
+
+
+def memory_copy(graph: Graph) -> Graph | None:
+    """An Oxigraph-backed graph (a Dataset: its union) as an rdflib memory Graph, or None for other stores.
+
+    For code that asks one triple pattern at a time (pyshacl, the report's
+    key paths): oxrdflib answers each by converting every term it returns,
+    with rdflib's literal normalization, many times slower than one bulk
+    read.  The terms are those of :func:`rdflib_terms` (lexical forms kept).
+    mif-rdf's own SHACL engine reads the store directly and needs no copy.
+    """
+    inner = oxigraph_store(graph)
+    if inner is None:
+        return None
+    term = rdflib_terms()
+    copy = Graph()
+    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, _graph_name(graph)))
+    return copy
+
+
+def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
+    """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
+    inner = oxigraph_store(dataset)
+    return None if inner is None else OxigraphSink(inner, on_failure)
+

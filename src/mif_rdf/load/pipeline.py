@@ -1,0 +1,299 @@
+"""Reading memory files into loadable pieces, in this process or in worker processes.
+
+Preparing a memory -- reading the file, its YAML, the checks, the projection
+and the triples -- needs nothing but that file, so for large bundles it runs
+in worker processes while the main process adds the pieces already prepared
+to the store: on two cores the two halves of a load overlap.  The main process
+takes the pieces in path order, so duplicate ids, the order of problems and
+the records are exactly those of a load in one process (tests compare the
+two).  Terms cross between processes through :mod:`mif_rdf.load.termpickle`, which
+keeps every lexical form.
+
+When worker processes cannot start (no ``fork`` and a script whose ``__main__``
+is not import-safe, a sandbox without semaphores), the load quietly goes on in
+this process: workers change the speed of a load, never its result.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Literal as TypingLiteral, TypeVar, overload
+
+from mif_rdf.load import termpickle
+from mif_rdf.core.errors import Problem
+from mif_rdf.source.identity import document_iri, memory_iri
+from mif_rdf.source.integrity import hash_problems
+from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
+from mif_rdf.rdf.lexical import ill_typed_values
+from mif_rdf.core.limits import Limits
+from mif_rdf.core.outputs import process_exists
+from mif_rdf.source.parse import ParsedMemory
+from mif_rdf.rdf.projection import Projection, project_memory
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.rdf.tordf import Triple, document_nquads, document_triples
+
+T = TypeVar("T")
+Engine = TypingLiteral["fast", "pyld"]
+#: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
+Output = TypingLiteral["rdflib", "nquads"]
+#: Memories per task sent to a worker: large enough to amortize the round trip.
+CHUNK = 64
+#: Below this many memory files a load stays in one process (starting workers costs more).
+PARALLEL_THRESHOLD = 1_000
+
+
+@dataclass
+class PreparedMemory:
+    """One memory file, read and turned into what the loader adds."""
+
+    relpath: str
+    problems: list[Problem]  # from reading and parsing the file
+    parsed: ParsedMemory | None = None  # None when the file cannot be loaded
+    notes: list[Problem] = field(default_factory=list)  # hash check and projection: kept only if the memory is loaded
+    doc_iri: str = ""
+    document: dict[str, Any] = field(default_factory=dict)
+    triples: list[Triple] = field(default_factory=list)
+    nquads: str = ""  # instead of ``triples``, for an Oxigraph store: the memory's graph as N-Quads text
+    ill_typed: list[Problem] = field(default_factory=list)  # ill-typed literals of the graph, which exports warn about
+
+
+def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
+    """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
+    parsed, problems = read_memory(root, relpath, base, limits)
+    if parsed is None:
+        return PreparedMemory(relpath, problems)
+    return complete(parsed, base, engine, problems, output)
+
+
+def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib") -> PreparedMemory:
+    """The rest of :func:`prepare_memory`, for a memory already parsed.
+
+    ``output="nquads"`` gives the fast engine's graph as N-Quads text in the
+    memory's named graph (the pyld engine, the reference, always gives triples).
+    """
+    notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
+    notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
+    doc_iri = document_iri(base, markdown_path(parsed.relpath))  # a .jsonld memory sits where its .md would
+    projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
+    notes.extend(projection.notes)
+    ill_typed = projection.ill_typed
+    if is_jsonld_path(parsed.relpath):
+        notes, ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
+    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed)
+    if output == "nquads" and engine == "fast":
+        prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
+    else:
+        prepared.triples = triples(projection, engine)
+    return prepared
+
+
+def triples(projection: Projection, engine: Engine) -> list[Triple]:
+    """The triples of a projection document: the fast walker, or pyld's toRdf (the reference)."""
+    if engine == "pyld":
+        return list(pyld_graph(projection.document, projection.doc_iri))
+    return document_triples(projection.document, projection.doc_iri)
+
+
+def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
+    """Worker processes for ``files`` memory files: ``workers`` when given, else as many as there are idle cores.
+
+    Workers only pay when they get cores of their own: on the 2-core project
+    machine a worker took a fifth to a third off a load on idle cores but made
+    it up to 2.5x slower when other work held a core (workers add about 10-30 %
+    CPU for moving results between processes).  So the default counts the
+    cores idle right now (sampled over a tenth of a second; the load average
+    would count this process's own past work) and uses workers only when at
+    least two are idle: then the main process (which fills the store) keeps
+    one and the workers take the rest.  ``busy_main`` is False for Oxigraph,
+    whose main process mostly waits while Oxigraph parses in Rust, so every
+    idle core gets a worker.  No workers by default where they would run the
+    program's script again (:func:`_reruns_main_script`).  ``--workers``
+    overrides the guess.
+    """
+    if workers is not None:
+        return max(0, workers)
+    if files < PARALLEL_THRESHOLD or _reruns_main_script():
+        return 0
+    idle = round(usable_cores() - _busy_cores())
+    if idle < 2:
+        return 0
+    return min(idle - 1 if busy_main else idle, 8)
+
+
+def _reruns_main_script() -> bool:
+    """Whether worker processes would run the program's own script again.
+
+    Forking copies this process; where fork is unsafe (other threads: an open
+    Oxigraph database, a Jupyter kernel) the workers are fresh interpreters,
+    and multiprocessing imports the main script in each of them.  A script
+    without an ``if __name__ == "__main__":`` guard would then load the bundle
+    again in every worker (and wait forever on the cache lock its parent
+    holds), so a default never asks for that; interactive sessions have no
+    script to run again.  ``workers=N`` still starts them when asked.
+    """
+    if _start_method().get_start_method() == "fork":
+        return False
+    return getattr(sys.modules.get("__main__"), "__file__", None) is not None
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def _busy_cores(interval: float = 0.1) -> float:
+    """How many cores other processes keep busy now, from two readings of ``/proc/stat`` (0 where there is none)."""
+    def sample() -> tuple[int, int, int]:
+        with open("/proc/stat", encoding="ascii") as handle:
+            lines = handle.read().splitlines()
+        fields = [int(x) for x in lines[0].split()[1:]]
+        cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+        return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0), cpus  # all, idle + iowait, cpus
+
+    try:
+        total0, idle0, cpus = sample()
+        time.sleep(interval)
+        total1, idle1, _ = sample()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    elapsed = total1 - total0
+    return 0.0 if elapsed <= 0 else cpus * (elapsed - (idle1 - idle0)) / elapsed
+
+
+def _as_is(prepared: PreparedMemory) -> PreparedMemory:
+    return prepared
+
+
+@overload
+def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
+                     output: Output = "rdflib") -> Iterator[PreparedMemory]: ...
+@overload
+def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
+                     output: Output, shape: Callable[[PreparedMemory], T]) -> Iterator[T]: ...
+def prepare_memories(
+    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib",
+    shape: Callable[[PreparedMemory], Any] = _as_is,
+) -> Iterator[Any]:
+    """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
+
+    ``shape`` (a picklable function) turns each prepared memory into what the
+    caller needs, in the worker: the streaming export sends back only its
+    lines and keys, not the parsed frontmatter and projection.
+    """
+    if workers <= 0 or len(relpaths) <= CHUNK:
+        yield from (shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths)
+        return
+    starts = deque(range(0, len(relpaths), CHUNK))
+    pending: deque[tuple[int, Future[bytes]]] = deque()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        with _interrupts_held():  # a Ctrl-C while the pool forks its workers would leave it half made, and exit waiting on it
+            try:
+                pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=_worker_start, initargs=(os.getpid(),))
+            except (OSError, ValueError, ImportError):  # no process support here: one process it is
+                pool = None
+            else:
+                for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
+                    _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
+        if pool is None:
+            yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
+            return
+        while pending:
+            start, future = pending.popleft()
+            try:
+                payload = future.result()
+            except BrokenProcessPool:  # the workers could not start or died: finish here
+                yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output, shape)
+                return
+            _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
+            yield from pickle.loads(payload)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(pool: ProcessPoolExecutor, starts: deque[int], pending: deque[tuple[int, Future[bytes]]], root: Path, relpaths: list[str],
+            base: str, limits: Limits, engine: Engine, output: Output, shape: Callable[[PreparedMemory], Any]) -> None:
+    """Give the pool the next chunk of paths, if any are left."""
+    if starts:
+        start = starts.popleft()
+        pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output, shape)))
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (delivered when the block ends) in the main thread; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _worker_start(parent: int) -> None:
+    """Set up a worker: no cyclic GC (short-lived objects), and an end within a second of its parent's.
+
+    Signals are the parent's business: SIGINT (a terminal's Ctrl-C reaches the
+    whole process group) is ignored and SIGTERM kills, rather than running a
+    handler inherited through ``fork``.  A parent killed with ``kill -9``
+    cannot stop its pool, so each worker watches for it to be gone (its
+    parent pid changes to whoever adopts it) and ends itself.
+    """
+    gc.disable()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # forked while the parent held them (:func:`_interrupts_held`)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+    threading.Thread(target=_end_with, args=(parent, os.getppid()), name="mif-rdf-orphan-watch", daemon=True).start()
+
+
+def _end_with(parent: int, spawner: int) -> None:
+    """Exit this worker once the process that made it (the parent, or a fork server) is gone."""
+    while os.getppid() == spawner and (spawner == parent or process_exists(parent)):
+        time.sleep(0.25)
+    os._exit(1)
+
+
+def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output,
+                   shape: Callable[[PreparedMemory], Any]) -> bytes:
+    return termpickle.dumps([shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths])
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """``fork`` when this process has a single thread (fast, nothing re-imported), else a fresh interpreter.
+
+    Forking a process with other threads (a Jupyter kernel, an open Oxigraph
+    database) can deadlock the child on a lock another thread held.
+    """
+    if sys.platform.startswith("linux") and _threads() == 1:
+        return multiprocessing.get_context("fork")
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0

@@ -1,0 +1,155 @@
+"""A bundle as it was at any git revision, read from the repository's objects, never by checking out.
+
+``git ls-tree`` lists the bundle folder's files at the revision and one
+``git cat-file --batch`` process reads their blobs; the files are written to
+a private temporary folder that the ordinary loader reads, so a revision
+loads with exactly the rules of a working tree.  The user's working tree,
+index and HEAD are never touched (no checkout, no stash, no worktree).
+
+The ``git`` command is used rather than a library (dulwich, pygit2): it is
+present wherever a bundle lives in git, understands every revision form the
+user knows (``HEAD~3``, tags, ``main@{2026-03-01}``) exactly as git does, and
+adds no dependency.
+
+A revision's bundle keeps the base IRI the folder has in the working tree
+(``mif://<bundle_id>/`` from that revision's config, else the folder's path
+identity), so the graphs of two revisions name the same memories alike and
+can be compared.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from mif_rdf.core.errors import MifRdfError
+
+_TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    """One file of the bundle folder at a revision: its path in the bundle, git mode and blob id."""
+
+    relpath: str
+    mode: str
+    blob: str
+
+
+def _git(folder: Path, *args: str, data: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], input=data, capture_output=True, timeout=_TIMEOUT)
+    except FileNotFoundError:
+        raise MifRdfError("reading a revision needs the git command, which is not installed") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise MifRdfError(message[-1] if message else f"git {args[0]} failed")
+    return done.stdout
+
+
+def resolve(folder: str | Path, rev: str) -> str:
+    """The commit id ``rev`` names in the repository holding ``folder``; a clear error when there is none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise MifRdfError(f"bundle folder {str(folder)!r} does not exist")
+    if not rev or rev.startswith("-"):
+        raise MifRdfError(f"{rev!r} is not a git revision")
+    try:
+        _git(folder, "rev-parse", "--git-dir")
+    except MifRdfError:
+        raise MifRdfError(f"{str(folder)!r} is not in a git repository: reading a revision needs one") from None
+    try:
+        return _git(folder, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+    except MifRdfError:
+        raise MifRdfError(f"{rev!r} names no commit in the repository of {str(folder)!r}") from None
+
+
+def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
+    """The regular files under ``folder`` at ``commit`` (symbolic links and submodules are left out, as the loader leaves them)."""
+    folder = Path(folder)
+    prefix = _git(folder, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
+    listed = _git(folder, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix or ".")
+    files = []
+    for entry in filter(None, listed.split(b"\0")):
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, blob = meta.decode().split()
+        path = os.fsdecode(name)
+        relpath = path[len(prefix):]
+        unsafe = any(part in ("", ".", "..") for part in relpath.split("/"))  # a crafted tree must not write outside the copy
+        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix) and not unsafe:
+            files.append(TreeFile(relpath, mode, blob))
+    return files
+
+
+def read_blobs(folder: str | Path, blobs: list[str]) -> dict[str, bytes]:
+    """The contents of ``blobs`` by id, through one ``git cat-file --batch``."""
+    if not blobs:
+        return {}
+    unique = list(dict.fromkeys(blobs))
+    out = _git(Path(folder), "cat-file", "--batch", data="".join(f"{b}\n" for b in unique).encode())
+    contents, position = {}, 0
+    for blob in unique:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        if len(header) != 3:
+            raise MifRdfError(f"git cat-file could not read the object {blob}")
+        size = int(header[2])
+        contents[blob] = out[end + 1 : end + 1 + size]
+        position = end + 1 + size + 1
+    return contents
+
+
+def materialize(folder: str | Path, rev: str, target: Path) -> str:
+    """Write the bundle folder's files at ``rev`` into ``target`` (an empty folder); returns the commit id."""
+    commit = resolve(folder, rev)
+    files = tree_files(folder, commit)
+    contents = read_blobs(folder, [f.blob for f in files])
+    for item in files:
+        path = target / item.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(contents[item.blob])
+    return commit
+
+
+def revision_loader(rev: str) -> Callable[..., Any]:
+    """``load_bundle`` for the files of ``rev``: what ``--rev REV`` gives every command that reads a bundle.
+
+    The cache is not used: it keys on the folder, and a revision's folder is
+    a new temporary one each time.
+    """
+    def load(folder: str | Path, **options: Any) -> Any:
+        options.pop("cache", None)
+        return load_at_revision(folder, rev, **options)
+
+    return load
+
+
+def load_at_revision(folder: str | Path, rev: str, **options: Any) -> Any:
+    """:func:`~mif_rdf.bundle.load_bundle` of ``folder`` as it was at git revision ``rev``.
+
+    ``options`` are ``load_bundle``'s; without ``base_iri`` the bundle gets
+    the base IRI of ``folder`` (see the module docstring).  The returned
+    bundle's ``root`` is a private temporary copy, removed when the bundle is.
+    Raises :class:`MifRdfError` when ``folder`` is not in a git repository or
+    ``rev`` names no commit.
+    """
+    from mif_rdf.bundle import load_bundle
+    from mif_rdf.source.identity import bundle_config, default_base_iri
+
+    real = Path(folder).resolve() if Path(folder).is_dir() else Path(folder)
+    target = Path(tempfile.mkdtemp(prefix="mif-rdf-rev-"))
+    try:
+        materialize(folder, rev, target)
+        if not options.get("base_iri"):
+            options["base_iri"] = default_base_iri(real, bundle_config(target))
+        bundle = load_bundle(target, **options)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    weakref.finalize(bundle, shutil.rmtree, target, True)
+    return bundle

@@ -1,0 +1,1 @@
+"""Jupyter: the HTML views and the relationship-graph figure."""

@@ -1,0 +1,368 @@
+"""Streaming N-Quads export: a bundle of any size in bounded memory.
+
+``mif-rdf export BUNDLE --stream`` writes the quads ``export --format
+nquads`` writes (tests compare the two on every fixture) without loading the
+bundle into a store.  Each memory's graph, its layout triple and its place
+in the links graph leave as soon as its file is read; memory files are read
+in path order, by worker processes when cores are idle, as a load reads them.
+
+Only the links graph's edges wait for the end: a relationship may name a
+file that comes later, or a memory by an id not yet seen.  What resolving
+them needs -- each memory's id, document IRI and whether it is withheld, and
+each relationship's resolved target -- goes into a temporary SQLite index on
+disk (the system's temporary folder, removed at the end, or by the next run
+after a ``kill -9``: :func:`mif_rdf.core.outputs.temporary_folder`), not into memory.
+So peak memory does not grow with the bundle: only the withheld memories
+(spec 10.2 ``_local``) and the entity files of ``.mif/entities`` are kept.
+
+The export policy is :mod:`mif_rdf.output.policy`'s: withheld memories and
+entities are not written, nor any triple of a shared graph that names them.
+Blank node labels are unique in the file (each memory's walker has a random
+prefix), so memories never share a blank node.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Callable, Iterable, Iterator
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import RDF
+
+from mif_rdf.bundle import (
+    PATH,
+    Bundle,
+    MemoryRecord,
+    broken_link,
+    duplicate_id,
+    duplicate_location,
+    entity_projection,
+    expects_bundle_target,
+    link_predicate,
+    memory_files,
+    open_bundle,
+    place_triples,
+    progress_bar,
+    read_entity,
+    target_keys,
+)
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
+from mif_rdf.source.integrity import with_hash
+from mif_rdf.rdf.jsonld_source import Authored, projection_problems
+from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.core.namespaces import MIF
+from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
+from mif_rdf.core.outputs import temporary_folder
+from mif_rdf.source.parse import ParsedMemory
+from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
+from mif_rdf.nsmodel.audience import Audience
+from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples, withheld_namespaces
+from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
+from mif_rdf.output.policy import Withheld, trust_raised, withheld_reason
+from mif_rdf.output.serialize import nquad_line
+from mif_rdf.rdf.tordf import Triple
+
+#: The trust-level predicate as it appears in a memory's N-Quads text.
+_TRUST = f" <{MIF.trustLevel}> "
+
+
+@dataclass
+class StreamReport:
+    """What a streaming export wrote and found."""
+
+    quads: int = 0
+    graphs: int = 0
+    #: graph IRI -> what was left out and why (spec 10.2)
+    withheld: dict[str, Withheld] = field(default_factory=dict)
+    #: every problem, when no ``on_problem`` callback took them as they came
+    problems: list[Problem] = field(default_factory=list)
+    #: problems by severity (counted either way)
+    severities: Counter[Severity] = field(default_factory=Counter)
+
+    @property
+    def errors(self) -> int:
+        return self.severities[Severity.ERROR]
+
+
+@dataclass
+class _Streamed:
+    """One memory file as a worker hands it to the writer: its lines and what the links need, not its records."""
+
+    relpath: str
+    problems: list[Problem]
+    id: str | None = None  # None: the file cannot be loaded
+    doc_iri: str = ""
+    notes: list[Problem] = field(default_factory=list)
+    ill_typed: list[Problem] = field(default_factory=list)
+    graph: list[str] = field(default_factory=list)  # the memory's own graph, one N-Quads line each
+    layout: list[str] = field(default_factory=list)  # its layout-graph line
+    withheld: str | None = None  # why it stays on this machine
+    links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
+    inherited: list[str] = field(default_factory=list)  # its lines of the #inherited graph
+    namespace_uri: str | None = None  # spec 10.6, for the links graph
+    placement: Placement | None = None  # what decides its extended type (mif_rdf.ontology.extended_types)
+
+
+def stream_nquads(
+    root: str | Path,
+    out: IO[bytes],
+    *,
+    base_iri: str | None = None,
+    engine: Engine = "fast",
+    limits: Limits = DEFAULT_LIMITS,
+    workers: int | None = None,
+    progress: bool | None = None,
+    with_hashes: bool = False,
+    on_problem: Callable[[Problem], None] | None = None,
+    audience: Audience | None = None,
+    ontology_dirs: Iterable[Path | str] | None = None,
+) -> StreamReport:
+    """Write the bundle at ``root`` to ``out`` as N-Quads while reading it, in bounded memory.
+
+    The quads are those of ``export_bundle(load_bundle(root, ...), "nquads",
+    out)``, in another order; the problems are the load's and the export's
+    (ill-typed literals), each given to ``on_problem`` as soon as it is found
+    (or collected in the report).  ``with_hashes`` adds
+    ``extensions.mif-rdf.hash`` to every memory, as ``export --with-hashes``.
+    The memories' extended types go into ``<base>#types`` as a load writes
+    them (``ontology_dirs``: the user ontology folders, default
+    ``MIF_RDF_ONTOLOGY_PATH``).
+    Raises :class:`~mif_rdf.core.errors.MifRdfError` only when the folder itself
+    cannot be read.  With ``audience`` only what that party may read is
+    written (:func:`~mif_rdf.output.policy.withheld_reason`), as by the export.
+    """
+    bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
+    report = StreamReport()
+
+    def found(problems: Iterable[Problem]) -> None:
+        for problem in problems:
+            report.severities[problem.severity] += 1
+            if on_problem is None:
+                report.problems.append(problem)
+            else:
+                on_problem(problem)
+
+    files = memory_files(bundle)
+    found(bundle.problems)
+    model = read_namespace_model(bundle.root, bundle.config, limits)
+    found(model.problems)
+    with temporary_folder("stream") as folder:
+        stream = _Stream(bundle, out, report, _Index(folder / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience)
+        namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
+        if audience is None:
+            stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
+        elif model:  # an export for one party leaves out every party's agreements (push.access)
+            report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
+        try:
+            shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
+                                      audience=audience, model=model if model else None, authority=model.authority,
+                                      projections=(bundle.root, frozenset(files.projections), limits))
+            count = worker_count(len(files.memories), workers, busy_main=False)
+            prepared = prepare_memories(bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape)
+            for item in progress_bar(prepared, len(files.memories), progress, "memories"):
+                found(stream.memory(item))
+            before = len(bundle.problems)
+            for relpath in files.entities:
+                stream.entity(relpath)
+            found(bundle.problems.items[before:])
+            found(stream.edges())
+            stream.write_triples(stream.typer.hierarchy(), stream.types)
+        finally:
+            stream.index.close()
+    report.graphs = stream.graphs + len(stream.shared)
+    return report
+
+
+def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef,
+              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY,
+              projections: tuple[Path, frozenset[str], Limits] | None = None) -> _Streamed:
+    """In the worker: a prepared memory reduced to its lines, its withholding and its relationships.
+
+    ``projections`` (bundle folder, the ``.jsonld`` files beside a ``.md``,
+    limits): a memory's projection is checked here, as a load does.
+    """
+    parsed = prepared.parsed
+    if parsed is None:
+        return _Streamed(prepared.relpath, prepared.problems)
+    stale: list[Problem] = []
+    if projections is not None and (twin := prepared.relpath[: -len(".md")] + ".jsonld") in projections[1]:
+        authored = Authored(parsed.frontmatter, parsed.body, prepared.doc_iri)  # as written, before any hash is added
+        stale = projection_problems(projections[0], [twin], {parsed.relpath: authored}.get, projections[2])
+    if with_hashes:
+        prepared = complete(ParsedMemory(parsed.relpath, with_hash(parsed.frontmatter, parsed.body), parsed.body), base, engine, prepared.problems, "nquads")
+        parsed = prepared.parsed
+        assert parsed is not None
+    prepared.notes += stale
+    frontmatter, iri = parsed.frontmatter, memory_iri(parsed.id)
+    if prepared.nquads:
+        lines = list(dict.fromkeys(prepared.nquads.splitlines(keepends=True)))  # a store holds each quad once
+    else:  # the pyld engine gives rdflib triples
+        graph = URIRef(iri)
+        lines = list(dict.fromkeys(nquad_line(s, p, o, graph) for s, p, o in prepared.triples))
+    record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, frontmatter, parsed.body, {})
+    return _Streamed(
+        prepared.relpath, prepared.problems, parsed.id, prepared.doc_iri, prepared.notes, prepared.ill_typed, lines,
+        [nquad_line(s, p, o, layout) for s, p, o in layout_triples([record])],
+        withheld_reason(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(lines)),
+        [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
+        [] if model is None else [nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED))) for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)],
+        namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
+        placement_of(iri, frontmatter),
+    )
+
+
+def _stated_trust(lines: list[str]) -> list[str]:
+    """The trust levels a memory's graph states (IRIs and plain values), read from its N-Quads lines."""
+    stated = []
+    for line in lines:
+        if _TRUST in line:
+            obj = line.split(_TRUST, 1)[1]
+            if obj.startswith("<"):
+                stated.append(obj[1:obj.index(">")])
+            elif obj.startswith('"'):
+                stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
+    return stated
+
+
+class _Stream:
+    """The writing half: memories as they come, then entity files, then the links graph's edges."""
+
+    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer,
+                 audience: Audience | None = None) -> None:
+        self.bundle, self.out, self.report, self.index, self.typer, self.audience = bundle, out, report, index, typer, audience
+        self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
+        self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
+        self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
+        self.graphs = 0  # memory and entity graphs written
+        self.shared: set[URIRef] = set()  # the links and layout graphs, once written to
+        #: withheld memories and entities, and their document IRIs: shared graphs may not name them
+        self.hidden: set[URIRef] = set()
+
+    def memory(self, item: _Streamed) -> list[Problem]:
+        """Write one memory (unless it cannot be loaded, its id or location is taken, or it is withheld); its problems."""
+        problems = list(item.problems)
+        if item.id is None:
+            return problems
+        other = self.index.holder(item.id)
+        if other is not None:
+            return problems + [duplicate_id(item.relpath, item.id, other)]
+        other = self.index.located(item.doc_iri)
+        if other is not None:
+            return problems + [duplicate_location(item.relpath, item.doc_iri, other)]
+        iri = memory_iri(item.id)
+        self.index.add_memory(item.id, iri, item.relpath, item.doc_iri, item.withheld is not None, item.links)
+        if item.withheld is not None:
+            self.withhold(iri, item.relpath, item.doc_iri, item.withheld)
+            return problems + item.notes
+        self.write(item.graph)
+        self.graphs += 1
+        self.write(item.layout, self.layout)
+        self.write(item.inherited, URIRef(graph_iri(self.bundle.base_iri, GRAPH_INHERITED)))
+        self.write_triples(place_triples(iri, item.relpath, item.doc_iri, item.namespace_uri), self.links)
+        cls = self.typer.class_of(item.placement) if item.placement is not None else None
+        if cls is not None:
+            self.write_triples([(URIRef(iri), RDF.type, cls)], self.types)
+        return problems + item.notes + item.ill_typed
+
+    def entity(self, relpath: str) -> None:
+        """One entity file, after every memory (as a load reads them); its problems go to the bundle's log."""
+        bundle = self.bundle
+        parsed = read_entity(bundle, relpath, self.index.located)
+        if parsed is None:
+            return
+        record, projection = entity_projection(parsed, bundle.base_iri)
+        reason = withheld_reason(parsed.data.get("namespace"), self.audience)
+        self.index.add_entity(record.iri, record.relpath, reason is not None)
+        bundle.problems.extend(projection.notes)
+        if reason is not None:
+            self.withhold(record.iri, record.relpath, record.doc_iri, reason)
+            return
+        bundle.problems.extend(projection.ill_typed)
+        name = URIRef(record.iri)
+        kept = [t for t in triples(projection, bundle.engine) if t[0] not in self.hidden and t[2] not in self.hidden]
+        if kept:
+            self.write([nquad_line(s, p, o, name) for s, p, o in kept])
+            self.graphs += 1
+        self.write_triples([(name, PATH, Literal(record.relpath))], self.links)
+
+    def edges(self) -> Iterator[Problem]:
+        """The links graph's edges, in memory and relationship order: each resolved one written, each broken one reported."""
+        for relpath, source, source_hidden, position, kind, target, resolved, target_hidden in self.index.edges():
+            if resolved is None:
+                if expects_bundle_target(target):
+                    yield broken_link(relpath, position, target)
+                continue
+            predicate = link_predicate(kind)
+            if predicate is not None and not source_hidden and not target_hidden:
+                self.write_triples([(URIRef(source), predicate, URIRef(resolved))], self.links)
+
+    def withhold(self, iri: str, relpath: str, doc_iri: str, reason: str) -> None:
+        self.report.withheld[iri] = Withheld(iri, relpath, reason)
+        self.hidden.update((URIRef(iri), URIRef(doc_iri)))
+
+    def write(self, lines: list[str], shared: URIRef | None = None) -> None:
+        """N-Quads lines to the output, counted; ``shared`` names the links or layout graph they belong to."""
+        if lines:
+            self.out.write("".join(lines).encode("utf-8"))
+            self.report.quads += len(lines)
+            if shared is not None:
+                self.shared.add(shared)
+
+    def write_triples(self, triples: Iterable[Triple], graph: URIRef) -> None:
+        self.write([nquad_line(s, p, o, graph) for s, p, o in triples], graph)
+
+
+class _Index:
+    """The links graph's index on disk: memories and entities by key, relationships in order.
+
+    SQLite with its journal off: the file lives for one export and is
+    removed with its folder; the page cache is bounded (16 MB), the rest
+    stays on disk.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.executescript("""
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000; PRAGMA temp_store = FILE;
+            CREATE TABLE ids (id TEXT PRIMARY KEY, relpath TEXT NOT NULL) WITHOUT ROWID;
+            -- what a resolved target IRI points at: document and memory IRIs to memories, entity IRIs to entities
+            CREATE TABLE targets (key TEXT PRIMARY KEY, iri TEXT NOT NULL, relpath TEXT NOT NULL, hidden INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE edges (relpath TEXT, source TEXT, hidden INTEGER, position INTEGER, kind TEXT, target TEXT, key TEXT);
+            BEGIN;
+        """)
+
+    def holder(self, memory_id: str) -> str | None:
+        """The file that already has this id."""
+        row = self.db.execute("SELECT relpath FROM ids WHERE id = ?", (memory_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def located(self, key: str) -> str | None:
+        """The file already at this document IRI, or with this memory or entity IRI."""
+        row = self.db.execute("SELECT relpath FROM targets WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def add_memory(self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]) -> None:
+        self.db.execute("INSERT INTO ids VALUES (?, ?)", (memory_id, relpath))
+        self.db.executemany("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", ((doc_iri, iri, relpath, hidden), (iri, iri, relpath, hidden)))
+        if links:
+            self.db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links])
+
+    def add_entity(self, iri: str, relpath: str, hidden: bool) -> None:
+        self.db.execute("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", (iri, iri, relpath, hidden))
+
+    def edges(self) -> Iterator[tuple[str, str, bool, int, str, str, str | None, bool]]:
+        """Every relationship with what its target resolves to (None: nothing of the bundle), in the order they were read."""
+        yield from self.db.execute("""
+            SELECT e.relpath, e.source, e.hidden, e.position, e.kind, e.target, t.iri, coalesce(t.hidden, 0)
+            FROM edges e LEFT JOIN targets t ON t.key = e.key ORDER BY e.rowid
+        """)
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,80 @@
+"""Values whose lexical form does not fit their datatype: problem records, never tracebacks.
+
+The context types ``created``, ``validFrom``, ``accessCount`` ... (``xsd:dateTime``,
+``xsd:integer`` ...).  A value such as ``created: yesterday``, ``2026-02-30`` or
+year 0 still becomes that typed literal -- the triples must stay those of
+standard JSON-LD toRdf, and the author's text is kept -- but it is reported on
+its file and key at load time.  rdflib logs a warning *with a traceback* each
+time it builds such a literal (when loading, parsing an export back, validating,
+querying); those log records are dropped here, since the problem record says
+the same thing once and where.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any, Iterator
+
+from rdflib import Literal, URIRef
+
+from mif_rdf.core.context import mif_context
+from mif_rdf.core.errors import Problem, Severity
+
+#: Subtrees whose keys are not the context's terms (their own vocabularies).
+_OWN_VOCABULARY = ("extensions", "properties")
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+class _IllTypedLiteralFilter(logging.Filter):
+    """Drops rdflib's "Failed to convert Literal lexical form" warnings (a traceback each)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to convert Literal lexical form")
+
+
+def quiet_rdflib() -> None:
+    """Install the filter on rdflib's term logger (once; idempotent)."""
+    logger = logging.getLogger("rdflib.term")
+    if not any(isinstance(f, _IllTypedLiteralFilter) for f in logger.filters):
+        logger.addFilter(_IllTypedLiteralFilter())
+
+
+@functools.cache
+def typed_terms() -> dict[str, str]:
+    """Context term name -> XSD datatype IRI, for the terms the context types with one."""
+    return {name: term.coerce for name, term in mif_context().terms.items() if term.coerce and term.coerce.startswith(_XSD)}
+
+
+def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]:
+    """A warning for each string value whose typed literal rdflib cannot read, naming file and key path."""
+    typed = typed_terms()
+    problems = []
+    for keypath, key, value in _strings(frontmatter, ""):
+        datatype = typed.get(key)
+        if datatype is not None and Literal(value, datatype=URIRef(datatype)).ill_typed:
+            problems.append(Problem(
+                relpath, f"{value!r} is not a valid xsd:{datatype[len(_XSD):]}; kept as written with that datatype",
+                Severity.WARNING, key=keypath, value=value, rule="datatype",
+            ))
+    return problems
+
+
+def _strings(value: Any, keypath: str) -> Iterator[tuple[str, str, str]]:
+    """(key path, key, string) for every string value under a mapping key, outside other vocabularies."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not isinstance(key, str) or (not keypath and key in _OWN_VOCABULARY):
+                continue
+            path = f"{keypath}.{key}" if keypath else key
+            if isinstance(child, str):
+                yield path, key, child
+            else:
+                yield from _strings(child, path)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            if isinstance(child, str):
+                continue  # a list item has no key of its own: its key was the list's
+            yield from _strings(child, f"{keypath}[{index}]")
+
+
+quiet_rdflib()
