@@ -70,11 +70,11 @@ def test_an_empty_folder_warns_and_fails_validation(tmp_path: Path) -> None:
     (problem,) = bundle.problems
     assert problem.severity == Severity.WARNING and "no memory files" in problem.message
     assert not validate(bundle).conforms
-    run = subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", "validate", str(tmp_path)], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "validate", str(tmp_path)], capture_output=True, text=True)
     assert run.returncode == 1 and "no memories to validate" in run.stdout
-    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", "load", str(tmp_path)], capture_output=True, text=True)
+    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path)], capture_output=True, text=True)
     assert loaded.returncode == 1 and "no memory files" in loaded.stdout + loaded.stderr  # issue 37.7: unless --allow-empty
-    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", "load", str(tmp_path), "--allow-empty"], capture_output=True, text=True)
+    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path), "--allow-empty"], capture_output=True, text=True)
     assert loaded.returncode == 0 and "no memory files" in loaded.stdout + loaded.stderr
 
 

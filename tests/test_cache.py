@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-import mif_rdf.bundle
+import mif_rdf.load.loader
 import mif_rdf.load.cache
 import mif_rdf.load.pipeline
 from mif_rdf import Bundle, MifRdfError, load_bundle
@@ -73,7 +73,7 @@ def assert_same_bundle(warm: Bundle, cold: Bundle) -> None:
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every memory and entity file the loader parses."""
     seen: list[str] = []
-    for module, name in ((mif_rdf.load.pipeline, "read_memory"), (mif_rdf.bundle, "parse_entity")):
+    for module, name in ((mif_rdf.load.pipeline, "read_memory"), (mif_rdf.load.loader, "parse_entity")):
         original = getattr(module, name)
 
         def counting(root, relpath, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]

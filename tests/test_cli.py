@@ -1,7 +1,7 @@
 """The ``mif-rdf`` command: exit codes, summaries, exports, conversions; no tracebacks on bad input.
 
 Most tests run the CLI in-process through :func:`mif_rdf.cli.main.main`; a few run
-``python -m mif_rdf.cli.main`` as a real subprocess to prove what a user sees.
+``python -m mif_rdf.cli`` as a real subprocess to prove what a user sees.
 """
 from __future__ import annotations
 
@@ -241,7 +241,7 @@ def test_argparse_errors_exit_2(capsys, argv: list[str]) -> None:
 # -- the real command --------------------------------------------------------------
 def _subprocess(*argv: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mif_rdf.cli.main", *map(str, argv)],
+        [sys.executable, "-m", "mif_rdf.cli", *map(str, argv)],
         capture_output=True, text=True, cwd=REPO, timeout=60,
     )
 

@@ -243,7 +243,7 @@ def test_rdfxml_that_cannot_name_a_predicate_is_a_clear_error(unsplittable: Path
 
 
 def _cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_rdfxml_refusal_is_one_line_from_oxigraph(unsplittable: Path, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from rdflib import Literal
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.rdf.projection import ILL_TYPED, LEXICAL_FORMS
-from mif_rdf.output.serialize import ill_typed_literals
+from mif_rdf.validation.literals import ill_typed_literals
 
 from conftest import FIXTURE_BUNDLES, memory_text, write_file
 

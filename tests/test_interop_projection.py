@@ -12,7 +12,8 @@ from rdflib import Graph, URIRef
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.context import MIF_CONTEXT_URL, context_document
-from mif_rdf.source.identity import default_base_iri, document_iri, path_identity
+from mif_rdf.source.identity import document_iri, path_identity
+from mif_rdf.source.parse import bundle_base_iri
 from mif_rdf.rdf.reference import lexical_literals
 
 from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
@@ -100,7 +101,7 @@ def test_default_base_is_unique_per_bundle_folder(tmp_path: Path) -> None:
     bases = {load_bundle(one).base_iri, load_bundle(two).base_iri}
     assert len(bases) == 2
     assert all(base.startswith("mif://notes-") and base.endswith("/") for base in bases)
-    assert load_bundle(one).base_iri == default_base_iri(one) == f"mif://{path_identity(one)}/"
+    assert load_bundle(one).base_iri == bundle_base_iri(one) == f"mif://{path_identity(one)}/"
 
 
 def test_bundle_id_in_the_config_names_the_bundle_wherever_it_lies(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 from mif_rdf import load_bundle
-from mif_rdf.bundle import PATH
+from mif_rdf.load.bundle import PATH
 from mif_rdf.cli.main import main
 from mif_rdf.core.context import MIF_CONTEXT_URL, document_loader
 from mif_rdf.output.convert import jsonld_files

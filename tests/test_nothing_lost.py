@@ -235,7 +235,7 @@ def test_memory_id_colliding_with_an_entity_graph_is_a_duplicate_id(tmp_path: Pa
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI in a process of its own: what a user sees on stderr, logging included (pytest captures none of it)."""
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=300)
 
 
 # -- 14. impossible dates are problems, never tracebacks -------------------------------------
@@ -525,7 +525,7 @@ def test_a_trickling_store_is_held_to_the_timeout() -> None:
 
 
 def test_an_endless_answer_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mif_rdf.push import gsp
+    from mif_rdf.remote import gsp
 
     monkeypatch.setattr(gsp, "MAX_ANSWER_BYTES", 2**20)
 
@@ -543,7 +543,7 @@ def test_an_endless_answer_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_config_symlinked_out_of_the_bundle_does_not_set_the_base(tmp_path: Path) -> None:
     """The bundle identity (and so the default base IRI) never comes from a file outside the bundle."""
-    from mif_rdf.source.identity import default_base_iri
+    from mif_rdf.source.parse import bundle_base_iri
 
     outside = tmp_path / "outside.yaml"
     outside.write_text("bundle_id: stolen-identity\n", encoding="utf-8")
@@ -551,5 +551,5 @@ def test_a_config_symlinked_out_of_the_bundle_does_not_set_the_base(tmp_path: Pa
     write_file(root, "a.md", memory_text("a1"))
     (root / ".mif").mkdir()
     (root / ".mif" / "config.yaml").symlink_to(outside)
-    assert "stolen-identity" not in default_base_iri(root)
+    assert "stolen-identity" not in bundle_base_iri(root)
     assert "stolen-identity" not in load_bundle(root).base_iri

@@ -193,7 +193,7 @@ def test_what_the_spec_requires_stays_an_error(tmp_path: Path, body: str, error:
 
 
 def test_cli_strict_turns_the_warnings_into_a_one_line_error() -> None:
-    command = [sys.executable, "-m", "mif_rdf.cli.main", "ontology", "compile", "agri", "--path", str(CORPUS)]
+    command = [sys.executable, "-m", "mif_rdf.cli", "ontology", "compile", "agri", "--path", str(CORPUS)]
     lenient = subprocess.run(command, capture_output=True, text=True, check=False)
     assert lenient.returncode == 0, lenient.stderr
     assert "warning [location]" in lenient.stderr and "@prefix agri:" in lenient.stdout

@@ -154,7 +154,7 @@ A graft.
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *args], capture_output=True, text=True, check=False)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, check=False)
 
 
 def test_cli_validate_and_owlrl_reasoning_accept_an_enum_value_under_the_decimal_term(tmp_path: Path) -> None:

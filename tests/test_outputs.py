@@ -261,7 +261,7 @@ def _running(pid: int) -> bool:
 
 def _export(bundle: Path, target: Path, tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO / "src")}
-    return subprocess.Popen([sys.executable, "-m", "mif_rdf.cli.main", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
+    return subprocess.Popen([sys.executable, "-m", "mif_rdf.cli", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
 
 

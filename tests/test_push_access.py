@@ -11,7 +11,8 @@ from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy, local_only
+from mif_rdf.nsmodel.access import local_only
+from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
 from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER
 from mif_rdf.output.writeback import lexical_literals
 

@@ -14,7 +14,7 @@ from rdflib.query import Result
 
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
-from mif_rdf.notebook.display import problems_html
+from mif_rdf.core.html import problems_html
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.queries import (
     QuerySyntaxError,

@@ -18,11 +18,11 @@ import pytest
 from rdflib import Graph
 from rdflib.compare import graph_diff, to_isomorphic
 
-import mif_rdf.bundle
+import mif_rdf.load.loader
 from mif_rdf.bundle import load_bundle
 from mif_rdf.load.oxigraph_sink import rdflib_terms
 from mif_rdf.output.policy import export_policy
-from mif_rdf.output.serialize import ill_typed_literals
+from mif_rdf.validation.literals import ill_typed_literals
 from mif_rdf.output.stream_export import StreamReport, stream_nquads
 from synthetic import generate_bundle
 
@@ -168,14 +168,14 @@ def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the streaming export filled a store")
 
-    monkeypatch.setattr(mif_rdf.bundle, "fill", refuse)
-    monkeypatch.setattr(mif_rdf.bundle._Loader, "accept", refuse)
+    monkeypatch.setattr(mif_rdf.load.loader, "fill", refuse)
+    monkeypatch.setattr(mif_rdf.load.loader._Loader, "accept", refuse)
     data, report = streamed(EXAMPLES)
     assert report.quads == data.count(b"\n") > 1000
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli.main", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_the_command_streams_nquads_by_default_and_says_so(tmp_path: Path) -> None:

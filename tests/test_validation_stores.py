@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mif_rdf import load_bundle
-from mif_rdf import shacl
+from mif_rdf.validation import shacl
 from mif_rdf.load import oxigraph_sink
 from mif_rdf.source.markdown import render_memory, split_frontmatter
 from synthetic import generate_bundle

@@ -19,29 +19,45 @@ from typing import TYPE_CHECKING, Any
 
 from mif_rdf.rdfplugin import install as _install_rdflib_plugin
 
-if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle, EntityRecord, MemoryRecord, load_bundle, new_dataset
-    from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog, Severity
-    from mif_rdf.output.export_api import export
-    from mif_rdf.ontology.discovery import Suggestion, SuggestionReport, suggest
-    from mif_rdf.output.writeback import read_dataset, recover_files, write_bundle
+if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ imports each on first use
+    from mif_rdf.bundle import Bundle as Bundle
+    from mif_rdf.bundle import EntityRecord as EntityRecord
+    from mif_rdf.bundle import LoadedBundle as LoadedBundle
+    from mif_rdf.bundle import MemoryRecord as MemoryRecord
+    from mif_rdf.bundle import load_bundle as load_bundle
+    from mif_rdf.bundle import new_dataset as new_dataset
+    from mif_rdf.core.errors import MifRdfError as MifRdfError
+    from mif_rdf.core.errors import Problem as Problem
+    from mif_rdf.core.errors import ProblemLog as ProblemLog
+    from mif_rdf.core.errors import Severity as Severity
+    from mif_rdf.ontology.discovery import Suggestion as Suggestion
+    from mif_rdf.ontology.discovery import SuggestionReport as SuggestionReport
+    from mif_rdf.ontology.discovery import suggest as suggest
+    from mif_rdf.output.export_api import export as export
+    from mif_rdf.output.writeback import read_dataset as read_dataset
+    from mif_rdf.output.writeback import recover_files as recover_files
+    from mif_rdf.output.writeback import write_bundle as write_bundle
 
 __version__ = "0.1.0"
 #: public name -> the module that defines it
 _HOMES = {
-    "Bundle": ".bundle", "EntityRecord": ".bundle", "MemoryRecord": ".bundle", "load_bundle": ".bundle", "new_dataset": ".bundle",
-    "export": ".output.export_api",
-    "MifRdfError": ".core.errors", "Problem": ".core.errors", "ProblemLog": ".core.errors", "Severity": ".core.errors",
-    "Suggestion": ".ontology.discovery", "SuggestionReport": ".ontology.discovery", "suggest": ".ontology.discovery",
-    "read_dataset": ".output.writeback", "recover_files": ".output.writeback", "write_bundle": ".output.writeback",
+    "Bundle": "mif_rdf.bundle", "EntityRecord": "mif_rdf.bundle", "LoadedBundle": "mif_rdf.bundle", "MemoryRecord": "mif_rdf.bundle",
+    "load_bundle": "mif_rdf.bundle", "new_dataset": "mif_rdf.bundle",
+    "export": "mif_rdf.output.export_api",
+    "MifRdfError": "mif_rdf.core.errors", "Problem": "mif_rdf.core.errors", "ProblemLog": "mif_rdf.core.errors", "Severity": "mif_rdf.core.errors",
+    "Suggestion": "mif_rdf.ontology.discovery", "SuggestionReport": "mif_rdf.ontology.discovery", "suggest": "mif_rdf.ontology.discovery",
+    "read_dataset": "mif_rdf.output.writeback", "recover_files": "mif_rdf.output.writeback", "write_bundle": "mif_rdf.output.writeback",
 }
-__all__ = sorted(_HOMES)
+__all__ = [
+    "Bundle", "EntityRecord", "LoadedBundle", "MemoryRecord", "MifRdfError", "Problem", "ProblemLog", "Severity", "Suggestion",
+    "SuggestionReport", "export", "load_bundle", "new_dataset", "read_dataset", "recover_files", "suggest", "write_bundle",
+]
 
 
 def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    value = getattr(importlib.import_module(_HOMES[name]), name)
     globals()[name] = value
     return value
 

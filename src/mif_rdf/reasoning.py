@@ -29,7 +29,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 from rdflib.term import Node
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.names import PROFILES, SCOPES
 from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
@@ -41,7 +41,7 @@ Triple = tuple[Node, Node, Node]
 OntologySource = str | Path | Graph
 
 
-def ontology_graph(bundle: Bundle, ontologies: Iterable[OntologySource] | None = None, *, search_path: Iterable[Path | str] = ()) -> Graph:
+def ontology_graph(bundle: LoadedBundle, ontologies: Iterable[OntologySource] | None = None, *, search_path: Iterable[Path | str] = ()) -> Graph:
     """The vocabulary, the ontologies and the bundle's relationship types.
 
     ``ontologies``: ids, YAML or RDF files, graphs; default mif-base and every
@@ -67,7 +67,7 @@ def ontology_graph(bundle: Bundle, ontologies: Iterable[OntologySource] | None =
 
 
 def infer(
-    bundle: Bundle,
+    bundle: LoadedBundle,
     profile: str = "fast",
     ontologies: Iterable[OntologySource] | None = None,
     *,

@@ -26,7 +26,7 @@ def test_killed_update_leaves_each_file_old_or_new(tmp_path: Path) -> None:
     assert not plan.refusals and len(plan.changes) > 900
     new = {root / c.relpath: c.after.encode() for c in plan.changes}
     first = min(new, key=str)
-    process = subprocess.Popen([sys.executable, "-m", "mif_rdf.cli.main", "update", str(root), RETAG, "--force", "--no-progress", "--workers", "0"],
+    process = subprocess.Popen([sys.executable, "-m", "mif_rdf.cli", "update", str(root), RETAG, "--force", "--no-progress", "--workers", "0"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None and not any(p.read_bytes() == new[p] for p in list(new)[:50] if p.exists()):

@@ -1,5 +1,4 @@
-"""The ``mif-rdf`` command: :mod:`.main` parses the command line, :mod:`.commands` holds one module per subcommand."""
+"""The ``mif-rdf`` command: :mod:`.main` parses the command line, :mod:`.commands` holds one module per subcommand.
 
-from mif_rdf.cli.main import main
-
-__all__ = ["main"]
+``python -m mif_rdf.cli`` runs it too (:mod:`.__main__`).
+"""

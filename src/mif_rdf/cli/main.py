@@ -183,7 +183,3 @@ def _fail(message: str) -> int:
 
     print(f"mif-rdf: error: {redact_text(message)}", file=sys.stderr)
     return EXIT_CANNOT_RUN
-
-
-if __name__ == "__main__":
-    sys.exit(main())

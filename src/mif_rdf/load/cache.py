@@ -17,7 +17,7 @@ time (ctime, which no ``touch -r`` puts back) are the recorded ones is
 trusted, unless its mtime is so close to when it was recorded that a write in
 the same clock tick could hide (git's "racily clean" case); otherwise its
 SHA-256 decides, so a touched but unchanged file is not parsed again.  Changed,
-new and deleted files are parsed again alone (:meth:`Bundle.reload`), and the
+new and deleted files are parsed again alone (:func:`mif_rdf.load.loader.reload`), and the
 links graph is rebuilt.
 
 **When the cache is not used.**  Every cache file carries a SHA-256 of its
@@ -60,7 +60,9 @@ from rdflib import Dataset
 from rdflib.store import Store
 
 from mif_rdf.load import termpickle
-from mif_rdf.bundle import Bundle, Engine, RecordMaps, Records, fill, new_dataset, no_cyclic_gc
+from mif_rdf.core.collector import no_cyclic_gc
+from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
+from mif_rdf.load.pipeline import Engine
 from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import PREFIX, process_exists, sweep
@@ -75,8 +77,9 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     ox = OxigraphStore = None
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
-#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped; Bundle.reload re-reads both files of a pair).
-CACHE_FORMAT = 3
+#: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
+#: 4: the records' classes moved to mif_rdf.load.bundle, so older pickles name modules that are gone).
+CACHE_FORMAT = 4
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -95,17 +98,6 @@ class Stamp:
     inode: int = -1
 
 
-@dataclass(frozen=True)
-class CacheReport:
-    """What a cached load did: ``warm`` reused the entry, ``cold`` (re)built it and says why."""
-
-    entry: Path
-    state: TypingLiteral["cold", "warm"]
-    reason: str = ""
-    reparsed: tuple[str, ...] = ()  # files read again on a warm load (changed or new)
-    removed: tuple[str, ...] = ()  # files gone since the entry was written
-
-
 @dataclass
 class _Manifest:
     format: int
@@ -117,6 +109,15 @@ class _Manifest:
     dataset_sha256: str  # of the memory store's pickle ("" for Oxigraph)
     tables: dict[str, tuple[int, int]]  # Oxigraph's data files: name -> (size, CRC-32)
     records_sha256: str  # of the records' pickle, a file of its own: read only when asked for
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """What the loader lends the cache: make a bundle, fill an empty one, re-read changed files."""
+
+    into: type[LoadedBundle]
+    fill: Callable[[LoadedBundle, bool | None, int | None], LoadedBundle]
+    reload: Callable[..., object]
 
 
 class _Stale(Exception):
@@ -137,18 +138,28 @@ def load_cached(
     store: str | Store,
     limits: Limits,
     cache_dir: Path,
+    into: type[LoadedBundle],
+    fill: Callable[[LoadedBundle, bool | None, int | None], LoadedBundle],
+    reload: Callable[..., object],
     progress: bool | None = None,
     workers: int | None = None,
-) -> Bundle:
-    """Load ``root`` through the cache entry for these settings (see the module docstring)."""
+) -> LoadedBundle:
+    """Load ``root`` through the cache entry for these settings (see the module docstring).
+
+    The loader hands over its steps: ``into`` makes the bundle, ``fill``
+    reads every file into an empty one (a cold load), ``reload`` re-reads the
+    files that changed (a warm one).  The cache decides only what is still
+    good; it never imports the loader.
+    """
+    steps = _Steps(into, fill, reload)
     kind = store_kind(store)
     entry = entry_dir(cache_dir, root, base, engine, kind, limits)
     with _locked(entry), no_cyclic_gc():
         _prune_sessions(entry)
         try:
-            return _warm(entry, root, base, engine, kind, limits)
+            return _warm(steps, entry, root, base, engine, kind, limits)
         except _Stale as stale:
-            return _cold(entry, root, base, engine, kind, limits, str(stale), progress, workers)
+            return _cold(steps, entry, root, base, engine, kind, limits, str(stale), progress, workers)
 
 
 def store_kind(store: str | Store) -> StoreKind:
@@ -173,7 +184,7 @@ def entry_dir(cache_dir: Path, root: Path, base: str, engine: str, kind: str, li
 def code_fingerprint() -> str:
     """A hash of everything that decides what a load produces: sources, contexts, library versions."""
     digest = hashlib.sha256(f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {getattr(ox, '__version__', '-')}".encode())
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # all of mif_rdf/
     files = sorted(package.rglob("*.py")) + sorted(p for p in data_dir("context").iterdir() if p.is_file())
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -181,7 +192,7 @@ def code_fingerprint() -> str:
 
 
 # -- warm ---------------------------------------------------------------------------
-def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> Bundle:
+def _warm(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> LoadedBundle:
     manifest = _read_manifest(entry)
     files = discover(root)
     if any(p.rule == "read" for p in files.problems):  # its files are not listed, yet still readable one by one
@@ -204,12 +215,12 @@ def _warm(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
 
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
-    bundle = Bundle(
+    bundle = steps.into(
         root=root, base_iri=base, dataset=dataset, engine=engine, config=manifest.config,
         problems=ProblemLog(problems), limits=limits, records=Records(_records_reader(entry, manifest)),
     )
     if changed or removed:
-        bundle.reload(*removed, *changed)
+        steps.reload(bundle, *removed, *changed)
         if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
         _save(entry, bundle, kind, stamps, files)
@@ -272,7 +283,7 @@ def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Datas
 
 
 # -- cold ---------------------------------------------------------------------------
-def _cold(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits, reason: str, progress: bool | None, workers: int | None) -> Bundle:
+def _cold(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits, reason: str, progress: bool | None, workers: int | None) -> LoadedBundle:
     (entry / "manifest").unlink(missing_ok=True)  # until the new one is written, the entry is invalid
     files = discover(root)
     relpaths = [*files.memories, *files.projections, *files.entities, *([files.config] if files.config else [])]
@@ -281,7 +292,7 @@ def _cold(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
         dataset = new_dataset("default")
     else:
         dataset = _session_dataset(entry, None)
-    bundle = fill(Bundle(root=root, base_iri=base, dataset=dataset, engine=engine, limits=limits), progress, workers)
+    bundle = steps.fill(steps.into(root=root, base_iri=base, dataset=dataset, engine=engine, limits=limits), progress, workers)
     if kind != "memory":
         # A bulk load leaves dozens of unmerged tables; every later read of the cached database looks
         # through each. Compacting once here (13 s at 100,000 memories) took validation's 55 scans there
@@ -292,7 +303,7 @@ def _cold(entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, l
     return bundle
 
 
-def _save(entry: Path, bundle: Bundle, kind: StoreKind, stamps: dict[str, Stamp], files: BundleFiles, unchanged: _Manifest | None = None) -> None:
+def _save(entry: Path, bundle: LoadedBundle, kind: StoreKind, stamps: dict[str, Stamp], files: BundleFiles, unchanged: _Manifest | None = None) -> None:
     """Write the entry: the triples and records first (unless ``unchanged`` has them), the manifest last.
 
     The manifest vouches for the other files by their hashes, so it is removed while they change.

@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.load.loader import load
+from mif_rdf.source.identity import default_base_iri
+from mif_rdf.source.parse import bundle_config
 
 _TIMEOUT = 600
 
@@ -130,24 +133,21 @@ def revision_loader(rev: str) -> Callable[..., Any]:
 
 
 def load_at_revision(folder: str | Path, rev: str, **options: Any) -> Any:
-    """:func:`~mif_rdf.bundle.load_bundle` of ``folder`` as it was at git revision ``rev``.
+    """:func:`~mif_rdf.load.loader.load` of ``folder`` as it was at git revision ``rev`` (``load_bundle(folder, rev=...)`` in the public API).
 
-    ``options`` are ``load_bundle``'s; without ``base_iri`` the bundle gets
+    ``options`` are ``load``'s (``into`` included); without ``base_iri`` the bundle gets
     the base IRI of ``folder`` (see the module docstring).  The returned
     bundle's ``root`` is a private temporary copy, removed when the bundle is.
     Raises :class:`MifRdfError` when ``folder`` is not in a git repository or
     ``rev`` names no commit.
     """
-    from mif_rdf.bundle import load_bundle
-    from mif_rdf.source.identity import bundle_config, default_base_iri
-
     real = Path(folder).resolve() if Path(folder).is_dir() else Path(folder)
     target = Path(tempfile.mkdtemp(prefix="mif-rdf-rev-"))
     try:
         materialize(folder, rev, target)
         if not options.get("base_iri"):
             options["base_iri"] = default_base_iri(real, bundle_config(target))
-        bundle = load_bundle(target, **options)
+        bundle = load(target, **options)
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise

@@ -5,7 +5,7 @@
 * :mod:`.model` -- read and check ``.mif/shared-agreements``, ``.mif/namespaces``
   and ``reserved_prefixes``; inheritance of namespace defaults (10.7);
 * :mod:`.audience` -- what one party may read (10.2, 10.4): the rules every
-  export asks through :func:`mif_rdf.output.policy.withheld_reason`;
+  export asks through :func:`mif_rdf.nsmodel.access.withheld_reason`;
 * :mod:`.graphs` -- the ``#namespaces`` and ``#inherited`` graphs, namespace URIs (10.6);
 * :mod:`.rules` -- validation findings about memories' namespaces.
 
@@ -21,17 +21,24 @@ In Python::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, model_graphs, namespace_uri
 from mif_rdf.nsmodel.model import Agreement, Inherited, NamespaceFile, NamespaceModel, ReservedPrefix, read_namespace_model
 
-if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle
+from mif_rdf.core.limits import Limits
 
 
-def audience_for(bundle: Bundle | str | Path, party: str, *, include_system: bool = False) -> Audience:
+class _BundleFolder(Protocol):
+    """What :func:`audience_for` reads of a loaded bundle (this package sits below the loader)."""
+
+    root: Path
+    config: dict[str, Any]
+    limits: Limits
+
+
+def audience_for(bundle: _BundleFolder | str | Path, party: str, *, include_system: bool = False) -> Audience:
     """The audience ``party`` of a loaded bundle (or a bundle folder); :class:`~mif_rdf.core.errors.MifRdfError` for an unknown party."""
     if isinstance(bundle, (str, Path)):
         return Audience.of(read_namespace_model(bundle), party, include_system)

@@ -8,7 +8,7 @@ With an audience (``--audience PARTY``), exactly these memories leave:
 * PARTY's own organization root (``PARTY/...``);
 * ``_system/...`` only when asked (``include_system``).
 
-Never ``_local`` (:func:`mif_rdf.output.policy.local_only` decides that, for
+Never ``_local`` (:func:`mif_rdf.nsmodel.access.local_only` decides that, for
 every export), never another organization's root, never a custom reserved
 prefix, never a memory without a namespace.  Names compare exactly: a
 namespace that is not well formed (:func:`.model.segments`: whitespace,

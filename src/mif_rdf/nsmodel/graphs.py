@@ -146,13 +146,6 @@ def model_graphs(model: NamespaceModel, base: str, memories: Iterable[tuple[str,
             graph_iri(base, GRAPH_INHERITED): list(inherited_triples(model, base, memories))}
 
 
-def withheld_namespaces(name: str, party: str) -> Any:
-    """The export policy's record for the ``#namespaces`` graph, which an export for one party leaves out."""
-    from mif_rdf.output.policy import Withheld
-
-    return Withheld(name, name, f"it describes every party's agreements and namespaces; an export for {party} leaves it out")
-
-
 def is_model_problem(problem: Any, config_path: str | None) -> bool:
     """Whether a load problem is one reading the namespace model reports (so a fresh read replaces it)."""
     from mif_rdf.nsmodel.model import AGREEMENTS_DIR, NAMESPACES_DIR

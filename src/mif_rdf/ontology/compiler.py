@@ -17,12 +17,12 @@ from typing import Any
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import default_base_iri, document_iri
+from mif_rdf.source.identity import document_iri
 from mif_rdf.core.limits import MAX_ONTOLOGY_FIELDS
 from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.source.parse import parse_config
+from mif_rdf.source.parse import bundle_base_iri, parse_config
 from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
@@ -35,7 +35,7 @@ from mif_rdf.ontology.subtypes import check_subtypes
 from mif_rdf.ontology.traits import ComposedEntity, Composer
 
 OntologyRef = str | Path
-BundleRef = Bundle | Path | str | None
+BundleRef = LoadedBundle | Path | str | None
 CONFIG = ".mif/config.yaml"
 
 
@@ -116,7 +116,7 @@ def compile_ontologies(
     disagreed and a precedence of docs/ontology.md chose one, or a trait is
     undefined.
     """
-    root = bundle.root if isinstance(bundle, Bundle) else Path(bundle) if bundle is not None else None
+    root = bundle.root if isinstance(bundle, LoadedBundle) else Path(bundle) if bundle is not None else None
     if root is not None and not root.is_dir():
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
     users = user_ontology_dirs() if user_dirs is None else user_dirs
@@ -184,7 +184,7 @@ def compile_shapes(ontologies: Iterable[OntologyRef], **options: Any) -> Graph:
 
 def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem]) -> dict[str, RelationshipDef]:
     """The ``relationship_types`` of a bundle's config (spec 8.1)."""
-    if isinstance(bundle, Bundle):
+    if isinstance(bundle, LoadedBundle):
         config: dict[str, Any] = bundle.config
     elif (root / CONFIG).is_file():
         config, problems = parse_config(root, CONFIG)
@@ -195,7 +195,7 @@ def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem])
 
 
 def _config_ontology_iri(bundle: BundleRef, root: Path) -> URIRef:
-    base = bundle.base_iri if isinstance(bundle, Bundle) else default_base_iri(root)
+    base = bundle.base_iri if isinstance(bundle, LoadedBundle) else bundle_base_iri(root)
     return URIRef(document_iri(base, CONFIG))
 
 

@@ -46,7 +46,7 @@ from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
-    from mif_rdf.bundle import Bundle
+    from mif_rdf.load.bundle import LoadedBundle
 
 Kind = Literal["content", "file"]
 DEFAULT_THRESHOLD = 0.8
@@ -175,7 +175,7 @@ def suggestions_graph_iri(base_iri: str) -> str:
     return f"{base_iri}#{GRAPH_SUGGESTIONS}"
 
 
-def add_suggestions(bundle: Bundle, report: SuggestionReport, audience: Audience | None = None) -> URIRef:
+def add_suggestions(bundle: LoadedBundle, report: SuggestionReport, audience: Audience | None = None) -> URIRef:
     """Put ``report`` into the bundle's ``<base>#suggestions`` graph (replacing what was there).
 
     The graph travels with export and push, and a suggestion carries text of
@@ -184,7 +184,7 @@ def add_suggestions(bundle: Bundle, report: SuggestionReport, audience: Audience
     never put into it (the export policy drops only triples naming a withheld
     memory, and a suggestion's text names none).
     """
-    from mif_rdf.output.policy import withheld_reason
+    from mif_rdf.nsmodel.access import withheld_reason
 
     local = {r.relpath for r in bundle.memories.values() if withheld_reason(r.frontmatter.get("namespace"), audience)}
     shared = SuggestionReport([s for s in report.suggestions if s.memory not in local])
@@ -359,7 +359,7 @@ class _Memory:
 
 
 def suggest(
-    bundle: Bundle | str | Path,
+    bundle: LoadedBundle | str | Path,
     *,
     ontologies: Sequence[str | Path] = (),
     search_path: Sequence[str | Path] = (),
@@ -422,12 +422,12 @@ def _run(memory: _Memory, patterns: list[DiscoveryPattern], scan: Scan, root: Pa
             entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column))
 
 
-def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_Memory], list[Problem]]:
+def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, list[_Memory], list[Problem]]:
     """The memories of a loaded bundle, or read from a folder (with the problems of files that could not be read)."""
     if not isinstance(bundle, (str, Path)):
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
         return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
-    from mif_rdf.source.identity import default_base_iri
+    from mif_rdf.source.parse import bundle_base_iri
     from mif_rdf.rdf.jsonld_source import read_memory
     from mif_rdf.source.parse import discover
 
@@ -436,7 +436,7 @@ def _memories(bundle: Bundle | str | Path, limits: Limits) -> tuple[Path, list[_
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
     problems: list[Problem] = []
     memories = []
-    base = default_base_iri(root.resolve())  # once: it reads the bundle's config
+    base = bundle_base_iri(root.resolve())  # once: it reads the bundle's config
     for relpath in discover(root).memories[:limits.max_memories]:
         parsed, found = read_memory(root, relpath, base, limits)  # .md or .jsonld
         if parsed is None:

@@ -37,7 +37,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, RDFS
 from rdflib.term import Node
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.load.oxigraph_sink import oxigraph_store
@@ -124,7 +124,7 @@ PLACEMENTS = """SELECT ?memory ?ontology ?namespace ?payload_type WHERE {
 }"""
 
 
-def placements(bundle: Bundle) -> list[Placement]:
+def placements(bundle: LoadedBundle) -> list[Placement]:
     """Every memory that names an ontology and has a namespace.
 
     Read from the graph, not the parsed frontmatter, so a warm cached load
@@ -198,7 +198,7 @@ class Typer:
 
 
 def add_types_graph(
-    bundle: Bundle,
+    bundle: LoadedBundle,
     *,
     user_dirs: Iterable[Path | str] | None = None,
     path_dirs: Iterable[Path | str] = (),

@@ -16,14 +16,14 @@ from typing import Any
 
 from rdflib import Dataset, Graph, URIRef
 
-from mif_rdf.bundle import load_bundle
+from mif_rdf.load.loader import load
 from mif_rdf.core.context import projection_context
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import default_base_iri, document_iri, normalize_base_iri
+from mif_rdf.source.identity import document_iri, normalize_base_iri
 from mif_rdf.rdf.jsonld_source import Authored, document_base, frontmatter_of_document, markdown_path, memory_of_document, stale_keys
 from mif_rdf.rdf.layout import authored_frontmatter
 from mif_rdf.source.markdown import render_memory
-from mif_rdf.source.parse import RESERVED_NAMES, parse_memory
+from mif_rdf.source.parse import RESERVED_NAMES, bundle_base_iri, parse_memory
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.rdf.reverse import recover_memory
@@ -67,7 +67,7 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
     if not path.exists():
         raise MifRdfError(f"{str(path)!r} does not exist")
     if path.is_dir():
-        bundle = load_bundle(path, base_iri=base_iri, progress=False)
+        bundle = load(path, base_iri=base_iri, progress=False)
         docs = {markdown_path(r.relpath)[:-3] + ".jsonld": jsonld_text(r.document, r.doc_iri) for r in bundle.memories.values()}
         return dict(sorted(docs.items())), list(bundle.problems)
     if path.name in RESERVED_NAMES or path.suffix != ".md":
@@ -82,7 +82,7 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
         return {}, problems
     doc_iri = None  # no bundle and no --base: no @base, nothing invented
     if root is not None or base_iri is not None:
-        doc_iri = document_iri(normalize_base_iri(base_iri) if base_iri else default_base_iri(folder), relpath)
+        doc_iri = document_iri(normalize_base_iri(base_iri) if base_iri else bundle_base_iri(folder), relpath)
     # with no bundle, references are checked against the file's own location, the base a reader would use
     projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri())
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
@@ -133,7 +133,7 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
         relpath = file.relative_to(folder).as_posix()
         md_relpath = relpath[: -len(".jsonld")] + ".md"
         # Without a @base, a reader resolves the document's references against its own location.
-        fallback = document_iri(default_base_iri(root), md_relpath) if root is not None else file.with_suffix(".md").as_uri()
+        fallback = document_iri(bundle_base_iri(root), md_relpath) if root is not None else file.with_suffix(".md").as_uri()
         try:
             text = markdown_of_document(json.loads(file.read_text(encoding="utf-8")), md_relpath, fallback, problems)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -165,7 +165,7 @@ def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = 
     the same keys, values and order (so the same YAML) and the body byte for
     byte.  Returns report lines, the load problems, and whether nothing was lost.
     """
-    bundle = load_bundle(path, base_iri=base_iri, progress=False)
+    bundle = load(path, base_iri=base_iri, progress=False)
     layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     lines: list[str] = []
     lossless = True

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mif_rdf.validation.baseline import Comparison
-    from mif_rdf.bundle import Bundle, MemoryRecord
+    from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 
 FORMATS = ("text", "json", "markdown")
 
@@ -108,7 +108,7 @@ class BundleDiff:
         return {"text": self.to_text, "json": self.to_json, "markdown": self.to_markdown}[fmt]()
 
 
-def with_findings(diff: BundleDiff, old: Bundle, new: Bundle, level: int = 3) -> BundleDiff:
+def with_findings(diff: BundleDiff, old: LoadedBundle, new: LoadedBundle, level: int = 3) -> BundleDiff:
     """``diff`` with the validation findings (at ``level``) the change introduced and fixed, matched as a baseline matches them.
 
     A moved memory's old findings are matched under its new path, so a rename alone introduces and fixes nothing.
@@ -147,7 +147,7 @@ class _Missing:
 _MISSING: Any = _Missing()
 
 
-def diff_bundles(old: Bundle, new: Bundle, old_name: str = "old", new_name: str = "new") -> BundleDiff:
+def diff_bundles(old: LoadedBundle, new: LoadedBundle, old_name: str = "old", new_name: str = "new") -> BundleDiff:
     """The memories that differ between two loaded bundles (matched by id)."""
     changes = []
     for memory_id in sorted(set(old.memories) | set(new.memories)):

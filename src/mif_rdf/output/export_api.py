@@ -21,13 +21,13 @@ from mif_rdf.nsmodel import Audience, audience_for
 from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
 
 if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle
+    from mif_rdf.load.bundle import LoadedBundle
 
 #: Where an export goes: a file name (its extension names the format) or a binary stream.
 Target = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
-def export(bundle: Bundle, target: Target, format: str | None = None, *, include_local: bool = False,
+def export(bundle: LoadedBundle, target: Target, format: str | None = None, *, include_local: bool = False,
            audience: str | Audience | None = None, include_system: bool = False) -> ExportPolicy:
     """Write what may leave the machine to ``target``; returns the policy applied (what was withheld and why).
 

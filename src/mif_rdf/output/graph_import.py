@@ -29,7 +29,7 @@ from mif_rdf.output.update import UpdateResult, apply_plan, is_new_memory_graph,
 from mif_rdf.output.writeback import read_dataset
 
 if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle
+    from mif_rdf.load.bundle import LoadedBundle
 
 TRUST_LEVEL = URIRef(MIF_NS + "trustLevel")
 PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = URIRef(MIF_NS + "provenance"), URIRef(MIF_NS + "sourceType"), URIRef(MIF_NS + "ExternalImport")
@@ -37,7 +37,7 @@ PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = URIRef(MIF_NS + "provenance"), URIRef
 TRUST_ORDER = tuple(URIRef(MIF_NS + name) for name in ("Uncertain", "LowConfidence", "ModerateConfidence", "HighConfidence", "UserStated", "Verified"))
 
 
-def import_graphs(bundle: Bundle, source: str | Path | IO[bytes], fmt: str, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
+def import_graphs(bundle: LoadedBundle, source: str | Path | IO[bytes], fmt: str, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
     """Merge the named graphs of an RDF file (``fmt``: an rdflib quad format) into the bundle's files."""
     incoming = read_dataset(source, fmt)
     memories = {record.iri for record in bundle.memories.values()}
@@ -95,7 +95,7 @@ def _replace(target: Graph, triples: Graph) -> None:
         target.add(triple)
 
 
-def _raised_trust(bundle: Bundle, name: str, graph: object) -> list[Problem]:
+def _raised_trust(bundle: LoadedBundle, name: str, graph: object) -> list[Problem]:
     """A refusal when the imported graph has a higher trustLevel than the memory (spec 18.3: never raised)."""
     def rank(levels: object) -> int:
         found = [TRUST_ORDER.index(level) for level in levels if level in TRUST_ORDER]  # type: ignore[attr-defined]

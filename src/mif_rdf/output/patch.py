@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle
+    from mif_rdf.load.bundle import LoadedBundle
 
-def exported_graphs(bundle: Bundle) -> dict[str, set[tuple[str, str, str]]]:
+def exported_graphs(bundle: LoadedBundle) -> dict[str, set[tuple[str, str, str]]]:
     """What ``mif-rdf export`` writes for ``bundle``, as N-Triples terms grouped by graph name.
 
     pyoxigraph reads the export back (it keeps each literal's lexical form,
@@ -71,7 +71,7 @@ class GraphChange:
     inserted: set[tuple[str, str, str]]
 
 
-def graph_changes(old: Bundle, new: Bundle) -> list[GraphChange]:
+def graph_changes(old: LoadedBundle, new: LoadedBundle) -> list[GraphChange]:
     """The named graphs whose exports differ, each with what goes and what comes (see the module docstring)."""
     before, after = exported_graphs(old), exported_graphs(new)
     changes = []
@@ -86,7 +86,7 @@ def graph_changes(old: Bundle, new: Bundle) -> list[GraphChange]:
     return changes
 
 
-def sparql_update(old: Bundle, new: Bundle) -> str:
+def sparql_update(old: LoadedBundle, new: LoadedBundle) -> str:
     """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s: a replaced graph is dropped and inserted again."""
     operations = []
     for change in graph_changes(old, new):
@@ -100,7 +100,7 @@ def sparql_update(old: Bundle, new: Bundle) -> str:
     return " ;\n".join(operations) + ("\n" if operations else "")
 
 
-def rdf_patch(old: Bundle, new: Bundle) -> str:
+def rdf_patch(old: LoadedBundle, new: LoadedBundle) -> str:
     """The same change as RDF Patch (the format of Apache Jena's RDF Delta): ``D`` and ``A`` rows of quads in one ``TX``/``TC``.
 
     RDF Patch has no "drop graph": a replaced graph is every old quad deleted

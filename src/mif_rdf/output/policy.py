@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
@@ -50,29 +48,21 @@ from rdflib import Dataset, URIRef
 from rdflib.term import IdentifiedNode, Node
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from mif_rdf.bundle import Bundle, Records, new_dataset
+from mif_rdf.load.bundle import LoadedBundle, Records, new_dataset
 from mif_rdf.core.context import mif_context
 from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.nsmodel.access import Withheld, withheld_reason
+from mif_rdf.nsmodel.graphs import GRAPH_NAMESPACES
 from mif_rdf.output.serialize import rdfxml_refusal, serialize_bundle, write_quads
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
 
-LOCAL_SEGMENT = "_local"
 #: Spec 12.2 trust levels, lowest first.
 TRUST_ORDER = ("uncertain", "low_confidence", "moderate_confidence", "high_confidence", "user_stated", "verified")
 Triple = tuple[Any, Any, Any]
 Quad = tuple[Any, Any, Any, Any]
-
-
-@dataclass(frozen=True)
-class Withheld:
-    """A graph that stays on this machine, and why."""
-
-    graph: str
-    label: str
-    reason: str
 
 
 @dataclass
@@ -128,50 +118,13 @@ class ExportPolicy:
             for s, p, o in self.outgoing(dataset, name):
                 yield s, p, o, name
 
-    def restrict(self, bundle: Bundle) -> Bundle:
-        """A copy of the bundle holding only what may leave (for formats that need a whole Bundle)."""
+    def restrict(self, bundle: LoadedBundle) -> LoadedBundle:
+        """A copy of the bundle holding only what may leave (for formats that need a whole bundle)."""
         dataset = new_dataset()
         dataset.addN((s, p, o, dataset.graph(g)) for s, p, o, g in self.quads(bundle.dataset))
         memories = {k: m for k, m in bundle.memories.items() if self.allows(m.iri)}
         entities = {k: e for k, e in bundle.entities.items() if self.allows(e.iri)}
         return dataclasses.replace(bundle, dataset=dataset, records=Records(maps=(memories, entities)))
-
-
-def withheld_reason(namespace: object, audience: Audience | None = None, *, include_local: bool = False) -> str | None:
-    """Why a memory or entity in ``namespace`` stays on this machine, or None when it may leave.
-
-    ``_local`` (:func:`local_only`) always, unless ``include_local`` and no
-    audience (an audience never reads ``_local``); with an ``audience``, also
-    whatever that party may not read.
-    """
-    reason = None if include_local and audience is None else local_only(namespace)
-    if reason is None and audience is not None:
-        why = audience.withholds(namespace)
-        reason = f"not for {audience.party}: {why}" if why else None
-    return reason
-
-
-def local_only(namespace: object) -> str | None:
-    """Why a ``namespace`` value keeps a memory on this machine, or None when it may leave."""
-    if namespace is None:
-        return None
-    if not isinstance(namespace, str):
-        return f"namespace {namespace!r} is not a string, so it cannot be shown not to be local-only"
-    if any(part.strip().casefold() == LOCAL_SEGMENT for part in namespace.split("/")):
-        return f"namespace {namespace!r} is local-only ({LOCAL_SEGMENT}, spec 10.2): never exported"
-    if LOCAL_SEGMENT in _SEPARATORS.split(_normalized(namespace)):
-        return f"namespace {namespace!r} looks like {LOCAL_SEGMENT} once normalized (width, invisible characters, separators): withheld as local-only"
-    return None
-
-
-#: What else may separate namespace segments once normalized: a backslash, a colon, any whitespace.
-_SEPARATORS = re.compile(r"[/\\:\s]+")
-
-
-def _normalized(namespace: str) -> str:
-    """NFKC (full-width to plain), without format characters (zero-width, soft hyphen, BOM), case-folded."""
-    folded = unicodedata.normalize("NFKC", namespace)
-    return "".join(c for c in folded if unicodedata.category(c) != "Cf").casefold()
 
 
 def trust_raised(frontmatter: dict[str, Any], stated: Iterable[str]) -> str | None:
@@ -196,7 +149,7 @@ def _trust_rank() -> dict[str, int]:
     return {str(context.expand_iri(level, vocab=True)): i for i, level in enumerate(TRUST_ORDER)}
 
 
-def export_policy(bundle: Bundle, audience: Audience | None = None, *, include_local: bool = False) -> ExportPolicy:
+def export_policy(bundle: LoadedBundle, audience: Audience | None = None, *, include_local: bool = False) -> ExportPolicy:
     """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given).
 
     ``include_local`` lets ``_local`` go too, for a copy that stays on this
@@ -219,11 +172,10 @@ def export_policy(bundle: Bundle, audience: Audience | None = None, *, include_l
     for e in bundle.entities.values():
         withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience, include_local=include_local))
     if audience is not None:
-        from mif_rdf.nsmodel.graphs import GRAPH_NAMESPACES, withheld_namespaces
 
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
         if any(str(g.identifier) == namespaces and len(g) for g in bundle.dataset.graphs()):
-            withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
+            withheld[namespaces] = Withheld.namespaces_graph(namespaces, audience.party)
     inferences = graph_iri(bundle.base_iri, GRAPH_INFERENCES)
     if withheld and any(str(g.identifier) == inferences and len(g) for g in bundle.dataset.graphs()):
         withheld[inferences] = Withheld(inferences, inferences, "inferences may follow from withheld memories without naming them; reason again over what may leave")
@@ -232,7 +184,7 @@ def export_policy(bundle: Bundle, audience: Audience | None = None, *, include_l
     return policy
 
 
-def _references_to_withheld(bundle: Bundle, policy: ExportPolicy) -> list[str]:
+def _references_to_withheld(bundle: LoadedBundle, policy: ExportPolicy) -> list[str]:
     """Exported memories that themselves name a withheld one (sent as written: it is their content)."""
     if not policy.hidden:
         return []
@@ -249,7 +201,7 @@ def _references_to_withheld(bundle: Bundle, policy: ExportPolicy) -> list[str]:
     return notes
 
 
-def export_bundle(bundle: Bundle, fmt: str, out: IO[bytes], policy: ExportPolicy | None = None) -> ExportPolicy:
+def export_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes], policy: ExportPolicy | None = None) -> ExportPolicy:
     """:func:`~mif_rdf.output.serialize.serialize_bundle` for data leaving the machine.
 
     What the policy (by default :func:`export_policy` of the bundle) withholds
@@ -273,7 +225,7 @@ def export_bundle(bundle: Bundle, fmt: str, out: IO[bytes], policy: ExportPolicy
     return policy
 
 
-def _graph_label(bundle: Bundle, graph: Node) -> str:
+def _graph_label(bundle: LoadedBundle, graph: Node) -> str:
     """The file a graph comes from (a memory or entity), else the graph's name: for messages."""
     files = {record.iri: record.relpath for records in (bundle.memories, bundle.entities) for record in records.values()}
     if graph == DATASET_DEFAULT_GRAPH_ID:

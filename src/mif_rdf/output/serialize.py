@@ -15,24 +15,23 @@ a memory is its projection (``mif-rdf convert to-jsonld``).
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Callable, Iterable
+from typing import IO, Any, Iterable
 
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.serializers.trig import TrigSerializer
 from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerializer
 
-from mif_rdf.bundle import Bundle
-from mif_rdf.core.errors import MifRdfError, Problem
+from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.formats import RDF_FORMATS
 from mif_rdf.core.namespaces import PREFIXES, bind_prefixes
-from mif_rdf.rdf.projection import project_entity, project_memory
 
 #: CLI format names -> rdflib serializer names (:mod:`mif_rdf.core.formats` has their other spellings).
 FORMATS = RDF_FORMATS
 
 
-def serialize_bundle(bundle: Bundle, fmt: str, out: IO[bytes]) -> None:
+def serialize_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes]) -> None:
     """Write the bundle's dataset to a binary stream in one of :data:`FORMATS`."""
     if fmt not in FORMATS:
         raise MifRdfError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -151,26 +150,7 @@ def nt_term(term: Any) -> str:
     return f"{text}^^<{term.datatype}>" if term.datatype else text
 
 
-def ill_typed_literals(bundle: Bundle, include: Callable[[str], bool] = lambda iri: True) -> list[Problem]:
-    """A warning naming file and key path for each ill-typed literal an export of the bundle holds.
-
-    The published context types some keys so that values the spec itself
-    writes make ill-typed literals (``accessed: 2026-01-24`` becomes
-    ``"2026-01-24"^^xsd:dateTime``); the graph keeps them as every JSON-LD
-    processor writes them, and whatever takes them out of mif-rdf says so.
-    ``include`` picks the graphs (memory or entity IRIs) that leave.
-    """
-    found: list[Problem] = []
-    for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
-        if include(record.iri):
-            found += project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri).ill_typed
-    for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
-        if include(entity.iri):
-            found += project_entity(entity.data, iri=entity.iri, path=entity.relpath, doc_iri=entity.doc_iri).ill_typed
-    return found
-
-
-def bundle_jsonld(bundle: Bundle) -> dict[str, Any]:
+def bundle_jsonld(bundle: LoadedBundle) -> dict[str, Any]:
     """The whole dataset as one expanded JSON-LD document: one named graph object per graph, terms exact."""
     graphs: list[dict[str, Any]] = []
     names = sorted((g.identifier for g in bundle.dataset.graphs() if len(g)), key=lambda n: (n != DATASET_DEFAULT_GRAPH_ID, str(n)))

@@ -33,23 +33,9 @@ from typing import IO, Callable, Iterable, Iterator
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF
 
-from mif_rdf.bundle import (
-    PATH,
-    Bundle,
-    MemoryRecord,
-    broken_link,
-    duplicate_id,
-    duplicate_location,
-    entity_projection,
-    expects_bundle_target,
-    link_predicate,
-    memory_files,
-    open_bundle,
-    place_triples,
-    progress_bar,
-    read_entity,
-    target_keys,
-)
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord, PATH, target_keys
+from mif_rdf.load.loader import broken_link, duplicate_id, duplicate_location, entity_projection, expects_bundle_target, link_predicate, memory_files, open_bundle, place_triples, read_entity
+from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
@@ -62,9 +48,10 @@ from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.source.parse import ParsedMemory
 from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
 from mif_rdf.nsmodel.audience import Audience
-from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples, withheld_namespaces
+from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples
 from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
-from mif_rdf.output.policy import Withheld, trust_raised, withheld_reason
+from mif_rdf.nsmodel.access import Withheld, withheld_reason
+from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.tordf import Triple
 
@@ -135,7 +122,7 @@ def stream_nquads(
     ``MIF_RDF_ONTOLOGY_PATH``).
     Raises :class:`~mif_rdf.core.errors.MifRdfError` only when the folder itself
     cannot be read.  With ``audience`` only what that party may read is
-    written (:func:`~mif_rdf.output.policy.withheld_reason`), as by the export.
+    written (:func:`~mif_rdf.nsmodel.access.withheld_reason`), as by the export.
     """
     bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
     report = StreamReport()
@@ -158,7 +145,7 @@ def stream_nquads(
         if audience is None:
             stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
         elif model:  # an export for one party leaves out every party's agreements (push.access)
-            report.withheld[namespaces] = withheld_namespaces(namespaces, audience.party)
+            report.withheld[namespaces] = Withheld.namespaces_graph(namespaces, audience.party)
         try:
             shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
                                       audience=audience, model=model if model else None, authority=model.authority,
@@ -233,7 +220,7 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: Bundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer,
+    def __init__(self, bundle: LoadedBundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer,
                  audience: Audience | None = None) -> None:
         self.bundle, self.out, self.report, self.index, self.typer, self.audience = bundle, out, report, index, typer, audience
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))

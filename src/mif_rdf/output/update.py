@@ -46,7 +46,7 @@ from mif_rdf.rdf.reverse import recover_memory
 from mif_rdf.source.yamlio import load_yaml
 
 if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle, MemoryRecord
+    from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 
 CONTENT = URIRef(MIF_NS + "content")
 CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
@@ -103,7 +103,7 @@ class UpdateResult:
 
 
 def update_bundle(
-    bundle: Bundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False,
+    bundle: LoadedBundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False,
 ) -> UpdateResult:
     """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
 
@@ -117,7 +117,7 @@ def update_bundle(
     return apply_plan(bundle, plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete), dry_run=dry_run, force=force)
 
 
-def apply_plan(bundle: Bundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
+def apply_plan(bundle: LoadedBundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
     """Validate a plan's changes (unless ``force``) and write them (unless ``dry_run`` or anything was refused)."""
     if result.changes and not result.refusals and not force:
         result.refusals.extend(validation_refusals(bundle, result.changes))
@@ -127,7 +127,7 @@ def apply_plan(bundle: Bundle, result: UpdateResult, *, dry_run: bool = False, f
     return result
 
 
-def plan_update(bundle: Bundle, update: str, *, allow_service: bool = False, allow_delete: bool = False) -> UpdateResult:
+def plan_update(bundle: LoadedBundle, update: str, *, allow_service: bool = False, allow_delete: bool = False) -> UpdateResult:
     """The file changes an update means, or the refusals that stop it (nothing is written here)."""
     from mif_rdf.queries.sparql import run_update
 
@@ -158,7 +158,7 @@ def check_update_safety(update: str) -> None:
             raise MifRdfError(f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead")
 
 
-def plan_changes(bundle: Bundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False) -> UpdateResult:
+def plan_changes(bundle: LoadedBundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False) -> UpdateResult:
     """The file changes (or refusals) that the quads ``added`` to and ``removed`` from the bundle's dataset mean."""
     by_iri = {record.iri: record for record in bundle.memories.values()}
     changed: dict[str, tuple[list[Quad], list[Quad]]] = {}
@@ -205,7 +205,7 @@ def _triple(quad: Quad, sign: str) -> str:
     return f"{'inserting' if sign == '+' else 'deleting'} {s} {p} {o}"
 
 
-def _outside_memory(bundle: Bundle, quad: Quad, sign: str) -> Problem:
+def _outside_memory(bundle: LoadedBundle, quad: Quad, sign: str) -> Problem:
     graph = str(quad[3])
     if graph == bundle.links_graph_iri:
         why = "the links graph is derived from the memories' relationships: change a memory's relationships in its own graph instead"
@@ -223,7 +223,7 @@ def _outside_memory(bundle: Bundle, quad: Quad, sign: str) -> Problem:
 
 
 def _memory_change(
-    bundle: Bundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str], allow_delete: bool,
+    bundle: LoadedBundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str], allow_delete: bool,
 ) -> FileChange | None:
     """The new text of one memory's file, or :class:`_Refused` naming what it cannot hold."""
     node = URIRef(record.iri)
@@ -257,7 +257,7 @@ def _memory_change(
     return None if after == before else FileChange(record.relpath, before, after)
 
 
-def _titles(bundle: Bundle) -> Callable[[str, str], str]:
+def _titles(bundle: LoadedBundle) -> Callable[[str, str], str]:
     """The link text of a mirror line for a target written in a document: the target memory's title, the entity's name, else the target."""
     from mif_rdf.source.identity import resolve_target
 
@@ -277,7 +277,7 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
-def is_new_memory_graph(bundle: Bundle, graph: str) -> bool:
+def is_new_memory_graph(bundle: LoadedBundle, graph: str) -> bool:
     """Whether a graph name is a memory IRI (``urn:mif:<id>``, not an entity's) the bundle does not have."""
     return graph.startswith(MEMORY_PREFIX) and not graph.startswith(ENTITY_PREFIX) and graph not in bundle.entities
 
@@ -290,7 +290,7 @@ def new_memory_path(root: Path, memory_id: str, namespace: Any) -> str:
     return f"{folder}{memory_id}.md"
 
 
-def new_memory_file(bundle: Bundle, iri: str, quads: list[Quad]) -> FileChange:
+def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileChange:
     """The file of a memory the update inserted: its graph read back as frontmatter and body, at :func:`new_memory_path`."""
     from mif_rdf.source.identity import document_iri, id_from_memory_iri
     from mif_rdf.source.markdown import render_memory
@@ -380,7 +380,7 @@ def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
             raise _Refused(f"{_triple(quad, '+')}: {key!r} holds {coerce.rsplit('#', 1)[-1]} literals (datatype <{coerce}>), well formed", key)
 
 
-def _new_memory(bundle: Bundle, record: MemoryRecord, graph: Graph, affected: set[str]) -> tuple[dict[str, Any], str]:
+def _new_memory(bundle: LoadedBundle, record: MemoryRecord, graph: Graph, affected: set[str]) -> tuple[dict[str, Any], str]:
     """The frontmatter and body the updated graph means, the unchanged keys kept as authored."""
     template = record.frontmatter
     # no template: it cannot fit a changed graph, and checking costs an isomorphism test
@@ -487,7 +487,7 @@ def _as_written(file_frontmatter: dict[str, Any], frontmatter: dict[str, Any], a
 def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     """Refusals for files no writer may change: under a read-only prefix (spec 10.5) or in a ``_local`` namespace."""
     from mif_rdf.nsmodel.readonly import read_only_refusals
-    from mif_rdf.output.policy import local_only
+    from mif_rdf.nsmodel.access import local_only
 
     _, refused = read_only_refusals(root, {change.relpath: change.after or change.before or "" for change in changes})
     for change in changes:
@@ -500,7 +500,7 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     return refused
 
 
-def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Problem]:
+def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list[Problem]:
     """A refusal for every validation error the changes add to their files, at the bundle's conformance level.
 
     Only the changed files are validated, as they are and as they would be
@@ -512,7 +512,7 @@ def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Probl
     """
     import shutil
 
-    from mif_rdf.bundle import load_bundle
+    from mif_rdf.load.loader import load
     from mif_rdf.validation import validate
 
     level = bundle.config.get("conformance_level", 3)
@@ -527,7 +527,7 @@ def validation_refusals(bundle: Bundle, changes: list[FileChange]) -> list[Probl
             if text is not None:
                 (folder / change.relpath).parent.mkdir(parents=True, exist_ok=True)
                 (folder / change.relpath).write_text(text, encoding="utf-8", newline="")
-        report = validate(load_bundle(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
+        report = validate(load(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
         return {(p.path, p.key, p.message) for p in report.errors}
 
     with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:

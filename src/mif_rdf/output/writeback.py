@@ -6,15 +6,14 @@ links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
-from typing import IO, Iterator
+from typing import IO
 
 from rdflib import Dataset, URIRef
 
-from mif_rdf.bundle import LOCATION, PATH
+from mif_rdf.load.bundle import LOCATION, PATH
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
 from mif_rdf.rdf.layout import authored_frontmatter

@@ -19,7 +19,8 @@ Typical use::
 """
 from __future__ import annotations
 
-from mif_rdf.output.policy import ExportPolicy, Withheld, export_bundle, export_policy, local_only, withheld_reason
+from mif_rdf.nsmodel.access import Withheld, local_only, withheld_reason
+from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
 from mif_rdf.remote.gsp import (
     Credentials,
     GraphStore,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable
 from rdflib import URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError, Severity
 from mif_rdf.output.policy import ExportPolicy, export_policy
 from mif_rdf.remote.gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
@@ -95,7 +95,7 @@ class PushResult:
                 f"withheld {counts['withhold']}, not deleted {counts['hold']}")
 
 
-def plan_push(bundle: Bundle, manifest: Manifest, policy: ExportPolicy | None = None) -> Plan:
+def plan_push(bundle: LoadedBundle, manifest: Manifest, policy: ExportPolicy | None = None) -> Plan:
     """Decide each graph's fate by comparing what may leave with what the manifest says the store holds."""
     policy = policy or export_policy(bundle)
     plan = Plan(policy)
@@ -133,14 +133,14 @@ def plan_push(bundle: Bundle, manifest: Manifest, policy: ExportPolicy | None = 
     return plan
 
 
-def unloaded_files(bundle: Bundle) -> list[str]:
+def unloaded_files(bundle: LoadedBundle) -> list[str]:
     """Files with errors that gave no memory or entity: a graph that seems gone may be in one of them."""
     loaded = {m.relpath for m in bundle.memories.values()} | {e.relpath for e in bundle.entities.values()}
     return sorted({p.path for p in bundle.problems.by_severity(Severity.ERROR)} - loaded)
 
 
 def execute(
-    plan: Plan, bundle: Bundle, store: GraphStore, manifest: Manifest,
+    plan: Plan, bundle: LoadedBundle, store: GraphStore, manifest: Manifest,
     *, batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
 ) -> PushResult:
     """Carry out a plan batch by batch, keeping the manifest true of the store throughout."""
@@ -193,7 +193,7 @@ class ForeignManifest(MifRdfError):
 
 
 def push_bundle(
-    bundle: Bundle, store: GraphStore, *, dry_run: bool = False,
+    bundle: LoadedBundle, store: GraphStore, *, dry_run: bool = False,
     batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
     on_plan: Callable[[Plan], None] | None = None, take_over: bool = False, audience: Audience | None = None,
 ) -> PushResult:

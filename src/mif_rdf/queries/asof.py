@@ -29,9 +29,10 @@ from rdflib import URIRef
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, parse_duration
+from mif_rdf.load.loader import forget
 
 if TYPE_CHECKING:
-    from mif_rdf.bundle import Bundle
+    from mif_rdf.load.bundle import LoadedBundle
     from mif_rdf.queries.helpers import GraphLike, Instant
 
 
@@ -55,7 +56,7 @@ def ttl_expired(profile: DecayProfile, at: datetime) -> bool:
         return False  # an unreadable ttl is a validation finding, not the end of a fact
 
 
-def restrict(bundle: Bundle, at: Instant) -> list[str]:
+def restrict(bundle: LoadedBundle, at: Instant) -> list[str]:
     """Keep only the memories valid at ``at`` in ``bundle``; returns the bundle-relative paths of those taken out.
 
     A memory out of time goes entirely: its named graph, its record and its
@@ -68,13 +69,13 @@ def restrict(bundle: Bundle, at: Instant) -> list[str]:
     links = bundle.links
     for record in gone:
         iri = URIRef(record.iri)
-        bundle.forget(record.relpath)
+        forget(bundle, record.relpath)
         bundle.dataset.remove((iri, None, None, None))  # its triples in the shared graphs
         links.remove((None, None, iri))
     return sorted(record.relpath for record in gone)
 
 
-def apply(bundle: Bundle, at: str) -> str:
+def apply(bundle: LoadedBundle, at: str) -> str:
     """:func:`restrict` for the ``--as-of`` option of the commands; returns the note they print."""
     gone = restrict(bundle, at)
     return f"as of {at}: {len(bundle.memories)} memories valid, {len(gone)} out of their valid time left out"

@@ -65,12 +65,12 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.context import is_valid_iri
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, as_utc
@@ -80,7 +80,7 @@ from mif_rdf.queries.columns import Columns, Shape, Shaped
 from mif_rdf.queries.native import SPLIT_HERE, no_cyclic_gc, select_columns
 from mif_rdf.queries.sparql import sparql_term
 
-GraphLike = Graph | Bundle
+GraphLike = Graph | LoadedBundle
 Instant = datetime | date | str
 #: Trust levels of spec 12.2, lowest first.
 TRUST_LEVELS = ("uncertain", "low_confidence", "moderate_confidence", "high_confidence", "user_stated", "verified")
@@ -143,7 +143,7 @@ def memories_of_class(graph: GraphLike, cls: str | URIRef, *, as_: Shape = "tabl
     class such as ``mif:EpisodicType`` written as a full IRI.  ``type`` is the
     memory's own extended type.
     """
-    if isinstance(graph, Bundle) and not any(True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))):
+    if isinstance(graph, LoadedBundle) and not any(True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))):
         from mif_rdf.ontology import add_types_graph
 
         add_types_graph(graph)
@@ -581,7 +581,7 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
 # -- parameters ---------------------------------------------------------------------------------
 def _select(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None, **params: Any) -> Columns:
     """The query's rows, column by column in the order of ``columns``; parameters left as None are not bound."""
-    graph = source.dataset if isinstance(source, Bundle) else source
+    graph = source.dataset if isinstance(source, LoadedBundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
     return select_columns(graph, query, bound, tuple(columns), as_values=True, split_on=split_on)
 

@@ -49,7 +49,8 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
-from mif_rdf.bundle import Bundle, no_cyclic_gc
+from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
 from mif_rdf.load.pipeline import usable_cores
 from mif_rdf.core.errors import MifRdfError
@@ -64,7 +65,7 @@ except ImportError:  # pragma: no cover - without it no graph lives in Oxigraph
 
 
 def select(
-    graph: Graph | Bundle, query: str, bindings: Bindings | None = None, columns: Sequence[str] | None = None, *,
+    graph: Graph | LoadedBundle, query: str, bindings: Bindings | None = None, columns: Sequence[str] | None = None, *,
     allow_service: bool = False, as_: Shape = "table",
 ) -> Any:
     """The rows of a SELECT query as a :class:`Table`, on any rdflib graph (a bundle: its dataset).
@@ -81,7 +82,7 @@ def select(
         raise MifRdfError("the query is empty")
     check_query_safety(query, allow_service=allow_service)
     with no_cyclic_gc():
-        return select_columns(graph.dataset if isinstance(graph, Bundle) else graph, query, bindings or {}, columns).shaped(as_)
+        return select_columns(graph.dataset if isinstance(graph, LoadedBundle) else graph, query, bindings or {}, columns).shaped(as_)
 
 
 #: Marks where a query may be split on a variable (:func:`select_trusted`'s ``split_on``): a comment to any other engine.

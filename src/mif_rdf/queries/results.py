@@ -67,7 +67,7 @@ class Table(list[dict[str, Any]]):
         return pandas.DataFrame(list(self), columns=list(self.columns))
 
     def _repr_html_(self) -> str:
-        from mif_rdf.notebook.display import table_html
+        from mif_rdf.core.html import table_html
 
         return table_html(self.columns, ([row.get(c) for c in self.columns] for row in self))
 

@@ -33,7 +33,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import Identifier, Node
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.context import is_valid_iri
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
@@ -82,7 +82,7 @@ def _did_you_mean(message: str) -> str:
     return ""
 
 
-def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
+def run_query(graph: Graph | LoadedBundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on a bundle or any rdflib graph.
 
     A Dataset loaded with ``store="Oxigraph"`` is queried by Oxigraph's own
@@ -95,7 +95,7 @@ def run_query(graph: Graph | Bundle, query: str, bindings: Bindings | None = Non
     ``SERVICE`` federation unless ``allow_service`` (it would make the query
     engine fetch from the network).
     """
-    if isinstance(graph, Bundle):
+    if isinstance(graph, LoadedBundle):
         graph = graph.dataset
     if not isinstance(query, str) or not query.strip():
         raise MifRdfError("the query is empty")

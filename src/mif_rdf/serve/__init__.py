@@ -25,7 +25,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Iterable, Sequence
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.validation.user_shapes import ShapesSource
 from mif_rdf.serve.access import Access
@@ -37,7 +37,7 @@ from mif_rdf.serve.watch import Watcher
 LOOPBACK = "127.0.0.1"
 
 
-def start(bundle: Bundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
+def start(bundle: LoadedBundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
           allow_service: bool = False, watch: bool = True, quiet: bool = True, limits: Limits = Limits(),
           allow_hosts: Iterable[str] = (), cors: Iterable[str] = (), audience: Audience | None = None,
           shapes: Sequence[ShapesSource] = ()) -> tuple[BundleServer, Watcher | None]:

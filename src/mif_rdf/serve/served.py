@@ -47,14 +47,15 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import pyoxigraph as ox
 
-from mif_rdf.bundle import Bundle, EntityRecord, MemoryRecord
+from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.load.loader import fill, relink, reload
 from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
-from mif_rdf.output.policy import local_only, withheld_reason
+from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
@@ -105,7 +106,7 @@ class Snapshot:
 class ServedBundle:
     """A bundle behind a server: :meth:`read` for queries and views, :meth:`apply` for file changes."""
 
-    def __init__(self, bundle: Bundle, *, include_local: bool = False, audience: Audience | None = None,
+    def __init__(self, bundle: LoadedBundle, *, include_local: bool = False, audience: Audience | None = None,
                  shapes: Sequence[ShapesSource] = ()) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
@@ -222,7 +223,7 @@ class ServedBundle:
             before = self._graphs_of(relpaths)
             last_good = {p: r for p in relpaths if (r := self._memory_at(p)) is not None}
             last_quads = {p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri))) for p, r in last_good.items()}
-            subjects = self.bundle.reload(*relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
+            subjects = reload(self.bundle, *relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
             policy = self._policy()
             graphs = before | self._graphs_of(relpaths) | {self._retyped()}
             links = ox.NamedNode(self.bundle.links_graph_iri)
@@ -246,9 +247,9 @@ class ServedBundle:
 
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
-        from mif_rdf.bundle import fill, new_dataset
+        from mif_rdf.load.bundle import new_dataset
 
-        fresh = fill(Bundle(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
+        fresh = fill(type(self.bundle)(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
                             engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
         from mif_rdf.ontology import add_types_graph
 
@@ -298,7 +299,7 @@ class ServedBundle:
             self.bundle.memories[old.id] = old
             self.working.extend(last_quads[relpath])
             self.kept.add(relpath)
-            subjects |= self.bundle.relink({relpath}, {old.doc_iri, old.iri}, {old.iri})
+            subjects |= relink(self.bundle, {relpath}, {old.doc_iri, old.iri}, {old.iri})
         return subjects
 
     def _sync_all(self, targets: list[tuple[Any, Any]]) -> None:

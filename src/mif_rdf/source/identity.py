@@ -84,26 +84,17 @@ def path_identity(root: Path) -> str:
     return f"{name}-{digest}"
 
 
-def default_base_iri(root: Path, config: dict[str, Any] | None = None) -> str:
+def default_base_iri(root: Path, config: dict[str, Any]) -> str:
     """``mif://<identity>/``: the configured ``bundle_id``, else :func:`path_identity`.
 
     The bundle is the IRI's authority, so a bundle-absolute target ``/x.md``
     resolves to ``mif://<identity>/x.md`` under standard JSON-LD rules.
-    ``config`` is the parsed ``.mif/config.yaml``; read from ``root`` when None.
+    ``config`` is the parsed ``.mif/config.yaml``
+    (:func:`mif_rdf.source.parse.bundle_base_iri` reads it from ``root``).
     """
-    if config is None:
-        config = bundle_config(root)
     configured = config.get(BUNDLE_ID_KEY)
     identity = configured if bundle_id_problem(configured) is None else path_identity(root)
     return f"mif://{identity}/"
-
-
-def bundle_config(root: Path) -> dict[str, Any]:
-    """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none; its problems are the loader's to report."""
-    from mif_rdf.source.parse import config_file, parse_config  # parse builds on this module
-
-    relpath = config_file(root, [])  # discovery's rule: a config symlinked out of the bundle is never read
-    return parse_config(root, relpath)[0] if relpath else {}
 
 
 def normalize_base_iri(base: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import yaml
 
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.source.identity import BASE_TYPES, UUID_RE, entity_iri, id_problem
+from mif_rdf.source.identity import BASE_TYPES, UUID_RE, default_base_iri, entity_iri, id_problem
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
@@ -391,3 +391,14 @@ def parse_config(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
     text = read_text(root / relpath, relpath, problems, limits)
     data = None if text is None else parse_yaml_mapping(text, relpath, problems, limits=limits)
     return data or {}, problems
+
+
+def bundle_config(root: Path) -> dict[str, Any]:
+    """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none; its problems are the loader's to report."""
+    relpath = config_file(root, [])  # discovery's rule: a config symlinked out of the bundle is never read
+    return parse_config(root, relpath)[0] if relpath else {}
+
+
+def bundle_base_iri(root: Path) -> str:
+    """The default base IRI of the bundle at ``root``: :func:`~mif_rdf.source.identity.default_base_iri` with its config read."""
+    return default_base_iri(root, bundle_config(root))

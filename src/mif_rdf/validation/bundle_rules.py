@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
-from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.source.identity import canonical_relationship_name
 from mif_rdf.source.markdown import split_frontmatter
@@ -42,7 +42,7 @@ RELATIONSHIP_KEYS = ("type", "target", "strength", "metadata")
 EMBEDDING_KEYS = ("@type", "model", "modelVersion", "dimensions", "sourceText", "vectorUri", "normalized")
 
 
-def bundle_problems(bundle: Bundle, *, strict_temporal: bool = False) -> list[Problem]:
+def bundle_problems(bundle: LoadedBundle, *, strict_temporal: bool = False) -> list[Problem]:
     problems: list[Problem] = []
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
         problems.extend(mirror_problems(bundle, record))
@@ -53,7 +53,7 @@ def bundle_problems(bundle: Bundle, *, strict_temporal: bool = False) -> list[Pr
     return problems
 
 
-def namespace_rule_problems(bundle: Bundle) -> list[Problem]:
+def namespace_rule_problems(bundle: LoadedBundle) -> list[Problem]:
     """The namespace rules of :mod:`mif_rdf.nsmodel.rules` (agreements, ``_system``, reserved prefixes)."""
     from mif_rdf.nsmodel import read_namespace_model
     from mif_rdf.nsmodel.rules import namespace_problems
@@ -131,7 +131,7 @@ def body_relationships(body: str) -> Iterator[tuple[int, str, str | None, str | 
             yield number, line, wiki.group(1), "[[" + wiki.group(2)
 
 
-def _body_offset(bundle: Bundle, record: MemoryRecord) -> int:
+def _body_offset(bundle: LoadedBundle, record: MemoryRecord) -> int:
     """File line number of the body's first line (lines before it, plus one)."""
     try:
         text = (bundle.root / record.relpath).read_text(encoding="utf-8")
@@ -141,7 +141,7 @@ def _body_offset(bundle: Bundle, record: MemoryRecord) -> int:
         return 1
 
 
-def mirror_problems(bundle: Bundle, record: MemoryRecord) -> list[Problem]:
+def mirror_problems(bundle: LoadedBundle, record: MemoryRecord) -> list[Problem]:
     """Invariant 3: frontmatter relationships and the body's markdown links list the same edges."""
     relationships = record.frontmatter.get("relationships")
     front: dict[tuple[str, str], int] = {}
@@ -191,7 +191,7 @@ def parse_time(value: object) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def temporal_problems(bundle: Bundle, *, strict: bool = False) -> list[Problem]:
+def temporal_problems(bundle: LoadedBundle, *, strict: bool = False) -> list[Problem]:
     """A derived-from/supersedes target must not be created after its source."""
     problems = []
     for link in bundle.relationships(TEMPORAL_TYPES):
@@ -212,7 +212,7 @@ def temporal_problems(bundle: Bundle, *, strict: bool = False) -> list[Problem]:
     return problems
 
 
-def unusable_iri_problems(bundle: Bundle, shapes: Graph, known: dict[URIRef, Rule]) -> list[Problem]:
+def unusable_iri_problems(bundle: LoadedBundle, shapes: Graph, known: dict[URIRef, Rule]) -> list[Problem]:
     """Values that must name an IRI or a node and do not, under the rule that asks for one there.
 
     The projection passes them through and JSON-LD drops them (or the

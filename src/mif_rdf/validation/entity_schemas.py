@@ -30,7 +30,7 @@ from rdflib.collection import Collection as RdfList
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node
 
-from mif_rdf.bundle import Bundle
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.load.oxigraph_sink import memory_copy
@@ -43,7 +43,7 @@ _MARKER = "urn:mif-rdf:entity-schema:"
 _ANNOTATIONS = (RDFS.isDefinedBy, MIF.sourceOntology, MIF.sourceFile, MIF.sourceElement)
 
 
-def payload_graph(bundle: Bundle, entity_types: Collection[str]) -> Graph:
+def payload_graph(bundle: LoadedBundle, entity_types: Collection[str]) -> Graph:
     """The graphs of the memories whose ``entity:`` payload names one of ``entity_types`` (on Oxigraph: one read a graph)."""
     data = Graph()
     for record in bundle.memories.values():
@@ -55,7 +55,7 @@ def payload_graph(bundle: Bundle, entity_types: Collection[str]) -> Graph:
     return data
 
 
-def entity_schema_report(bound: BoundOntologies, bundle: Bundle) -> tuple[Graph, Graph]:
+def entity_schema_report(bound: BoundOntologies, bundle: LoadedBundle) -> tuple[Graph, Graph]:
     """The SHACL report of the entity schemas of ``bound`` over the bundle's payloads, and the shapes it reports on."""
     assert bound.compilation is not None
     shapes = bound.compilation.shapes

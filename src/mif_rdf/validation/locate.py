@@ -14,7 +14,7 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.context import ActiveContext, mif_context
 from mif_rdf.source.identity import relativize, target_spelling
 from mif_rdf.load.oxigraph_sink import memory_copy
@@ -22,7 +22,7 @@ from mif_rdf.rdf.reverse import GraphReader, literal_value
 from mif_rdf.rdf.roundtrip import canonical_frontmatter
 
 
-def owner(bundle: Bundle, focus: Any) -> MemoryRecord | None:
+def owner(bundle: LoadedBundle, focus: Any) -> MemoryRecord | None:
     """The memory whose graph holds ``focus``."""
     if isinstance(focus, URIRef):
         record = bundle.memories.get(str(focus)[len("urn:mif:") :]) if str(focus).startswith("urn:mif:") else None
@@ -35,7 +35,7 @@ def owner(bundle: Bundle, focus: Any) -> MemoryRecord | None:
     return None
 
 
-def key_path(bundle: Bundle, record: MemoryRecord, focus: Any, predicate: Any) -> str:
+def key_path(bundle: LoadedBundle, record: MemoryRecord, focus: Any, predicate: Any) -> str:
     """``temporal.decay.model``-style path of ``predicate`` on ``focus`` in ``record``."""
     graph = bundle.graph(record.id)
     steps = _steps_to(graph, URIRef(record.iri), focus)
@@ -91,7 +91,7 @@ def _steps_to(graph: Graph, start: URIRef, focus: Any) -> list[tuple[Any, Any]]:
     return []
 
 
-def _index_of(bundle: Bundle, record: MemoryRecord, graph: Graph, key: str, items: list[Any], node: Any, ctx: ActiveContext) -> int | None:
+def _index_of(bundle: LoadedBundle, record: MemoryRecord, graph: Graph, key: str, items: list[Any], node: Any, ctx: ActiveContext) -> int | None:
     """Position in the frontmatter list of the item that became ``node``.
 
     The item is read back from the graph and compared with each one written:
@@ -108,7 +108,7 @@ def _index_of(bundle: Bundle, record: MemoryRecord, graph: Graph, key: str, item
     return None
 
 
-def shown_value(bundle: Bundle, record: MemoryRecord | None, value: Any, key: str) -> Any:
+def shown_value(bundle: LoadedBundle, record: MemoryRecord | None, value: Any, key: str) -> Any:
     """A result value as the author wrote it (``RelatesTo``, ``/x.md``, ``1.5``)."""
     if value is None:
         return None

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 
-from mif_rdf.bundle import Bundle, MemoryRecord
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.source.identity import canonical_relationship_name
 from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
@@ -208,7 +208,7 @@ def _config_entity_types(config: Mapping[str, Any]) -> list[str]:
 
 
 def ontology_binding(
-    bundle: Bundle, level: int, ontologies: Sequence[str | Path], search_path: Sequence[str | Path],
+    bundle: LoadedBundle, level: int, ontologies: Sequence[str | Path], search_path: Sequence[str | Path],
     user_dirs: Sequence[str | Path] | None, *, named: bool = True,
 ) -> BoundOntologies | None:
     """The ontologies a validation at ``level`` applies: what memories name (level 2 and up, with ``named``) plus ``ontologies``."""
@@ -218,7 +218,7 @@ def ontology_binding(
     return bundle_ontologies(bundle.root, references, user_dirs=user_dirs, path_dirs=search_path, extra=ontologies)
 
 
-def ontology_problems(bundle: Bundle, bound: BoundOntologies) -> list[Problem]:
+def ontology_problems(bundle: LoadedBundle, bound: BoundOntologies) -> list[Problem]:
     """The binding's warnings and the ontology rules over every memory whose ontology resolved."""
     problems = [_leveled(p) for p in bound.problems]
     if not bound.ontologies:
@@ -238,7 +238,7 @@ def ontology_problems(bundle: Bundle, bound: BoundOntologies) -> list[Problem]:
     return problems
 
 
-def _config_relationship_names(bundle: Bundle) -> set[str]:
+def _config_relationship_names(bundle: LoadedBundle) -> set[str]:
     """The config's relationship types and their inverses; a config that does not read is the load's to report."""
     try:
         defined = config_relationships(bundle.root / ".mif" / "config.yaml", bundle.config.get("relationship_types"), [])

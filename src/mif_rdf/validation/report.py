@@ -111,7 +111,7 @@ class ValidationReport:
 
     def _repr_html_(self) -> str:
         """What Jupyter shows: the verdict, then every finding as a table."""
-        from mif_rdf.notebook.display import problems_html
+        from mif_rdf.core.html import problems_html
 
         verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
         head = f"<p>{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})</p>"

@@ -9,14 +9,15 @@ from typing import Literal as Literal_
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
-from mif_rdf.bundle import Bundle, no_cyclic_gc
+from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.rdf.jsonld_source import json_pointer, json_pointer_keys
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
 from mif_rdf.validation import shacl
 from mif_rdf.rdf.projection import ILL_TYPED
-from mif_rdf.output.serialize import ill_typed_literals
+from mif_rdf.validation.literals import ill_typed_literals
 from mif_rdf.validation.bundle_rules import bundle_problems, unindexed, unusable_iri_problems
 from mif_rdf.validation.locate import key_path, owner, shown_value
 from mif_rdf.validation.ontology_rules import LEVEL as ONTOLOGY_LEVEL
@@ -36,7 +37,7 @@ Engine = Literal_["auto", "fast", "pyshacl"]
 
 
 def validate(
-    bundle: Bundle,
+    bundle: LoadedBundle,
     level: int = 3,
     *,
     strict_temporal: bool = False,
@@ -199,7 +200,7 @@ def _unsaid(shapes: Graph, shape: Any, component: Any) -> str:
     return f"breaks sh:{parameter}{shown}"
 
 
-def shacl_problems(bundle: Bundle, report: Graph, level: int, shapes: Graph) -> list[Problem]:
+def shacl_problems(bundle: LoadedBundle, report: Graph, level: int, shapes: Graph) -> list[Problem]:
     """pyshacl's results as problems that name file, key path, value, rule and level."""
     known = rules(level) if level else {}
     problems: list[Problem] = []

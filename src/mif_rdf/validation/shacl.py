@@ -32,7 +32,7 @@ from typing import Literal as Literal_
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH
 
-from mif_rdf.bundle import no_cyclic_gc
+from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.oxigraph_sink import memory_copy
 from mif_rdf.validation.engine import Unsupported, validate_graph

@@ -1,7 +1,7 @@
 """``--audience PARTY``: the option every command that lets data leave takes (export, push, load -o, convert to-jsonld, serve).
 
 The rules live in :mod:`mif_rdf.nsmodel.audience`, asked through
-:func:`mif_rdf.output.policy.withheld_reason`; this module only reads the
+:func:`mif_rdf.nsmodel.access.withheld_reason`; this module only reads the
 options and, without ``--audience``, says once that it exists when the
 bundle has shared agreements.
 """

@@ -22,7 +22,7 @@ from mif_rdf.core.names import STORES
 
 if TYPE_CHECKING:
     from mif_rdf.bundle import Bundle
-    from mif_rdf.load.cache import CacheReport
+    from mif_rdf.load.bundle import CacheReport
     from mif_rdf.nsmodel.audience import Audience
     from mif_rdf.output.policy import Withheld
 
@@ -260,7 +260,7 @@ def rdf_format(text: str) -> str:
 def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | None = None) -> None:
     """Write what may leave the machine (spec 10.2: never ``_local``; with ``audience``, only what it may read) and say on stderr what was withheld."""
     from mif_rdf.output.policy import export_bundle, export_policy
-    from mif_rdf.output.serialize import ill_typed_literals
+    from mif_rdf.validation.literals import ill_typed_literals
 
     policy = export_policy(bundle, audience)
     show_ill_typed(ill_typed_literals(bundle, policy.allows), bundle.root)

@@ -94,7 +94,7 @@ def _audience_of(args: argparse.Namespace) -> Audience | None:
 
 def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tuple[dict[str, str], list[Problem]]:
     """The projection documents that may leave the machine (for ``audience``), and a note for each one left out (spec 10.2)."""
-    from mif_rdf.output.policy import withheld_reason
+    from mif_rdf.nsmodel.access import withheld_reason
 
     kept: dict[str, str] = {}
     notes: list[Problem] = []

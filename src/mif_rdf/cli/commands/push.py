@@ -110,7 +110,7 @@ class _Progress:
 def run(args: argparse.Namespace) -> int:
     from mif_rdf.remote.gsp import GraphStore, HttpClient, RetryPolicy, StoreError
     from mif_rdf.output.policy import export_policy
-    from mif_rdf.output.serialize import ill_typed_literals
+    from mif_rdf.validation.literals import ill_typed_literals
     from mif_rdf.push.sync import push_bundle
     from mif_rdf.core.redaction import redact_text, redacted
 

@@ -102,7 +102,7 @@ def _reason(bundle: Bundle, profile: str) -> int:
     try:
         from mif_rdf.reasoning import infer
     except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__.rsplit('.', 1)[0]}.reasoning":
+        if exc.name != "mif_rdf.reasoning":
             raise
         raise MifRdfError("--reason needs mif_rdf.reasoning, which this installation does not have") from None
     return int(infer(bundle, profile))

@@ -59,11 +59,12 @@ def run(args: argparse.Namespace) -> int:
 def _rdf(report: SuggestionReport, args: argparse.Namespace) -> str:
     from rdflib import Dataset, URIRef
 
-    from mif_rdf.source.identity import default_base_iri, normalize_base_iri
+    from mif_rdf.source.identity import normalize_base_iri
+    from mif_rdf.source.parse import bundle_base_iri
     from mif_rdf.core.namespaces import bind_prefixes
     from mif_rdf.ontology.discovery import suggestions_graph_iri
 
-    base = normalize_base_iri(args.base) if args.base else default_base_iri(args.bundle.resolve())
+    base = normalize_base_iri(args.base) if args.base else bundle_base_iri(args.bundle.resolve())
     graph = report.graph(base)
     if args.format == "turtle":
         return graph.serialize(format="turtle")

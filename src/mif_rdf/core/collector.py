@@ -1,0 +1,35 @@
+"""Pausing the cyclic garbage collector around bulk work (loads, validation, large query results)."""
+from __future__ import annotations
+
+import contextlib
+import gc
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a bulk load (or while query rows are built).
+
+    A load allocates millions of long-lived objects (terms, index entries) and
+    creates no garbage cycles; with the collector on, each full collection
+    walks all of them again, which made loads of 10,000 memories 1.5-2x slower.
+    Rows of a large query result make no cycles either, but a hundred
+    thousand of them set off full collections over the whole loaded bundle.
+
+    On the way out, what the work made goes straight to the oldest
+    generation (``gc.freeze()`` then ``gc.unfreeze()`` moves every object
+    there without looking at it), where it would end up anyway after two
+    collections; otherwise the first young-generation collection walks all of
+    it: about a second after a 10,000-memory load.  Skipped when the program
+    keeps frozen objects of its own, which ``unfreeze`` would release.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
