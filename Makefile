@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test conformance browser bench bench-scale clean
+.PHONY: demo lint test conformance browser bench bench-scale clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -22,9 +22,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/mif-rdf load examples --output out/examples.ttl
 
+# The checked habits: ruff (lint and format), the import contract of pyproject.toml (the pipeline's
+# layers, no cycles).  `make test` runs them first.
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/lint-imports
+
 # The main suite on every core (pytest-xdist): each test file stays on one worker, so its
 # module fixtures (servers, loaded bundles, the executed notebook) are made once.
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The upstream-conformance suite: the same properties on the public MIF data in $(SHARED).

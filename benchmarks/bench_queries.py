@@ -25,6 +25,7 @@ change is measured against what it replaces in the same run::
 A helper that fails (rdflib's RecursionError, say) or outlives
 ``--helper-timeout`` seconds is reported as such instead of a latency.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,9 +39,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
 
@@ -49,7 +51,7 @@ STORES = {"rdflib": "default", "oxigraph": "Oxigraph"}
 
 def _when(value: object) -> datetime:
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def helper_calls(bundle: Any) -> dict[str, Callable[[], Any]]:
@@ -63,21 +65,32 @@ def helper_calls(bundle: Any) -> dict[str, Callable[[], Any]]:
     times = sorted(_when(m.frontmatter["created"]) for m in memories)
     middle = times[len(times) // 2]
     tag = Counter(t for m in memories[:500] for t in m.frontmatter.get("tags", [])).most_common(1)[0][0]
-    entity = Counter(r["entity"]["@id"] for m in memories[:500] for r in m.frontmatter.get("entities", [])).most_common(1)[0][0]
+    entity = Counter(r["entity"]["@id"] for m in memories[:500] for r in m.frontmatter.get("entities", [])).most_common(
+        1
+    )[0][0]
     start = next(m.iri for m in memories if len(m.frontmatter.get("relationships", [])) >= 3)
-    old = next(r["target"] for m in memories for r in m.frontmatter.get("relationships", []) if r["type"] == "supersedes" and r["target"].startswith("urn:mif:"))
+    old = next(
+        r["target"]
+        for m in memories
+        for r in m.frontmatter.get("relationships", [])
+        if r["type"] == "supersedes" and r["target"].startswith("urn:mif:")
+    )
     return {
         "memories_of_type": lambda **shape: q.memories_of_type(bundle, "procedural", **shape),
         "memories_in_namespace": lambda **shape: q.memories_in_namespace(bundle, "_semantic", **shape),
         "memories_with_tag": lambda **shape: q.memories_with_tag(bundle, tag, **shape),
         "memories_about": lambda **shape: q.memories_about(bundle, entity, **shape),
-        "memories_between": lambda **shape: q.memories_between(bundle, times[len(times) * 2 // 5], times[len(times) * 9 // 20], **shape),
+        "memories_between": lambda **shape: q.memories_between(
+            bundle, times[len(times) * 2 // 5], times[len(times) * 9 // 20], **shape
+        ),
         "valid_at": lambda **shape: q.valid_at(bundle, middle, **shape),
         "valid_at known_at": lambda **shape: q.valid_at(bundle, middle, known_at=middle - timedelta(days=1), **shape),
         "recorded_by": lambda **shape: q.recorded_by(bundle, middle, **shape),
         "freshness": lambda **shape: q.freshness(bundle, times[-1] + timedelta(days=30), **shape),
         "neighbours out depth 2": lambda **shape: q.neighbours(bundle, start, depth=2, **shape),
-        "neighbours relates-to both 2": lambda **shape: q.neighbours(bundle, start, "relates-to", direction="both", depth=2, **shape),
+        "neighbours relates-to both 2": lambda **shape: q.neighbours(
+            bundle, start, "relates-to", direction="both", depth=2, **shape
+        ),
         "supersession_chain": lambda **shape: q.supersession_chain(bundle, old, **shape),
         "current_version": lambda **shape: q.current_version(bundle, old, **shape),
         "conflicts": lambda **shape: q.conflicts(bundle, **shape),
@@ -140,14 +153,24 @@ def print_report(count: int, reports: dict[str, dict[str, Any]]) -> None:
     first = reports[labels[0]]
     print(f"\n{count:,} memories, {first['triples']:,} triples")
     for label, report in reports.items():
-        print(f"  {label:<22} load {report['load']:8.1f} s   peak RSS {_gib(report['peak_rss']):>10} (after load: {_gib(report['rss_after_load'])})")
+        print(
+            f"  {label:<22} load {report['load']:8.1f} s   peak RSS {_gib(report['peak_rss']):>10} (after load: {_gib(report['rss_after_load'])})"
+        )
     ratio_label = f"{labels[0]}/{labels[1]}" if len(labels) > 1 else ""
-    columns = "".join(f" {label + ' ms':>20}" + (f" {'(first)':>9}" if _store(label) == "rdflib" else "") for label in labels)
+    columns = "".join(
+        f" {label + ' ms':>20}" + (f" {'(first)':>9}" if _store(label) == "rdflib" else "") for label in labels
+    )
     print(f"  {'helper':<30} {'rows':>8}{columns} {ratio_label:>28}")
     for name in first["helpers"]:
         results = [reports[label]["helpers"][name] for label in labels]
         counted = {r["rows"] for r in results if not r["failure"]}
-        rows = "-" if not counted else str(counted.pop()) if len(counted) == 1 else "!=".join(str(r["rows"]) for r in results)
+        rows = (
+            "-"
+            if not counted
+            else str(counted.pop())
+            if len(counted) == 1
+            else "!=".join(str(r["rows"]) for r in results)
+        )
         cells = ""
         for label, r in zip(labels, results):
             median = r["failure"] or f"{_median(r['runs'], _store(label)) * 1000:.1f}"
@@ -170,11 +193,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", default="10000,100000", help="bundle sizes, comma-separated (default 10000,100000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per helper (default 3)")
-    parser.add_argument("--helper-timeout", type=int, default=300, help="give up on one helper run after this many seconds")
-    parser.add_argument("--data", type=Path, help="folder to keep generated bundles in (bundle-<count>/), reused across runs")
-    parser.add_argument("--bundle", type=Path, help="the bundle folder itself (generated there if missing; one count only)")
-    parser.add_argument("--stores", default=",".join(STORES), help="stores to run, comma-separated (default rdflib,oxigraph)")
-    parser.add_argument("--baseline", type=Path, help="also run each store with the package from this source tree, first")
+    parser.add_argument(
+        "--helper-timeout", type=int, default=300, help="give up on one helper run after this many seconds"
+    )
+    parser.add_argument(
+        "--data", type=Path, help="folder to keep generated bundles in (bundle-<count>/), reused across runs"
+    )
+    parser.add_argument(
+        "--bundle", type=Path, help="the bundle folder itself (generated there if missing; one count only)"
+    )
+    parser.add_argument(
+        "--stores", default=",".join(STORES), help="stores to run, comma-separated (default rdflib,oxigraph)"
+    )
+    parser.add_argument(
+        "--baseline", type=Path, help="also run each store with the package from this source tree, first"
+    )
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -191,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--bundle takes one count")
     if args.baseline is not None and not (args.baseline / "mif_rdf").is_dir():
         parser.error(f"--baseline: no mif_rdf package in {args.baseline}")
-    runs = [(f"{store} baseline", store, str(args.baseline.resolve())) for store in stores if args.baseline] + [(store, store, None) for store in stores]
+    runs = [(f"{store} baseline", store, str(args.baseline.resolve())) for store in stores if args.baseline] + [
+        (store, store, None) for store in stores
+    ]
     runs.sort(key=lambda run: stores.index(run[1]))  # each store's baseline right before it
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data or Path(tmp)
@@ -203,8 +238,25 @@ def main(argv: list[str] | None = None) -> int:
                 generate_bundle(root, count, seed=args.seed)
             reports = {}
             for label, store, source in runs:
-                command = [sys.executable, __file__, "--child", str(root), store, "--repeat", str(args.repeat), "--helper-timeout", str(args.helper_timeout)]
-                env = None if source is None else {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    str(root),
+                    store,
+                    "--repeat",
+                    str(args.repeat),
+                    "--helper-timeout",
+                    str(args.helper_timeout),
+                ]
+                env = (
+                    None
+                    if source is None
+                    else {
+                        **os.environ,
+                        "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")])),
+                    }
+                )
                 done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
                 if done.returncode != 0:
                     print(f"{label} run failed:\n{done.stderr}", file=sys.stderr)

@@ -10,11 +10,12 @@ Usage::
 
     python benchmarks/bench_reasoning.py [--count N] [--seed S] [--data DIR] [--skip-owlrl]
 """
+
 from __future__ import annotations
 
 import argparse
-import sys
 import gc
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from rdflib.namespace import RDF
 
 from mif_rdf import load_bundle
 from mif_rdf.reasoning import fast_closure, infer, ontology_graph, owlrl_closure
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
 from synthetic import generate_bundle
 

@@ -18,6 +18,7 @@ Usage::
 
     python benchmarks/bench_serve.py [--count 10000] [--edits 10] [--requests 200] [--clients 4] [--data DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,13 +43,16 @@ from serve_process import ServeProcess  # noqa: E402
 PREFIXES = "PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX mif: <https://mif-spec.dev/ns/>\n"
 QUERIES = {
     "small SELECT (10 rows)": PREFIXES + "SELECT ?m ?title WHERE { ?m dc:title ?title } LIMIT 10",
-    "mid SELECT (1,000 rows, sorted)": PREFIXES + "SELECT ?m ?type ?title WHERE { ?m mif:conceptType ?type ; dc:title ?title } ORDER BY ?title LIMIT 1000",
+    "mid SELECT (1,000 rows, sorted)": PREFIXES
+    + "SELECT ?m ?type ?title WHERE { ?m mif:conceptType ?type ; dc:title ?title } ORDER BY ?title LIMIT 1000",
 }
 
 
 def ask(url: str, word: str) -> bool:
     query = f'ASK {{ ?m <http://purl.org/dc/terms/title> ?t FILTER(CONTAINS(?t, "{word}")) }}'
-    request = urllib.request.Request(url + "?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/csv"})
+    request = urllib.request.Request(
+        url + "?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/csv"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         return response.read().strip() == b"true"
 
@@ -90,16 +94,32 @@ def percentile(values: list[float], q: float) -> float:
 
 def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requests: int) -> str:
     """The latency table: this server and ``oxigraph serve`` with the same quads, measured one after the other."""
-    with urllib.request.urlopen(urllib.request.Request(server.url + "store", headers={"Accept": "application/n-quads"}), timeout=600) as response:
+    with urllib.request.urlopen(
+        urllib.request.Request(server.url + "store", headers={"Accept": "application/n-quads"}), timeout=600
+    ) as response:
         quads = response.read()
     location = folder / "oxigraph-baseline"
     subprocess.run(["rm", "-rf", str(location)], check=True)
     dump = folder / "served.nq"
     dump.write_bytes(quads)
-    subprocess.run([oxigraph_command(), "load", "--location", str(location), "--file", str(dump)], check=True, capture_output=True)
+    subprocess.run(
+        [oxigraph_command(), "load", "--location", str(location), "--file", str(dump)], check=True, capture_output=True
+    )
     port = free_port()
-    baseline = subprocess.Popen([oxigraph_command(), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    baseline = subprocess.Popen(
+        [
+            oxigraph_command(),
+            "serve",
+            "--location",
+            str(location),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--union-default-graph",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         base_url = f"http://127.0.0.1:{port}/query"
         deadline = time.monotonic() + 60
@@ -109,7 +129,7 @@ def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requ
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise SystemExit("oxigraph serve did not start")
+                    raise SystemExit("oxigraph serve did not start") from None
                 time.sleep(0.1)
         lines = ["| query | server | p50 | p99 | requests/s | p50 vs Oxigraph |", "|---|---|---|---|---|---|"]
         for label, query in QUERIES.items():
@@ -119,8 +139,10 @@ def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requ
             theirs, theirs_wall = latencies(base_url, query, clients, requests)
             ratio = percentile(ours, 0.5) / percentile(theirs, 0.5)
             for name, values, wall in (("mif-rdf serve", ours, ours_wall), ("oxigraph serve", theirs, theirs_wall)):
-                lines.append(f"| {label} | {name} | {percentile(values, 0.5) * 1000:.1f} ms | {percentile(values, 0.99) * 1000:.1f} ms | "
-                             f"{len(values) / wall:.0f} | {f'{ratio:.2f}x' if name == 'mif-rdf serve' else ''} |")
+                lines.append(
+                    f"| {label} | {name} | {percentile(values, 0.5) * 1000:.1f} ms | {percentile(values, 0.99) * 1000:.1f} ms | "
+                    f"{len(values) / wall:.0f} | {f'{ratio:.2f}x' if name == 'mif-rdf serve' else ''} |"
+                )
         return "\n".join(lines)
     finally:
         baseline.terminate()
@@ -146,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     paths = [p for p in paths if p.name not in ("index.md", "log.md")]
     started = time.perf_counter()
     with ServeProcess(bundle) as server:
-        print(f"serving {len(paths):,} memories after {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        print(
+            f"serving {len(paths):,} memories after {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True
+        )
         table = compare_with_oxigraph(server, folder, args.clients, args.requests)
         time.sleep(1.0)  # the watcher starts listening just after the server
         rng = random.Random(7)
@@ -166,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
             delays.append(time.perf_counter() - t0)
             time.sleep(0.2)
     print(f"{len(paths):,} memories, {args.clients} clients x {args.requests} requests per query\n\n{table}\n")
-    print(f"| memories | edits | median delay | max delay |\n|---|---|---|---|\n"
-          f"| {len(paths):,} | {len(delays)} | {statistics.median(delays) * 1000:.0f} ms | {max(delays) * 1000:.0f} ms |")
+    print(
+        f"| memories | edits | median delay | max delay |\n|---|---|---|---|\n"
+        f"| {len(paths):,} | {len(delays)} | {statistics.median(delays) * 1000:.0f} ms | {max(delays) * 1000:.0f} ms |"
+    )
     return 0
 
 

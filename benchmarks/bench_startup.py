@@ -11,6 +11,7 @@ Usage::
 
     python benchmarks/bench_startup.py [--runs N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,7 +42,9 @@ def timed(command: list[str]) -> float:
 def imports_of_help() -> list[tuple[int, str]]:
     """(cumulative microseconds, module) for every module ``mif-rdf --help`` imports, heaviest first."""
     code = "import sys; sys.argv = ['mif-rdf', '--help']\nfrom mif_rdf.cli.main import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True).stderr
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
+    ).stderr
     rows = [re.match(r"import time:\s+\d+ \|\s+(\d+) \|(\s*)(\S+)", line) for line in err.splitlines()]
     return sorted(((int(m.group(1)), m.group(3)) for m in rows if m), reverse=True)
 

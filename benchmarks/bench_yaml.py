@@ -24,6 +24,7 @@ or a parser crash is recorded instead of ending the run.
 
     python benchmarks/bench_yaml.py [--count N] [--seed S] [--data DIR] [--repeat R] [--no-large]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,18 +38,20 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 
 from mif_rdf.source import fastyaml
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.parse import discover
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
-from synthetic import generate_bundle
 from mif_rdf.source.yamlio import YamlTimestamp, load_yaml
+from synthetic import generate_bundle
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MIF_SHARED_DIR", REPO.parent / "shared"))
@@ -58,18 +61,54 @@ SHARED = Path(os.environ.get("MIF_SHARED_DIR", REPO.parent / "shared"))
 # --------------------------------------------------------------------------
 PROBES: dict[str, list[str]] = {
     "1.1 booleans": ["a: yes", "a: No", "a: on", "a: OFF", "a: y", "a: n", "yes: 1"],
-    "timestamps": ["a: 2024-01-01", "a: 2024-01-01T10:00:00Z", "a: 2024-1-1 10:00:00", "a: '2024-01-01'",
-                   "a: 2024-01-01T10:00:00.5+05:00", "a: 2024-13-45"],
+    "timestamps": [
+        "a: 2024-01-01",
+        "a: 2024-01-01T10:00:00Z",
+        "a: 2024-1-1 10:00:00",
+        "a: '2024-01-01'",
+        "a: 2024-01-01T10:00:00.5+05:00",
+        "a: 2024-13-45",
+    ],
     "anchors/aliases": ["a: &x 1\nb: *x", "a: &x [1, 2]\nb: *x", "a: &x {k: v}\nb: [*x, *x]"],
     "merge keys": ["base: &b {x: 1}\nd:\n  <<: *b\n  y: 2", "b: &b {x: 1}\nd: {<<: [*b], x: 2}", "'<<': 1"],
     "duplicate keys": ["a: 1\na: 2", "x:\n  a: 1\n  a: 2", "a: 1\n'a': 2"],
-    "octal/sexagesimal ints": ["a: 010", "a: 0o10", "a: 0x1F", "a: 0b101", "a: 1_000", "a: 1:30", "a: 190:20:30",
-                               "a: _1", "a: 09", "a: +12", "a: 12345678901234567890"],
-    ".inf/.nan/floats": ["a: .inf", "a: -.Inf", "a: .nan", "a: inf", "a: nan", "a: 1e3", "a: 1.0e+3", "a: 1.",
-                         "a: 1_0.5", "a: 1:30.5"],
+    "octal/sexagesimal ints": [
+        "a: 010",
+        "a: 0o10",
+        "a: 0x1F",
+        "a: 0b101",
+        "a: 1_000",
+        "a: 1:30",
+        "a: 190:20:30",
+        "a: _1",
+        "a: 09",
+        "a: +12",
+        "a: 12345678901234567890",
+    ],
+    ".inf/.nan/floats": [
+        "a: .inf",
+        "a: -.Inf",
+        "a: .nan",
+        "a: inf",
+        "a: nan",
+        "a: 1e3",
+        "a: 1.0e+3",
+        "a: 1.",
+        "a: 1_0.5",
+        "a: 1:30.5",
+    ],
     "tags": ["a: !!str 1", "a: !!binary aGk=", "a: !!set {x}", "a: !!int '7'", "a: !foo x"],
-    "errors": ["a: [1, 2", "a: 'unclosed", "- a\nb: 1", "a: 1\n---\nb: 2", "a: =", "? [1]\n: x", "\ta: 1",
-               "a:\n  b: 1\n c: 2", "  - x\n- y"],
+    "errors": [
+        "a: [1, 2",
+        "a: 'unclosed",
+        "- a\nb: 1",
+        "a: 1\n---\nb: 2",
+        "a: =",
+        "? [1]\n: x",
+        "\ta: 1",
+        "a:\n  b: 1\n c: 2",
+        "  - x\n- y",
+    ],
 }
 
 
@@ -248,7 +287,13 @@ def _norm(value: Any, exact: bool, seen: dict[int, int], budget: list[int], flag
                 return ("ref", seen[id(value)])
             seen[id(value)] = len(seen)
         if kind is dict:
-            return ("dict", tuple((_norm(k, exact, seen, budget, flags), _norm(v, exact, seen, budget, flags)) for k, v in value.items()))
+            return (
+                "dict",
+                tuple(
+                    (_norm(k, exact, seen, budget, flags), _norm(v, exact, seen, budget, flags))
+                    for k, v in value.items()
+                ),
+            )
         return ("list", tuple(_norm(v, exact, seen, budget, flags) for v in value))
     if kind is YamlTimestamp:
         flags.add("YamlTimestamp")
@@ -392,7 +437,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, help="bundle folder to (re)use; generated there if empty")
-    parser.add_argument("--repeat", type=int, default=2, help="timing passes per parser (one if it takes over 2 s); the best counts")
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="timing passes per parser (one if it takes over 2 s); the best counts"
+    )
     parser.add_argument("--no-large", action="store_true", help="skip the 50 MB / 10,000-deep hostile cases")
     parser.add_argument("--verbose", action="store_true", help="name the fixtures and probes each parser differs on")
     args = parser.parse_args(argv)
@@ -412,7 +459,9 @@ def main(argv: list[str] | None = None) -> int:
             write_large(large, tiny_files=0)
         fixtures = fixture_texts(large)
         probes = [(category, text) for category, texts in PROBES.items() for text in texts]
-        print(f"{len(docs)} generated frontmatters, {len(fixtures)} fixture YAML texts, {len(probes)} probes", flush=True)
+        print(
+            f"{len(docs)} generated frontmatters, {len(fixtures)} fixture YAML texts, {len(probes)} probes", flush=True
+        )
 
         all_parsers = parsers()
         reference = all_parsers[0]
@@ -473,7 +522,9 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"    {item.name}: {name}: {str(got)[:100]}", flush=True)
                 crashes += got[0] == "crash"
             categories = []
-            for (category, text), (got, got_flags), wanted in zip(probes, run_isolated(item, [t for _, t in probes]), want["probes"]):
+            for (category, text), (got, got_flags), wanted in zip(
+                probes, run_isolated(item, [t for _, t in probes]), want["probes"]
+            ):
                 flags |= got_flags
                 if got[0] == "crash":
                     crashes += 1
@@ -485,21 +536,55 @@ def main(argv: list[str] | None = None) -> int:
             if crashes:
                 categories.append(f"{crashes} crash(es)/timeout(s)")
             stamps = "YamlTimestamp" if "YamlTimestamp" in flags else "datetime" if "datetime" in flags else "str"
-            rows.append((item.name, _dist_version(item.dist), best, best * 1e6 / len(docs), f"{differ_docs}/{len(docs)}",
-                         f"{differ_fix}/{len(fixtures)}", stamps, ", ".join(categories) or "nothing"))
+            rows.append(
+                (
+                    item.name,
+                    _dist_version(item.dist),
+                    best,
+                    best * 1e6 / len(docs),
+                    f"{differ_docs}/{len(docs)}",
+                    f"{differ_fix}/{len(fixtures)}",
+                    stamps,
+                    ", ".join(categories) or "nothing",
+                )
+            )
             print(f"  {item.name:<24} {best:7.2f} s", flush=True)
 
     print()
-    header = ("parser", "version", "time s", "us/doc", "vs load_yaml", "generated differ", "fixtures differ", "timestamps", "differs on (probes)")
+    header = (
+        "parser",
+        "version",
+        "time s",
+        "us/doc",
+        "vs load_yaml",
+        "generated differ",
+        "fixtures differ",
+        "timestamps",
+        "differs on (probes)",
+    )
     table = []
     for name, ver, secs, per_doc, d_docs, d_fix, stamps, what in rows:
         ratio = f"{base_time / secs:.2f}x" if secs and base_time else "-"
-        table.append((name, ver, f"{secs:.2f}" if secs else "-", f"{per_doc:.1f}" if per_doc else "-", ratio, d_docs, d_fix, stamps, what))
+        table.append(
+            (
+                name,
+                ver,
+                f"{secs:.2f}" if secs else "-",
+                f"{per_doc:.1f}" if per_doc else "-",
+                ratio,
+                d_docs,
+                d_fix,
+                stamps,
+                what,
+            )
+        )
     widths = [max(len(str(r[i])) for r in [header, *table]) for i in range(len(header))]
     for line in [header, tuple("-" * w for w in widths), *table]:
         print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(line, widths)) + " |")
-    print(f"\n{len(docs)} generated memories (seed {args.seed}); 'vs load_yaml' is speed-up (>1 is faster);"
-          " candidates compared after YamlTimestamp -> str; load_yaml and mif_rdf.source.fastyaml compared exactly.")
+    print(
+        f"\n{len(docs)} generated memories (seed {args.seed}); 'vs load_yaml' is speed-up (>1 is faster);"
+        " candidates compared after YamlTimestamp -> str; load_yaml and mif_rdf.source.fastyaml compared exactly."
+    )
     return 0
 
 

@@ -43,9 +43,11 @@ Rows (target in brackets, from the performance issue):
                                (the generated bundle carries the ai-memory ontology, synthetic.DISCOVERY_ONTOLOGY)
                                                                                   [>= 2,000 memories a second]
 """
+
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import hashlib
 import json
@@ -57,8 +59,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
 
@@ -136,7 +139,9 @@ def store_floor(data: Path) -> dict[str, Any]:
         dataset, graphs = new_dataset(), {}
         gc.disable()
         try:
-            dataset.addN((s, p, o, graphs[g] if g in graphs else graphs.setdefault(g, dataset.graph(g))) for s, p, o, g in quads)
+            dataset.addN(
+                (s, p, o, graphs[g] if g in graphs else graphs.setdefault(g, dataset.graph(g))) for s, p, o, g in quads
+            )
         finally:
             gc.enable()
         return dataset
@@ -156,13 +161,16 @@ def oxigraph_floor(data: Path) -> dict[str, Any]:
     import pyoxigraph as ox
 
     from mif_rdf.core.limits import DEFAULT_LIMITS
-    from mif_rdf.source.parse import discover, parse_memory
     from mif_rdf.load.pipeline import prepare_memory
+    from mif_rdf.source.parse import discover, parse_memory
 
     root = bundle_of(data)
     files = discover(root).memories
     _, reading = timed(lambda: [parse_memory(root, relpath, DEFAULT_LIMITS) for relpath in files])
-    text = "".join(prepare_memory(root, relpath, "mif://local/bench/", DEFAULT_LIMITS, "fast", "nquads").nquads for relpath in files)
+    text = "".join(
+        prepare_memory(root, relpath, "mif://local/bench/", DEFAULT_LIMITS, "fast", "nquads").nquads
+        for relpath in files
+    )
     store = ox.Store()
     _, loading = timed(lambda: store.bulk_load(text.encode(), format=ox.RdfFormat.N_QUADS))
     return {"seconds": (reading + loading) / 2, "reading": reading, "bulk_load": loading, "triples": len(store)}
@@ -171,12 +179,20 @@ def oxigraph_floor(data: Path) -> dict[str, Any]:
 def _cached(data: Path, store: str) -> dict[str, Any]:
     from mif_rdf import load_bundle
 
-    bundle, seconds = timed(lambda: load_bundle(bundle_of(data), store=store, progress=False, cache=cache_of(data, store)))
-    return {"seconds": seconds, "state": bundle.cache.state, "reparsed": len(bundle.cache.reparsed), "triples": len(bundle.dataset)}
+    bundle, seconds = timed(
+        lambda: load_bundle(bundle_of(data), store=store, progress=False, cache=cache_of(data, store))
+    )
+    return {
+        "seconds": seconds,
+        "state": bundle.cache.state,
+        "reparsed": len(bundle.cache.reparsed),
+        "triples": len(bundle.dataset),
+    }
 
 
 for _store in ("default", "Oxigraph"):
     for _case in ("prime", "warm", "one-changed"):
+
         def _run(data: Path, store: str = _store, case: str = _case) -> dict[str, Any]:
             if case == "one-changed":
                 path = sorted(bundle_of(data).rglob("*.md"))[len(list(bundle_of(data).rglob("*.md"))) // 2]
@@ -207,8 +223,10 @@ def _report_digest(report: Any, shape_nodes: frozenset[Any] = frozenset()) -> di
     from rdflib.namespace import SH
 
     keys = (SH.focusNode, SH.resultPath, SH.value, SH.sourceShape, SH.sourceConstraintComponent)
-    found = sorted(repr(tuple("_:shape" if v in shape_nodes else v for v in (report.value(r, k) for k in keys)))
-                   for r in report.subjects(SH.resultSeverity, None))
+    found = sorted(
+        repr(tuple("_:shape" if v in shape_nodes else v for v in (report.value(r, k) for k in keys)))
+        for r in report.subjects(SH.resultSeverity, None)
+    )
     return _digest(found)
 
 
@@ -232,7 +250,10 @@ def _user_shapes(data: Path, engine: str) -> dict[str, Any]:
     result, seconds = timed(lambda: run(bundle.dataset, shapes, engine=engine))  # type: ignore[arg-type]
     if result.engine != engine:
         raise SystemExit(f"the {engine} engine did not run the user shapes ({result.engine} did)")
-    return {"seconds": seconds, **_report_digest(result.graph, frozenset(s for s in shapes.subjects() if isinstance(s, BNode)))}
+    return {
+        "seconds": seconds,
+        **_report_digest(result.graph, frozenset(s for s in shapes.subjects() if isinstance(s, BNode))),
+    }
 
 
 @measure("user-shapes-engine")
@@ -278,8 +299,13 @@ def _queries(data: Path, store: str, **shape: str) -> dict[str, Any]:
     from bench_queries import helper_calls
 
     bundle = loaded(data, store)
-    seconds = {name: _settled(lambda: call(**shape)) for name, call in helper_calls(bundle).items()}
-    return {"seconds": sum(seconds.values()), "slowest": max(seconds, key=seconds.__getitem__), "max": max(seconds.values()), "each": seconds}
+    seconds = {name: _settled(functools.partial(call, **shape)) for name, call in helper_calls(bundle).items()}
+    return {
+        "seconds": sum(seconds.values()),
+        "slowest": max(seconds, key=seconds.__getitem__),
+        "max": max(seconds.values()),
+        "each": seconds,
+    }
 
 
 @measure("queries-oxigraph")
@@ -345,7 +371,10 @@ def _full_validation(data: Path, store: str) -> dict[str, Any]:
 
     bundle = loaded(data, store)
     report, seconds = timed(lambda: validate(bundle, 3))
-    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+    return {
+        "seconds": seconds,
+        **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results)),
+    }
 
 
 @measure("validate-oxigraph")
@@ -369,7 +398,10 @@ def validate_oxigraph_in_memory(data: Path) -> dict[str, Any]:
 
     bundle = load_bundle(bundle_of(data), store="Oxigraph", progress=False)
     report, seconds = timed(lambda: validate(bundle, 3))
-    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+    return {
+        "seconds": seconds,
+        **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results)),
+    }
 
 
 @measure("validate-memory")
@@ -384,7 +416,10 @@ def validate_memory_no_ontology_rules(data: Path) -> dict[str, Any]:
 
     bundle = loaded(data, "default")
     report, seconds = timed(lambda: validate(bundle, 3, memory_ontologies=False))
-    return {"seconds": seconds, **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results))}
+    return {
+        "seconds": seconds,
+        **_digest(sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results)),
+    }
 
 
 # -- export -------------------------------------------------------------------------------
@@ -429,7 +464,9 @@ def export_stream(data: Path) -> dict[str, Any]:
     from mif_rdf.output.stream_export import stream_nquads
 
     with open(_dump(data), "wb") as out:
-        report, seconds = timed(lambda: stream_nquads(bundle_of(data), out, progress=False, on_problem=lambda problem: None))
+        report, seconds = timed(
+            lambda: stream_nquads(bundle_of(data), out, progress=False, on_problem=lambda problem: None)
+        )
     _dump(data).unlink()
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
     return {"seconds": seconds, "quads": report.quads, "worker_peak_gib": workers}
@@ -458,8 +495,13 @@ def suggest_measure(data: Path) -> dict[str, Any]:
 
     cpu = time.process_time()
     report, seconds = timed(lambda: suggest(bundle_of(data)))
-    return {"seconds": seconds, "cpu_seconds": time.process_time() - cpu, "memories": report.memories,
-            "suggestions": len(report.suggestions), "patterns": report.patterns}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu,
+        "memories": report.memories,
+        "suggestions": len(report.suggestions),
+        "patterns": report.patterns,
+    }
 
 
 @measure("read-parse")
@@ -482,8 +524,17 @@ def _cli_query(data: Path, fresh: bool) -> dict[str, Any]:
     home = data / "xdg-query"
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
-    command = [str(Path(sys.executable).parent / "mif-rdf"), "query", str(bundle_of(data)), CLI_QUERY, "-q", "--no-progress"]
-    done, seconds = timed(lambda: subprocess.run(command, capture_output=True, text=True, env={**os.environ, "XDG_CACHE_HOME": str(home)}))
+    command = [
+        str(Path(sys.executable).parent / "mif-rdf"),
+        "query",
+        str(bundle_of(data)),
+        CLI_QUERY,
+        "-q",
+        "--no-progress",
+    ]
+    done, seconds = timed(
+        lambda: subprocess.run(command, capture_output=True, text=True, env={**os.environ, "XDG_CACHE_HOME": str(home)})
+    )
     if done.returncode != 0:
         raise SystemExit(f"mif-rdf query failed: {done.stderr[-2000:]}")
     return {"seconds": seconds, "answer": done.stdout.split()[-3]}
@@ -534,52 +585,188 @@ ROWS = [
     ("cold load, memory store", "load-memory", "store-floor", "over", "<= 1.3x the floor"),
     ("cold load, memory store, 1 process", "load-memory-1-process", "store-floor", "over", ""),
     ("cold load, Oxigraph store", "load-oxigraph", "load-pyld", "faster", ">= 20x the pyld path (1 process)"),
-    ("floor of an Oxigraph cold load (YAML + bulk_load, 2 cores)", "oxigraph-floor", "load-pyld", "faster", "what 20x must fit in"),
+    (
+        "floor of an Oxigraph cold load (YAML + bulk_load, 2 cores)",
+        "oxigraph-floor",
+        "load-pyld",
+        "faster",
+        "what 20x must fit in",
+    ),
     ("cold load, memory store", "load-memory", "load-pyld", "faster", ">= 2.5x the pyld path"),
     ("warm reload, memory store", "cache-warm-default", "load-memory", "faster", ">= 3x the cold load"),
     ("one file changed, memory store", "cache-one-changed-default", "load-memory", "faster", ""),
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
     ("one file changed, Oxigraph store", "cache-one-changed-oxigraph", "load-oxigraph", "faster", ""),
     ("SHACL level 3 + OKF (same results)", "validate-engine", "validate-pyshacl", "faster", ">= 5x pyshacl"),
-    ("user shapes, 20 of SHACL Core (same results) / pySHACL", "user-shapes-engine", "user-shapes-pyshacl", "faster", ">= 15x pyshacl"),
-    ("validation, Oxigraph store / before issue 19 (copy into rdflib)", "validate-oxigraph", "validate-oxigraph-before", "faster", ">= 3x"),
-    ("validation, Oxigraph store in memory / before issue 19", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "faster", ""),
-    ("validation with the ontology rules / without, memory store", "validate-memory", "validate-memory-no-ontology-rules", "over", "<= 1.3x"),
+    (
+        "user shapes, 20 of SHACL Core (same results) / pySHACL",
+        "user-shapes-engine",
+        "user-shapes-pyshacl",
+        "faster",
+        ">= 15x pyshacl",
+    ),
+    (
+        "validation, Oxigraph store / before issue 19 (copy into rdflib)",
+        "validate-oxigraph",
+        "validate-oxigraph-before",
+        "faster",
+        ">= 3x",
+    ),
+    (
+        "validation, Oxigraph store in memory / before issue 19",
+        "validate-oxigraph-in-memory",
+        "validate-oxigraph-in-memory-before",
+        "faster",
+        "",
+    ),
+    (
+        "validation with the ontology rules / without, memory store",
+        "validate-memory",
+        "validate-memory-no-ontology-rules",
+        "over",
+        "<= 1.3x",
+    ),
     ("reasoning, fast profile / owlrl", "reason-fast", "reason-owlrl", "faster", ""),
     ("query helpers, all, Oxigraph / rdflib", "queries-oxigraph", "queries-memory", "faster", ""),
-    ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x at 100k"),
-    ("export N-Quads, Oxigraph store / before issue 19", "export-oxigraph-nquads", "export-oxigraph-nquads-before", "faster", ">= 10x"),
-    ("export N-Quads, Oxigraph store / cold load", "export-oxigraph-nquads", "load-oxigraph", "over", "<= 1.5x the load"),
+    (
+        "query helpers, all, as Arrow / Oxigraph's own evaluation",
+        "queries-oxigraph-arrow",
+        "queries-oxigraph-floor",
+        "over",
+        "each <= 1.5x at 100k",
+    ),
+    (
+        "export N-Quads, Oxigraph store / before issue 19",
+        "export-oxigraph-nquads",
+        "export-oxigraph-nquads-before",
+        "faster",
+        ">= 10x",
+    ),
+    (
+        "export N-Quads, Oxigraph store / cold load",
+        "export-oxigraph-nquads",
+        "load-oxigraph",
+        "over",
+        "<= 1.5x the load",
+    ),
     ("export Turtle, Oxigraph store / cold load", "export-oxigraph-turtle", "load-oxigraph", "over", ""),
     ("export N-Quads, streamed / memory store (load + export)", "export-stream", "export-memory-nquads", "faster", ""),
-    ("second mif-rdf query, default options / the first (same run)", "query-cli-second", "query-cli-first", "faster", "< 3 s at 30,000"),
+    (
+        "second mif-rdf query, default options / the first (same run)",
+        "query-cli-second",
+        "query-cli-first",
+        "faster",
+        "< 3 s at 30,000",
+    ),
     ("start-up, mif-rdf --help / import rdflib", "startup-help", "startup-rdflib", "over", "< 0.3 s"),
     ("start-up, mif-rdf --version / import rdflib", "startup-version", "startup-rdflib", "over", "< 0.3 s"),
-    ("suggest (discovery patterns) / reading + parsing the files", "suggest", "read-parse", "over", ">= 2,000 memories a second"),
+    (
+        "suggest (discovery patterns) / reading + parsing the files",
+        "suggest",
+        "read-parse",
+        "over",
+        ">= 2,000 memories a second",
+    ),
 ]
 #: The cache entries first (later measurements load through them: warm loads are the same bundle),
 #: the one-changed-file cases last (they edit a file).
 ORDER = [
-    "cache-prime-default", "cache-prime-oxigraph", "cache-warm-default", "cache-warm-oxigraph",
-    "load-memory", "load-memory-1-process", "store-floor", "load-oxigraph", "oxigraph-floor", "load-pyld",
-    "validate-engine", "validate-pyshacl", "user-shapes-engine", "user-shapes-pyshacl", "validate-oxigraph", "validate-oxigraph-before", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "validate-memory", "validate-memory-no-ontology-rules", "reason-fast", "reason-owlrl", "queries-oxigraph", "queries-memory",
-    "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-oxigraph-nquads", "export-oxigraph-nquads-before", "export-oxigraph-turtle",
-    "export-stream", "export-memory-nquads", "query-cli-first", "query-cli-second", "startup-rdflib", "startup-help", "startup-version", "read-parse", "suggest",
-    "cache-one-changed-default", "cache-one-changed-oxigraph",
+    "cache-prime-default",
+    "cache-prime-oxigraph",
+    "cache-warm-default",
+    "cache-warm-oxigraph",
+    "load-memory",
+    "load-memory-1-process",
+    "store-floor",
+    "load-oxigraph",
+    "oxigraph-floor",
+    "load-pyld",
+    "validate-engine",
+    "validate-pyshacl",
+    "user-shapes-engine",
+    "user-shapes-pyshacl",
+    "validate-oxigraph",
+    "validate-oxigraph-before",
+    "validate-oxigraph-in-memory",
+    "validate-oxigraph-in-memory-before",
+    "validate-memory",
+    "validate-memory-no-ontology-rules",
+    "reason-fast",
+    "reason-owlrl",
+    "queries-oxigraph",
+    "queries-memory",
+    "queries-oxigraph-arrow",
+    "queries-oxigraph-floor",
+    "export-oxigraph-nquads",
+    "export-oxigraph-nquads-before",
+    "export-oxigraph-turtle",
+    "export-stream",
+    "export-memory-nquads",
+    "query-cli-first",
+    "query-cli-second",
+    "startup-rdflib",
+    "startup-help",
+    "startup-version",
+    "read-parse",
+    "suggest",
+    "cache-one-changed-default",
+    "cache-one-changed-oxigraph",
 ]
-SCALE_ORDER = ["load-oxigraph", "cache-prime-oxigraph", "cache-warm-oxigraph", "validate-oxigraph", "validate-oxigraph-before",
-               "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "queries-oxigraph",
-               "queries-oxigraph-arrow", "queries-oxigraph-floor", "export-oxigraph-nquads", "export-oxigraph-turtle", "export-stream"]
+SCALE_ORDER = [
+    "load-oxigraph",
+    "cache-prime-oxigraph",
+    "cache-warm-oxigraph",
+    "validate-oxigraph",
+    "validate-oxigraph-before",
+    "validate-oxigraph-in-memory",
+    "validate-oxigraph-in-memory-before",
+    "queries-oxigraph",
+    "queries-oxigraph-arrow",
+    "queries-oxigraph-floor",
+    "export-oxigraph-nquads",
+    "export-oxigraph-turtle",
+    "export-stream",
+]
 SCALE_ROWS = [
     ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
     ("warm reload, Oxigraph store", "cache-warm-oxigraph", "load-oxigraph", "faster", "<= 0.5 s"),
-    ("validation, level 3, Oxigraph store / before issue 19", "validate-oxigraph", "validate-oxigraph-before", "faster", "<= 60 s, half the memory"),
-    ("validation, level 3, Oxigraph store in memory / before issue 19", "validate-oxigraph-in-memory", "validate-oxigraph-in-memory-before", "faster", "<= 60 s"),
+    (
+        "validation, level 3, Oxigraph store / before issue 19",
+        "validate-oxigraph",
+        "validate-oxigraph-before",
+        "faster",
+        "<= 60 s, half the memory",
+    ),
+    (
+        "validation, level 3, Oxigraph store in memory / before issue 19",
+        "validate-oxigraph-in-memory",
+        "validate-oxigraph-in-memory-before",
+        "faster",
+        "<= 60 s",
+    ),
     ("query helpers, all, Oxigraph store", "queries-oxigraph", None, "", ""),
-    ("query helpers, all, as Arrow / Oxigraph's own evaluation", "queries-oxigraph-arrow", "queries-oxigraph-floor", "over", "each <= 1.5x"),
-    ("export N-Quads, Oxigraph store / cold load", "export-oxigraph-nquads", "load-oxigraph", "over", "<= 1.5x the load"),
+    (
+        "query helpers, all, as Arrow / Oxigraph's own evaluation",
+        "queries-oxigraph-arrow",
+        "queries-oxigraph-floor",
+        "over",
+        "each <= 1.5x",
+    ),
+    (
+        "export N-Quads, Oxigraph store / cold load",
+        "export-oxigraph-nquads",
+        "load-oxigraph",
+        "over",
+        "<= 1.5x the load",
+    ),
     ("export Turtle, Oxigraph store / cold load", "export-oxigraph-turtle", "load-oxigraph", "over", ""),
-    ("export N-Quads, streamed (no store) / Oxigraph cold load", "export-stream", "load-oxigraph", "over", "flat memory"),
+    (
+        "export N-Quads, streamed (no store) / Oxigraph cold load",
+        "export-stream",
+        "load-oxigraph",
+        "over",
+        "flat memory",
+    ),
 ]
 
 
@@ -596,7 +783,12 @@ def run_measure(name: str, data: Path) -> dict[str, Any]:
     measure_name, env = name, None
     if name.endswith("-before"):
         measure_name, env = name[: -len("-before")], {**os.environ, "PYTHONPATH": str(source_at(BEFORE, data))}
-    done = subprocess.run([sys.executable, __file__, "--measure", measure_name, "--data", str(data)], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", measure_name, "--data", str(data)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if done.returncode != 0:
         raise SystemExit(f"measurement {name} failed:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -608,9 +800,14 @@ def source_at(revision: str, data: Path) -> Path:
     """The package's source folder as it was at ``revision`` (with its data folders), extracted under ``data``."""
     target = data / f"source-{revision}"
     if not (target / "src").is_dir():
-        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", revision, "src", "context", "shapes", "ontologies"], capture_output=True)
+        archive = subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", revision, "src", "context", "shapes", "ontologies"],
+            capture_output=True,
+        )
         if archive.returncode != 0:
-            raise SystemExit(f"cannot read commit {revision} of this repository: {archive.stderr.decode(errors='replace').strip()}")
+            raise SystemExit(
+                f"cannot read commit {revision} of this repository: {archive.stderr.decode(errors='replace').strip()}"
+            )
         target.mkdir(parents=True, exist_ok=True)
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     return target / "src"
@@ -628,17 +825,25 @@ def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, 
         else:
             base = results[baseline]["seconds"]
             base_text = f"{base:,.2f} s"
-            ratio = f"{mine['seconds'] / base:.2f}x" if reads == "over" else f"{base / mine['seconds']:.1f}x faster"  # the target says of what
-        lines.append(f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | {mine['peak_gib']:.2f} GiB |")
+            ratio = (
+                f"{mine['seconds'] / base:.2f}x" if reads == "over" else f"{base / mine['seconds']:.1f}x faster"
+            )  # the target says of what
+        lines.append(
+            f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | {mine['peak_gib']:.2f} GiB |"
+        )
     return "\n".join(lines)
 
 
 def helper_table(results: dict[str, dict[str, Any]]) -> str:
     """Each helper: as a Table, as an Arrow table, and Oxigraph's own evaluation of its queries (same run)."""
     lines = ["| helper | Table | Arrow | Oxigraph's evaluation | Arrow / evaluation |", "|---|---:|---:|---:|---:|"]
-    rows, arrow, floor = (results[name]["each"] for name in ("queries-oxigraph", "queries-oxigraph-arrow", "queries-oxigraph-floor"))
+    rows, arrow, floor = (
+        results[name]["each"] for name in ("queries-oxigraph", "queries-oxigraph-arrow", "queries-oxigraph-floor")
+    )
     for name in rows:
-        lines.append(f"| {name} | {rows[name]:.3f} s | {arrow[name]:.3f} s | {floor[name]:.3f} s | {arrow[name] / max(floor[name], 1e-6):.2f}x |")
+        lines.append(
+            f"| {name} | {rows[name]:.3f} s | {arrow[name]:.3f} s | {floor[name]:.3f} s | {arrow[name] / max(floor[name], 1e-6):.2f}x |"
+        )
     return "\n".join(lines)
 
 
@@ -655,8 +860,10 @@ def growth_table(growth: dict[int, dict[str, dict[str, Any]]]) -> str:
     ]
     for size in sorted(growth):
         ours, before = growth[size]["validate-oxigraph"], growth[size]["validate-oxigraph-before"]
-        lines.append(f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} GiB "
-                     f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | {before['seconds'] / ours['seconds']:.1f}x |")
+        lines.append(
+            f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} GiB "
+            f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | {before['seconds'] / ours['seconds']:.1f}x |"
+        )
     return "\n".join(lines)
 
 
@@ -668,26 +875,32 @@ def stream_table(streams: dict[int, dict[str, Any]]) -> str:
     ]
     for size in sorted(streams):
         run = streams[size]
-        lines.append(f"| {size:,} | {run['quads']:,} | {run['seconds']:,.1f} s | {size / run['seconds']:,.0f} "
-                     f"| {run['peak_gib']:.2f} GiB | {run['worker_peak_gib']:.2f} GiB |")
+        lines.append(
+            f"| {size:,} | {run['quads']:,} | {run['seconds']:,.1f} s | {size / run['seconds']:,.0f} "
+            f"| {run['peak_gib']:.2f} GiB | {run['worker_peak_gib']:.2f} GiB |"
+        )
     largest = max(streams)
     rate = largest / streams[largest]["seconds"]
     peak = max(run["peak_gib"] for run in streams.values())
-    lines.append(f"\n1,000,000 memories at {rate:,.0f} a second: about {1_000_000 / rate / 60:,.0f} minutes, "
-                 f"{streams[largest]['quads'] * 1_000_000 // largest:,} quads; peak memory stays near {peak:.2f} GiB (main process)")
+    lines.append(
+        f"\n1,000,000 memories at {rate:,.0f} a second: about {1_000_000 / rate / 60:,.0f} minutes, "
+        f"{streams[largest]['quads'] * 1_000_000 // largest:,} quads; peak memory stays near {peak:.2f} GiB (main process)"
+    )
     return "\n".join(lines)
 
 
 def prepare(data: Path, count: int, seed: int) -> None:
     """A generated bundle with seeded violations, reused when ``data`` already holds one."""
     from mif_rdf.source.markdown import render_memory, split_frontmatter
-    from synthetic import generate_bundle
     from mif_rdf.source.yamlio import load_yaml
+    from synthetic import generate_bundle
 
     if (bundle_of(data) / ".mif").is_dir():
         return
     print(f"generating {count:,} memories in {bundle_of(data)} ...", file=sys.stderr, flush=True)
-    paths = generate_bundle(bundle_of(data), count, seed=seed, discovery=True, ontologies=True)  # memories name ontologies it carries
+    paths = generate_bundle(
+        bundle_of(data), count, seed=seed, discovery=True, ontologies=True
+    )  # memories name ontologies it carries
     rng = random.Random(seed)
     breakers = [
         lambda fm: fm.update(created="2026-01-15"),
@@ -710,11 +923,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, help="memories to generate (default 10,000; 100,000 with --scale)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, help="working folder to (re)use; default: a temporary folder")
-    parser.add_argument("--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries")
-    parser.add_argument("--growth", default="10000,30000",
-                        help="with --scale: smaller bundles whose validation is also timed, to show its growth (default 10000,30000)")
-    parser.add_argument("--stream-sizes", default="10000,300000",
-                        help="with --scale: other bundle sizes the streamed export is also run on, to show flat memory (default 10000,300000)")
+    parser.add_argument(
+        "--scale", action="store_true", help="the 100,000-memory cases: Oxigraph load, validation, queries"
+    )
+    parser.add_argument(
+        "--growth",
+        default="10000,30000",
+        help="with --scale: smaller bundles whose validation is also timed, to show its growth (default 10000,30000)",
+    )
+    parser.add_argument(
+        "--stream-sizes",
+        default="10000,300000",
+        help="with --scale: other bundle sizes the streamed export is also run on, to show flat memory (default 10000,300000)",
+    )
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -750,29 +971,47 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)
-    print(f"\n{count:,} memories, {results['load-oxigraph'].get('triples', 0):,} quads; "
-          f"suite took {time.perf_counter() - started:,.0f} s ({sys.version.split()[0]}, {time.strftime('%Y-%m-%d')})\n")
+    print(
+        f"\n{count:,} memories, {results['load-oxigraph'].get('triples', 0):,} quads; "
+        f"suite took {time.perf_counter() - started:,.0f} s ({sys.version.split()[0]}, {time.strftime('%Y-%m-%d')})\n"
+    )
     print(table(rows, results, count))
     if not args.scale:
         same = results["validate-engine"]["digest"] == results["validate-pyshacl"]["digest"]
         print(f"\nSHACL results identical to pyshacl: {same} ({results['validate-engine']['results']} results)")
         users = results["user-shapes-engine"]["digest"] == results["user-shapes-pyshacl"]["digest"]
-        print(f"user shapes: results identical to pyshacl: {users} ({results['user-shapes-engine']['results']} results)")
+        print(
+            f"user shapes: results identical to pyshacl: {users} ({results['user-shapes-engine']['results']} results)"
+        )
         same = same and users
-        stores = results["validate-oxigraph"]["digest"] == results["validate-memory"]["digest"] == results["validate-oxigraph-in-memory"]["digest"]
+        stores = (
+            results["validate-oxigraph"]["digest"]
+            == results["validate-memory"]["digest"]
+            == results["validate-oxigraph-in-memory"]["digest"]
+        )
         same = same and stores
-        print(f"validation findings identical on Oxigraph (on disk and in memory) and the memory store: {stores} "
-              f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: {results['validate-oxigraph-before']['results']})")
-        print(f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
+        print(
+            f"validation findings identical on Oxigraph (on disk and in memory) and the memory store: {stores} "
+            f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: {results['validate-oxigraph-before']['results']})"
+        )
+        print(
+            f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)"
+        )
         floor = results["oxigraph-floor"]
-        print(f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process")
+        print(
+            f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process"
+        )
         found = results["suggest"]
-        print(f"suggest: {found['memories'] / found['seconds']:,.0f} memories a second (target >= 2,000; "
-              f"{found['memories'] / found['cpu_seconds']:,.0f} a CPU second, one process); "
-              f"{found['suggestions']:,} suggestions from {found['patterns']} patterns")
+        print(
+            f"suggest: {found['memories'] / found['seconds']:,.0f} memories a second (target >= 2,000; "
+            f"{found['memories'] / found['cpu_seconds']:,.0f} a CPU second, one process); "
+            f"{found['suggestions']:,} suggestions from {found['patterns']} patterns"
+        )
         print("\n" + helper_table(results))
         return 0 if same else 1
-    print(f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)")
+    print(
+        f"\nslowest query helper: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)"
+    )
     print("\n" + helper_table(results))
     print("\n" + growth_table(growth))
     print("\n" + stream_table(streams))

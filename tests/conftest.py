@@ -1,4 +1,5 @@
 """Shared test helpers: where the fixtures are, and graph comparison by value."""
+
 from __future__ import annotations
 
 import atexit
@@ -8,11 +9,10 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-
-import pytest
 from urllib.parse import quote
 
 import pyoxigraph as ox
+import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.compare import graph_diff, to_isomorphic
 from rdflib.namespace import RDF, XSD
@@ -55,11 +55,15 @@ def pytest_configure(config: pytest.Config) -> None:
     """The conformance suite never passes by skipping: a missing --shared path is a usage error."""
     shared = config.getoption("shared")
     if shared is not None and not (Path(shared) / "fixtures" / "upstream" / "mif").is_dir():
-        raise pytest.UsageError(f"--shared {shared}: no fixtures/upstream/mif there; give the path of the shared/ folder")
+        raise pytest.UsageError(
+            f"--shared {shared}: no fixtures/upstream/mif there; give the path of the shared/ folder"
+        )
     if shared is not None:
         os.environ["MIF_SHARED_DIR"] = str(Path(shared).resolve())
     if shared is None and any("conformance" in Path(str(arg)).parts for arg in config.args):
-        raise pytest.UsageError("the upstream-conformance suite needs --shared PATH (the shared/ folder): make conformance")
+        raise pytest.UsageError(
+            "the upstream-conformance suite needs --shared PATH (the shared/ folder): make conformance"
+        )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -67,6 +71,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.name == "conformance" and config.getoption("shared") is None:
         return True
     return None
+
+
 _NUMERIC = {XSD.integer, XSD.decimal, XSD.double, XSD.float}
 
 
@@ -128,7 +134,13 @@ def _ox_term(term: object, blank: dict) -> object:
     if isinstance(term, URIRef):
         return _ox_iri(str(term))
     if isinstance(term, Literal):  # rdflib tells "a" from "a"^^xsd:string and takes language tags Oxigraph refuses
-        kind = f"@{term.language}" if term.language is not None else f"^{term.datatype}" if term.datatype is not None else ""
+        kind = (
+            f"@{term.language}"
+            if term.language is not None
+            else f"^{term.datatype}"
+            if term.datatype is not None
+            else ""
+        )
         return ox.Literal(str(term), datatype=ox.NamedNode("urn:test:literal:" + quote(kind, safe="")))
     raise TypeError(f"not an RDF term: {term!r}")
 
@@ -188,7 +200,13 @@ def write_file(root: Path, relpath: str, text: str | bytes) -> Path:
     return path
 
 
-def memory_text(memory_id: str, extra: str = "", body: str = "Body.\n", kind: str = "semantic", created: str = "2026-01-15T10:30:00Z") -> str:
+def memory_text(
+    memory_id: str,
+    extra: str = "",
+    body: str = "Body.\n",
+    kind: str = "semantic",
+    created: str = "2026-01-15T10:30:00Z",
+) -> str:
     return f"---\nid: {memory_id}\ntype: {kind}\ncreated: {created}\n{extra}---\n{body}"
 
 

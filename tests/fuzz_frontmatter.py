@@ -8,6 +8,7 @@ Inputs mix arbitrary text, YAML fragments (anchors, aliases, tags, flow
 collections, tabs, odd scalars) and frontmatter delimiters, so most reach the
 YAML parser and the checks behind it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,12 +21,43 @@ from hypothesis import strategies as st
 
 from mif_rdf.source.parse import parse_memory
 
-_FRAGMENTS = st.sampled_from([
-    "id: x\n", "type: semantic\n", "created: 2026-01-15T10:30:00Z\n", "a: &a [1, 2]\n", "b: *a\n", "c: *missing\n",
-    "d: !!binary aGVsbG8=\n", "e: !!python/object:os.system {}\n", "f: {g: [h, {i: j}]}\n", "\t", "  ", "- ", "? ",
-    "'", '"', "{", "[", "]", "}", "---\n", "...\n", "%YAML 1.1\n", "k: .nan\n", "l: 0x1F\n", "m: 2026-13-45\n", "\ufeff",
-    "n: ~\n", "o: |\n  text\n", "p: >\n  folded\n", "q: 1e999\n", "r: <<: *a\n", "\x00", "\r\n",
-])
+_FRAGMENTS = st.sampled_from(
+    [
+        "id: x\n",
+        "type: semantic\n",
+        "created: 2026-01-15T10:30:00Z\n",
+        "a: &a [1, 2]\n",
+        "b: *a\n",
+        "c: *missing\n",
+        "d: !!binary aGVsbG8=\n",
+        "e: !!python/object:os.system {}\n",
+        "f: {g: [h, {i: j}]}\n",
+        "\t",
+        "  ",
+        "- ",
+        "? ",
+        "'",
+        '"',
+        "{",
+        "[",
+        "]",
+        "}",
+        "---\n",
+        "...\n",
+        "%YAML 1.1\n",
+        "k: .nan\n",
+        "l: 0x1F\n",
+        "m: 2026-13-45\n",
+        "\ufeff",
+        "n: ~\n",
+        "o: |\n  text\n",
+        "p: >\n  folded\n",
+        "q: 1e999\n",
+        "r: <<: *a\n",
+        "\x00",
+        "\r\n",
+    ]
+)
 _TEXT = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=24).map("".join)
 
 

@@ -4,6 +4,7 @@ Used by tests/test_validation_ontology.py (the suite's corpus-shaped
 ontologies) and tests/conformance (the published ontologies): every valid
 memory must conform, every mutant must be caught by the rule it breaks.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,10 +18,17 @@ import yaml
 from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.ontology.extended_types import TypeMap
 from mif_rdf.ontology.iris import entity_class
-from mif_rdf.ontology.resolution import ResolvedOntology
 from mif_rdf.ontology.namespace_tree import NamespaceTree
+from mif_rdf.ontology.resolution import ResolvedOntology
 
-CITATION = {"@type": "Citation", "citationType": "article", "citationRole": "supports", "title": "A paper", "url": "https://example.org/p", "accessed": "2026-03-09"}
+CITATION = {
+    "@type": "Citation",
+    "citationType": "article",
+    "citationRole": "supports",
+    "title": "A paper",
+    "url": "https://example.org/p",
+    "accessed": "2026-03-09",
+}
 #: Texts tried, in order, for a string field with a pattern.
 PATTERN_CANDIDATES = ("value", "1.0.0", "ABC-123", "2026-01-15", "https://example.org/x", "a", "1", "x_1")
 #: Relationship types whose name is also a term of the MIF context, so the shipped shapes misread them (a
@@ -51,11 +59,20 @@ class Corpus:
             path.write_text(text, encoding="utf-8")
 
 
-def memory(ontology: ResolvedOntology, name: str, kind: str, namespace: str | None, extra: dict[str, Any] | None = None,
-           relationships: list[tuple[str, str]] = ()) -> str:
+def memory(
+    ontology: ResolvedOntology,
+    name: str,
+    kind: str,
+    namespace: str | None,
+    extra: dict[str, Any] | None = None,
+    relationships: list[tuple[str, str]] = (),
+) -> str:
     fm: dict[str, Any] = {
-        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{ontology.id}/{name}")), "type": kind, "created": "2026-01-15T10:30:00Z",
-        "title": name, "ontology": {"id": ontology.id, "version": str(ontology.file.version or "1.0.0")},
+        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{ontology.id}/{name}")),
+        "type": kind,
+        "created": "2026-01-15T10:30:00Z",
+        "title": name,
+        "ontology": {"id": ontology.id, "version": str(ontology.file.version or "1.0.0")},
     }
     if namespace is not None:
         fm["namespace"] = namespace
@@ -94,7 +111,12 @@ def value_for(schema: Any) -> tuple[bool, Any]:
                 return False, value
             out[key] = value
         return True, out
-    formats = {"date-time": "2026-01-15T10:30:00Z", "date": "2026-01-15", "uri": "https://example.org/x", "email": "a@example.org"}
+    formats = {
+        "date-time": "2026-01-15T10:30:00Z",
+        "date": "2026-01-15",
+        "uri": "https://example.org/x",
+        "email": "a@example.org",
+    }
     if schema.get("format") in formats:
         return True, formats[schema["format"]]
     pattern = schema.get("pattern")
@@ -133,12 +155,29 @@ def build(bound: BoundOntologies, ontology_id: str, folder: str = "m") -> Corpus
             corpus.classes[relpath] = str(entity_class(mapped.origin.ontology, mapped.name))
         wrong = path.rsplit("/", 1)
         wrong_path = "/".join(wrong[:-1] + [wrong[-1] + "qx"]) if len(wrong) > 1 else path + "qx"
-        add(f"{folder}/bad-namespace-{index}.md", memory(view, f"bad-namespace-{index}", kind, wrong_path), "ontology-namespace")
+        add(
+            f"{folder}/bad-namespace-{index}.md",
+            memory(view, f"bad-namespace-{index}", kind, wrong_path),
+            "ontology-namespace",
+        )
         if tree.implied_type(path):
-            add(f"{folder}/bad-type-{index}.md", memory(view, f"bad-type-{index}", OTHER_BASE[kind], path), "ontology-namespace-type")
+            add(
+                f"{folder}/bad-type-{index}.md",
+                memory(view, f"bad-type-{index}", OTHER_BASE[kind], path),
+                "ontology-namespace-type",
+            )
     if nodes and relationship_names:
-        add(f"{folder}/bad-relationship.md", memory(view, "bad-relationship", tree.implied_type(nodes[0]) or "semantic", nodes[0],
-                                                    relationships=[(relationship_names[0] + "-qx", "node-0.md")]), "ontology-relationship-type")
+        add(
+            f"{folder}/bad-relationship.md",
+            memory(
+                view,
+                "bad-relationship",
+                tree.implied_type(nodes[0]) or "semantic",
+                nodes[0],
+                relationships=[(relationship_names[0] + "-qx", "node-0.md")],
+            ),
+            "ontology-relationship-type",
+        )
 
     for index, (name, entity) in enumerate(sorted(view.entity_types.items())):
         composed = composer.compose(name)
@@ -154,20 +193,50 @@ def build(bound: BoundOntologies, ontology_id: str, folder: str = "m") -> Corpus
             payload[key] = value
         if not ok:
             continue
-        home = next((n for n in nodes if types.type_of(n) is entity), None) or next((n for n in nodes if tree.implied_type(n) == entity.base), None)
-        extra: dict[str, Any] = {"entity": payload, "entities": [
-            {"@type": "EntityReference", "entity": {"@id": f"urn:mif:entity:{name}:one"}, "entityType": name, "name": f"{name} one"}]}
+        home = next((n for n in nodes if types.type_of(n) is entity), None) or next(
+            (n for n in nodes if tree.implied_type(n) == entity.base), None
+        )
+        extra: dict[str, Any] = {
+            "entity": payload,
+            "entities": [
+                {
+                    "@type": "EntityReference",
+                    "entity": {"@id": f"urn:mif:entity:{name}:one"},
+                    "entityType": name,
+                    "name": f"{name} one",
+                }
+            ],
+        }
         if composed.requires:
             extra["citations"] = [CITATION]
         add(f"{folder}/entity-{index}.md", memory(view, f"entity-{index}", entity.base, home, extra))
         bad_ref = dict(extra, entities=[dict(extra["entities"][0], entityType=name + "-qx")])
-        add(f"{folder}/bad-entity-type-{index}.md", memory(view, f"bad-entity-type-{index}", entity.base, home, bad_ref), "ontology-entity-type")
+        add(
+            f"{folder}/bad-entity-type-{index}.md",
+            memory(view, f"bad-entity-type-{index}", entity.base, home, bad_ref),
+            "ontology-entity-type",
+        )
         missing = next((k for k in payload if k not in ("name", "entity_type")), None)
         if missing is not None:
             broken = dict(extra, entity={k: v for k, v in payload.items() if k != missing})
-            add(f"{folder}/bad-payload-{index}.md", memory(view, f"bad-payload-{index}", entity.base, home, broken), "ontology-entity-schema")
-        enum_field = next((k for k, f in composed.fields.items() if isinstance(f.schema.get("enum"), list) and f.schema.get("type", "string") == "string"), None)
+            add(
+                f"{folder}/bad-payload-{index}.md",
+                memory(view, f"bad-payload-{index}", entity.base, home, broken),
+                "ontology-entity-schema",
+            )
+        enum_field = next(
+            (
+                k
+                for k, f in composed.fields.items()
+                if isinstance(f.schema.get("enum"), list) and f.schema.get("type", "string") == "string"
+            ),
+            None,
+        )
         if enum_field is not None:
             wrong_enum = dict(extra, entity=dict(payload, **{enum_field: "qx-not-allowed"}))
-            add(f"{folder}/bad-enum-{index}.md", memory(view, f"bad-enum-{index}", entity.base, home, wrong_enum), "ontology-entity-schema")
+            add(
+                f"{folder}/bad-enum-{index}.md",
+                memory(view, f"bad-enum-{index}", entity.base, home, wrong_enum),
+                "ontology-entity-schema",
+            )
     return corpus

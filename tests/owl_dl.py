@@ -23,6 +23,7 @@ restrictions on property chains and number restrictions on non-simple properties
 anonymous-individual cycles, facet restrictions, and the full structural parse of
 every axiom form (only those the compiler writes are read).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -32,26 +33,80 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
 #: OWL 2 Structural Specification, section 4 (the datatype map), written out independently of the compiler.
-DATATYPE_MAP = {RDF.PlainLiteral, RDF.XMLLiteral, RDFS.Literal, URIRef(str(RDF) + "langString"), OWL.real, OWL.rational} | {
-    XSD[n] for n in "decimal integer nonNegativeInteger nonPositiveInteger positiveInteger negativeInteger long int short byte "
+DATATYPE_MAP = {
+    RDF.PlainLiteral,
+    RDF.XMLLiteral,
+    RDFS.Literal,
+    URIRef(str(RDF) + "langString"),
+    OWL.real,
+    OWL.rational,
+} | {
+    XSD[n]
+    for n in "decimal integer nonNegativeInteger nonPositiveInteger positiveInteger negativeInteger long int short byte "
     "unsignedLong unsignedInt unsignedShort unsignedByte double float string normalizedString token language Name NCName "
     "NMTOKEN boolean hexBinary base64Binary anyURI dateTime dateTimeStamp".split()
 }
 PROPERTY_KINDS = (OWL.ObjectProperty, OWL.DatatypeProperty, OWL.AnnotationProperty)
-BUILTIN_ANNOTATIONS = {RDFS.label, RDFS.comment, RDFS.seeAlso, RDFS.isDefinedBy, OWL.versionInfo, OWL.deprecated,
-                       OWL.priorVersion, OWL.backwardCompatibleWith, OWL.incompatibleWith}
+BUILTIN_ANNOTATIONS = {
+    RDFS.label,
+    RDFS.comment,
+    RDFS.seeAlso,
+    RDFS.isDefinedBy,
+    OWL.versionInfo,
+    OWL.deprecated,
+    OWL.priorVersion,
+    OWL.backwardCompatibleWith,
+    OWL.incompatibleWith,
+}
 RESERVED = (str(RDF), str(RDFS), str(OWL), str(XSD))
 #: Predicates of the RDF mapping itself (axioms), not uses of a declared property.
-STRUCTURAL = {RDF.type, RDF.first, RDF.rest, RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range,
-              OWL.equivalentClass, OWL.equivalentProperty, OWL.inverseOf, OWL.onProperty, OWL.allValuesFrom,
-              OWL.someValuesFrom, OWL.minCardinality, OWL.maxCardinality, OWL.cardinality, OWL.unionOf,
-              OWL.intersectionOf, OWL.oneOf, OWL.imports, OWL.versionIRI, OWL.disjointWith, OWL.hasValue,
-              OWL.complementOf, OWL.onDatatype, OWL.withRestrictions}
+STRUCTURAL = {
+    RDF.type,
+    RDF.first,
+    RDF.rest,
+    RDFS.subClassOf,
+    RDFS.subPropertyOf,
+    RDFS.domain,
+    RDFS.range,
+    OWL.equivalentClass,
+    OWL.equivalentProperty,
+    OWL.inverseOf,
+    OWL.onProperty,
+    OWL.allValuesFrom,
+    OWL.someValuesFrom,
+    OWL.minCardinality,
+    OWL.maxCardinality,
+    OWL.cardinality,
+    OWL.unionOf,
+    OWL.intersectionOf,
+    OWL.oneOf,
+    OWL.imports,
+    OWL.versionIRI,
+    OWL.disjointWith,
+    OWL.hasValue,
+    OWL.complementOf,
+    OWL.onDatatype,
+    OWL.withRestrictions,
+}
 #: rdf:type objects that are OWL's own (declarations, property characteristics).
-BUILTIN_TYPES = {OWL.Ontology, OWL.Class, OWL.Restriction, RDFS.Datatype, RDF.Property, RDFS.Class, OWL.NamedIndividual,
-                 *PROPERTY_KINDS, OWL.SymmetricProperty, OWL.TransitiveProperty, OWL.FunctionalProperty,
-                 OWL.InverseFunctionalProperty, OWL.AsymmetricProperty, OWL.ReflexiveProperty, OWL.IrreflexiveProperty,
-                 RDF.List}
+BUILTIN_TYPES = {
+    OWL.Ontology,
+    OWL.Class,
+    OWL.Restriction,
+    RDFS.Datatype,
+    RDF.Property,
+    RDFS.Class,
+    OWL.NamedIndividual,
+    *PROPERTY_KINDS,
+    OWL.SymmetricProperty,
+    OWL.TransitiveProperty,
+    OWL.FunctionalProperty,
+    OWL.InverseFunctionalProperty,
+    OWL.AsymmetricProperty,
+    OWL.ReflexiveProperty,
+    OWL.IrreflexiveProperty,
+    RDF.List,
+}
 
 
 def reserved(iri: object) -> bool:
@@ -101,11 +156,17 @@ def violations(documents: Iterable[Graph]) -> list[str]:
     def is_data_range(d: object) -> bool:
         if isinstance(d, BNode):
             members = g.value(d, OWL.oneOf)
-            return (d, RDF.type, RDFS.Datatype) in g and members is not None and all(
-                isinstance(m, Literal) and (m.datatype is None or m.datatype in DATATYPE_MAP) for m in Collection(g, members))
+            return (
+                (d, RDF.type, RDFS.Datatype) in g
+                and members is not None
+                and all(
+                    isinstance(m, Literal) and (m.datatype is None or m.datatype in DATATYPE_MAP)
+                    for m in Collection(g, members)
+                )
+            )
         return d in DATATYPE_MAP or (not reserved(d) and RDFS.Datatype in declared.get(d, set()))  # type: ignore[arg-type]
 
-    for s, p, o in g:
+    for _s, p, o in g:
         if p in STRUCTURAL or p in BUILTIN_ANNOTATIONS:
             continue
         k = kind(p)
@@ -132,8 +193,12 @@ def violations(documents: Iterable[Graph]) -> list[str]:
         for filler in g.objects(restriction, OWL.allValuesFrom):
             ok = is_data_range(filler) if k == OWL.DatatypeProperty else is_class(filler)
             if not ok:
-                found.append(f"restriction on <{p}>: filler <{filler}> is no {'data range of the datatype map' if k == OWL.DatatypeProperty else 'class'}")
-        for number in (o for q in (OWL.minCardinality, OWL.maxCardinality, OWL.cardinality) for o in g.objects(restriction, q)):
+                found.append(
+                    f"restriction on <{p}>: filler <{filler}> is no {'data range of the datatype map' if k == OWL.DatatypeProperty else 'class'}"
+                )
+        for number in (
+            o for q in (OWL.minCardinality, OWL.maxCardinality, OWL.cardinality) for o in g.objects(restriction, q)
+        ):
             if not (isinstance(number, Literal) and number.datatype == XSD.nonNegativeInteger):
                 found.append(f"restriction on <{p}>: cardinality {number!r} is no xsd:nonNegativeInteger")
     for p, r in g.subject_objects(RDFS.range):

@@ -11,6 +11,7 @@ mif-rdf's client, so a test compares the store with the bundle independently
 of the code under test; literals are compared by value, because Oxigraph
 stores some in canonical form (``"1.0"^^xsd:decimal`` comes back as ``"1"``).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,19 +23,18 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from rdflib import Graph
 
+from conftest import assert_isomorphic
 from mif_rdf import Bundle
 from mif_rdf.output.policy import export_policy
 from mif_rdf.push.manifest import graph_hash, manifest_iri
 
-from conftest import assert_isomorphic
-
-START_ATTEMPTS = 3          # a free port can be taken between finding and binding it
+START_ATTEMPTS = 3  # a free port can be taken between finding and binding it
 READY_DEADLINE_S = 15.0
 POLL_INTERVAL_S = 0.02
 STOP_WAIT_S = 10.0
@@ -80,7 +80,7 @@ class OxigraphServer:
     def update_url(self) -> str:
         return self.url + "/update"
 
-    def start(self) -> "OxigraphServer":
+    def start(self) -> OxigraphServer:
         """Start on a new free port (the data folder is kept across restarts)."""
         assert self.process is None, "already running"
         self.location.mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,9 @@ class OxigraphServer:
             with open(self.log, "ab") as log:
                 self.process = subprocess.Popen(
                     [oxigraph_command(), "serve", "--location", str(self.location), "--bind", f"127.0.0.1:{self.port}"],
-                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
                 )
             if self._wait_ready():
                 return self
@@ -135,7 +137,8 @@ class OxigraphServer:
     def select(self, query: str) -> list[dict[str, str]]:
         """Rows of a SELECT as {variable: value} (JSON results), through plain urllib."""
         request = urllib.request.Request(
-            self.query_url, data=query.encode("utf-8"),
+            self.query_url,
+            data=query.encode("utf-8"),
             headers={"Content-Type": "application/sparql-query", "Accept": "application/sparql-results+json"},
         )
         with urllib.request.urlopen(request, timeout=10) as answer:

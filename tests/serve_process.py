@@ -5,6 +5,7 @@ lets it pick a free port); :class:`ServeProcess` reads it from there, polls
 until the endpoint answers (bounded in count and time), and stops the process
 and waits for it on exit, so no server outlives its test.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,10 @@ class ServeProcess:
         self.url = ""
         self.stderr: list[str] = []
 
-    def __enter__(self) -> "ServeProcess":
-        self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __enter__(self) -> ServeProcess:
+        self.process = subprocess.Popen(
+            self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         found = threading.Event()
 
         def read() -> None:
@@ -99,9 +102,13 @@ def mixed_requests(server: ServeProcess, count: int, clients: int) -> list[bool]
         return server.query_url + "?" + urllib.parse.urlencode({"query": query})
 
     kinds = [
-        (url(construct), "application/sparql-results+json", 406), (url(small), "image/png", 406), (url(small), "text/csv", 200),
-        (url(construct), "text/turtle", 200), (server.url + "store?default", "application/sparql-results+json", 406),
-        (server.url + "store?graph=urn:mif:nothing", "text/turtle", 404), (server.url + "api/status", "application/json", 200),
+        (url(construct), "application/sparql-results+json", 406),
+        (url(small), "image/png", 406),
+        (url(small), "text/csv", 200),
+        (url(construct), "text/turtle", 200),
+        (server.url + "store?default", "application/sparql-results+json", 406),
+        (server.url + "store?graph=urn:mif:nothing", "text/turtle", 404),
+        (server.url + "api/status", "application/json", 200),
         (url("SELECT ?x WHERE { ?x"), "text/csv", 400),
     ]
     host, port = server.url.split("/")[2].rsplit(":", 1)

@@ -9,6 +9,7 @@ severity, blank nodes comparing as blank nodes (any blank node equals any).
 Used by the W3C suite in tests/conformance and by the project's own corpus
 in tests/fixtures/shacl (the main suite).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -61,7 +62,13 @@ def _case(graph: Graph, entry: URIRef, root: Path) -> Case:
     if expected == SHT.Failure:
         return Case(name, data, shapes, None, Counter())
     conforms = graph.value(expected, SH.conforms)
-    return Case(name, data, shapes, bool(conforms.toPython()) if isinstance(conforms, Literal) else None, results(graph, expected))
+    return Case(
+        name,
+        data,
+        shapes,
+        bool(conforms.toPython()) if isinstance(conforms, Literal) else None,
+        results(graph, expected),
+    )
 
 
 def results(report: Graph, root: object | None = None, by_value: bool = False) -> Counter[tuple[object, ...]]:

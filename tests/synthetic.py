@@ -95,9 +95,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _PLAIN_RE = re.compile(r"\w[\w /.:+@()=;-]*")
 # Characters that force double quotes: outside YAML's printable set, YAML 1.1
 # line breaks (NEL, LS, PS), tab/CR/LF and the BOM.
-_NEEDS_ESCAPE_RE = re.compile(
-    "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+_NEEDS_ESCAPE_RE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _DQ_ESCAPE_RE = re.compile(
     '[\\\\"]|[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]'
 )
@@ -193,7 +191,7 @@ def _emit_sequence(items: list[Any], indent: int, out: list[str]) -> None:
                 _emit_mapping(item, indent + 2, sub)
             else:
                 _emit_sequence(item, indent + 2, sub)
-            sub[0] = f"{pad}- {sub[0][indent + 2:]}"
+            sub[0] = f"{pad}- {sub[0][indent + 2 :]}"
             out.extend(sub)
         elif isinstance(item, dict):
             out.append(f"{pad}- {{}}")
@@ -213,6 +211,7 @@ def dump_yaml(data: dict[Any, Any]) -> str:
     _emit_mapping(data, 0, out)
     return "\n".join(out) + "\n"
 
+
 # --------------------------------------------------------------------------
 # Static vocabulary (immutable; all randomness comes from the caller's rng)
 # --------------------------------------------------------------------------
@@ -230,33 +229,130 @@ _FOLDERS: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("procedural", "patterns", 6, ("pattern", "recipe", "checklist")),
     ("procedural", "migrations", 4, ("migration", "upgrade", "cutover")),
 )
-_FOLDER_CUM_WEIGHTS: tuple[int, ...] = tuple(
-    sum(f[2] for f in _FOLDERS[: i + 1]) for i in range(len(_FOLDERS))
-)
+_FOLDER_CUM_WEIGHTS: tuple[int, ...] = tuple(sum(f[2] for f in _FOLDERS[: i + 1]) for i in range(len(_FOLDERS)))
 
 _QUALIFIERS: tuple[str, ...] = (
-    "api", "cache", "billing", "search", "auth", "gateway", "queue", "storage",
-    "frontend", "dashboard", "ingest", "export", "schema", "token", "backup",
-    "metrics", "alerting", "deploy", "network", "dns", "tls", "quota", "rate",
-    "session", "payment", "report", "index", "audit", "privacy", "retention",
+    "api",
+    "cache",
+    "billing",
+    "search",
+    "auth",
+    "gateway",
+    "queue",
+    "storage",
+    "frontend",
+    "dashboard",
+    "ingest",
+    "export",
+    "schema",
+    "token",
+    "backup",
+    "metrics",
+    "alerting",
+    "deploy",
+    "network",
+    "dns",
+    "tls",
+    "quota",
+    "rate",
+    "session",
+    "payment",
+    "report",
+    "index",
+    "audit",
+    "privacy",
+    "retention",
 )
 
 _PROSE_WORDS: tuple[str, ...] = (
-    "the", "a", "team", "service", "gateway", "cache", "latency", "request",
-    "budget", "limit", "policy", "decision", "rollout", "incident", "review",
-    "deploy", "config", "customer", "traffic", "queue", "error", "retry",
-    "window", "threshold", "owner", "runbook", "metric", "alert", "schema",
-    "index", "backup", "restore", "token", "quota", "region", "cluster",
-    "agreed", "observed", "reduced", "increased", "documented", "migrated",
-    "after", "before", "during", "because", "while", "with", "without", "for",
-    "stable", "noisy", "slow", "fast", "critical", "minor", "shared", "legacy",
-    "café", "naïve", "façade", "Zürich", "résumé", "über", "déjà-vu",
+    "the",
+    "a",
+    "team",
+    "service",
+    "gateway",
+    "cache",
+    "latency",
+    "request",
+    "budget",
+    "limit",
+    "policy",
+    "decision",
+    "rollout",
+    "incident",
+    "review",
+    "deploy",
+    "config",
+    "customer",
+    "traffic",
+    "queue",
+    "error",
+    "retry",
+    "window",
+    "threshold",
+    "owner",
+    "runbook",
+    "metric",
+    "alert",
+    "schema",
+    "index",
+    "backup",
+    "restore",
+    "token",
+    "quota",
+    "region",
+    "cluster",
+    "agreed",
+    "observed",
+    "reduced",
+    "increased",
+    "documented",
+    "migrated",
+    "after",
+    "before",
+    "during",
+    "because",
+    "while",
+    "with",
+    "without",
+    "for",
+    "stable",
+    "noisy",
+    "slow",
+    "fast",
+    "critical",
+    "minor",
+    "shared",
+    "legacy",
+    "café",
+    "naïve",
+    "façade",
+    "Zürich",
+    "résumé",
+    "über",
+    "déjà-vu",
 )
 
 _TAGS: tuple[str, ...] = (
-    "api", "policy", "gateway", "incident", "security", "frontend", "backend",
-    "architecture", "ops", "data", "performance", "reliability", "ux",
-    "compliance", "cost", "on-call", "migration", "testing", "docs", "ai",
+    "api",
+    "policy",
+    "gateway",
+    "incident",
+    "security",
+    "frontend",
+    "backend",
+    "architecture",
+    "ops",
+    "data",
+    "performance",
+    "reliability",
+    "ux",
+    "compliance",
+    "cost",
+    "on-call",
+    "migration",
+    "testing",
+    "docs",
+    "ai",
 )
 
 _ORG_NAMESPACES: tuple[str, ...] = (
@@ -278,17 +374,26 @@ _LOCAL_NAMESPACES: tuple[str, ...] = ("_local/scratch", "_local/drafts/wip")
 
 # (entity dir/type slug, slug, entityType, display name, aliases, properties)
 ENTITY_POOL: tuple[tuple[str, str, str, str, tuple[str, ...], tuple[tuple[str, Any], ...]], ...] = (
-    ("person", "jane-doe", "Person", "Jane Doe", ("J. Doe", "jdoe"),
-     (("email", "jane@example.com"), ("role", "Engineer"))),
-    ("person", "alice-chen", "Person", "Alice Chen", ("achen",),
-     (("email", "alice@example.com"), ("role", "SRE"))),
-    ("person", "jose-nunez", "Person", "José Núñez", ("Pepe",),
-     (("email", "jose@example.com"), ("role", "Product Manager"))),
+    (
+        "person",
+        "jane-doe",
+        "Person",
+        "Jane Doe",
+        ("J. Doe", "jdoe"),
+        (("email", "jane@example.com"), ("role", "Engineer")),
+    ),
+    ("person", "alice-chen", "Person", "Alice Chen", ("achen",), (("email", "alice@example.com"), ("role", "SRE"))),
+    (
+        "person",
+        "jose-nunez",
+        "Person",
+        "José Núñez",
+        ("Pepe",),
+        (("email", "jose@example.com"), ("role", "Product Manager")),
+    ),
     ("person", "raj-patel", "Person", "Raj Patel", (), (("role", "Architect"),)),
-    ("organization", "acme-corp", "Organization", "Acme Corp", ("ACME",),
-     (("industry", "logistics"),)),
-    ("organization", "platform-team", "Organization", "Platform Team", (),
-     (("size", 8),)),
+    ("organization", "acme-corp", "Organization", "Acme Corp", ("ACME",), (("industry", "logistics"),)),
+    ("organization", "platform-team", "Organization", "Platform Team", (), (("size", 8),)),
     ("organization", "globex", "Organization", "Globex", ("Globex Corporation",), ()),
     ("technology", "python", "Technology", "Python", ("CPython",), (("version", "3.11"),)),
     ("technology", "postgresql", "Technology", "PostgreSQL", ("Postgres", "pg"), ()),
@@ -308,8 +413,15 @@ for _i, _e in enumerate(ENTITY_POOL):
 del _i, _e
 
 CORE_RELATIONSHIP_TYPES: tuple[str, ...] = (
-    "relates-to", "derived-from", "supersedes", "conflicts-with", "part-of",
-    "implements", "uses", "created-by", "mentioned-in",
+    "relates-to",
+    "derived-from",
+    "supersedes",
+    "conflicts-with",
+    "part-of",
+    "implements",
+    "uses",
+    "created-by",
+    "mentioned-in",
 )
 CUSTOM_RELATIONSHIP_TYPE = "team:reinforces"
 _REL_TYPES: tuple[str, ...] = CORE_RELATIONSHIP_TYPES + (CUSTOM_RELATIONSHIP_TYPE,)
@@ -344,8 +456,12 @@ _SOURCE_TYPES: tuple[tuple[str, int, int], ...] = (  # (type, confidence range i
     ("system_generated", 200, 500),
 )
 _TRUST_LEVELS: tuple[str, ...] = (
-    "verified", "user_stated", "high_confidence", "moderate_confidence",
-    "low_confidence", "uncertain",
+    "verified",
+    "user_stated",
+    "high_confidence",
+    "moderate_confidence",
+    "low_confidence",
+    "uncertain",
 )
 _AGENTS: tuple[str, ...] = ("claude-3-opus", "gpt-4o", "subcog-extractor", "mem0-sync")
 _EMBED_MODELS: tuple[tuple[str, int], ...] = (
@@ -355,12 +471,32 @@ _EMBED_MODELS: tuple[tuple[str, int], ...] = (
     ("all-MiniLM-L6-v2", 384),
 )
 _CITATION_TYPES: tuple[str, ...] = (
-    "article", "book", "paper", "website", "documentation", "repository",
-    "video", "podcast", "specification", "dataset", "tool", "other", "acme:internal-memo",
+    "article",
+    "book",
+    "paper",
+    "website",
+    "documentation",
+    "repository",
+    "video",
+    "podcast",
+    "specification",
+    "dataset",
+    "tool",
+    "other",
+    "acme:internal-memo",
 )
 _CITATION_ROLES: tuple[str, ...] = (
-    "supports", "refutes", "background", "methodology", "contradicts",
-    "extends", "derived", "source", "example", "review", "research:replicates",
+    "supports",
+    "refutes",
+    "background",
+    "methodology",
+    "contradicts",
+    "extends",
+    "derived",
+    "source",
+    "example",
+    "review",
+    "research:replicates",
 )
 _CITATION_URLS: tuple[str, ...] = (
     "https://arxiv.org/abs/2024.{n:05d}",
@@ -379,8 +515,16 @@ _DOC_TYPES: tuple[tuple[str, str], ...] = (
     ("email", "message/rfc822"),
 )
 _PROPERTY_KEYS: tuple[str, ...] = (
-    "status", "priority", "score", "archived", "retired_on", "owner_team",
-    "sla_hours", "error_rate", "reviewed", "ticket",
+    "status",
+    "priority",
+    "score",
+    "archived",
+    "retired_on",
+    "owner_team",
+    "sla_hours",
+    "error_rate",
+    "reviewed",
+    "ticket",
 )
 
 # Probability that a memory carries each optional field family.  Tuned so a
@@ -625,9 +769,9 @@ def generate_memory(
         picks = rng.sample(range(len(ENTITY_POOL)), rng.randint(1, 3))
         fm["entities"] = [
             _entity_ref(
-                rng, i,
-                rng.choice(("mentions", "uses", "author", "subject", "topic"))
-                if rng.random() < 0.6 else None,
+                rng,
+                i,
+                rng.choice(("mentions", "uses", "author", "subject", "topic")) if rng.random() < 0.6 else None,
             )
             for i in picks
         ]
@@ -673,10 +817,14 @@ def generate_memory(
             rel["strength"] = _f3(rng, 0.3, 1.0)
         if rng.random() < 0.12:
             rel["metadata"] = {
-                "reason": rng.choice((
-                    "Extracted key insight", "Same root cause",
-                    "Mentioned in review", "Reinforced by repeated access",
-                )),
+                "reason": rng.choice(
+                    (
+                        "Extracted key insight",
+                        "Same root cause",
+                        "Mentioned in review",
+                        "Reinforced by repeated access",
+                    )
+                ),
                 "extractedAt": ts(created + timedelta(minutes=rng.randint(0, 600))),
             }
         rels.append(rel)
@@ -732,10 +880,13 @@ def generate_memory(
         prov["sourceType"] = stype
         conv = f"conv-{rng.randint(1, 9999)}"
         if rng.random() < 0.7:
-            prov["sourceRef"] = rng.choice((
-                f"conversation:{conv}", f"ticket:OPS-{rng.randint(1, 999)}",
-                f"meeting:arch-review-{created.date().isoformat()}",
-            ))
+            prov["sourceRef"] = rng.choice(
+                (
+                    f"conversation:{conv}",
+                    f"ticket:OPS-{rng.randint(1, 999)}",
+                    f"meeting:arch-review-{created.date().isoformat()}",
+                )
+            )
         agent = rng.choice(_AGENTS)
         if rng.random() < 0.7:
             prov["agent"] = agent
@@ -913,19 +1064,23 @@ def _config_yaml() -> str:
     ]
     rel_types: list[dict[str, Any]] = []
     for name, desc, inverse, symmetric in _CONFIG_REL_TYPES:
-        rel_types.append({
-            "name": name,
-            "description": desc,
-            "inverse": inverse or name,  # symmetric types are their own inverse
-            "symmetric": symmetric,
-        })
-    rel_types.append({
-        "name": "Reinforces",
-        "namespace": "team",
-        "description": "Strengthens confidence in another memory",
-        "inverse": "ReinforcedBy",
-        "symmetric": False,
-    })
+        rel_types.append(
+            {
+                "name": name,
+                "description": desc,
+                "inverse": inverse or name,  # symmetric types are their own inverse
+                "symmetric": symmetric,
+            }
+        )
+    rel_types.append(
+        {
+            "name": "Reinforces",
+            "namespace": "team",
+            "description": "Strengthens confidence in another memory",
+            "inverse": "ReinforcedBy",
+            "symmetric": False,
+        }
+    )
     config = {
         "mif_version": _Quoted("1.0.0"),
         "conformance_level": 3,
@@ -1040,8 +1195,9 @@ entity_types:
 """
 
 
-def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False,
-                    ontologies: bool = False) -> list[Path]:
+def generate_bundle(
+    root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False, ontologies: bool = False
+) -> list[Path]:
     """Write a bundle of `count` memories under root (plus .mif/config.yaml, a few .mif/entities/<type>/<slug>.yaml, index.md); return the memory paths.
 
     With ``ontologies`` the bundle also carries :data:`SYNTHETIC_ONTOLOGY` in
@@ -1077,7 +1233,11 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
         (mif_dir / "ontologies" / "ai-memory.ontology.yaml").write_bytes(DISCOVERY_ONTOLOGY.encode("utf-8"))
     if ontologies:
         (mif_dir / "ontologies").mkdir(exist_ok=True)
-        text = SYNTHETIC_ONTOLOGY.replace("extends: [mif-base]", "extends: [ai-memory]") if discovery else SYNTHETIC_ONTOLOGY
+        text = (
+            SYNTHETIC_ONTOLOGY.replace("extends: [mif-base]", "extends: [ai-memory]")
+            if discovery
+            else SYNTHETIC_ONTOLOGY
+        )
         (mif_dir / "ontologies" / f"{SYNTHETIC_ONTOLOGY_ID}.ontology.yaml").write_bytes(text.encode("utf-8"))
     for idx, entity in enumerate(ENTITY_POOL):
         edir = mif_dir / "entities" / entity[0]
@@ -1087,8 +1247,14 @@ def generate_bundle(root: Path, count: int, seed: int = 0, *, broken_links: int 
     made_dirs: set[str] = set()
     written: list[Path] = []
     for index in range(count):
-        rel, text = generate_memory(rng, index, ids, paths, broken_link=index in broken,
-                                    domain_ontology=SYNTHETIC_ONTOLOGY_ID if ontologies else "ai-memory")
+        rel, text = generate_memory(
+            rng,
+            index,
+            ids,
+            paths,
+            broken_link=index in broken,
+            domain_ontology=SYNTHETIC_ONTOLOGY_ID if ontologies else "ai-memory",
+        )
         folder = rel.rsplit("/", 1)[0]
         if folder not in made_dirs:
             (root / folder).mkdir(parents=True, exist_ok=True)
@@ -1111,11 +1277,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=100, help="number of memories")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument(
-        "--broken-links", type=int, default=0,
+        "--broken-links",
+        type=int,
+        default=0,
         help="number of memories that get one dangling relationship",
     )
     parser.add_argument(
-        "--ontologies", action="store_true",
+        "--ontologies",
+        action="store_true",
         help="also write a domain ontology into .mif/ontologies/ that the memories name",
     )
     args = parser.parse_args(argv)

@@ -1,4 +1,5 @@
 """The Python API a newcomer tries first: no silent empty results, no traps (issue 20, section 3)."""
+
 from __future__ import annotations
 
 import json
@@ -9,12 +10,11 @@ from pathlib import Path
 import pytest
 from rdflib import Dataset, Graph, URIRef
 
+from conftest import EXAMPLES, isomorphic, memory_text, write_file
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.core.errors import Severity
 from mif_rdf.queries import memories_with_tag, run_query
 from mif_rdf.validation import validate
-
-from conftest import EXAMPLES, isomorphic, memory_text, write_file
 
 MIF = "https://mif-spec.dev/ns/"
 TITLES = "SELECT ?t WHERE { ?m dc:title ?t }"
@@ -70,11 +70,19 @@ def test_an_empty_folder_warns_and_fails_validation(tmp_path: Path) -> None:
     (problem,) = bundle.problems
     assert problem.severity == Severity.WARNING and "no memory files" in problem.message
     assert not validate(bundle).conforms
-    run = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "validate", str(tmp_path)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "mif_rdf.cli", "validate", str(tmp_path)], capture_output=True, text=True
+    )
     assert run.returncode == 1 and "no memories to validate" in run.stdout
-    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path)], capture_output=True, text=True)
-    assert loaded.returncode == 1 and "no memory files" in loaded.stdout + loaded.stderr  # issue 37.7: unless --allow-empty
-    loaded = subprocess.run([sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path), "--allow-empty"], capture_output=True, text=True)
+    loaded = subprocess.run(
+        [sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path)], capture_output=True, text=True
+    )
+    assert (
+        loaded.returncode == 1 and "no memory files" in loaded.stdout + loaded.stderr
+    )  # issue 37.7: unless --allow-empty
+    loaded = subprocess.run(
+        [sys.executable, "-m", "mif_rdf.cli", "load", str(tmp_path), "--allow-empty"], capture_output=True, text=True
+    )
     assert loaded.returncode == 0 and "no memory files" in loaded.stdout + loaded.stderr
 
 

@@ -1,6 +1,7 @@
-""""As of" over valid time (issue 38, item 4): the memories valid at a date by spec 9 (validFrom,
+""" "As of" over valid time (issue 38, item 4): the memories valid at a date by spec 9 (validFrom,
 validUntil, ttl from recordedAt or created), checked against the test's own reading of the
 files (yaml.safe_load and plain datetime arithmetic), on the API and the command line."""
+
 from __future__ import annotations
 
 import calendar
@@ -9,7 +10,7 @@ import io
 import re
 import subprocess
 import sys
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ import yaml
 from rdflib import URIRef
 
 from conftest import memory_text, write_file
-from mif_rdf.queries.asof import restrict, valid_memories
 from mif_rdf.bundle import load_bundle
+from mif_rdf.queries.asof import restrict, valid_memories
 
 MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")
 
@@ -36,8 +37,21 @@ CORPUS = {
     "until-unzoned": "  validUntil: 2026-02-20T00:00:00\n",
     "bad-ttl": "  recordedAt: 2026-01-20T00:00:00Z\n  ttl: soon\n",
 }
-MOMENTS = ["2025-12-31", "2026-01-10", "2026-01-24", "2026-01-26T00:00:00Z", "2026-02-10T06:00:00Z", "2026-02-10T13:00:00Z",
-           "2026-02-15T16:30:00Z", "2026-02-15T17:30:00Z", "2026-02-20", "2026-02-27T23:00:00Z", "2026-02-28", "2026-03-01", "2027-01-01"]
+MOMENTS = [
+    "2025-12-31",
+    "2026-01-10",
+    "2026-01-24",
+    "2026-01-26T00:00:00Z",
+    "2026-02-10T06:00:00Z",
+    "2026-02-10T13:00:00Z",
+    "2026-02-15T16:30:00Z",
+    "2026-02-15T17:30:00Z",
+    "2026-02-20",
+    "2026-02-27T23:00:00Z",
+    "2026-02-28",
+    "2026-03-01",
+    "2027-01-01",
+]
 
 
 def uuid_of(index: int) -> str:
@@ -53,7 +67,13 @@ def bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         extra = f"title: {name}\n" + (f"temporal:\n{temporal}" if temporal else "")
         target = names[(index + 1) % len(names)]  # a ring of links: each edge stays only when both ends do
         extra += f"relationships:\n  - type: relates-to\n    target: ./{target}.md\n"
-        write_file(root, f"{name}.md", memory_text(uuid_of(index), extra, body=f"{name}.\n\n## Relationships\n- relates-to [{target}](./{target}.md)\n"))
+        write_file(
+            root,
+            f"{name}.md",
+            memory_text(
+                uuid_of(index), extra, body=f"{name}.\n\n## Relationships\n- relates-to [{target}](./{target}.md)\n"
+            ),
+        )
     return root
 
 
@@ -65,7 +85,7 @@ def utc(value: object) -> datetime | None:
         value = datetime.fromisoformat(value)
     if not isinstance(value, datetime):
         value = datetime(value.year, value.month, value.day)
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def add_duration(start: datetime, text: str) -> datetime | None:
@@ -98,14 +118,18 @@ def test_the_oracle_sees_the_edges_of_the_windows(bundle_dir: Path) -> None:
     every = {f"{name}.md" for name in CORPUS}
     assert set().union(*seen) == every
     assert {name for name in every if all(name in s for s in seen)} == {"always.md", "bad-ttl.md"}
-    assert "ttl-month.md" in expected_valid(bundle_dir, utc("2026-02-27T23:00:00Z")) and "ttl-month.md" not in expected_valid(bundle_dir, utc("2026-02-28"))
+    assert "ttl-month.md" in expected_valid(
+        bundle_dir, utc("2026-02-27T23:00:00Z")
+    ) and "ttl-month.md" not in expected_valid(bundle_dir, utc("2026-02-28"))
 
 
 def test_valid_memories_match_the_files_at_every_moment(bundle_dir: Path) -> None:
     bundle = load_bundle(bundle_dir)
     paths = {record.iri: record.relpath for record in bundle.memories.values()}
     for moment in MOMENTS:
-        assert {paths[iri] for iri in valid_memories(bundle.dataset, moment)} == expected_valid(bundle_dir, utc(moment)), moment
+        assert {paths[iri] for iri in valid_memories(bundle.dataset, moment)} == expected_valid(
+            bundle_dir, utc(moment)
+        ), moment
     assert valid_memories(bundle.dataset, date(2026, 2, 28)) == valid_memories(bundle.dataset, "2026-02-28T00:00:00Z")
 
 
@@ -115,15 +139,26 @@ def test_restrict_keeps_the_valid_memories_and_only_links_between_them(bundle_di
     every = {record.iri for record in bundle.memories.values()}
     gone = restrict(bundle, moment)
     expected = expected_valid(bundle_dir, utc(moment))
-    assert {r.relpath for r in bundle.memories.values()} == expected and set(gone) == {f"{n}.md" for n in CORPUS} - expected
+    assert {r.relpath for r in bundle.memories.values()} == expected and set(gone) == {
+        f"{n}.md" for n in CORPUS
+    } - expected
     kept = {record.iri for record in bundle.memories.values()}
     named = {str(g.identifier) for g in bundle.dataset.graphs()}
     assert kept <= named and not (every - kept) & named
-    mentioned = {str(t) for triple in bundle.dataset.quads((None, None, None, None)) for t in (triple[0], triple[2]) if isinstance(t, URIRef)}
+    mentioned = {
+        str(t)
+        for triple in bundle.dataset.quads((None, None, None, None))
+        for t in (triple[0], triple[2])
+        if isinstance(t, URIRef)
+    }
     assert not (every - kept) & mentioned  # no triple in any graph names a memory out of time
     edges = {(str(s), str(o)) for s, _, o in bundle.links if str(o) in every}
     ring = [uuid_of(i) for i in range(len(CORPUS))]
-    expected_edges = {(f"urn:mif:{a}", f"urn:mif:{b}") for a, b in zip(ring, ring[1:] + ring[:1]) if f"urn:mif:{a}" in kept and f"urn:mif:{b}" in kept}
+    expected_edges = {
+        (f"urn:mif:{a}", f"urn:mif:{b}")
+        for a, b in zip(ring, ring[1:] + ring[:1])
+        if f"urn:mif:{a}" in kept and f"urn:mif:{b}" in kept
+    }
     assert edges == expected_edges and edges
 
 
@@ -133,7 +168,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_query_as_of_on_the_command_line(bundle_dir: Path) -> None:
     moment = "2026-02-10T13:00:00Z"
-    done = run("query", "--format", "csv", str(bundle_dir), "SELECT ?path WHERE { ?m mif:path ?path }", "--as-of", moment)
+    done = run(
+        "query", "--format", "csv", str(bundle_dir), "SELECT ?path WHERE { ?m mif:path ?path }", "--as-of", moment
+    )
     assert done.returncode == 0, done.stderr
     assert {row["path"] for row in csv.DictReader(io.StringIO(done.stdout))} == expected_valid(bundle_dir, utc(moment))
     assert f"as of {moment}: {len(expected_valid(bundle_dir, utc(moment)))} memories valid" in done.stderr
@@ -162,8 +199,11 @@ def test_sparql_valid_at_and_freshness_agree_with_the_helpers_at_every_moment(bu
     bundle = load_bundle(bundle_dir)
     decaying: set[float] = set()
     for moment in MOMENTS:
-        rows = run_query(bundle, f'SELECT ?m ?valid ?fresh WHERE {{ ?m mif:location ?l . BIND(mif:validAt(?m, "{moment}") AS ?valid) '
-                                 f'BIND(mif:freshness(?m, "{moment}") AS ?fresh) }}')
+        rows = run_query(
+            bundle,
+            f'SELECT ?m ?valid ?fresh WHERE {{ ?m mif:location ?l . BIND(mif:validAt(?m, "{moment}") AS ?valid) '
+            f'BIND(mif:freshness(?m, "{moment}") AS ?fresh) }}',
+        )
         rows = list(rows)
         assert len(rows) == len(CORPUS)
         assert {str(r.m) for r in rows if r.valid.toPython() is True} == valid_memories(bundle.dataset, moment), moment
@@ -171,14 +211,26 @@ def test_sparql_valid_at_and_freshness_agree_with_the_helpers_at_every_moment(bu
         assert {str(r.m): (None if r.fresh is None else r.fresh.toPython()) for r in rows} == helper, moment
         decaying.update(value for value in helper.values() if value is not None and 0 < value < 1)
     assert len(decaying) >= 4  # the exponential and linear models were evaluated, not only "none"
-    strength = run_query(bundle, 'SELECT ?m ?s WHERE { ?m mif:location ?l BIND(mif:strengthAt(?m, "2026-02-20") AS ?s) }')
-    assert {str(r.m): (None if r.s is None else r.s.toPython()) for r in strength} == {str(r["memory"]): r["freshness"] for r in freshness(bundle, "2026-02-20")}
-    selected = run_query(bundle, 'SELECT ?p WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-02-10T13:00:00Z"^^xsd:dateTime)) }')
+    strength = run_query(
+        bundle, 'SELECT ?m ?s WHERE { ?m mif:location ?l BIND(mif:strengthAt(?m, "2026-02-20") AS ?s) }'
+    )
+    assert {str(r.m): (None if r.s is None else r.s.toPython()) for r in strength} == {
+        str(r["memory"]): r["freshness"] for r in freshness(bundle, "2026-02-20")
+    }
+    selected = run_query(
+        bundle, 'SELECT ?p WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-02-10T13:00:00Z"^^xsd:dateTime)) }'
+    )
     assert {str(r.p) for r in selected} == expected_valid(bundle_dir, utc("2026-02-10T13:00:00Z"))
 
 
 def test_sparql_functions_on_oxigraph_are_a_clear_error(bundle_dir: Path) -> None:
-    done = run("query", str(bundle_dir), "--store", "oxigraph", 'SELECT ?m WHERE { ?m mif:path ?p FILTER(mif:validAt(?m, "2026-01-01")) }')
+    done = run(
+        "query",
+        str(bundle_dir),
+        "--store",
+        "oxigraph",
+        'SELECT ?m WHERE { ?m mif:path ?p FILTER(mif:validAt(?m, "2026-01-01")) }',
+    )
     assert done.returncode == 2 and "mif:validAt" in done.stderr and "internal error" not in done.stderr
 
 

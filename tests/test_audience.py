@@ -6,6 +6,7 @@ library: ``_public``, ``_shared`` namespaces an agreement covering them lets
 the party read, the party's own root; never ``_local``; ``_system`` only when
 asked.  Every output's set of memory IRIs must equal it.
 """
+
 from __future__ import annotations
 
 import io
@@ -18,6 +19,7 @@ import pytest
 import yaml
 from rdflib import Dataset, URIRef
 
+from conftest import BUNDLES, EXAMPLES
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
@@ -25,15 +27,19 @@ from mif_rdf.nsmodel import audience_for
 from mif_rdf.output.policy import export_bundle, export_policy, withheld_reason
 from mif_rdf.output.stream_export import stream_nquads
 
-from conftest import BUNDLES, EXAMPLES
-
 BUNDLE = BUNDLES / "namespaces"
 PARTIES = ("acme-corp", "bigcorp-inc", "google", "cncf-foundation")
 FORMATS = ("nquads", "trig", "json-ld", "turtle", "nt", "rdfxml")
 #: Every memory id of the fixture has this form, so a memory IRI is found in any serialization's text.
 MEMORY_IRI = re.compile(r"urn:mif:(6a1d0f7e-[0-9a-f]{4}-4c1a-9a00-[0-9a-f]{12})")
-LOOKALIKES = ("lookalike/capital.md", "lookalike/space.md", "lookalike/cyrillic.md", "lookalike/fullwidth.md",
-              "lookalike/hyphen.md", "lookalike/trailing-space.md")
+LOOKALIKES = (
+    "lookalike/capital.md",
+    "lookalike/space.md",
+    "lookalike/cyrillic.md",
+    "lookalike/fullwidth.md",
+    "lookalike/hyphen.md",
+    "lookalike/trailing-space.md",
+)
 
 
 # -- the oracle: the spec's rules over the files, written out plainly ---------------------------
@@ -42,12 +48,17 @@ def memories() -> dict[str, dict]:
     found = {}
     for path in sorted(BUNDLE.rglob("*.md")):
         if ".mif" not in path.parts:
-            found[path.relative_to(BUNDLE).as_posix()] = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
+            found[path.relative_to(BUNDLE).as_posix()] = yaml.safe_load(
+                path.read_text(encoding="utf-8").split("---\n")[1]
+            )
     return found
 
 
 def agreements() -> list[dict]:
-    return [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((BUNDLE / ".mif" / "shared-agreements").glob("*.yaml"))]
+    return [
+        yaml.safe_load(p.read_text(encoding="utf-8"))
+        for p in sorted((BUNDLE / ".mif" / "shared-agreements").glob("*.yaml"))
+    ]
 
 
 def covers(pattern: str, namespace: str) -> bool:
@@ -77,7 +88,9 @@ def expected(party: str | None, include_system: bool = False) -> set[str]:
         root = namespace.split("/")[0]
         if root in ("_public", party) or (root == "_system" and include_system):
             out.add(iri)
-        elif root == "_shared" and any(party in readers(a) and any(covers(p, namespace) for p in a["namespaces"]) for a in agreements()):
+        elif root == "_shared" and any(
+            party in readers(a) and any(covers(p, namespace) for p in a["namespaces"]) for a in agreements()
+        ):
             out.add(iri)
     return out
 
@@ -93,7 +106,9 @@ def test_the_oracle_tells_the_parties_apart() -> None:
     assert sets["cncf-foundation"] == public  # the consortium's admin is not a member: read: members
     assert len(sets["google"]) == 2 and len(sets["acme-corp"]) == 6 and len(sets["bigcorp-inc"]) == 5
     assert len({frozenset(s) for s in sets.values()}) == 4
-    assert expected("acme-corp", include_system=True) - sets["acme-corp"] == {"urn:mif:6a1d0f7e-0011-4c1a-9a00-000000000011"}
+    assert expected("acme-corp", include_system=True) - sets["acme-corp"] == {
+        "urn:mif:6a1d0f7e-0011-4c1a-9a00-000000000011"
+    }
     assert len(expected(None)) == len(memories()) - 1
 
 
@@ -135,7 +150,9 @@ def test_the_streamed_export_holds_what_the_loaded_one_holds(tmp_path: Path, par
     out = io.BytesIO()
     report = stream_nquads(BUNDLE, out, audience=audience_for(BUNDLE, party))
     assert iris_in(out.getvalue().decode()) == expected(party)
-    assert {w.graph for w in report.withheld.values() if MEMORY_IRI.fullmatch(w.graph)} == {"urn:mif:" + fm["id"] for fm in memories().values()} - expected(party)
+    assert {w.graph for w in report.withheld.values() if MEMORY_IRI.fullmatch(w.graph)} == {
+        "urn:mif:" + fm["id"] for fm in memories().values()
+    } - expected(party)
 
 
 def test_lookalike_spellings_never_widen_what_leaves() -> None:
@@ -151,14 +168,29 @@ def test_lookalike_spellings_never_widen_what_leaves() -> None:
     assert all("urn:mif:" + found[r]["id"] not in expected(p) for r in LOOKALIKES for p in PARTIES)
 
 
-@pytest.mark.parametrize("namespace", ["_shared/acme+bigcorp/integration-api\u200b", "_shared/acme+bigcorp//integration-api",
-                                       "_shared/acme+bigcorp/../cncf/x", "_shared/ACME+bigcorp/integration-api", "/_public/x",
-                                       "_public\t/x", "bigcorp-inc /x", "BIGCORP-INC/x", "_shared/cncf", "_shared/cncf*/x"])
+@pytest.mark.parametrize(
+    "namespace",
+    [
+        "_shared/acme+bigcorp/integration-api\u200b",
+        "_shared/acme+bigcorp//integration-api",
+        "_shared/acme+bigcorp/../cncf/x",
+        "_shared/ACME+bigcorp/integration-api",
+        "/_public/x",
+        "_public\t/x",
+        "bigcorp-inc /x",
+        "BIGCORP-INC/x",
+        "_shared/cncf",
+        "_shared/cncf*/x",
+    ],
+)
 def test_more_lookalikes_are_withheld_from_bigcorp(namespace: str) -> None:
     assert withheld_reason(namespace, audience_for(BUNDLE, "bigcorp-inc")) is not None
 
 
-@pytest.mark.parametrize("namespace", ["_public/x", "_shared/cncf/x", "_shared/cncf/x/y/z", "_shared/acme+bigcorp/data-formats", "bigcorp-inc"])
+@pytest.mark.parametrize(
+    "namespace",
+    ["_public/x", "_shared/cncf/x", "_shared/cncf/x/y/z", "_shared/acme+bigcorp/data-formats", "bigcorp-inc"],
+)
 def test_what_bigcorp_reads(namespace: str) -> None:
     assert withheld_reason(namespace, audience_for(BUNDLE, "bigcorp-inc")) is None
 
@@ -181,7 +213,10 @@ def test_references_to_withheld_memories_are_handled_as_local_ones(bundle) -> No
     policy = export_policy(bundle, audience_for(bundle, "acme-corp"))
     architecture = URIRef("urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006")
     roadmap = next(m for m in bundle.memories.values() if m.relpath == "bigcorp/roadmap.md")
-    assert "acme/architecture.md names withheld bigcorp/roadmap.md; that reference is its own content and leaves as written" in policy.notes
+    assert (
+        "acme/architecture.md names withheld bigcorp/roadmap.md; that reference is its own content and leaves as written"
+        in policy.notes
+    )
     assert set(policy.outgoing(bundle.dataset, architecture)) == set(bundle.dataset.graph(architecture))
     for graph in (bundle.links_graph_iri, bundle.layout_graph_iri, f"{bundle.base_iri}#inherited"):
         for s, _, o in policy.outgoing(bundle.dataset, URIRef(graph)):
@@ -199,9 +234,28 @@ def test_the_namespaces_graph_stays_home_for_an_audience(bundle) -> None:
 @pytest.mark.parametrize("party", PARTIES)
 def test_cli_routes_write_exactly_what_the_party_may_read(tmp_path: Path, party: str, capsys) -> None:
     runs = {
-        "export streamed": (["export", str(BUNDLE), "--audience", party, "-o", str(tmp_path / "a.nq")], tmp_path / "a.nq"),
-        "export trig": (["export", "--no-progress", "--format", "trig", "-o", str(tmp_path / "b.trig"), "--audience", party, str(BUNDLE)], tmp_path / "b.trig"),
-        "export store": (["export", str(BUNDLE), "--store", "oxigraph", "--audience", party, "-o", str(tmp_path / "c.jsonld")], tmp_path / "c.jsonld"),
+        "export streamed": (
+            ["export", str(BUNDLE), "--audience", party, "-o", str(tmp_path / "a.nq")],
+            tmp_path / "a.nq",
+        ),
+        "export trig": (
+            [
+                "export",
+                "--no-progress",
+                "--format",
+                "trig",
+                "-o",
+                str(tmp_path / "b.trig"),
+                "--audience",
+                party,
+                str(BUNDLE),
+            ],
+            tmp_path / "b.trig",
+        ),
+        "export store": (
+            ["export", str(BUNDLE), "--store", "oxigraph", "--audience", party, "-o", str(tmp_path / "c.jsonld")],
+            tmp_path / "c.jsonld",
+        ),
         "load -o": (["load", "--audience", party, str(BUNDLE), "-o", str(tmp_path / "d.ttl")], tmp_path / "d.ttl"),
     }
     for label, (argv, output) in runs.items():
@@ -240,7 +294,9 @@ def test_push_makes_the_store_hold_the_audiences_view(oxigraph: OxigraphServer, 
         assert main(["push", str(BUNDLE), "--endpoint", oxigraph.store_url, "--audience", party]) in (0, 1)
         names = {n for n in oxigraph.graph_names() if MEMORY_IRI.fullmatch(n)}
         assert names == expected(party), party
-        rows = oxigraph.select("SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s) && STRSTARTS(STR(?s), 'urn:mif:6a1d')) }")
+        rows = oxigraph.select(
+            "SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s) && STRSTARTS(STR(?s), 'urn:mif:6a1d')) }"
+        )
         assert {r["s"] for r in rows} == expected(party)
     capsys.readouterr()
 
@@ -263,9 +319,11 @@ def test_serve_with_an_audience_serves_only_its_view_on_every_route() -> None:
     with ServeProcess(BUNDLE, "--audience", party, "--no-watch") as server:
         status, body = _get(server.url + "store", "application/n-quads")
         assert status == 200 and iris_in(body.decode()) == want
-        for query in ("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
-                      "SELECT DISTINCT ?s ?o WHERE { ?s ?p ?o }",
-                      "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } }"):
+        for query in (
+            "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
+            "SELECT DISTINCT ?s ?o WHERE { ?s ?p ?o }",
+            "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } }",
+        ):
             accept = "application/n-triples" if query.startswith("CONSTRUCT") else "application/sparql-results+json"
             status, body = _get(server.query_url + "?" + urllib.parse.urlencode({"query": query}), accept)
             assert status == 200 and iris_in(body.decode()) == want, query
@@ -290,11 +348,23 @@ def test_a_served_audience_view_follows_file_changes(tmp_path: Path) -> None:
     served = ServedBundle(load_bundle(root, store="oxigraph"), audience=audience_for(root, "acme-corp"))
 
     def served_memories() -> set[str]:
-        return {q.graph_name.value for q in served.store.quads_for_pattern(None, None, None, None) if MEMORY_IRI.fullmatch(getattr(q.graph_name, "value", ""))}
+        return {
+            q.graph_name.value
+            for q in served.store.quads_for_pattern(None, None, None, None)
+            if MEMORY_IRI.fullmatch(getattr(q.graph_name, "value", ""))
+        }
 
-    roadmap, architecture = "urn:mif:6a1d0f7e-0009-4c1a-9a00-000000000009", "urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006"
+    roadmap, architecture = (
+        "urn:mif:6a1d0f7e-0009-4c1a-9a00-000000000009",
+        "urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006",
+    )
     assert roadmap not in served_memories() and architecture in served_memories()
-    tags = lambda: {q.object.value for q in served.store.quads_for_pattern(ox.NamedNode(architecture), ox.NamedNode("https://mif-spec.dev/ns/tags"), None, None)}
+    tags = lambda: {
+        q.object.value
+        for q in served.store.quads_for_pattern(
+            ox.NamedNode(architecture), ox.NamedNode("https://mif-spec.dev/ns/tags"), None, None
+        )
+    }
     assert tags() == {"project-x"}
 
     def move(relpath: str, old: str, new: str) -> None:
@@ -302,7 +372,9 @@ def test_a_served_audience_view_follows_file_changes(tmp_path: Path) -> None:
         path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
         assert served.apply([relpath])
 
-    move("acme/architecture.md", "acme-corp/project-x/architecture", "acme-corp/architecture")  # still acme-corp's: the policy stays
+    move(
+        "acme/architecture.md", "acme-corp/project-x/architecture", "acme-corp/architecture"
+    )  # still acme-corp's: the policy stays
     assert tags() == set()  # no longer below project-x
     move("bigcorp/roadmap.md", "bigcorp-inc/roadmap", "_public/roadmap")
     assert roadmap in served_memories()
@@ -317,7 +389,11 @@ def test_entity_files_follow_the_same_rule(tmp_path: Path) -> None:
     root = tmp_path / "b"
     shutil.copytree(BUNDLE, root)
     write_file(root, ".mif/entities/person/jane.yaml", "id: jane-doe\ntype: person\nname: Jane Doe\n")
-    write_file(root, ".mif/entities/technology/k8s.yaml", "id: kubernetes\ntype: technology\nname: Kubernetes\nnamespace: _public/tech\n")
+    write_file(
+        root,
+        ".mif/entities/technology/k8s.yaml",
+        "id: kubernetes\ntype: technology\nname: Kubernetes\nnamespace: _public/tech\n",
+    )
     loaded = load_bundle(root)
     out = io.BytesIO()
     export_bundle(loaded, "nquads", out, export_policy(loaded, audience_for(loaded, "google")))
@@ -334,11 +410,27 @@ def test_suggestions_of_memories_the_party_may_not_read_never_join_its_export(pa
     from mif_rdf.ontology.discovery import Suggestion, SuggestionReport, add_suggestions
 
     loaded = load_bundle(BUNDLE, cache=False)
-    report = SuggestionReport([
-        Suggestion(r.relpath, r.frontmatter["id"], "probe", "probe.ontology.yaml", "secret", "k", "content", "thing", (),
-                   None, 1.0, f"text of {r.relpath}", 1, 1)
-        for r in loaded.memories.values()
-    ])
+    report = SuggestionReport(
+        [
+            Suggestion(
+                r.relpath,
+                r.frontmatter["id"],
+                "probe",
+                "probe.ontology.yaml",
+                "secret",
+                "k",
+                "content",
+                "thing",
+                (),
+                None,
+                1.0,
+                f"text of {r.relpath}",
+                1,
+                1,
+            )
+            for r in loaded.memories.values()
+        ]
+    )
     audience = audience_for(loaded, party)
     name = add_suggestions(loaded, report, audience)
     out = io.BytesIO()

@@ -3,6 +3,7 @@
 Every warm result is compared with an independent cold load (no cache) of the
 same files: graph by graph (isomorphism), record by record, problem by problem.
 """
+
 from __future__ import annotations
 
 import gc
@@ -13,14 +14,13 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-import mif_rdf.load.loader
 import mif_rdf.load.cache
+import mif_rdf.load.loader
 import mif_rdf.load.pipeline
+from conftest import EXAMPLES, isomorphic
 from mif_rdf import Bundle, MifRdfError, load_bundle
 from mif_rdf.cli.main import main
 from synthetic import generate_bundle
-
-from conftest import EXAMPLES, isomorphic
 
 STORES = ["default", pytest.param("Oxigraph", id="oxigraph")]
 
@@ -64,8 +64,15 @@ def assert_same_bundle(warm: Bundle, cold: Bundle) -> None:
     for memory_id, record in cold.memories.items():
         other = warm.memories[memory_id]
         assert (other.relpath, other.doc_iri, other.frontmatter, other.body, other.document) == (
-            record.relpath, record.doc_iri, record.frontmatter, record.body, record.document)
-    assert {k: (e.relpath, e.data) for k, e in warm.entities.items()} == {k: (e.relpath, e.data) for k, e in cold.entities.items()}
+            record.relpath,
+            record.doc_iri,
+            record.frontmatter,
+            record.body,
+            record.document,
+        )
+    assert {k: (e.relpath, e.data) for k, e in warm.entities.items()} == {
+        k: (e.relpath, e.data) for k, e in cold.entities.items()
+    }
     assert warm.config == cold.config
     assert sorted(map(str, warm.problems)) == sorted(map(str, cold.problems))
 
@@ -94,7 +101,9 @@ def make_old(root: Path, seconds: int = 60) -> None:
 
 # -- warm equals cold ---------------------------------------------------------------
 @pytest.mark.parametrize("store", STORES)
-def test_a_warm_load_is_the_cold_load_it_replaces_and_reads_no_file(bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_warm_load_is_the_cold_load_it_replaces_and_reads_no_file(
+    bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_old(bundle_dir)
     cold = load_bundle(bundle_dir, store=store, cache=cache_dir)
     assert cold.cache is not None and cold.cache.state == "cold"
@@ -113,7 +122,9 @@ def test_literal_lexical_forms_survive_the_cache(tmp_path: Path, cache_dir: Path
     (root / "m").mkdir(parents=True)
     (root / "m" / "a.md").write_text(
         "---\nid: 7c9e6679-7425-40de-944b-e07fc1f90ae7\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
-        "temporal:\n  valid_from: 2026-01-15T10:30:00.500+01:00\nconfidence: 0.90\n---\nBody\n", encoding="utf-8")
+        "temporal:\n  valid_from: 2026-01-15T10:30:00.500+01:00\nconfidence: 0.90\n---\nBody\n",
+        encoding="utf-8",
+    )
     cold = load_bundle(root, store=store, cache=cache_dir)
     warm = load_bundle(root, store=store, cache=cache_dir)
     assert warm.cache.state == "warm"  # type: ignore[union-attr]
@@ -125,12 +136,16 @@ def test_literal_lexical_forms_survive_the_cache(tmp_path: Path, cache_dir: Path
 
 # -- invalidation -------------------------------------------------------------------
 @pytest.mark.parametrize("store", STORES)
-def test_a_changed_file_is_the_only_one_read_again(bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_file_is_the_only_one_read_again(
+    bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_old(bundle_dir)
     first = load_bundle(bundle_dir, store=store, cache=cache_dir)
     target = next(r for r in first.memories.values() if r.relpath.startswith("generated/"))
     path = bundle_dir / target.relpath
-    path.write_text(path.read_text(encoding="utf-8").replace("\n---\n", "\ntitle: Edited title\n---\n", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("\n---\n", "\ntitle: Edited title\n---\n", 1), encoding="utf-8"
+    )
     parsed = count_parses(monkeypatch)
     warm = load_bundle(bundle_dir, store=store, cache=cache_dir)
     assert parsed == [target.relpath]
@@ -143,14 +158,18 @@ def test_a_changed_file_is_the_only_one_read_again(bundle_dir: Path, cache_dir: 
 
 
 @pytest.mark.parametrize("store", STORES)
-def test_new_deleted_and_entity_files(bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_new_deleted_and_entity_files(
+    bundle_dir: Path, cache_dir: Path, store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_old(bundle_dir)
     first = load_bundle(bundle_dir, store=store, cache=cache_dir)
     victim = sorted(first.memories.values(), key=lambda r: r.relpath)[0]
     (bundle_dir / victim.relpath).unlink()
     (bundle_dir / "semantic" / "new.md").write_text(
         "---\nid: 0f8fad5b-d9cb-469f-a165-70867728950e\ntype: semantic\ncreated: 2026-02-01T00:00:00Z\n"
-        "relationships:\n  - type: relates-to\n    target: /nowhere.md\n---\nNew memory\n", encoding="utf-8")
+        "relationships:\n  - type: relates-to\n    target: /nowhere.md\n---\nNew memory\n",
+        encoding="utf-8",
+    )
     entity = sorted((bundle_dir / ".mif" / "entities").rglob("*.yaml"))[0]
     entity.write_text(entity.read_text(encoding="utf-8") + "\ndescription: edited entity\n", encoding="utf-8")
     parsed = count_parses(monkeypatch)
@@ -164,7 +183,9 @@ def test_new_deleted_and_entity_files(bundle_dir: Path, cache_dir: Path, store: 
     assert_same_bundle(warm, load_bundle(bundle_dir, store=store))
 
 
-def test_a_touched_but_unchanged_file_is_not_read_again(bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_touched_but_unchanged_file_is_not_read_again(
+    bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_old(bundle_dir)
     first = load_bundle(bundle_dir, cache=cache_dir)
     relpath = next(iter(first.memories.values())).relpath
@@ -179,7 +200,9 @@ def test_an_edit_hidden_by_the_clock_tick_is_still_seen(tmp_path: Path, cache_di
     root = tmp_path / "b"
     root.mkdir()
     path = root / "a.md"
-    text = "---\nid: 7c9e6679-7425-40de-944b-e07fc1f90ae7\ntype: semantic\ncreated: 2026-01-15\ntitle: AAAA\n---\nBody\n"
+    text = (
+        "---\nid: 7c9e6679-7425-40de-944b-e07fc1f90ae7\ntype: semantic\ncreated: 2026-01-15\ntitle: AAAA\n---\nBody\n"
+    )
     path.write_text(text, encoding="utf-8")
     load_bundle(root, cache=cache_dir)
     mtime = path.stat().st_mtime_ns
@@ -218,7 +241,9 @@ DAMAGES = [  # the manifest and records files are the same for both stores
 
 
 @pytest.mark.parametrize(("victim", "store", "damage"), DAMAGES)
-def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path: Path, cache_dir: Path, store: str, damage: str, victim: str) -> None:
+def test_a_damaged_entry_is_detected_and_rebuilt(
+    tmp_path: Path, cache_dir: Path, store: str, damage: str, victim: str
+) -> None:
     bundle_dir = tmp_path / "examples"
     shutil.copytree(EXAMPLES, bundle_dir)
     make_old(bundle_dir)
@@ -250,11 +275,13 @@ def _damage(path: Path, how: str) -> None:
     if how == "flip":
         data[len(data) // 2] ^= 0xFF
     else:
-        del data[len(data) // 2:]
+        del data[len(data) // 2 :]
     path.write_bytes(bytes(data))
 
 
-def test_an_entry_written_by_other_code_is_not_used(bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_entry_written_by_other_code_is_not_used(
+    bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     load_bundle(bundle_dir, cache=cache_dir)
     monkeypatch.setattr(mif_rdf.load.cache, "code_fingerprint", lambda: "another version")
     other = load_bundle(bundle_dir, cache=cache_dir)
@@ -298,7 +325,9 @@ def test_only_the_memory_and_oxigraph_stores_can_be_cached(bundle_dir: Path, cac
         load_bundle(bundle_dir, store="SimpleMemory", cache=cache_dir)
 
 
-def test_the_cli_reuses_the_cache(bundle_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_reuses_the_cache(
+    bundle_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert main(["load", str(bundle_dir), "--cache", "--no-progress"]) in (0, 1)
     assert "cache: cold" in capsys.readouterr().out

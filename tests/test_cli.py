@@ -3,12 +3,13 @@
 Most tests run the CLI in-process through :func:`mif_rdf.cli.main.main`; a few run
 ``python -m mif_rdf.cli`` as a real subprocess to prove what a user sees.
 """
+
 from __future__ import annotations
 
 import json
-from collections import Counter
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,13 @@ from pyld import jsonld
 from rdflib import BNode, Dataset, Graph, URIRef
 
 import mif_rdf
-from mif_rdf.cli.main import main
+from conftest import EXAMPLES, REPO, assert_isomorphic, comparable_graph, memory_text, write_file
 from mif_rdf import Severity
+from mif_rdf.cli.main import main
 from mif_rdf.core.context import document_loader
-from mif_rdf.source.parse import parse_memory
 from mif_rdf.output.policy import export_policy
 from mif_rdf.rdf.roundtrip import equivalent
-
-from conftest import EXAMPLES, REPO, assert_isomorphic, comparable_graph, memory_text, write_file
+from mif_rdf.source.parse import parse_memory
 
 GOOD = "11111111-1111-4111-8111-111111111111"
 QUAD_FORMATS = ("nquads", "trig", "json-ld")
@@ -76,7 +76,9 @@ def dataset_of(path: Path, fmt: str, base: str) -> Dataset | Graph:
     ds = Dataset()
     if fmt == "json-ld":
         document = json.loads(path.read_text(encoding="utf-8"))
-        nquads = jsonld.to_rdf(document, {"base": base, "format": "application/n-quads", "documentLoader": document_loader})
+        nquads = jsonld.to_rdf(
+            document, {"base": base, "format": "application/n-quads", "documentLoader": document_loader}
+        )
         ds.parse(data=nquads, format="nquads")
     else:
         ds.parse(path, format=fmt)
@@ -220,7 +222,10 @@ def test_convert_folder_without_output_exits_2(capsys) -> None:
 
 def test_output_path_that_is_a_folder_exits_2(capsys, tmp_path: Path) -> None:
     code, out, err = run(capsys, "load", EXAMPLES, "-o", tmp_path)
-    said_first = ("withheld ", "ill-typed literal")  # what export leaves out, and ill-typed literals it holds, said first
+    said_first = (
+        "withheld ",
+        "ill-typed literal",
+    )  # what export leaves out, and ill-typed literals it holds, said first
     rest = "\n".join(line for line in err.splitlines() if not any(s in line for s in said_first)) + "\n"
     assert_one_line_error(code, out, rest)
     assert "is a folder" in rest
@@ -228,7 +233,14 @@ def test_output_path_that_is_a_folder_exits_2(capsys, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["frobnicate"], [], ["load"], ["export", str(EXAMPLES), "--format", "yaml"], ["convert", "sideways", "x"], ["load", str(EXAMPLES), "--engine", "turbo"]],
+    [
+        ["frobnicate"],
+        [],
+        ["load"],
+        ["export", str(EXAMPLES), "--format", "yaml"],
+        ["convert", "sideways", "x"],
+        ["load", str(EXAMPLES), "--engine", "turbo"],
+    ],
     ids=["unknown-command", "no-command", "no-bundle", "bad-format", "bad-direction", "bad-engine"],
 )
 def test_argparse_errors_exit_2(capsys, argv: list[str]) -> None:
@@ -242,7 +254,10 @@ def test_argparse_errors_exit_2(capsys, argv: list[str]) -> None:
 def _subprocess(*argv: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mif_rdf.cli", *map(str, argv)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
     )
 
 

@@ -1,5 +1,6 @@
 """Issue 37.5: the CLI keeps its loads in the user cache folder by default, and every command that loads
 gives the same answer from the cache as from a fresh load."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from rdflib import Dataset, Graph
 
 from conftest import EXAMPLES, assert_isomorphic
@@ -41,7 +41,9 @@ def test_a_second_query_reads_the_cache_with_default_options(home: Path, capsys)
     code, second, err = run(capsys, "query", home / "bundle", QUERY, "-v")
     assert code == 0 and "cache: warm, 0 files read again" in err and second == first
     (home / "bundle" / "semantic" / "extra.md").write_text(
-        "---\nid: 0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a99\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n---\nNew.\n", encoding="utf-8")
+        "---\nid: 0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a99\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n---\nNew.\n",
+        encoding="utf-8",
+    )
     code, third, err = run(capsys, "query", home / "bundle", QUERY, "-v")
     assert "cache: warm, 1 file read again" in err and "semantic/extra.md" in third and third != first
 
@@ -62,13 +64,17 @@ def test_an_unusable_default_cache_folder_means_a_fresh_load_and_a_note(home: Pa
     assert code == 2
 
 
-@pytest.mark.parametrize("argv", [
-    ["load", "--json"],
-    ["validate", "--format", "json"],
-    ["export", "--format", "trig"],
-    ["export", "--format", "nquads", "--store", "memory", "--with-hashes"],
-    ["query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"],
-], ids=["load", "validate", "export-trig", "export-hashes", "query-count"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["load", "--json"],
+        ["validate", "--format", "json"],
+        ["export", "--format", "trig"],
+        ["export", "--format", "nquads", "--store", "memory", "--with-hashes"],
+        ["query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"],
+    ],
+    ids=["load", "validate", "export-trig", "export-hashes", "query-count"],
+)
 def test_every_loading_command_answers_the_same_from_the_cache(home: Path, capsys, argv: list[str]) -> None:
     """Cold, warm and --no-cache give the same output (the cache entry never holds what a command added)."""
     command, *rest = argv
@@ -95,7 +101,9 @@ def _graphs(text: str, fmt: str) -> dict[str, Graph]:
     return {str(g.identifier): g for g in dataset.graphs() if len(g)}
 
 
-def test_a_folder_that_cannot_be_listed_loads_as_a_fresh_load_would(home: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_that_cannot_be_listed_loads_as_a_fresh_load_would(
+    home: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Its files would still open one by one: the cache must not keep them while a fresh load leaves them out."""
     folder = home / "bundle" / "episodic"
     assert run(capsys, "load", home / "bundle", "--json")[0] == 0

@@ -1,4 +1,5 @@
 """Issue 37.7: an empty or wrong folder on ``load``/``export`` exits 1 and writes nothing, unless ``--allow-empty``."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,11 @@ from conftest import write_file
 from mif_rdf.cli.main import main
 
 
-@pytest.mark.parametrize("argv", [["load"], ["load", "-o", "{out}.trig"], ["export", "-o", "{out}.nq"], ["export", "-o", "{out}.ttl"]],
-                         ids=["load", "load-output", "export-streamed", "export-loaded"])
+@pytest.mark.parametrize(
+    "argv",
+    [["load"], ["load", "-o", "{out}.trig"], ["export", "-o", "{out}.nq"], ["export", "-o", "{out}.ttl"]],
+    ids=["load", "load-output", "export-streamed", "export-loaded"],
+)
 def test_an_empty_folder_exits_1_and_leaves_the_previous_output(tmp_path: Path, capsys, argv: list[str]) -> None:
     write_file(tmp_path / "bundle", "notes.txt", "not a memory")
     argv = [a.format(out=tmp_path / "dump") for a in argv]

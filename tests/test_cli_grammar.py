@@ -1,4 +1,5 @@
 """The command line as users type it: options anywhere, repeatable options spelled one way (issue 20, section 2)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -17,12 +18,15 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([MIF_RDF, *args], capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("order", [
-    ("query", str(EXAMPLES), "--format", "csv", QUERY),
-    ("query", "--format", "csv", str(EXAMPLES), QUERY),
-    ("query", str(EXAMPLES), QUERY, "--format", "csv"),
-    ("query", "--format", "csv", "--store", "oxigraph", str(EXAMPLES), QUERY),
-])
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("query", str(EXAMPLES), "--format", "csv", QUERY),
+        ("query", "--format", "csv", str(EXAMPLES), QUERY),
+        ("query", str(EXAMPLES), QUERY, "--format", "csv"),
+        ("query", "--format", "csv", "--store", "oxigraph", str(EXAMPLES), QUERY),
+    ],
+)
 def test_query_options_go_anywhere(order: tuple[str, ...]) -> None:
     done = run(*order)
     assert done.returncode == 0, done.stderr
@@ -61,8 +65,12 @@ def test_mistakes_get_argparse_messages_not_tracebacks() -> None:
         assert done.returncode == 2 and "usage:" in done.stderr and "Traceback" not in done.stderr, args
 
 
-@pytest.mark.parametrize("store, how", [((), "nquads, streamed"), (("--store", "memory"), "nquads"), (("--store", "oxigraph"), "nquads")])
-def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_when_asked(tmp_path: Path, store: tuple[str, ...], how: str) -> None:
+@pytest.mark.parametrize(
+    "store, how", [((), "nquads, streamed"), (("--store", "memory"), "nquads"), (("--store", "oxigraph"), "nquads")]
+)
+def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_when_asked(
+    tmp_path: Path, store: tuple[str, ...], how: str
+) -> None:
     out = tmp_path / "examples.nq"
     done = run("export", str(EXAMPLES), "-o", str(out), *store)
     assert done.returncode == 0, done.stderr
@@ -74,11 +82,14 @@ def test_export_says_what_it_wrote_in_one_line_and_lists_withheld_memories_only_
     assert "withheld semantic/redis-idempotency-idea.md: namespace '_local/scratch'" in verbose.stderr
 
 
-@pytest.mark.parametrize("command", [
-    ("export", str(EXAMPLES), "--format", "nq"),
-    ("reason", str(EXAMPLES)),
-    ("ontology", "compile", "mif-base"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("export", str(EXAMPLES), "--format", "nq"),
+        ("reason", str(EXAMPLES)),
+        ("ontology", "compile", "mif-base"),
+    ],
+)
 def test_quiet_says_nothing_but_errors(command: tuple[str, ...]) -> None:
     """The chatter goes (warnings, notes, summaries on standard error); the output stays."""
     loud, quiet = run(*command), run(*command, "--quiet")

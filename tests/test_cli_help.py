@@ -1,5 +1,6 @@
 """Issue 37.7: each command's ``--help`` lists its own options before the shared load options and ends
 with one example, which runs as written."""
+
 from __future__ import annotations
 
 import shlex

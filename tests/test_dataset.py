@@ -1,4 +1,5 @@
 """The Dataset contract (DESIGN 3): graphs, links, nothing dropped, serializers, the rdflib plugin."""
+
 from __future__ import annotations
 
 import io
@@ -9,15 +10,14 @@ import pytest
 from pyld import jsonld
 from rdflib import Dataset, Graph, URIRef
 
+from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.core.context import MIF_CONTEXT_URL, MIF_NS, PROPERTY_NS, document_loader, mif_context
-from mif_rdf.source.identity import relationship_iri
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.rdf.reference import pyld_graph
 from mif_rdf.output.serialize import serialize_bundle
 from mif_rdf.output.writeback import lexical_literals
-
-from conftest import EXAMPLES, FIXTURE_BUNDLES, assert_isomorphic, isomorphic, memory_text, write_file
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.source.identity import relationship_iri
 
 
 def test_one_named_graph_per_memory_and_entity_plus_links_and_layout(example_bundle) -> None:
@@ -33,20 +33,34 @@ def test_one_named_graph_per_memory_and_entity_plus_links_and_layout(example_bun
 
 
 def test_queries_see_the_union(example_bundle) -> None:
-    rows = list(example_bundle.dataset.query(
-        "PREFIX mif: <https://mif-spec.dev/ns/> PREFIX dc: <http://purl.org/dc/terms/> "
-        "SELECT ?m ?path WHERE { ?m mif:supersedes ?old ; mif:path ?path . ?old dc:title ?t }"
-    ))
+    rows = list(
+        example_bundle.dataset.query(
+            "PREFIX mif: <https://mif-spec.dev/ns/> PREFIX dc: <http://purl.org/dc/terms/> "
+            "SELECT ?m ?path WHERE { ?m mif:supersedes ?old ; mif:path ?path . ?old dc:title ?t }"
+        )
+    )
     assert rows, "supersedes edge (links graph) joined with a title (memory graph) must match"
     assert all(str(r.path).endswith(".md") for r in rows)
 
 
 def test_links_graph_resolves_every_target_form(tmp_path: Path) -> None:
-    write_file(tmp_path, "semantic/a.md", memory_text("a", "relationships:\n- type: relates-to\n  target: /episodic/b.md\n"
-        "- type: RelatesTo\n  target: ../episodic/c.md\n- type: relates_to\n  target: urn:mif:d\n"
-        "- type: part-of\n  target: sibling.md#section\n- type: uses\n  target: urn:mif:entity:technology:redis\n"
-        "- type: supersedes\n  target: /gone.md\n- type: relates-to\n  target: https://example.org/x\n"))
-    for name, mid in (("episodic/b.md", "b"), ("episodic/c.md", "c"), ("semantic/d.md", "d"), ("semantic/sibling.md", "s")):
+    write_file(
+        tmp_path,
+        "semantic/a.md",
+        memory_text(
+            "a",
+            "relationships:\n- type: relates-to\n  target: /episodic/b.md\n"
+            "- type: RelatesTo\n  target: ../episodic/c.md\n- type: relates_to\n  target: urn:mif:d\n"
+            "- type: part-of\n  target: sibling.md#section\n- type: uses\n  target: urn:mif:entity:technology:redis\n"
+            "- type: supersedes\n  target: /gone.md\n- type: relates-to\n  target: https://example.org/x\n",
+        ),
+    )
+    for name, mid in (
+        ("episodic/b.md", "b"),
+        ("episodic/c.md", "c"),
+        ("semantic/d.md", "d"),
+        ("semantic/sibling.md", "s"),
+    ):
         write_file(tmp_path, name, memory_text(mid))
     write_file(tmp_path, ".mif/entities/technology/redis.yaml", "id: redis\ntype: Technology\nname: Redis\n")
     bundle = load_bundle(tmp_path)
@@ -63,7 +77,12 @@ def test_links_graph_resolves_every_target_form(tmp_path: Path) -> None:
 
 
 def test_three_relationship_spellings_are_one_iri() -> None:
-    assert relationship_iri("RelatesTo") == relationship_iri("relates-to") == relationship_iri("relates_to") == MIF_NS + "relates-to"
+    assert (
+        relationship_iri("RelatesTo")
+        == relationship_iri("relates-to")
+        == relationship_iri("relates_to")
+        == MIF_NS + "relates-to"
+    )
     assert relationship_iri("MentionedIn") == relationship_iri("mentioned_in") == MIF_NS + "mentioned-in"
     assert relationship_iri("team:Reinforces") == relationship_iri("team:reinforces")
 
@@ -99,9 +118,16 @@ def test_keys_the_upstream_context_drops_are_kept(example_bundle) -> None:
         naive.update({"conceptType": record.frontmatter["type"], "timestamp": record.frontmatter["created"]})
         lost |= _predicates(pyld_graph(json.loads(json.dumps(naive, default=str)), record.doc_iri))
     kept = {p for r in example_bundle.memories.values() for p in _predicates(example_bundle.graph(r.id))}
-    for iri in (MIF_NS + "summary", MIF_NS + "timestamp", MIF_NS + "compressed_at", MIF_NS + "properties",
-                PROPERTY_NS + "tier", MIF_NS + "domain",  # extensions payloads, through @vocab
-                MIF_NS + "ticket", MIF_NS + "owner_team"):
+    for iri in (
+        MIF_NS + "summary",
+        MIF_NS + "timestamp",
+        MIF_NS + "compressed_at",
+        MIF_NS + "properties",
+        PROPERTY_NS + "tier",
+        MIF_NS + "domain",  # extensions payloads, through @vocab
+        MIF_NS + "ticket",
+        MIF_NS + "owner_team",
+    ):
         assert iri not in lost, f"{iri} was expected to be dropped by the upstream context alone"
         assert iri in kept, iri
 
@@ -150,14 +176,18 @@ def test_jsonld_export_means_the_same_graphs_to_pyld(example_bundle) -> None:
     buffer = io.BytesIO()
     serialize_bundle(example_bundle, "json-ld", buffer)
     document = json.loads(buffer.getvalue())
-    nquads = jsonld.to_rdf(document, {"base": example_bundle.base_iri, "documentLoader": document_loader, "format": "application/n-quads"})
+    nquads = jsonld.to_rdf(
+        document, {"base": example_bundle.base_iri, "documentLoader": document_loader, "format": "application/n-quads"}
+    )
     parsed = Dataset()
     parsed.parse(data=nquads, format="nquads")
     ours, theirs = _graphs(example_bundle.dataset), _graphs(parsed)
     assert ours.keys() == theirs.keys()
     for name in ours:
         assert_isomorphic(ours[name], theirs[name], name)
-    assert "@context" not in document  # expanded, terms exact: no context to load (the MIF-shaped form is `convert to-jsonld`)
+    assert (
+        "@context" not in document
+    )  # expanded, terms exact: no context to load (the MIF-shaped form is `convert to-jsonld`)
 
 
 # -- rdflib plugin -------------------------------------------------------------------------

@@ -1,13 +1,13 @@
 """The README, docs/ and --help must stay true to the code."""
+
 from __future__ import annotations
 
 import argparse
 import re
 
+from conftest import REPO
 from mif_rdf.cli.main import build_parser
 from mif_rdf.output.serialize import FORMATS
-
-from conftest import REPO
 
 
 def _all_parsers(parser: argparse.ArgumentParser, name: str = "mif-rdf"):

@@ -9,6 +9,7 @@ are CI's own commands (``.ci/run`` runs them) and are not run again here.
 Output examples are fenced as ``text``; other tools' commands that need
 servers this suite cannot start (Jena, GraphDB, Virtuoso) as ``console``.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,19 +45,28 @@ def shell_lines(path: Path) -> list[str]:
     return commands
 
 
-CASES = [pytest.param(path, command, id=f"{path.name}:{command[:60]}") for path in DOCS for command in shell_lines(path)]
+CASES = [
+    pytest.param(path, command, id=f"{path.name}:{command[:60]}") for path in DOCS for command in shell_lines(path)
+]
 
 
 def test_the_docs_have_shell_examples() -> None:
     assert len(CASES) > 40
-    assert {path.name for path, _ in (case.values for case in CASES)} >= {"README.md", "cli.md", "queries.md", "export.md"}
+    assert {path.name for path, _ in (case.values for case in CASES)} >= {
+        "README.md",
+        "cli.md",
+        "queries.md",
+        "export.md",
+    }
 
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's tracked files, as a user's clone has them (so outputs land in a scratch copy)."""
     root = tmp_path_factory.mktemp("clone")
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    )
     for name in filter(None, listed):
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,5 +89,7 @@ def test_shell_example_runs(path: Path, command: str, checkout: Path, store: Oxi
     command = STORE_ADDRESS.sub(f"127.0.0.1:{store.port}", command)
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", NO_COLOR="1")
     done = subprocess.run(["bash", "-c", command], cwd=checkout, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == expected, f"{path.name}: {command}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert done.returncode == expected, (
+        f"{path.name}: {command}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    )
     assert "Traceback" not in done.stderr

@@ -1,4 +1,5 @@
 """DESIGN 3, "through the context": the fast loader's triples equal pyld's toRdf, memory by memory."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,14 +8,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import (
+    FIXTURE_BUNDLES,
+    assert_isomorphic,
+    assert_same_values,
+    exact_number,
+    memory_files,
+    oxigraph_jsonld_graph,
+)
 from mif_rdf.bundle import load_bundle
-from mif_rdf.source.identity import document_iri
-from mif_rdf.source.parse import parse_memory
 from mif_rdf.rdf.projection import Projection, project_memory
 from mif_rdf.rdf.reference import pyld_graph
 from mif_rdf.rdf.tordf import document_triples
-
-from conftest import FIXTURE_BUNDLES, assert_isomorphic, assert_same_values, exact_number, memory_files, oxigraph_jsonld_graph
+from mif_rdf.source.identity import document_iri
+from mif_rdf.source.parse import parse_memory
 
 BASE = "mif://local/test/"
 GENERATED_ID = "0b191afe-df8d-5858-8e1d-438787ebdeee"
@@ -82,14 +89,20 @@ def test_what_processors_write_for_numbers_under_decimal_coercion() -> None:
     from rdflib.namespace import XSD
 
     strength = URIRef("https://mif-spec.dev/ns/strength")
-    frontmatter = {"relationships": [{"type": "relates-to", "target": f"urn:mif:t{i}", "strength": float(v)} for i, v in enumerate(DECIMALS)]}
+    frontmatter = {
+        "relationships": [
+            {"type": "relates-to", "target": f"urn:mif:t{i}", "strength": float(v)} for i, v in enumerate(DECIMALS)
+        ]
+    }
     projection = generated_projection(frontmatter, "")
     engines = {
         "mif-rdf": document_triples(projection.document, projection.doc_iri),
         "pyld": pyld_graph(projection.document, projection.doc_iri),
         "pyoxigraph": oxigraph_jsonld_graph(projection.document, projection.doc_iri),
     }
-    written = {name: sorted((str(o) for _, p, o in triples if p == strength), key=float) for name, triples in engines.items()}
+    written = {
+        name: sorted((str(o) for _, p, o in triples if p == strength), key=float) for name, triples in engines.items()
+    }
     for name, triples in engines.items():
         assert {o.datatype for _, p, o in triples if p == strength} == {XSD.decimal}, name
     authors = sorted(DECIMALS, key=float)
@@ -119,46 +132,83 @@ def test_generated_bundle_memory_by_memory(tmp_path: Path) -> None:
 
 
 # -- property-based: arbitrary frontmatter values through both engines ----------------
-_keys = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd"), whitelist_characters="_-:"), min_size=1, max_size=12)
-_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6),
-    st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(max_size=20),
+_keys = st.text(
+    alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd"), whitelist_characters="_-:"), min_size=1, max_size=12
 )
-_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(max_size=20),
+)
+_values = st.recursive(
+    _scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=8
+)
 #: Frontmatter keys and values of every shape (shared with tests/test_oxigraph_text.py and tests/test_integrity.py).
-GENERATED_FRONTMATTER = st.fixed_dictionaries({}, optional={
-    "title": st.text(max_size=20),
-    "namespace": st.sampled_from(["_semantic/decisions", "acme/team-a", "_local/x"]),
-    "tags": st.lists(st.text(min_size=1, max_size=8), max_size=4),
-    "aliases": st.lists(st.text(max_size=8), max_size=3),
-    "modified": st.sampled_from(["2026-01-20T14:22:00Z", "2026-01-20", "not a date"]),
-    "summary": st.text(max_size=30),
-    "properties": st.dictionaries(_keys, _scalars, max_size=4),
-    "extensions": st.dictionaries(_keys, _values, max_size=3),
-    "entity": st.dictionaries(_keys, _values, max_size=3),
-    "temporal": st.fixed_dictionaries({}, optional={
-        "validUntil": st.none(), "ttl": st.just("P90D"), "accessCount": st.integers(0, 99),
-        "decay": st.fixed_dictionaries({"model": st.sampled_from(["none", "linear"]), "strength": st.floats(0, 1)}),
-    }),
-    "provenance": st.fixed_dictionaries({}, optional={
-        "sourceType": st.sampled_from(["user_explicit", "external_import", "made_up"]),
-        "confidence": st.floats(0, 1), "sourceRef": st.sampled_from(["conversation:c-1", "relative/ref", "has space"]),
-        "wasDerivedFrom": st.one_of(st.just({"@id": "urn:mif:conv:1"}), st.just([{"@id": "urn:a:1"}, {"@id": "urn:a:2"}])),
-    }),
-    "relationships": st.lists(st.fixed_dictionaries(
-        {"type": st.sampled_from(["relates-to", "RelatesTo", "team:reinforces"]),
-         "target": st.sampled_from(["/semantic/x.md", "x.md", "../y.md", "urn:mif:abc", "/with space.md"])},
-        optional={"strength": st.floats(0, 1), "metadata": _values}), max_size=3),
-    "custom_key": _values,
-})
+GENERATED_FRONTMATTER = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": st.text(max_size=20),
+        "namespace": st.sampled_from(["_semantic/decisions", "acme/team-a", "_local/x"]),
+        "tags": st.lists(st.text(min_size=1, max_size=8), max_size=4),
+        "aliases": st.lists(st.text(max_size=8), max_size=3),
+        "modified": st.sampled_from(["2026-01-20T14:22:00Z", "2026-01-20", "not a date"]),
+        "summary": st.text(max_size=30),
+        "properties": st.dictionaries(_keys, _scalars, max_size=4),
+        "extensions": st.dictionaries(_keys, _values, max_size=3),
+        "entity": st.dictionaries(_keys, _values, max_size=3),
+        "temporal": st.fixed_dictionaries(
+            {},
+            optional={
+                "validUntil": st.none(),
+                "ttl": st.just("P90D"),
+                "accessCount": st.integers(0, 99),
+                "decay": st.fixed_dictionaries(
+                    {"model": st.sampled_from(["none", "linear"]), "strength": st.floats(0, 1)}
+                ),
+            },
+        ),
+        "provenance": st.fixed_dictionaries(
+            {},
+            optional={
+                "sourceType": st.sampled_from(["user_explicit", "external_import", "made_up"]),
+                "confidence": st.floats(0, 1),
+                "sourceRef": st.sampled_from(["conversation:c-1", "relative/ref", "has space"]),
+                "wasDerivedFrom": st.one_of(
+                    st.just({"@id": "urn:mif:conv:1"}), st.just([{"@id": "urn:a:1"}, {"@id": "urn:a:2"}])
+                ),
+            },
+        ),
+        "relationships": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "type": st.sampled_from(["relates-to", "RelatesTo", "team:reinforces"]),
+                    "target": st.sampled_from(["/semantic/x.md", "x.md", "../y.md", "urn:mif:abc", "/with space.md"]),
+                },
+                optional={"strength": st.floats(0, 1), "metadata": _values},
+            ),
+            max_size=3,
+        ),
+        "custom_key": _values,
+    },
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frontmatter=GENERATED_FRONTMATTER, body=st.text(max_size=40))
 def test_fast_walker_matches_pyld_on_generated_frontmatter(frontmatter: dict, body: str) -> None:
     projection = generated_projection(frontmatter, body)
-    assert_isomorphic(document_triples(projection.document, projection.doc_iri), pyld_graph(projection.document, projection.doc_iri), "generated")
-    assert_same_values(document_triples(projection.document, projection.doc_iri), oxigraph_jsonld_graph(projection.document, projection.doc_iri), "generated")
+    assert_isomorphic(
+        document_triples(projection.document, projection.doc_iri),
+        pyld_graph(projection.document, projection.doc_iri),
+        "generated",
+    )
+    assert_same_values(
+        document_triples(projection.document, projection.doc_iri),
+        oxigraph_jsonld_graph(projection.document, projection.doc_iri),
+        "generated",
+    )
 
 
 def generated_projection(frontmatter: dict, body: str) -> Projection:
@@ -170,8 +220,11 @@ def generated_projection(frontmatter: dict, body: str) -> Projection:
 
 def test_blank_node_labels_belong_to_their_document() -> None:
     """``"_:x"`` is one node inside a document and another node in the next document, as in JSON-LD (and pyld)."""
-    document = {"@context": {"p": {"@id": "https://example.org/p", "@type": "@id"}},
-                "@id": "https://example.org/s", "p": ["_:x", {"@id": "_:x", "p": "https://example.org/o"}]}
+    document = {
+        "@context": {"p": {"@id": "https://example.org/p", "@type": "@id"}},
+        "@id": "https://example.org/s",
+        "p": ["_:x", {"@id": "_:x", "p": "https://example.org/o"}],
+    }
     first, second = document_triples(document, BASE), document_triples(document, BASE)
     assert_isomorphic(first, pyld_graph(document, BASE), "one document")
     blanks = {t[2] for t in first if str(t[0]) == "https://example.org/s"}
@@ -182,8 +235,20 @@ def test_blank_node_labels_belong_to_their_document() -> None:
 #: References and bases of every shape pyld's resolver tells apart: dot segments, queries, fragments, authorities.
 _IRI_PIECES = st.text(alphabet="ab./?#:%-_é", max_size=10)
 _BASES = st.one_of(
-    st.sampled_from(["mif://local/test/", "mif://local/test/semantic/x.md", "http://h", "http://h/", "urn:x:y", "mif:a/b",
-                     "http://h/a?q=1/b", "http://h/a/./b/../c", "http://h/a#frag/x", "file:///tmp/b/"]),
+    st.sampled_from(
+        [
+            "mif://local/test/",
+            "mif://local/test/semantic/x.md",
+            "http://h",
+            "http://h/",
+            "urn:x:y",
+            "mif:a/b",
+            "http://h/a?q=1/b",
+            "http://h/a/./b/../c",
+            "http://h/a#frag/x",
+            "file:///tmp/b/",
+        ]
+    ),
     st.builds(lambda a, b: f"https://h/{a}/{b}", _IRI_PIECES, _IRI_PIECES),
 )
 

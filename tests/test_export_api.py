@@ -5,6 +5,7 @@ API's export leaves it out exactly as ``mif-rdf export`` does (the CLI's file
 is the oracle, compared as RDF), lets it in only when asked, and with an
 audience writes that party's view and nothing else.
 """
+
 from __future__ import annotations
 
 import io
@@ -14,10 +15,9 @@ import pytest
 from rdflib import Dataset, Graph, URIRef
 
 import mif_rdf
+from conftest import BUNDLES, EXAMPLES, comparable_graph, isomorphic
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.cli.main import main
-
-from conftest import BUNDLES, EXAMPLES, comparable_graph, isomorphic
 
 NAMESPACES = BUNDLES / "namespaces"
 
@@ -46,7 +46,9 @@ def _same(left: Dataset, right: Dataset, by_value: bool = False) -> bool:
     """The same named graphs, each isomorphic (``by_value``: literals compared by value, as Oxigraph writes ``1.0`` as ``1``)."""
     names = _graphs(left)
     graph = comparable_graph if by_value else (lambda triples: triples)
-    return names == _graphs(right) and all(isomorphic(graph(left.graph(URIRef(n))), graph(right.graph(URIRef(n)))) for n in names)
+    return names == _graphs(right) and all(
+        isomorphic(graph(left.graph(URIRef(n))), graph(right.graph(URIRef(n)))) for n in names
+    )
 
 
 def test_the_dataset_holds_local_and_the_export_does_not(examples, tmp_path: Path) -> None:
@@ -59,8 +61,10 @@ def test_the_dataset_holds_local_and_the_export_does_not(examples, tmp_path: Pat
     # what names it is the content of a memory that may leave, whose own relationship names it (reported as a note)
     naming = {str(q[3]) for q in written.quads((None, None, None, None)) if q[2] in local}
     assert naming == {examples.memory_by_path("semantic/decisions/keep-idempotency-keys-in-postgres.md").iri}
-    assert policy.notes == ["semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld semantic/redis-idempotency-idea.md; "
-                            "that reference is its own content and leaves as written"]
+    assert policy.notes == [
+        "semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld semantic/redis-idempotency-idea.md; "
+        "that reference is its own content and leaves as written"
+    ]
     assert {URIRef(iri) for iri in policy.withheld} <= local and policy.withheld
     assert main(["export", str(EXAMPLES), "-q", "--no-progress", "-o", str(tmp_path / "cli.trig")]) == 0
     assert _same(written, Dataset().parse(tmp_path / "cli.trig", format="trig"))  # exactly the CLI's policy
@@ -78,7 +82,9 @@ def test_include_local_writes_the_local_memory_too(examples) -> None:
 def test_an_audience_gets_only_its_view(tmp_path: Path, party: str) -> None:
     bundle = load_bundle(NAMESPACES)
     bundle.export(tmp_path / "api.nq", audience=party)
-    assert main(["export", str(NAMESPACES), "-q", "--no-progress", "--audience", party, "-o", str(tmp_path / "cli.nq")]) in (0, 1)
+    assert main(
+        ["export", str(NAMESPACES), "-q", "--no-progress", "--audience", party, "-o", str(tmp_path / "cli.nq")]
+    ) in (0, 1)
     written, cli = (Dataset().parse(tmp_path / name, format="nquads") for name in ("api.nq", "cli.nq"))
     assert _same(written, cli)
     memories = {m.iri for m in bundle.memories.values()}
@@ -92,19 +98,24 @@ def test_an_audience_gets_only_its_view(tmp_path: Path, party: str) -> None:
 def test_format_follows_the_extension_or_is_named(examples, tmp_path: Path) -> None:
     examples.export(tmp_path / "x.nt")
     text = (tmp_path / "x.nt").read_text()
-    assert "@prefix" not in text and len(Graph().parse(data=text, format="nt")) == len(text.splitlines()) > 1000  # N-Triples
+    assert (
+        "@prefix" not in text and len(Graph().parse(data=text, format="nt")) == len(text.splitlines()) > 1000
+    )  # N-Triples
     examples.export(tmp_path / "named.out", format="turtle")
     assert (tmp_path / "named.out").read_text().startswith("@prefix")
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda b, d: b.export(d / "x.txt"), r"cannot tell an RDF format from the extension '\.txt'"),
-    (lambda b, d: b.export(d), "is a folder"),
-    (lambda b, d: b.export(d / "x.nq", format="turtles"), "unknown RDF format 'turtles'"),
-    (lambda b, d: b.export(d / "x.nq", audience="acme-corp", include_local=True), "an audience never reads _local"),
-    (lambda b, d: b.export(d / "x.nq", include_system=True), "needs an audience"),
-    (lambda b, d: b.export(d / "x.nq", audience="nobody-inc"), "not an organization of this bundle"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda b, d: b.export(d / "x.txt"), r"cannot tell an RDF format from the extension '\.txt'"),
+        (lambda b, d: b.export(d), "is a folder"),
+        (lambda b, d: b.export(d / "x.nq", format="turtles"), "unknown RDF format 'turtles'"),
+        (lambda b, d: b.export(d / "x.nq", audience="acme-corp", include_local=True), "an audience never reads _local"),
+        (lambda b, d: b.export(d / "x.nq", include_system=True), "needs an audience"),
+        (lambda b, d: b.export(d / "x.nq", audience="nobody-inc"), "not an organization of this bundle"),
+    ],
+)
 def test_mistakes_are_clear_errors_that_write_nothing(examples, tmp_path: Path, call, message: str) -> None:
     with pytest.raises(MifRdfError, match=message):
         call(examples, tmp_path)
@@ -118,7 +129,9 @@ def test_the_oxigraph_store_exports_what_the_memory_store_does(examples, tmp_pat
     assert _same(*(Dataset().parse(tmp_path / name, format="nquads") for name in ("ox.nq", "memory.nq")), by_value=True)
 
 
-def test_the_api_never_writes_over_a_file_of_the_bundle_and_replaces_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_api_never_writes_over_a_file_of_the_bundle_and_replaces_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The command line's output rules hold in Python: no memory or .mif file is a target; a failed write changes nothing."""
     import shutil
 

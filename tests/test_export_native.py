@@ -5,6 +5,7 @@ serializers); both files are read back by pyoxigraph's parsers (and JSON-LD
 also by pyld) and compared graph by graph up to blank-node names (the triples
 as rdflib reads them, canonicalized by conftest.canonical).
 """
+
 from __future__ import annotations
 
 import io
@@ -21,6 +22,7 @@ import pytest
 from pyld import jsonld
 from rdflib import Dataset, Graph
 
+from conftest import EXAMPLES, canonical
 from mif_rdf import MifRdfError
 from mif_rdf.bundle import Bundle, load_bundle
 from mif_rdf.core.formats import QUAD_FORMATS, RDF_FORMATS
@@ -28,10 +30,15 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
 from synthetic import generate_bundle
 
-from conftest import EXAMPLES, canonical
-
 SCRATCH = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"  # examples/semantic/redis-idempotency-idea.md, _local/scratch
-READERS = {"turtle": "TURTLE", "nt": "N_TRIPLES", "nquads": "N_QUADS", "trig": "TRIG", "json-ld": "JSON_LD", "rdfxml": "RDF_XML"}
+READERS = {
+    "turtle": "TURTLE",
+    "nt": "N_TRIPLES",
+    "nquads": "N_QUADS",
+    "trig": "TRIG",
+    "json-ld": "JSON_LD",
+    "rdfxml": "RDF_XML",
+}
 XSD = "http://www.w3.org/2001/XMLSchema#"
 DECIMAL = ox.NamedNode(XSD + "decimal")
 UNION = "union"
@@ -62,7 +69,7 @@ Line one with "quotes" and \'\'\'triple\'\'\' and """triple double""".
 Line two with a backslash \\ and a tab\there.
 
 Trailing spaces   
-'''
+'''  # noqa: W291 - the trailing spaces are what the test is about
 
 
 def _decimal_value(term: object) -> object:
@@ -80,8 +87,13 @@ def _graphs(quads: list[ox.Quad], fmt: str) -> dict[str, object]:
     """Each graph (or the union, for one-graph formats) as read by rdflib, blank nodes named by structure (conftest.canonical), decimals by value."""
     graphs: dict[str, list[ox.Triple]] = defaultdict(list)
     for q in quads:
-        graphs[UNION if fmt not in QUAD_FORMATS else str(q.graph_name)].append(ox.Triple(q.subject, q.predicate, _decimal_value(q.object)))
-    return {name: canonical(Graph().parse(data=ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES), format="nt")) for name, triples in graphs.items()}
+        graphs[UNION if fmt not in QUAD_FORMATS else str(q.graph_name)].append(
+            ox.Triple(q.subject, q.predicate, _decimal_value(q.object))
+        )
+    return {
+        name: canonical(Graph().parse(data=ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES), format="nt"))
+        for name, triples in graphs.items()
+    }
 
 
 def _export(bundle: Bundle, fmt: str, policy: ExportPolicy | None = None) -> bytes:
@@ -98,7 +110,10 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Bun
     tricky = tmp_path_factory.mktemp("tricky")
     (tricky / "tricky.md").write_text(TRICKY, encoding="utf-8")
     roots = {"examples": EXAMPLES, "generated": generated, "tricky": tricky}
-    return {name: {store: load_bundle(root, store=store, progress=False) for store in ("memory", "oxigraph")} for name, root in roots.items()}
+    return {
+        name: {store: load_bundle(root, store=store, progress=False) for store in ("memory", "oxigraph")}
+        for name, root in roots.items()
+    }
 
 
 @pytest.mark.parametrize("fmt", list(RDF_FORMATS))
@@ -107,7 +122,9 @@ def test_native_export_has_the_memory_stores_quads(bundles: dict[str, dict[str, 
     """Per graph for N-Quads, TriG and JSON-LD; the union, as a set, for Turtle, N-Triples and RDF/XML."""
     native, python = (_read(_export(bundles[name][store], fmt), fmt) for store in ("oxigraph", "memory"))
     assert _graphs(native, fmt) == _graphs(python, fmt)
-    assert len(native) == len(python) and (fmt in QUAD_FORMATS or len(set(native)) == len(native))  # a set: no triple twice
+    assert len(native) == len(python) and (
+        fmt in QUAD_FORMATS or len(set(native)) == len(native)
+    )  # a set: no triple twice
     assert len(_graphs(native, fmt)) > (20 if fmt in QUAD_FORMATS else 0)
 
 
@@ -124,7 +141,11 @@ def test_the_local_memory_is_withheld_in_every_native_format(bundles: dict[str, 
         assert shared and not any(q.object in hidden for q in shared)  # no link to it, no path of it
         assert ox.NamedNode(SCRATCH) not in {q.graph_name for q in quads}
     else:  # in the union, only what an exported memory's own graph says of it (its content, sent as written)
-        own = {q.triple for q in _read(_export(bundle, "nquads"), "nquads") if q.object in hidden and str(q.graph_name).startswith("<urn:mif:")}
+        own = {
+            q.triple
+            for q in _read(_export(bundle, "nquads"), "nquads")
+            if q.object in hidden and str(q.graph_name).startswith("<urn:mif:")
+        }
         assert own and {q.triple for q in quads if q.object in hidden} == own
     everything = _read(_export(bundle, fmt, ExportPolicy()), fmt)  # nothing withheld: it is there
     assert any(q.subject == ox.NamedNode(SCRATCH) for q in everything)
@@ -163,15 +184,37 @@ def test_lexical_forms_leave_as_the_store_holds_them(bundles: dict[str, dict[str
 def test_oxigraph_writers_keep_every_lexical_form() -> None:
     """The writers themselves (not the store) keep what they are given, shorthand or not, with the project's prefixes."""
     subject, predicate = ox.NamedNode("urn:mif:x"), ox.NamedNode(str(PREFIXES["mifp"]) + "v")
-    typed = [("1.50", "decimal"), ("9.995E1", "double"), ("007", "integer"), ("+7", "integer"), (".5", "decimal"), ("2026-01-15", "dateTime"), ("1", "boolean"), ("INF", "double")]
+    typed = [
+        ("1.50", "decimal"),
+        ("9.995E1", "double"),
+        ("007", "integer"),
+        ("+7", "integer"),
+        (".5", "decimal"),
+        ("2026-01-15", "dateTime"),
+        ("1", "boolean"),
+        ("INF", "double"),
+    ]
     objects = [ox.Literal(value, datatype=ox.NamedNode(XSD + datatype)) for value, datatype in typed]
-    objects += [ox.Literal("a\nb \"c\" '''d''' \\ \t é 🙂", language="en"), ox.Literal("x" * 5000 + "\r\n"), ox.NamedNode("urn:mif:a%20b"),
-                ox.NamedNode(str(PREFIXES["mifp"]) + "a.b"), ox.NamedNode(str(PREFIXES["mifp"]) + "end."), ox.NamedNode(str(PREFIXES["mif"]) + "x/y"), ox.NamedNode(str(PREFIXES["mifp"]) + "é-1"), ox.BlankNode("b1")]
+    objects += [
+        ox.Literal("a\nb \"c\" '''d''' \\ \t é 🙂", language="en"),
+        ox.Literal("x" * 5000 + "\r\n"),
+        ox.NamedNode("urn:mif:a%20b"),
+        ox.NamedNode(str(PREFIXES["mifp"]) + "a.b"),
+        ox.NamedNode(str(PREFIXES["mifp"]) + "end."),
+        ox.NamedNode(str(PREFIXES["mif"]) + "x/y"),
+        ox.NamedNode(str(PREFIXES["mifp"]) + "é-1"),
+        ox.BlankNode("b1"),
+    ]
     triples = [ox.Triple(subject, predicate, o) for o in objects]
     prefixes = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
     for fmt in RDF_FORMATS:
-        written = ox.serialize([ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode("urn:g")) for t in triples] if fmt in QUAD_FORMATS else triples,
-                               format=getattr(ox.RdfFormat, READERS[fmt]), prefixes=prefixes)
+        written = ox.serialize(
+            [ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode("urn:g")) for t in triples]
+            if fmt in QUAD_FORMATS
+            else triples,
+            format=getattr(ox.RdfFormat, READERS[fmt]),
+            prefixes=prefixes,
+        )
         back = {q.triple for q in _read(written, fmt)}
         assert back - {t for t in back if isinstance(t.object, ox.BlankNode)} == set(triples[:-1]), fmt
     turtle = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=prefixes).decode()
@@ -183,16 +226,22 @@ def _prefixes(text: bytes) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("fmt", ["turtle", "trig"])
-def test_turtle_and_trig_declare_the_same_prefixes_from_both_stores(bundles: dict[str, dict[str, Bundle]], fmt: str) -> None:
+def test_turtle_and_trig_declare_the_same_prefixes_from_both_stores(
+    bundles: dict[str, dict[str, Bundle]], fmt: str
+) -> None:
     """The project's prefixes (mif_rdf.core.namespaces.PREFIXES), used or not, and no invented ``ns1:``."""
     expected = {(prefix, str(namespace)) for prefix, namespace in PREFIXES.items()}
     for name in ("examples", "generated"):
         native, python = (_prefixes(_export(bundles[name][store], fmt)) for store in ("oxigraph", "memory"))
         assert native == python == expected, name
-    assert b"<team:reinforces>" in _export(bundles["examples"]["memory"], fmt)  # a custom relationship type outside them, in full
+    assert b"<team:reinforces>" in _export(
+        bundles["examples"]["memory"], fmt
+    )  # a custom relationship type outside them, in full
 
 
-def test_every_format_is_written_by_oxigraph_and_reads_no_rdflib_terms(bundles: dict[str, dict[str, Bundle]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_format_is_written_by_oxigraph_and_reads_no_rdflib_terms(
+    bundles: dict[str, dict[str, Bundle]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The rdflib path (restricted copy, rdflib serializers, quad-by-quad writer) refuses to run, and oxrdflib converts no term."""
     import oxrdflib.store
 
@@ -229,27 +278,36 @@ def test_the_summary_counts_are_the_stores_count_of_what_was_written(bundles: di
 @pytest.fixture
 def unsplittable(tmp_path: Path) -> Path:
     """A memory with a property key ``2024``: the predicate ``mifp:2024`` has no XML element name."""
-    (tmp_path / "station.md").write_text(TRICKY.replace("  price: 1.50\n", '  price: 1.50\n  "2024": degraded\n'), encoding="utf-8")
+    (tmp_path / "station.md").write_text(
+        TRICKY.replace("  price: 1.50\n", '  price: 1.50\n  "2024": degraded\n'), encoding="utf-8"
+    )
     return tmp_path
 
 
 @pytest.mark.parametrize("store", ["oxigraph", "memory"])
 def test_rdfxml_that_cannot_name_a_predicate_is_a_clear_error(unsplittable: Path, store: str) -> None:
     out = io.BytesIO()
-    with pytest.raises(MifRdfError, match=r"^RDF/XML cannot write this graph \(.*property/2024.*\); use turtle or nquads$") as caught:
+    with pytest.raises(
+        MifRdfError, match=r"^RDF/XML cannot write this graph \(.*property/2024.*\); use turtle or nquads$"
+    ) as caught:
         export_bundle(load_bundle(unsplittable, store=store, progress=False), "rdfxml", out)
     if store == "oxigraph":
         assert "station.md" in str(caught.value) and out.getvalue() == b""  # names the file, and stops before writing
 
 
 def _cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mif_rdf.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cli_rdfxml_refusal_is_one_line_from_oxigraph(unsplittable: Path, tmp_path: Path) -> None:
     done = _cli("export", unsplittable, "--store", "oxigraph", "--format", "rdfxml", "-o", tmp_path / "out.rdf")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "RDF/XML cannot write this graph (https://mif-spec.dev/ns/property/2024 has no XML element name; it is used in station.md)" in done.stderr
+    assert (
+        "RDF/XML cannot write this graph (https://mif-spec.dev/ns/property/2024 has no XML element name; it is used in station.md)"
+        in done.stderr
+    )
 
 
 def _summary(stderr: str, target: Path) -> str:
@@ -257,8 +315,12 @@ def _summary(stderr: str, target: Path) -> str:
     return line.replace(str(target), "OUT")
 
 
-@pytest.mark.parametrize(("command", "extra", "name"), [("export", ("--format", "ttl"), "out.ttl"), ("load", (), "out.trig")])
-def test_cli_native_export_says_what_the_memory_store_says(tmp_path: Path, command: str, extra: tuple[str, ...], name: str) -> None:
+@pytest.mark.parametrize(
+    ("command", "extra", "name"), [("export", ("--format", "ttl"), "out.ttl"), ("load", (), "out.trig")]
+)
+def test_cli_native_export_says_what_the_memory_store_says(
+    tmp_path: Path, command: str, extra: tuple[str, ...], name: str
+) -> None:
     """`mif-rdf export --store oxigraph --format ttl -o out.ttl`, `mif-rdf load --store oxigraph -o out.trig`: the same summary."""
     summaries, files = {}, {}
     for store in ("oxigraph", "memory"):

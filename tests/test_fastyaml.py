@@ -10,6 +10,7 @@ hostile cases, examples/, the shared spec fixtures), generated bundles, a
 catalogue of YAML 1.1/1.2 pitfalls, and hypothesis-generated documents.  Run
 longer with FASTYAML_EXAMPLES=20000.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -17,24 +18,26 @@ import os
 import random
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import EXAMPLES, REPO
 from mif_rdf.source import fastyaml
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
-from synthetic import generate_bundle
 from mif_rdf.source.yamlio import YamlTimestamp
 from mif_rdf.source.yamlio import load_yaml as reference_load
-
-from conftest import EXAMPLES, REPO
+from synthetic import generate_bundle
 
 HAVE_BACKEND = importlib.util.find_spec("yaml_rs") is not None
-needs_backend = pytest.mark.skipif(not HAVE_BACKEND, reason="yaml-rs is not installed: only the PyYAML fallback is in use")
+needs_backend = pytest.mark.skipif(
+    not HAVE_BACKEND, reason="yaml-rs is not installed: only the PyYAML fallback is in use"
+)
 EXAMPLES_PER_TEST = int(os.environ.get("FASTYAML_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES_PER_TEST, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -97,7 +100,7 @@ def test_the_backend_is_active() -> None:
 def test_a_typical_memory_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     text = (
         "id: 889e8faf-a691-45dd-9776-8116402d391d\ntype: episodic\ncreated: 2024-09-29T07:48:07Z\n"
-        "title: Audit Escalation 8333\ntags:\n- migration\n- api\nontology:\n  id: ai-memory\n  version: \"1.0.0\"\n"
+        'title: Audit Escalation 8333\ntags:\n- migration\n- api\nontology:\n  id: ai-memory\n  version: "1.0.0"\n'
         "relationships:\n- type: uses\n  target: '/procedural/x.md'\n  strength: 0.728\n  metadata:\n"
         "    extractedAt: '2024-09-29T08:53:07Z'\n    done: true\n"
     )
@@ -184,41 +187,231 @@ def test_generated_memories_read_the_same(tmp_path: Path, seed: int) -> None:
 # --------------------------------------------------------------------------
 PITFALLS = [
     # YAML 1.1 booleans and nulls (1.2 reads most as strings), odd cases
-    "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N",
-    "true", "True", "TRUE", "tRUE", "false", "False", "FALSE", "fALSE", "null", "Null", "NULL", "nULL", "~", "",
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "No",
+    "NO",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "y",
+    "Y",
+    "n",
+    "N",
+    "true",
+    "True",
+    "TRUE",
+    "tRUE",
+    "false",
+    "False",
+    "FALSE",
+    "fALSE",
+    "null",
+    "Null",
+    "NULL",
+    "nULL",
+    "~",
+    "",
     # integers: octal, hex, binary, underscores, sexagesimal, signs, leading zeros, big
-    "0", "-0", "+0", "00", "01", "07", "08", "09", "010", "0o10", "0O10", "0x1F", "0X1F", "0b101", "0b", "0x",
-    "1_000", "1__0", "_1", "1:30", "1:30.5", "190:20:30", "-1:30", "+12", "-12", "12345678901234567",
-    "123456789012345678", "1234567890123456789", "12345678901234567890", "99999999999999999999999",
+    "0",
+    "-0",
+    "+0",
+    "00",
+    "01",
+    "07",
+    "08",
+    "09",
+    "010",
+    "0o10",
+    "0O10",
+    "0x1F",
+    "0X1F",
+    "0b101",
+    "0b",
+    "0x",
+    "1_000",
+    "1__0",
+    "_1",
+    "1:30",
+    "1:30.5",
+    "190:20:30",
+    "-1:30",
+    "+12",
+    "-12",
+    "12345678901234567",
+    "123456789012345678",
+    "1234567890123456789",
+    "12345678901234567890",
+    "99999999999999999999999",
     # floats: exponents, dots, infinities, NaN, underscores
-    "1e3", "1E3", "1.0e3", "1.0e+3", "1.0E-3", "1.5", "-1.5", "+1.5", "0.1", "1.", ".5", "-.5", "._5", ".",
-    ".inf", ".Inf", ".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN", "inf", "-inf", "nan", "NaN", "Infinity",
-    "1_0.5", "0.000001", "123456789012345.123456789012345", "1.7976931348623157e308", "1e999",
+    "1e3",
+    "1E3",
+    "1.0e3",
+    "1.0e+3",
+    "1.0E-3",
+    "1.5",
+    "-1.5",
+    "+1.5",
+    "0.1",
+    "1.",
+    ".5",
+    "-.5",
+    "._5",
+    ".",
+    ".inf",
+    ".Inf",
+    ".INF",
+    "-.inf",
+    "+.inf",
+    ".nan",
+    ".NaN",
+    ".NAN",
+    "inf",
+    "-inf",
+    "nan",
+    "NaN",
+    "Infinity",
+    "1_0.5",
+    "0.000001",
+    "123456789012345.123456789012345",
+    "1.7976931348623157e308",
+    "1e999",
     # timestamps: every YAML 1.1 form, impossible dates, quoted
-    "2024-01-01", "2024-1-1", "2024-01-01T10:00:00Z", "2024-01-01t10:00:00z", "2024-01-01 10:00:00",
-    "2024-01-01   10:00:00", "2024-01-01T10:00:00.123456789Z", "2024-01-01T10:00:00.Z", "2024-01-01T10:00:00+05:00",
-    "2024-01-01T10:00:00+5", "2024-01-01T10:00:00 -05:00", "2024-01-01T10:00:00", "2024-13-45", "2024-02-30",
-    "2024-01-01T25:61:61Z", "0000-00-00", "20240101", "2024-01", "2024-01-01T10:00", "'2024-01-01'",
-    '"2024-01-01T10:00:00Z"', '"2024\\x2d01-01"', "2024-01-01 is a date", "- 2024-01-01",
+    "2024-01-01",
+    "2024-1-1",
+    "2024-01-01T10:00:00Z",
+    "2024-01-01t10:00:00z",
+    "2024-01-01 10:00:00",
+    "2024-01-01   10:00:00",
+    "2024-01-01T10:00:00.123456789Z",
+    "2024-01-01T10:00:00.Z",
+    "2024-01-01T10:00:00+05:00",
+    "2024-01-01T10:00:00+5",
+    "2024-01-01T10:00:00 -05:00",
+    "2024-01-01T10:00:00",
+    "2024-13-45",
+    "2024-02-30",
+    "2024-01-01T25:61:61Z",
+    "0000-00-00",
+    "20240101",
+    "2024-01",
+    "2024-01-01T10:00",
+    "'2024-01-01'",
+    '"2024-01-01T10:00:00Z"',
+    '"2024\\x2d01-01"',
+    "2024-01-01 is a date",
+    "- 2024-01-01",
     # strings in every quoting style
-    "'yes'", '"010"', "'~'", "''", '""', "'a''b'", '"a\\tb"', '"\\x41"', '"\\u00e9"', '"\\ud800"', '"\\/"',
-    '"\\e"', '"\\N"', '"\\L"', '"\\x00"', '"\\U0001F600"', "'multi\n  line'", '"multi\n  line"',
-    "word", "two words", "Zürich café", "a:b", "a: b", "a #c", "a#b", "#c", "urn:mif:x:y", "/path/to.md",
-    "https://x.y/z?q=1#f", "C#", "x[1]", "x{1}", "a,b", "don't", "it's \"x\"", "trailing ", "a  b",
-    "889e8faf-a691-45dd-9776-8116402d391d", "2ed2dc4a", "0ba79", "0b1c", "123abc", "12 ab", "1 2",
-    "-x", "--x", "?x", ":x", "=", "<<", "<x", "x\u2028y", "x\x85y", "\ufeffx", "x\x7fy", "x\ty", "\u00a0x",
-    "é", "𝄞", "x\u200by",
+    "'yes'",
+    '"010"',
+    "'~'",
+    "''",
+    '""',
+    "'a''b'",
+    '"a\\tb"',
+    '"\\x41"',
+    '"\\u00e9"',
+    '"\\ud800"',
+    '"\\/"',
+    '"\\e"',
+    '"\\N"',
+    '"\\L"',
+    '"\\x00"',
+    '"\\U0001F600"',
+    "'multi\n  line'",
+    '"multi\n  line"',
+    "word",
+    "two words",
+    "Zürich café",
+    "a:b",
+    "a: b",
+    "a #c",
+    "a#b",
+    "#c",
+    "urn:mif:x:y",
+    "/path/to.md",
+    "https://x.y/z?q=1#f",
+    "C#",
+    "x[1]",
+    "x{1}",
+    "a,b",
+    "don't",
+    'it\'s "x"',
+    "trailing ",
+    "a  b",
+    "889e8faf-a691-45dd-9776-8116402d391d",
+    "2ed2dc4a",
+    "0ba79",
+    "0b1c",
+    "123abc",
+    "12 ab",
+    "1 2",
+    "-x",
+    "--x",
+    "?x",
+    ":x",
+    "=",
+    "<<",
+    "<x",
+    "x\u2028y",
+    "x\x85y",
+    "\ufeffx",
+    "x\x7fy",
+    "x\ty",
+    "\u00a0x",
+    "é",
+    "𝄞",
+    "x\u200by",
     # tags, anchors, aliases, merge keys, flow and block collections and scalars
-    "!!str 1", "!!int '7'", "!!float 1", "!!bool yes", "!!null ''", "!!binary aGk=", "!!set {a}", "!!omap [a: 1]",
-    "!!timestamp 2024-01-01", "!foo x", "!!python/object:os.system {}", "&a 1", "*a", "&a {k: 1}",
-    "[]", "{}", "[1, 2]", "{a: 1}", "[a, [b]]", "[yes, 010, 2024-01-01]", "{a: 1, a: 2}",
-    "|\n  lit\n  text", "|-\n  x", ">\n  folded\n  text", "@x", "`x", "%x", "---", "...",
+    "!!str 1",
+    "!!int '7'",
+    "!!float 1",
+    "!!bool yes",
+    "!!null ''",
+    "!!binary aGk=",
+    "!!set {a}",
+    "!!omap [a: 1]",
+    "!!timestamp 2024-01-01",
+    "!foo x",
+    "!!python/object:os.system {}",
+    "&a 1",
+    "*a",
+    "&a {k: 1}",
+    "[]",
+    "{}",
+    "[1, 2]",
+    "{a: 1}",
+    "[a, [b]]",
+    "[yes, 010, 2024-01-01]",
+    "{a: 1, a: 2}",
+    "|\n  lit\n  text",
+    "|-\n  x",
+    ">\n  folded\n  text",
+    "@x",
+    "`x",
+    "%x",
+    "---",
+    "...",
 ]
 
 CONTEXTS = [
-    "k: {}", "k: {}\n", "- {}\n", "{}: v\n", "a:\n  k: {}\n", "a:\n- {}\n- x\n", "k: {}  # note\n",
-    "k: 1\nk2: {}\nk: 2\n", "x: '2024-01-01'\ny: {}\n", "x: {}\ny: 2024-01-01\nz: '2024-01-01'\n",
-    "base: &b\n  x: {}\nd:\n  <<: *b\n  y: 2\n", "t: 2024-01-01T10:00:00Z\nk: {}\nu: '2024-01-01T10:00:00Z'\n",
+    "k: {}",
+    "k: {}\n",
+    "- {}\n",
+    "{}: v\n",
+    "a:\n  k: {}\n",
+    "a:\n- {}\n- x\n",
+    "k: {}  # note\n",
+    "k: 1\nk2: {}\nk: 2\n",
+    "x: '2024-01-01'\ny: {}\n",
+    "x: {}\ny: 2024-01-01\nz: '2024-01-01'\n",
+    "base: &b\n  x: {}\nd:\n  <<: *b\n  y: 2\n",
+    "t: 2024-01-01T10:00:00Z\nk: {}\nu: '2024-01-01T10:00:00Z'\n",
 ]
 
 
@@ -230,17 +423,37 @@ def test_pitfalls_read_the_same(context: str) -> None:
 
 def test_duplicate_keys_read_the_same() -> None:
     for text in [
-        "a: 1\na: 2\n", "a: 1\n'a': 2\n", 'a: 1\n"a": 2\na: 3\n', "x:\n  a: 1\n  b: 2\n  a: 3\n",
-        "- a: 1\n  a: 2\n", "true: 1\nTrue: 2\n'true': 3\n", "null: 1\n~: 2\n", "1: a\n'1': b\n01: c\n",
-        "<<: {a: 1}\n<<: {b: 2}\n", "a: 1\n<<: {a: 2}\n", "2024-01-01: a\n'2024-01-01': b\n",
+        "a: 1\na: 2\n",
+        "a: 1\n'a': 2\n",
+        'a: 1\n"a": 2\na: 3\n',
+        "x:\n  a: 1\n  b: 2\n  a: 3\n",
+        "- a: 1\n  a: 2\n",
+        "true: 1\nTrue: 2\n'true': 3\n",
+        "null: 1\n~: 2\n",
+        "1: a\n'1': b\n01: c\n",
+        "<<: {a: 1}\n<<: {b: 2}\n",
+        "a: 1\n<<: {a: 2}\n",
+        "2024-01-01: a\n'2024-01-01': b\n",
     ]:
         assert_identical(text)
 
 
 def test_syntax_errors_are_pyyamls() -> None:
     for text in [
-        "a: [1, 2", "a: 'unclosed", "- a\nb: 1", "a: 1\n---\nb: 2", "a:\n  b: 1\n c: 2", "a: 1\n  b: 2",
-        "  - x\n- y\n", "a: b: c", "\ta: 1", "a: 1\n\tb: 2", "a: \"\\q\"", "a: &x\nb: *y", "? [1]\n: x", "a: =",
+        "a: [1, 2",
+        "a: 'unclosed",
+        "- a\nb: 1",
+        "a: 1\n---\nb: 2",
+        "a:\n  b: 1\n c: 2",
+        "a: 1\n  b: 2",
+        "  - x\n- y\n",
+        "a: b: c",
+        "\ta: 1",
+        "a: 1\n\tb: 2",
+        'a: "\\q"',
+        "a: &x\nb: *y",
+        "? [1]\n: x",
+        "a: =",
     ]:
         assert_identical(text)
 
@@ -270,10 +483,17 @@ def test_any_scalar_reads_the_same(scalar: str, style: str, context: str) -> Non
 # Nested data written as block YAML by a small emitter whose choices (scalar
 # style, indentation, indentless sequences) are part of the example.
 _timestamps = st.builds(
-    lambda y, mo, d, h, mi, s, frac, tz, date_only: f"{y:04d}-{mo:02d}-{d:02d}"
-    + ("" if date_only else f"T{h:02d}:{mi:02d}:{s:02d}{frac}{tz}"),
-    st.integers(0, 9999), st.integers(0, 19), st.integers(0, 39), st.integers(0, 29), st.integers(0, 69),
-    st.integers(0, 69), st.sampled_from(["", ".5", ".123456789", "."]), st.sampled_from(["", "Z", "+05:30", "-00:00", "+5"]),
+    lambda y, mo, d, h, mi, s, frac, tz, date_only: (
+        f"{y:04d}-{mo:02d}-{d:02d}" + ("" if date_only else f"T{h:02d}:{mi:02d}:{s:02d}{frac}{tz}")
+    ),
+    st.integers(0, 9999),
+    st.integers(0, 19),
+    st.integers(0, 39),
+    st.integers(0, 29),
+    st.integers(0, 69),
+    st.integers(0, 69),
+    st.sampled_from(["", ".5", ".123456789", "."]),
+    st.sampled_from(["", "Z", "+05:30", "-00:00", "+5"]),
     st.booleans(),
 )
 _words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzAZ_/-.:@#' éü0123456789", min_size=1, max_size=12)
@@ -330,8 +550,11 @@ def _emit(node: Any, indent: int, step: int, out: list[str], prefix: str) -> Non
 
 
 @FUZZ
-@given(tree=st.lists(st.tuples(_keys, _trees), min_size=1, max_size=6), step=st.sampled_from([1, 2, 3, 4]),
-       trailing_newline=st.booleans())
+@given(
+    tree=st.lists(st.tuples(_keys, _trees), min_size=1, max_size=6),
+    step=st.sampled_from([1, 2, 3, 4]),
+    trailing_newline=st.booleans(),
+)
 def test_any_block_document_reads_the_same(tree: list[Any], step: int, trailing_newline: bool) -> None:
     lines: list[str] = []
     for key, value in tree:
@@ -342,25 +565,42 @@ def test_any_block_document_reads_the_same(tree: list[Any], step: int, trailing_
 # The same with tame scalars (words, numbers, timestamps, anything quoted), so
 # that most documents pass the pre-check and the fast path itself is tested.
 _tame_words = st.builds(
-    str.__add__, st.sampled_from("abcdefghijklmnopqrstuvwxyzAZéü"),
+    str.__add__,
+    st.sampled_from("abcdefghijklmnopqrstuvwxyzAZéü"),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_/-.:@ éü", max_size=12),
 )
 _tame_timestamps = st.builds(
-    lambda y, mo, d, h, mi, s, frac, tz, date_only: f"{y:04d}-{mo:02d}-{d:02d}"
-    + ("" if date_only else f"T{h:02d}:{mi:02d}:{s:02d}{frac}{tz}"),
-    st.integers(1900, 2100), st.integers(1, 12), st.integers(1, 28), st.integers(0, 23), st.integers(0, 59),
-    st.integers(0, 59), st.sampled_from(["", ".5", ".123456"]), st.sampled_from(["", "Z", "+05:30", "-08:00"]),
+    lambda y, mo, d, h, mi, s, frac, tz, date_only: (
+        f"{y:04d}-{mo:02d}-{d:02d}" + ("" if date_only else f"T{h:02d}:{mi:02d}:{s:02d}{frac}{tz}")
+    ),
+    st.integers(1900, 2100),
+    st.integers(1, 12),
+    st.integers(1, 28),
+    st.integers(0, 23),
+    st.integers(0, 59),
+    st.integers(0, 59),
+    st.sampled_from(["", ".5", ".123456"]),
+    st.sampled_from(["", "Z", "+05:30", "-08:00"]),
     st.booleans(),
 )
 _printable = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=10)
 _tame_leaves = st.one_of(
-    st.tuples(st.one_of(_tame_words, _tame_timestamps, st.integers(-(10**17), 10**17).map(str),
-                        st.decimals(-(10**6), 10**6, allow_nan=False, allow_infinity=False, places=3).map(str),
-                        st.sampled_from(["true", "False", "NULL", "~", "[]", "{}"])), st.just("plain")),
+    st.tuples(
+        st.one_of(
+            _tame_words,
+            _tame_timestamps,
+            st.integers(-(10**17), 10**17).map(str),
+            st.decimals(-(10**6), 10**6, allow_nan=False, allow_infinity=False, places=3).map(str),
+            st.sampled_from(["true", "False", "NULL", "~", "[]", "{}"]),
+        ),
+        st.just("plain"),
+    ),
     st.tuples(st.one_of(_tricky, _tame_timestamps, _printable), st.sampled_from(["single", "double"])),
 )
-_tame_keys = st.tuples(st.one_of(st.sampled_from(["id", "type", "title", "tags", "created", "metadata"]), _tame_words),
-                       st.sampled_from(["plain", "plain", "plain", "single"]))
+_tame_keys = st.tuples(
+    st.one_of(st.sampled_from(["id", "type", "title", "tags", "created", "metadata"]), _tame_words),
+    st.sampled_from(["plain", "plain", "plain", "single"]),
+)
 _tame_trees = st.recursive(
     _tame_leaves,
     lambda children: st.one_of(st.lists(children, max_size=4), st.lists(st.tuples(_tame_keys, children), max_size=5)),
@@ -415,8 +655,16 @@ def test_any_line_soup_reads_the_same(soup: list[tuple[int, str]]) -> None:
 
 
 @FUZZ
-@given(seed=st.integers(0, 2**32 - 1), edits=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(
-    ["drop", "repeat", "indent", "dedent", "yes", "quote", "unquote", "tab", "colon"])), max_size=4))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, 200),
+            st.sampled_from(["drop", "repeat", "indent", "dedent", "yes", "quote", "unquote", "tab", "colon"]),
+        ),
+        max_size=4,
+    ),
+)
 def test_any_edited_memory_reads_the_same(seed: int, edits: list[tuple[int, str]]) -> None:
     from synthetic import generate_ids, generate_memory, generate_paths
 
@@ -487,5 +735,8 @@ def test_timestamps_are_restored_by_position() -> None:
     assert fastyaml.is_fast_candidate(text)
     assert_identical(text)
     data = fastyaml.load_yaml(text).data
-    kinds = [type(v) for v in (data["a"], data["b"], data["c"][0], data["c"][1], data["c"][2]["p"], data["c"][2]["q"], data["d"])]
+    kinds = [
+        type(v)
+        for v in (data["a"], data["b"], data["c"][0], data["c"][1], data["c"][2]["p"], data["c"][2]["q"], data["d"])
+    ]
     assert kinds == [str, YamlTimestamp, YamlTimestamp, str, YamlTimestamp, str, YamlTimestamp]

@@ -1,4 +1,5 @@
 """Format names as riot and rdflib spell them, extensions that mean what they say, RDF/XML (issue 20, section 2)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,10 +9,9 @@ from pathlib import Path
 import pytest
 from rdflib import Dataset, Graph
 
+from conftest import EXAMPLES, isomorphic
 from mif_rdf import MifRdfError
 from mif_rdf.core.formats import ALIASES, RDF_FORMATS, SUFFIXES, format_for, format_name
-
-from conftest import EXAMPLES, isomorphic
 
 MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")
 #: what an independent reader (rdflib's parsers) reads each written file as
@@ -33,7 +33,15 @@ def test_every_spelling_names_one_format() -> None:
 
 
 def test_extensions_name_formats_and_an_unknown_one_is_an_error() -> None:
-    expected = {".ttl": "turtle", ".nt": "nt", ".nq": "nquads", ".trig": "trig", ".jsonld": "json-ld", ".rdf": "rdfxml", ".owl": "rdfxml"}
+    expected = {
+        ".ttl": "turtle",
+        ".nt": "nt",
+        ".nq": "nquads",
+        ".trig": "trig",
+        ".jsonld": "json-ld",
+        ".rdf": "rdfxml",
+        ".owl": "rdfxml",
+    }
     for suffix, name in expected.items():
         assert format_for(Path("out" + suffix), None) == name == SUFFIXES[suffix]
     assert format_for(Path("out.data"), "ttl") == "turtle"  # --format names what no extension says
@@ -72,7 +80,10 @@ def test_load_output_writes_the_format_its_extension_names(tmp_path: Path, suffi
     assert len(written) == len(expected) > 1000 and isomorphic(written, expected)
 
 
-@pytest.mark.parametrize(("alias", "reader"), [("ttl", "turtle"), ("ntriples", "nt"), ("nq", "nquads"), ("jsonld", "json-ld"), ("xml", "xml")])
+@pytest.mark.parametrize(
+    ("alias", "reader"),
+    [("ttl", "turtle"), ("ntriples", "nt"), ("nq", "nquads"), ("jsonld", "json-ld"), ("xml", "xml")],
+)
 def test_export_takes_every_spelling(alias: str, reader: str) -> None:
     done = run("export", str(EXAMPLES), "--format", alias)
     assert done.returncode == 0, done.stderr
@@ -89,7 +100,9 @@ def test_one_graph_is_not_written_as_named_graphs(tmp_path: Path) -> None:
 
 
 def test_a_closed_pipe_is_not_an_error() -> None:
-    export = subprocess.Popen([MIF_RDF, "export", str(EXAMPLES), "--format", "nq"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    export = subprocess.Popen(
+        [MIF_RDF, "export", str(EXAMPLES), "--format", "nq"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert export.stdout is not None and export.stdout.readline()
     export.stdout.close()
     _, err = export.communicate(timeout=300)

@@ -1,9 +1,10 @@
 """Freshness: ISO 8601 durations and the spec 9.2 decay formulas, checked against values computed here."""
+
 from __future__ import annotations
 
 import math
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -13,7 +14,7 @@ from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, as_utc, decay_strength, parse_duration
 from mif_rdf.queries import freshness
 
-UTC = timezone.utc
+UTC = UTC
 DAY = 86400.0
 
 
@@ -59,7 +60,11 @@ def test_the_four_models_follow_the_spec_formulas() -> None:
     assert decay_strength("exponential", timedelta(days=7), half_life=timedelta(days=7)) == pytest.approx(1 / math.e)
     assert decay_strength("step", timedelta(days=29, hours=23), ttl=thirty) == 1.0
     assert decay_strength("step", thirty, ttl=thirty) == 0.0
-    assert decay_strength("linear", timedelta(0), ttl=thirty) == decay_strength("exponential", timedelta(0), half_life=thirty) == 1.0
+    assert (
+        decay_strength("linear", timedelta(0), ttl=thirty)
+        == decay_strength("exponential", timedelta(0), half_life=thirty)
+        == 1.0
+    )
 
 
 @given(
@@ -99,7 +104,9 @@ def test_decay_counts_from_the_latest_reinforcement_before_the_moment_asked() ->
     recorded, reinforced = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 20, tzinfo=UTC)
     profile = DecayProfile(model="exponential", recorded=recorded, reinforced=reinforced, half_life="P10D")
     assert profile.strength_at(datetime(2025, 12, 31, tzinfo=UTC)) is None  # not recorded yet
-    assert profile.strength_at(datetime(2026, 1, 11, tzinfo=UTC)) == pytest.approx(math.exp(-1))  # reinforcement still ahead
+    assert profile.strength_at(datetime(2026, 1, 11, tzinfo=UTC)) == pytest.approx(
+        math.exp(-1)
+    )  # reinforcement still ahead
     assert profile.strength_at(datetime(2026, 1, 25, tzinfo=UTC)) == pytest.approx(math.exp(-0.5))
     assert profile.origin(datetime(2026, 1, 25)) == reinforced  # a naive moment is read as UTC
 
@@ -142,7 +149,9 @@ def _expected(frontmatter: dict, at: datetime) -> float | None:
     return max(0.0, 1 - t / ttl) if model == "linear" else float(t < ttl)
 
 
-@pytest.mark.parametrize("at", ["2025-10-01T00:00:00Z", "2026-02-01T12:00:00Z", "2026-03-15T00:00:00Z", "2027-06-01T00:00:00Z"])
+@pytest.mark.parametrize(
+    "at", ["2025-10-01T00:00:00Z", "2026-02-01T12:00:00Z", "2026-03-15T00:00:00Z", "2027-06-01T00:00:00Z"]
+)
 def test_freshness_helper_matches_the_spec_on_the_example_bundle(example_bundle, at: str) -> None:
     moment = _when(at)
     rows = {row["memory"]: row for row in freshness(example_bundle, at)}

@@ -4,23 +4,22 @@ The expectations come from the frontmatter the loader read (``bundle.memories``)
 or, for paths through the graph, from networkx over the links graph: never
 from SPARQL, so a wrong query cannot agree with itself.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import networkx as nx
 import pytest
-from conftest import memory_text, write_file
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS
 
+from conftest import memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.source.identity import relationship_iri
 from mif_rdf.core.namespaces import MIF
-from synthetic import generate_bundle
 from mif_rdf.queries import (
     TRUST_LEVELS,
     Table,
@@ -39,8 +38,10 @@ from mif_rdf.queries import (
     trusted,
     valid_at,
 )
+from mif_rdf.source.identity import relationship_iri
+from synthetic import generate_bundle
 
-UTC = timezone.utc
+UTC = UTC
 POLICY = "urn:mif:8b8080e5-d237-47de-8ba5-66af64a00dcf"  # supersedes POLICY_V1
 POLICY_V1 = "urn:mif:515066d6-6d84-4d49-93f3-01dd360eccd5"
 OUTBOX = "urn:mif:33cefb56-c40c-470e-a77c-76fbcc934c7b"
@@ -67,10 +68,15 @@ def test_memories_of_type(example_bundle, base_type: str) -> None:
     assert [r["path"] for r in table] == sorted(r["path"] for r in table)
 
 
-@pytest.mark.parametrize("prefix", ["_semantic", "_semantic/decisions/", "_episodic", "acme-payments", "_local/scratch", "_sem", "_semantic/decision"])
+@pytest.mark.parametrize(
+    "prefix",
+    ["_semantic", "_semantic/decisions/", "_episodic", "acme-payments", "_local/scratch", "_sem", "_semantic/decision"],
+)
 def test_namespace_subtree(example_bundle, prefix: str) -> None:
     root = prefix.strip("/")
-    expected = _memories(example_bundle, lambda fm: fm.get("namespace") == root or fm.get("namespace", "").startswith(root + "/"))
+    expected = _memories(
+        example_bundle, lambda fm: fm.get("namespace") == root or fm.get("namespace", "").startswith(root + "/")
+    )
     assert _set(memories_in_namespace(example_bundle, prefix)) == expected
     if prefix in ("_sem", "_semantic/decision"):  # a subtree is whole segments, not a string prefix
         assert not expected
@@ -78,10 +84,14 @@ def test_namespace_subtree(example_bundle, prefix: str) -> None:
 
 @pytest.mark.parametrize("tag", ["incident", "idempotency", "postgresql", "no-such-tag", "Incident"])
 def test_memories_with_tag(example_bundle, tag: str) -> None:
-    assert _set(memories_with_tag(example_bundle, tag)) == _memories(example_bundle, lambda fm: tag in fm.get("tags", []))
+    assert _set(memories_with_tag(example_bundle, tag)) == _memories(
+        example_bundle, lambda fm: tag in fm.get("tags", [])
+    )
 
 
-@pytest.mark.parametrize("entity", ["urn:mif:entity:technology:redis", "urn:mif:entity:person:priya-raman", "urn:mif:entity:vendor:novapay"])
+@pytest.mark.parametrize(
+    "entity", ["urn:mif:entity:technology:redis", "urn:mif:entity:person:priya-raman", "urn:mif:entity:vendor:novapay"]
+)
 def test_memories_about_an_entity(example_bundle, entity: str) -> None:
     expected = {
         (m.iri, ref.get("role"))
@@ -100,8 +110,12 @@ def test_memories_between(example_bundle, field: str) -> None:
     assert _set(table) == _memories(example_bundle, lambda fm: field in fm and start <= _when(fm[field]) < end)
     assert [r["when"] for r in table] == sorted(r["when"] for r in table)
     open_start = memories_between(example_bundle, end=date(2025, 9, 1), field=field)
-    assert _set(open_start) == _memories(example_bundle, lambda fm: field in fm and _when(fm[field]) < datetime(2025, 9, 1, tzinfo=UTC))
-    assert len(memories_between(example_bundle, field=field)) == sum(field in m.frontmatter for m in example_bundle.memories.values())
+    assert _set(open_start) == _memories(
+        example_bundle, lambda fm: field in fm and _when(fm[field]) < datetime(2025, 9, 1, tzinfo=UTC)
+    )
+    assert len(memories_between(example_bundle, field=field)) == sum(
+        field in m.frontmatter for m in example_bundle.memories.values()
+    )
 
 
 def _valid(fm: dict, at: datetime) -> bool:
@@ -114,7 +128,9 @@ def _recorded(fm: dict) -> datetime:
     return _when(fm.get("temporal", {}).get("recordedAt", fm["created"]))
 
 
-@pytest.mark.parametrize("at", ["2025-11-18T02:30:00Z", "2026-01-21T22:30:00Z", "2026-01-23T15:00:00+01:00", "2026-03-09T17:50:00Z"])
+@pytest.mark.parametrize(
+    "at", ["2025-11-18T02:30:00Z", "2026-01-21T22:30:00Z", "2026-01-23T15:00:00+01:00", "2026-03-09T17:50:00Z"]
+)
 def test_valid_at(example_bundle, at: str) -> None:
     moment = _when(at)
     table = valid_at(example_bundle, at)
@@ -171,15 +187,19 @@ def test_neighbours(example_bundle, links, start: str, relationship: str | None,
 def test_neighbours_at_the_depth_limit(example_bundle, links) -> None:
     scratch = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"  # five relates-to steps from the farthest memory
     table = neighbours(example_bundle, scratch, "relates_to", direction="both", depth=4)
-    assert {r["neighbour"]: r["depth"] for r in table} == _within(links, scratch, 4, "both", relationship_iri("relates-to"))
+    assert {r["neighbour"]: r["depth"] for r in table} == _within(
+        links, scratch, 4, "both", relationship_iri("relates-to")
+    )
     assert max(table.column("depth")) == 4
     assert len(_within(links, scratch, 5, "both", relationship_iri("relates-to"))) > len(table)  # the bound cuts
 
 
 def test_neighbours_reach_entities_and_follow_any_spelling(example_bundle) -> None:
-    by_id = neighbours(example_bundle, OUTBOX[len("urn:mif:"):], "created_by")
+    by_id = neighbours(example_bundle, OUTBOX[len("urn:mif:") :], "created_by")
     assert [(r["neighbour"], r["title"]) for r in by_id] == [("urn:mif:entity:person:marcus-okafor", "Marcus Okafor")]
-    custom = neighbours(example_bundle, "urn:mif:7b967c7c-ce23-440b-810c-414f1a0ec5ac", "team:Reinforces", direction="in")
+    custom = neighbours(
+        example_bundle, "urn:mif:7b967c7c-ce23-440b-810c-414f1a0ec5ac", "team:Reinforces", direction="in"
+    )
     assert _set(custom, "neighbour") == {"urn:mif:bc743bb4-792e-4fca-b148-85bfce676d34"}
 
 
@@ -193,7 +213,9 @@ def test_paths_do_not_pass_through_blank_nodes_or_ontology_nodes(example_bundle)
 
 def test_relationship_edges(example_bundle, links) -> None:
     table = relationship_edges(example_bundle)
-    assert {(r["source"], r["relationship"], r["target"]) for r in table} == {(a, k, b) for a, b, k in links.edges(keys=True)}
+    assert {(r["source"], r["relationship"], r["target"]) for r in table} == {
+        (a, k, b) for a, b, k in links.edges(keys=True)
+    }
     assert all(r["source_label"] and r["target_label"] for r in table)
     paths = {str(s): str(o) for s, p, o in example_bundle.links if p == MIF.path}
     order = [(paths[r["source"]], r["relationship"], paths[r["target"]]) for r in table]
@@ -214,11 +236,20 @@ def test_relationship_edges_are_the_one_query_definition(tmp_path, store: str) -
     root = tmp_path / "bundle"
     generate_bundle(root, 60, seed=8)
     bundle = load_bundle(root, store=store)
-    hub = next(iri for iri in sorted(m.iri for m in bundle.memories.values()) if (URIRef(iri), None, None) in bundle.links)
-    bundle.links.add((URIRef(hub), DCTERMS.title, Literal("Second title")))  # two titles: each of its edges comes once per title
+    hub = next(
+        iri for iri in sorted(m.iri for m in bundle.memories.values()) if (URIRef(iri), None, None) in bundle.links
+    )
+    bundle.links.add(
+        (URIRef(hub), DCTERMS.title, Literal("Second title"))
+    )  # two titles: each of its edges comes once per title
     expected = Counter(tuple(row.values()) for row in select(bundle, EDGES_IN_ONE_QUERY))
     table = relationship_edges(bundle)
-    assert Counter(tuple(row[c] for c in ("source", "source_label", "relationship", "target", "target_label")) for row in table) == expected
+    assert (
+        Counter(
+            tuple(row[c] for c in ("source", "source_label", "relationship", "target", "target_label")) for row in table
+        )
+        == expected
+    )
     assert any(row["source_label"] == "Second title" or row["target_label"] == "Second title" for row in table)
 
 
@@ -230,16 +261,24 @@ def test_conflicts_are_pairs_listed_once(example_bundle) -> None:
         if rel["type"] == "conflicts-with"
     }
     table = conflicts(example_bundle)
-    assert {frozenset((r["memory"], r["other"])) for r in table} == pairs == {
-        frozenset(("urn:mif:33117db3-8b95-4061-b487-746a415d912f", "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"))
-    }
+    assert (
+        {frozenset((r["memory"], r["other"])) for r in table}
+        == pairs
+        == {frozenset(("urn:mif:33117db3-8b95-4061-b487-746a415d912f", "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"))}
+    )
     assert all(r["title"] and r["other_title"] for r in table)
 
 
 # -- supersession ------------------------------------------------------------------------------
 def test_supersession_in_the_example_bundle(example_bundle) -> None:
-    assert [(r["memory"], r["offset"]) for r in supersession_chain(example_bundle, POLICY_V1)] == [(POLICY, 1), (POLICY_V1, 0)]
-    assert [(r["memory"], r["offset"]) for r in supersession_chain(example_bundle, POLICY)] == [(POLICY, 0), (POLICY_V1, -1)]
+    assert [(r["memory"], r["offset"]) for r in supersession_chain(example_bundle, POLICY_V1)] == [
+        (POLICY, 1),
+        (POLICY_V1, 0),
+    ]
+    assert [(r["memory"], r["offset"]) for r in supersession_chain(example_bundle, POLICY)] == [
+        (POLICY, 0),
+        (POLICY_V1, -1),
+    ]
     assert current_version(example_bundle, POLICY_V1).column("memory") == [POLICY]
     assert current_version(example_bundle, POLICY).column("memory") == [POLICY]
     assert current_version(example_bundle, OUTBOX).column("memory") == [OUTBOX]  # never superseded: itself
@@ -248,7 +287,11 @@ def test_supersession_in_the_example_bundle(example_bundle) -> None:
 def _versions_bundle(root, edges: dict[str, list[str]]):
     for name in sorted({n for pair in edges.items() for n in [pair[0], *pair[1]]}):
         rels = "".join(f"  - type: supersedes\n    target: /{old}.md\n" for old in edges.get(name, []))
-        write_file(root, f"{name}.md", memory_text(name, f"title: Version {name}\nrelationships:\n{rels}" if rels else f"title: Version {name}\n"))
+        write_file(
+            root,
+            f"{name}.md",
+            memory_text(name, f"title: Version {name}\nrelationships:\n{rels}" if rels else f"title: Version {name}\n"),
+        )
     return load_bundle(root)
 
 
@@ -259,7 +302,10 @@ def test_long_chains_and_forks(tmp_path) -> None:
     chain = supersession_chain(bundle, "v3")
     assert [(r["memory"], r["offset"]) for r in chain] == [(f"urn:mif:v{i}", i - 3) for i in range(29, -1, -1)]
     assert chain[0]["title"] == "Version v29" and chain[0]["path"] == "v29.md"
-    assert current_version(bundle, "v0").column("memory") == ["urn:mif:fork", "urn:mif:v29"]  # a fork: two current versions
+    assert current_version(bundle, "v0").column("memory") == [
+        "urn:mif:fork",
+        "urn:mif:v29",
+    ]  # a fork: two current versions
     assert [(r["memory"], r["offset"]) for r in current_version(bundle, "v2")] == [("urn:mif:v29", 27)]
     assert {r["memory"] for r in supersession_chain(bundle, "fork")} == {"urn:mif:fork", "urn:mif:v0"}
     with pytest.raises(MifRdfError, match="no memory 'urn:mif:nope'"):
@@ -275,14 +321,29 @@ def test_a_supersession_cycle_has_no_current_version(tmp_path) -> None:
 
 
 # -- trust ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("level", "confidence"), [("verified", None), ("high_confidence", None), (None, 0.9), ("user_stated", 0.93), ("uncertain", 0.0), (None, None)])
+@pytest.mark.parametrize(
+    ("level", "confidence"),
+    [
+        ("verified", None),
+        ("high_confidence", None),
+        (None, 0.9),
+        ("user_stated", 0.93),
+        ("uncertain", 0.0),
+        (None, None),
+    ],
+)
 def test_trusted(example_bundle, level: str | None, confidence: float | None) -> None:
     def passes(fm: dict) -> bool:
         prov = fm.get("provenance")
         if prov is None:
             return False
-        ok_level = level is None or (prov.get("trustLevel") in TRUST_LEVELS and TRUST_LEVELS.index(prov["trustLevel"]) >= TRUST_LEVELS.index(level))
-        ok_confidence = confidence is None or ("confidence" in prov and Decimal(str(prov["confidence"])) >= Decimal(str(confidence)))
+        ok_level = level is None or (
+            prov.get("trustLevel") in TRUST_LEVELS
+            and TRUST_LEVELS.index(prov["trustLevel"]) >= TRUST_LEVELS.index(level)
+        )
+        ok_confidence = confidence is None or (
+            "confidence" in prov and Decimal(str(prov["confidence"])) >= Decimal(str(confidence))
+        )
         return ok_level and ok_confidence
 
     table = trusted(example_bundle, level, confidence)

@@ -10,24 +10,25 @@ with the same types, and so do Oxigraph's two ways out (rows read straight
 from pyoxigraph, or through oxrdflib's rdflib terms), for helpers and for
 every kind of term.
 """
+
 from __future__ import annotations
 
 import io
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas
 import pyarrow as pa
 import pyoxigraph as ox
 import pytest
-from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Dataset
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
+from conftest import EXAMPLES
 from mif_rdf import load_bundle
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.namespaces import MIF
@@ -98,11 +99,19 @@ def _calls(bundle) -> dict:
     """Every helper, with arguments that have answers in ``bundle`` (and ``as_`` passed on)."""
     memories = sorted(bundle.memories.values(), key=lambda m: m.relpath)
     superseded = next(
-        (m.iri for m in memories for r in bundle.memories.values() for rel in r.frontmatter.get("relationships", []) if rel["type"] == "supersedes" and rel["target"].endswith(m.relpath)),
+        (
+            m.iri
+            for m in memories
+            for r in bundle.memories.values()
+            for rel in r.frontmatter.get("relationships", [])
+            if rel["type"] == "supersedes" and rel["target"].endswith(m.relpath)
+        ),
         memories[0].iri,
     )
     hub = max(memories, key=lambda m: len(m.frontmatter.get("relationships", []))).iri
-    cited = Counter(str(o) for s, p, o in bundle.links if p == MIF["relates-to"] and str(o) in {m.iri for m in memories})
+    cited = Counter(
+        str(o) for s, p, o in bundle.links if p == MIF["relates-to"] and str(o) in {m.iri for m in memories}
+    )
     popular = max(sorted(cited), key=cited.__getitem__)
     times = sorted(_when(m.frontmatter["created"]) for m in memories)
     tag = next(t for m in memories for t in m.frontmatter.get("tags", []))
@@ -121,7 +130,9 @@ def _calls(bundle) -> dict:
         "freshness": lambda g, **shape: freshness(g, times[-1] + timedelta(days=20), **shape),
         "neighbours": lambda g, **shape: neighbours(g, hub, direction="both", depth=2, **shape),
         "neighbours-in": lambda g, **shape: neighbours(g, popular, "relates-to", direction="in", depth=3, **shape),
-        "neighbours-typed-both": lambda g, **shape: neighbours(g, hub, "derived-from", direction="both", depth=3, **shape),
+        "neighbours-typed-both": lambda g, **shape: neighbours(
+            g, hub, "derived-from", direction="both", depth=3, **shape
+        ),
         "chain": lambda g, **shape: supersession_chain(g, superseded, **shape),
         "current": lambda g, **shape: current_version(g, superseded, **shape),
         "conflicts": conflicts,
@@ -132,11 +143,13 @@ def _calls(bundle) -> dict:
 
 def _when(value: object) -> datetime:
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _rows(table) -> set:
-    return {tuple(sorted((k, v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items())) for row in table}
+    return {
+        tuple(sorted((k, v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items())) for row in table
+    }
 
 
 @pytest.mark.parametrize("bundle_name", ["examples", "synthetic"])
@@ -157,7 +170,9 @@ def test_the_remote_store_gets_parameters_ahead_of_the_where_clause(examples) ->
     trusted(examples["remote"], "verified", 0.95)
     sent = endpoint.sent[-1]
     body = sent.split("WHERE {", 1)[1]
-    assert body.lstrip().startswith('VALUES (?min_rank ?min_confidence) { ("5"^^<http://www.w3.org/2001/XMLSchema#integer> "0.95"^^')
+    assert body.lstrip().startswith(
+        'VALUES (?min_rank ?min_confidence) { ("5"^^<http://www.w3.org/2001/XMLSchema#integer> "0.95"^^'
+    )
     assert "\nVALUES" not in sent  # not the trailing VALUES rdflib would append, which FILTERs never see
 
 
@@ -168,7 +183,7 @@ INJECTIONS = [
     'x" . ?memory mif:tags ?any . } #',
     '\\" ) } UNION { ?memory ?p ?o } #',
     'line\nbreak"""\n} UNION { ?memory ?p ?o }',
-    "incident\" } INSERT DATA { <urn:x> <urn:y> <urn:z> } #",
+    'incident" } INSERT DATA { <urn:x> <urn:y> <urn:z> } #',
 ]
 
 
@@ -183,10 +198,14 @@ def test_text_parameters_cannot_change_the_query(examples, store: str, text: str
 
 
 @pytest.mark.parametrize("store", STORES)
-@pytest.mark.parametrize("text", ["x> } UNION { ?memory ?p ?o } #", 'urn:mif:x" ) }', "urn:mif:a b", "urn:mif:entity:x>"])
+@pytest.mark.parametrize(
+    "text", ["x> } UNION { ?memory ?p ?o } #", 'urn:mif:x" ) }', "urn:mif:a b", "urn:mif:entity:x>"]
+)
 def test_iri_parameters_that_are_not_iris_are_refused(examples, store: str, text: str) -> None:
     graph = examples[store] if store == "remote" else examples[store].dataset
-    with pytest.raises(MifRdfError, match="not a valid IRI|neither a memory id nor a memory IRI|must be an absolute IRI"):
+    with pytest.raises(
+        MifRdfError, match="not a valid IRI|neither a memory id nor a memory IRI|must be an absolute IRI"
+    ):
         neighbours(graph, text)
     with pytest.raises(MifRdfError):
         memories_about(graph, text)
@@ -196,7 +215,12 @@ def test_iri_parameters_that_are_not_iris_are_refused(examples, store: str, text
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(st.sampled_from(["incident", "policy", "decision", "kafka"]), st.text(min_size=1, max_size=30).filter(lambda t: t.strip("/ "))))
+@given(
+    st.one_of(
+        st.sampled_from(["incident", "policy", "decision", "kafka"]),
+        st.text(min_size=1, max_size=30).filter(lambda t: t.strip("/ ")),
+    )
+)
 def test_any_tag_text_means_exactly_that_tag_on_the_remote_store(examples, tag: str) -> None:
     bundle = examples["bundle"]
     expected = {m.iri for m in bundle.memories.values() if tag in m.frontmatter.get("tags", [])}
@@ -206,7 +230,17 @@ def test_any_tag_text_means_exactly_that_tag_on_the_remote_store(examples, tag: 
 # -- the Oxigraph store: same tables, to the type, whichever way the rows come out -------------
 def _typed(table) -> list:
     """Rows with each value's type and its exact form (a datetime's offset, a float's sign and NaN included)."""
-    return [tuple((k, type(v).__name__, v.isoformat() if isinstance(v, (datetime, date)) else repr(v) if isinstance(v, float) else v) for k, v in row.items()) for row in table]
+    return [
+        tuple(
+            (
+                k,
+                type(v).__name__,
+                v.isoformat() if isinstance(v, (datetime, date)) else repr(v) if isinstance(v, float) else v,
+            )
+            for k, v in row.items()
+        )
+        for row in table
+    ]
 
 
 def _by_oxrdflib(monkeypatch) -> None:
@@ -231,7 +265,9 @@ def test_oxigraph_tables_come_straight_from_pyoxigraph_unchanged(request, monkey
     for name, call in _calls(stores["bundle"]).items():
         through_rdflib = call(stores["oxigraph"])
         assert native[name].columns == through_rdflib.columns, name
-        assert _typed(native[name]) == _typed(through_rdflib), f"{bundle_name}: {name} differs"  # in the same order, too
+        assert _typed(native[name]) == _typed(through_rdflib), (
+            f"{bundle_name}: {name} differs"
+        )  # in the same order, too
 
 
 def test_the_native_path_is_taken_for_oxigraph(examples, monkeypatch) -> None:
@@ -248,9 +284,28 @@ XSD_ = "http://www.w3.org/2001/XMLSchema#"
 DATATYPES = [
     XSD_ + name
     for name in (
-        "string", "integer", "decimal", "double", "float", "boolean", "dateTime", "date", "time", "duration", "dayTimeDuration",
-        "yearMonthDuration", "gYear", "int", "long", "unsignedByte", "negativeInteger", "normalizedString", "token", "anyURI",
-        "hexBinary", "base64Binary",
+        "string",
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "boolean",
+        "dateTime",
+        "date",
+        "time",
+        "duration",
+        "dayTimeDuration",
+        "yearMonthDuration",
+        "gYear",
+        "int",
+        "long",
+        "unsignedByte",
+        "negativeInteger",
+        "normalizedString",
+        "token",
+        "anyURI",
+        "hexBinary",
+        "base64Binary",
     )
 ] + ["http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON", "urn:example:datatype"]
 LEXICAL = st.one_of(
@@ -258,14 +313,54 @@ LEXICAL = st.one_of(
     st.integers(-(10**20), 10**20).map(str),
     st.decimals(allow_nan=False, allow_infinity=False, places=3).map(str),
     st.floats().map(repr),
-    st.sampled_from(["true", "false", "1", "0", "TRUE", "yes", "INF", "-INF", "NaN", "-0", "+7", "007", ".5", "1e3", " 12 ", "1_000", "P1Y2M", "PT36H", "P0D", "-P1D"]),
-    st.datetimes(timezones=st.sampled_from([None, timezone.utc, timezone(timedelta(hours=-5, minutes=-30))])).map(lambda d: d.isoformat()),
+    st.sampled_from(
+        [
+            "true",
+            "false",
+            "1",
+            "0",
+            "TRUE",
+            "yes",
+            "INF",
+            "-INF",
+            "NaN",
+            "-0",
+            "+7",
+            "007",
+            ".5",
+            "1e3",
+            " 12 ",
+            "1_000",
+            "P1Y2M",
+            "PT36H",
+            "P0D",
+            "-P1D",
+        ]
+    ),
+    st.datetimes(timezones=st.sampled_from([None, UTC, timezone(timedelta(hours=-5, minutes=-30))])).map(
+        lambda d: d.isoformat()
+    ),
     st.dates().map(str),
-    st.sampled_from(["2026-01-15T10:30:00Z", "2026-01-15T10:30:00.1234567Z", "2026-01-15", "2026-01-15Z", "2026-01-15+02:00", "10:30:00", "24:00:00", "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "12026-01-01T00:00:00Z"]),
+    st.sampled_from(
+        [
+            "2026-01-15T10:30:00Z",
+            "2026-01-15T10:30:00.1234567Z",
+            "2026-01-15",
+            "2026-01-15Z",
+            "2026-01-15+02:00",
+            "10:30:00",
+            "24:00:00",
+            "2026-02-30T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "12026-01-01T00:00:00Z",
+        ]
+    ),
 )
 TERMS = st.one_of(
     st.tuples(LEXICAL, st.sampled_from(DATATYPES)).map(lambda t: ox.Literal(t[0], datatype=ox.NamedNode(t[1]))),
-    st.tuples(st.text(max_size=12), st.sampled_from(["en", "de-CH", "fr", "zh-Hant-TW"])).map(lambda t: ox.Literal(t[0], language=t[1])),
+    st.tuples(st.text(max_size=12), st.sampled_from(["en", "de-CH", "fr", "zh-Hant-TW"])).map(
+        lambda t: ox.Literal(t[0], language=t[1])
+    ),
     st.text(max_size=12).map(ox.Literal),
     st.sampled_from(["urn:x:a", "https://example.org/a?b=c#d", "urn:x:é"]).map(ox.NamedNode),
     st.sampled_from(["b1", "node7"]).map(ox.BlankNode),
@@ -281,7 +376,14 @@ def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
     inner = dataset.store._inner
     for i, term in enumerate(terms):
         inner.add(ox.Quad(ox.NamedNode(f"urn:s:{i}"), ox.NamedNode("urn:p"), term, ox.NamedNode("urn:g")))
-        inner.add(ox.Quad(ox.NamedNode(f"urn:s:{i}"), ox.NamedNode("urn:q"), ox.Literal(str(i), datatype=ox.NamedNode(XSD_ + "integer")), ox.NamedNode("urn:g")))
+        inner.add(
+            ox.Quad(
+                ox.NamedNode(f"urn:s:{i}"),
+                ox.NamedNode("urn:q"),
+                ox.Literal(str(i), datatype=ox.NamedNode(XSD_ + "integer")),
+                ox.NamedNode("urn:g"),
+            )
+        )
     query = "SELECT ?i ?o ?none WHERE { ?s <urn:p> ?o ; <urn:q> ?i } ORDER BY ?i"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rdflib warns about a boolean such as "yes"
@@ -294,7 +396,11 @@ def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
 #: Columns of one kind of term, which :func:`mif_rdf.queries.native._column` reads in one split: any text in the strings
 #: (quotes, backslashes, tabs and newlines are escaped in TSV, and those cells go one by one), IRIs with any allowed character.
 PLAIN_TEXTS = st.text(alphabet=st.characters(codec="utf-8"), max_size=12).map(ox.Literal)
-IRI_TEXTS = st.text(alphabet=st.characters(codec="utf-8", exclude_characters='<>"{}|^`\\% \t\n\r\x00'), max_size=8).map(lambda t: _iri_or_none("urn:x:" + t)).filter(bool)
+IRI_TEXTS = (
+    st.text(alphabet=st.characters(codec="utf-8", exclude_characters='<>"{}|^`\\% \t\n\r\x00'), max_size=8)
+    .map(lambda t: _iri_or_none("urn:x:" + t))
+    .filter(bool)
+)
 
 
 def _iri_or_none(text: str) -> ox.NamedNode | None:
@@ -321,7 +427,9 @@ LOOKALIKES = [
     ox.Literal("7", datatype=ox.NamedNode(XSD_ + "integer")),  # bare
     ox.BlankNode("b1"),
     ox.Literal("2026-02-30T00:00:00Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # ill-typed: kept as text
-    ox.Literal("2026-01-15T10:30:00.1234567Z", datatype=ox.NamedNode(XSD_ + "dateTime")),  # Python keeps 6 of the digits
+    ox.Literal(
+        "2026-01-15T10:30:00.1234567Z", datatype=ox.NamedNode(XSD_ + "dateTime")
+    ),  # Python keeps 6 of the digits
     ox.Literal("2026-01-15", datatype=ox.NamedNode(XSD_ + "date")),
 ]
 
@@ -330,7 +438,11 @@ LOOKALIKES = [
 @pytest.mark.parametrize("where", [0, 1, 3])
 @pytest.mark.parametrize(
     "kind",
-    [ox.NamedNode("urn:x:plain"), ox.Literal("plain"), ox.Literal("2026-01-15T10:30:00+02:00", datatype=ox.NamedNode(XSD_ + "dateTime"))],
+    [
+        ox.NamedNode("urn:x:plain"),
+        ox.Literal("plain"),
+        ox.Literal("2026-01-15T10:30:00+02:00", datatype=ox.NamedNode(XSD_ + "dateTime")),
+    ],
     ids=["iris", "strings", "timestamps"],
 )
 def test_one_lookalike_in_a_column_of_one_kind_gives_rdflib_s_value(odd, where: int, kind) -> None:
@@ -345,7 +457,7 @@ _ZONES = {  # file -> frontmatter lines after id and type
     "no-zone.md": 'created: "2026-01-15T10:00:00"\n',
     "utc.md": "created: 2026-01-15T10:00:00Z\n",
     "offset.md": "created: 2026-01-15T10:00:00+05:00\n",
-    "recorded-no-zone.md": "created: 2026-01-01T00:00:00Z\ntemporal:\n  recordedAt: \"2026-01-16T00:00:00\"\n",
+    "recorded-no-zone.md": 'created: 2026-01-01T00:00:00Z\ntemporal:\n  recordedAt: "2026-01-16T00:00:00"\n',
     "valid-no-zone.md": 'created: 2026-01-01T00:00:00Z\ntemporal:\n  validFrom: "2026-01-10T00:00:00"\n  validUntil: "2026-02-01T00:00:00"\n',
     "unreadable.md": 'created: "not a time"\n',
 }
@@ -353,48 +465,79 @@ _ZONES = {  # file -> frontmatter lines after id and type
 
 def _utc(text: str) -> datetime:
     value = datetime.fromisoformat(text)
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
 def zones(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("zones")
     for index, (name, lines) in enumerate(_ZONES.items()):
-        (root / name).write_text(f"---\nid: 00000000-0000-4000-8000-00000000000{index}\ntype: semantic\n{lines}---\nBody\n", encoding="utf-8")
+        (root / name).write_text(
+            f"---\nid: 00000000-0000-4000-8000-00000000000{index}\ntype: semantic\n{lines}---\nBody\n", encoding="utf-8"
+        )
     return _stores(root)
 
 
-@pytest.mark.parametrize("at", ["2024-06-13T11:47:11Z", "2026-01-15T05:00:00Z", "2026-01-15T10:00:00Z",
-                                "2026-01-15T12:00:00+02:00", "2026-01-20T00:00:00Z", "2030-01-01T00:00:00Z"])
+@pytest.mark.parametrize(
+    "at",
+    [
+        "2024-06-13T11:47:11Z",
+        "2026-01-15T05:00:00Z",
+        "2026-01-15T10:00:00Z",
+        "2026-01-15T12:00:00+02:00",
+        "2026-01-20T00:00:00Z",
+        "2030-01-01T00:00:00Z",
+    ],
+)
 def test_times_without_a_zone_are_utc_on_every_store(zones: dict, at: str) -> None:
     """rdflib and Oxigraph compare zoneless times differently; the helpers give both the package's reading (UTC)."""
     moment = datetime.fromisoformat(at)
 
     def expected(recorded: str | None, valid: tuple[str, str] | None = None) -> bool:
-        return recorded is not None and _utc(recorded) <= moment and (valid is None or _utc(valid[0]) <= moment < _utc(valid[1]))
+        return (
+            recorded is not None
+            and _utc(recorded) <= moment
+            and (valid is None or _utc(valid[0]) <= moment < _utc(valid[1]))
+        )
 
-    recorded = {"bare-date.md": "2026-01-15", "no-zone.md": "2026-01-15T10:00:00", "utc.md": "2026-01-15T10:00:00Z",
-                "offset.md": "2026-01-15T10:00:00+05:00", "recorded-no-zone.md": "2026-01-16T00:00:00",
-                "valid-no-zone.md": "2026-01-01T00:00:00Z", "unreadable.md": None}
+    recorded = {
+        "bare-date.md": "2026-01-15",
+        "no-zone.md": "2026-01-15T10:00:00",
+        "utc.md": "2026-01-15T10:00:00Z",
+        "offset.md": "2026-01-15T10:00:00+05:00",
+        "recorded-no-zone.md": "2026-01-16T00:00:00",
+        "valid-no-zone.md": "2026-01-01T00:00:00Z",
+        "unreadable.md": None,
+    }
     paths = {store: {row["path"] for row in recorded_by(zones[store], moment)} for store in STORES}
     want = {name for name, when in recorded.items() if expected(when)}
     assert paths == {store: want for store in STORES}
     valid = {store: {row["path"] for row in valid_at(zones[store], moment, known_at=moment)} for store in STORES}
     window = ("2026-01-10T00:00:00", "2026-02-01T00:00:00")
-    want_valid = {name for name, when in recorded.items() if expected(when, window if name == "valid-no-zone.md" else None)}
+    want_valid = {
+        name for name, when in recorded.items() if expected(when, window if name == "valid-no-zone.md" else None)
+    }
     assert valid == {store: want_valid for store in STORES}
     created = {**recorded, "recorded-no-zone.md": "2026-01-01T00:00:00Z"}
     before = {store: [row["path"] for row in memories_between(zones[store], end=moment)] for store in STORES}
-    want_before = {name for name, when in created.items() if when is not None and _utc(when) < moment}  # end is excluded
+    want_before = {
+        name for name, when in created.items() if when is not None and _utc(when) < moment
+    }  # end is excluded
     assert {store: set(rows) for store, rows in before.items()} == {store: want_before for store in STORES}
     assert len({tuple(rows) for rows in before.values()}) == 1  # in one order, too
 
 
 def test_freshness_reads_zoneless_times_alike_on_every_store(zones: dict) -> None:
-    at = datetime(2026, 1, 15, 7, tzinfo=timezone.utc)
-    tables = {store: {row["path"]: (row["freshness"], row["problem"]) for row in freshness(zones[store], at)} for store in STORES}
+    at = datetime(2026, 1, 15, 7, tzinfo=UTC)
+    tables = {
+        store: {row["path"]: (row["freshness"], row["problem"]) for row in freshness(zones[store], at)}
+        for store in STORES
+    }
     assert tables["oxigraph"] == tables["memory"] == tables["remote"]
-    assert tables["memory"]["bare-date.md"] == (1.0, None) and tables["memory"]["no-zone.md"] == (None, "not recorded yet")
+    assert tables["memory"]["bare-date.md"] == (1.0, None) and tables["memory"]["no-zone.md"] == (
+        None,
+        "not recorded yet",
+    )
 
 
 def test_memories_between_orders_every_time_as_utc(zones: dict) -> None:
@@ -423,7 +566,9 @@ def test_each_helper_gives_its_table_as_a_dataframe_and_an_arrow_table(request, 
     graph = stores[store].dataset
     for name, call in _columnar_calls(stores["bundle"]).items():
         table = call(graph)
-        pandas.testing.assert_frame_equal(call(graph, as_="dataframe"), table.to_dataframe(), obj=f"{bundle_name} {store} {name}")
+        pandas.testing.assert_frame_equal(
+            call(graph, as_="dataframe"), table.to_dataframe(), obj=f"{bundle_name} {store} {name}"
+        )
         arrow = call(graph, as_="arrow")
         assert arrow.column_names == list(table.columns), name
         assert arrow.num_rows == len(table), name
@@ -440,6 +585,7 @@ def test_objects_become_text_in_arrow(examples) -> None:
 
 def test_columnar_results_build_no_row_dicts_on_oxigraph(synthetic, monkeypatch) -> None:
     """On Oxigraph a DataFrame comes from the result's columns: no Table, no dict per row."""
+
     def no_rows(*args, **kwargs):
         raise AssertionError("rows were built")
 

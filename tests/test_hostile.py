@@ -1,4 +1,5 @@
 """Hostile bundles (issue 7): each case is one clear problem and every other memory loads intact."""
+
 from __future__ import annotations
 
 import os
@@ -8,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO, isomorphic
 from mif_rdf import load_bundle
 from mif_rdf.core.errors import Severity
 from mif_rdf.core.limits import Limits
 from mif_rdf.validation import validate
-
-from conftest import REPO, isomorphic
 
 HOSTILE = REPO / "tests" / "fixtures" / "hostile"
 GOOD = "good.md"
@@ -81,11 +81,14 @@ def test_dashes_in_the_body_stay_in_the_body(tmp_path: Path) -> None:
     assert record is not None and record.body.count("---") == 2 and "Below a thematic break." in record.body
 
 
-@pytest.mark.parametrize(("name", "rules"), [
-    ("wrong-types.md", {"tags-text", "title-text", "modified-datetime", "aliases-text"}),
-    ("date-only.md", {"created-datetime"}),
-    ("impossible-date.md", {"created-datetime"}),  # the load's "datatype" warning gives way to the shape's rule
-])
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    [
+        ("wrong-types.md", {"tags-text", "title-text", "modified-datetime", "aliases-text"}),
+        ("date-only.md", {"created-datetime"}),
+        ("impossible-date.md", {"created-datetime"}),  # the load's "datatype" warning gives way to the shape's rule
+    ],
+)
 def test_wrong_types_load_and_validation_names_them(tmp_path: Path, name: str, rules: set[str]) -> None:
     bundle = _bundle_with(tmp_path, name)
     assert bundle.memory_by_path(name) is not None
@@ -98,11 +101,17 @@ def test_targets_that_escape_the_bundle_are_never_read(tmp_path: Path, monkeypat
     bundle_dir.mkdir()
     read: list[Path] = []
     original = os.open
-    monkeypatch.setattr(os, "open", lambda path, *args, **kw: read.append(Path(path).resolve()) or original(path, *args, **kw))
+    monkeypatch.setattr(
+        os, "open", lambda path, *args, **kw: read.append(Path(path).resolve()) or original(path, *args, **kw)
+    )
     bundle = _bundle_with(bundle_dir, "escaping-targets.md")
     assert read and all(path.is_relative_to(bundle_dir.resolve()) for path in read)
     warnings = [p for p in bundle.problems if p.rule == "link"]
-    assert {p.value for p in warnings} == {"../../etc/passwd", "/../../../etc/passwd", "/etc/passwd"}  # file: URLs point anywhere
+    assert {p.value for p in warnings} == {
+        "../../etc/passwd",
+        "/../../../etc/passwd",
+        "/etc/passwd",
+    }  # file: URLs point anywhere
     assert all("passwd" not in str(o) for o in bundle.links.objects())  # no edge to anything outside
 
 
@@ -138,7 +147,9 @@ def test_large_cases(tmp_path: Path) -> None:
 
 def test_max_memories_limit(tmp_path: Path) -> None:
     for number in range(5):
-        (tmp_path / f"m{number}.md").write_text((HOSTILE / GOOD).read_text().replace(GOOD_ID, f"id-{number}"), encoding="utf-8")
+        (tmp_path / f"m{number}.md").write_text(
+            (HOSTILE / GOOD).read_text().replace(GOOD_ID, f"id-{number}"), encoding="utf-8"
+        )
     bundle = load_bundle(tmp_path, limits=Limits(max_memories=3))
     assert sorted(bundle.memories) == ["id-0", "id-1", "id-2"]
     (limit,) = [p for p in bundle.problems if p.rule == "limit"]

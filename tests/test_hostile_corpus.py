@@ -7,6 +7,7 @@ the user (printed or logged), and name every bad file.  The single cases, each
 with its own regression test, are in test_nothing_lost.py; this is the proof
 that they hold together.
 """
+
 from __future__ import annotations
 
 import logging
@@ -16,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
-
-from conftest import REPO, memory_text, write_file
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)
 from test_nothing_lost import LOOKALIKES, unreadable
 
@@ -29,15 +29,32 @@ FORMATS = ["turtle", "nt", "nquads", "trig", "json-ld"]
 STORES = ["memory", "oxigraph"]
 #: Bad files and where they are named: every one must appear on stderr of a load.
 BAD = [
-    "caf\\xe9.md", "x.md", ".mif/entities/fifo.yaml", "locked", ".mif/config.yaml", ".mif/entities/outside.yaml",
-    "a%20b.md", "impostor.md", "dates.md", "hex.md", "relations.md",
-    *[name for name in sorted(p.name for p in HOSTILE.glob("*.md")) if name not in ("good.md", "crlf.md", "dashes-in-body.md")],
+    "caf\\xe9.md",
+    "x.md",
+    ".mif/entities/fifo.yaml",
+    "locked",
+    ".mif/config.yaml",
+    ".mif/entities/outside.yaml",
+    "a%20b.md",
+    "impostor.md",
+    "dates.md",
+    "hex.md",
+    "relations.md",
+    *[
+        name
+        for name in sorted(p.name for p in HOSTILE.glob("*.md"))
+        if name not in ("good.md", "crlf.md", "dashes-in-body.md")
+    ],
 ]
 
 
 def good_text(number: int, memory_id: str, title: str) -> str:
     others = list(GOOD)
-    links = f"relationships:\n  - type: relates-to\n    target: urn:mif:{others[(number + 1) % 50]}\n" if number % 3 == 0 else ""
+    links = (
+        f"relationships:\n  - type: relates-to\n    target: urn:mif:{others[(number + 1) % 50]}\n"
+        if number % 3 == 0
+        else ""
+    )
     return memory_text(memory_id, f"title: {title}\ntags: [corpus, n{number}]\n{links}", body=f"Body of {title}.\n")
 
 
@@ -61,14 +78,31 @@ def build_corpus(tmp_path: Path) -> Path:
     write_file(root, "a b.md", memory_text("space"))
     write_file(root, "a%20b.md", memory_text("percent"))
     write_file(root, "impostor.md", memory_text("entity:technology:redis"))
-    write_file(root, "dates.md", "---\nid: dates\ntype: semantic\ncreated: 2026-02-30T10:00:00Z\nmodified: yesterday\n"
-               "temporal:\n  validFrom: '2026-01-01T10:00:00+25:00'\n  validUntil: '0000-01-01T00:00:00Z'\n---\nx\n")
+    write_file(
+        root,
+        "dates.md",
+        "---\nid: dates\ntype: semantic\ncreated: 2026-02-30T10:00:00Z\nmodified: yesterday\n"
+        "temporal:\n  validFrom: '2026-01-01T10:00:00+25:00'\n  validUntil: '0000-01-01T00:00:00Z'\n---\nx\n",
+    )
     write_file(root, "big.md", memory_text("big", "properties:\n  n: 123456789012345678901234567890\n"))
     write_file(root, "hex.md", memory_text("0x10"))
     types = ["'x\"y'", *[f"'x{c}y'" for c in "<>{}|^`"]]
-    write_file(root, "relations.md", memory_text("relations", "relationships:\n" + "".join(f"  - type: {t}\n    target: /good00.md\n" for t in types)))
+    write_file(
+        root,
+        "relations.md",
+        memory_text(
+            "relations", "relationships:\n" + "".join(f"  - type: {t}\n    target: /good00.md\n" for t in types)
+        ),
+    )
     for number, namespace in enumerate(LOOKALIKES):
-        write_file(root, f"local{number}.md", memory_text(f"local-{number}", f"namespace: \"{namespace.encode('unicode_escape').decode()}\"\ntitle: Lookalike{number}\n"))
+        write_file(
+            root,
+            f"local{number}.md",
+            memory_text(
+                f"local-{number}",
+                f'namespace: "{namespace.encode("unicode_escape").decode()}"\ntitle: Lookalike{number}\n',
+            ),
+        )
     return root
 
 
@@ -101,7 +135,9 @@ def no_tracebacks(err: str, caplog: pytest.LogCaptureFixture) -> None:
 
 
 @pytest.mark.parametrize("store", STORES)
-def test_load_and_export_keep_every_good_memory_and_name_every_bad_file(corpus: Path, tmp_path: Path, store: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+def test_load_and_export_keep_every_good_memory_and_name_every_bad_file(
+    corpus: Path, tmp_path: Path, store: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING)
     out = tmp_path / "out"
     before = snapshot(tmp_path)
@@ -126,7 +162,9 @@ def test_load_and_export_keep_every_good_memory_and_name_every_bad_file(corpus: 
     assert all(after[k] == v for k, v in before.items() if not k.startswith("out"))  # nothing changed outside out/
 
 
-def test_push_keeps_every_good_memory(corpus: Path, oxigraph: OxigraphServer, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+def test_push_keeps_every_good_memory(
+    corpus: Path, oxigraph: OxigraphServer, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING)
     assert main(["push", str(corpus), "--endpoint", oxigraph.store_url]) == 1
     out, err = capsys.readouterr()
@@ -134,7 +172,9 @@ def test_push_keeps_every_good_memory(corpus: Path, oxigraph: OxigraphServer, ca
     names = oxigraph.graph_names()
     assert {f"urn:mif:{memory_id}" for memory_id in GOOD} <= names
     assert not any("local-" in name for name in names)
-    titles = {row["o"] for row in oxigraph.select("SELECT ?o WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?o } }")}
+    titles = {
+        row["o"] for row in oxigraph.select("SELECT ?o WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?o } }")
+    }
     assert set(GOOD.values()) <= titles
     assert "deleted 0" in out
     assert main(["push", str(corpus), "--endpoint", oxigraph.store_url]) == 1  # again: nothing to send, nothing lost
@@ -142,7 +182,9 @@ def test_push_keeps_every_good_memory(corpus: Path, oxigraph: OxigraphServer, ca
     assert "sent 0, deleted 0" in out and {f"urn:mif:{m}" for m in GOOD} <= oxigraph.graph_names()
 
 
-def test_convert_keeps_every_good_memory_and_writes_only_under_output(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+def test_convert_keeps_every_good_memory_and_writes_only_under_output(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING)
     out = tmp_path / "out"
     before = snapshot(tmp_path)

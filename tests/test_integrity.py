@@ -1,4 +1,5 @@
 """Integrity (spec 18.2) and robustness: hashes are checked; nothing a user writes crashes validation."""
+
 from __future__ import annotations
 
 import tempfile
@@ -6,13 +7,12 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
+from conftest import write_file
 from mif_rdf import load_bundle, recover_files
 from mif_rdf.core.errors import Severity
 from mif_rdf.source.integrity import content_hash
 from mif_rdf.source.markdown import render_memory
 from mif_rdf.validation import validate
-
-from conftest import write_file
 from test_equivalence import GENERATED_FRONTMATTER
 
 BODY = "\n# Hashed\n\nThe body is what the hash protects.\n"

@@ -1,4 +1,5 @@
 """Issue 17, item 6: every export format carries the same RDF terms, and the engines differ only as the README says."""
+
 from __future__ import annotations
 
 import io
@@ -13,17 +14,18 @@ from rdflib import Dataset, Graph, Literal
 from rdflib.compare import graph_diff, to_isomorphic
 from rdflib.namespace import XSD
 
-from mif_rdf import load_bundle
-from mif_rdf.rdf.reference import lexical_literals
-from mif_rdf.output.serialize import serialize_bundle
-
 from conftest import FIXTURE_BUNDLES, isomorphic
+from mif_rdf import load_bundle
+from mif_rdf.output.serialize import serialize_bundle
+from mif_rdf.rdf.reference import lexical_literals
 
 RDF_JSON = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON"
 
 
 def no_documents(url: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    raise jsonld.JsonLdError(f"the export must not need {url}", "jsonld.LoadDocumentError", code="loading document failed")
+    raise jsonld.JsonLdError(
+        f"the export must not need {url}", "jsonld.LoadDocumentError", code="loading document failed"
+    )
 
 
 def exported(bundle, fmt: str) -> dict[str, Graph]:
@@ -66,7 +68,9 @@ def assert_same_terms(left: Graph, right: Graph, label: str) -> None:
     a, b = plain(left), plain(right)
     if not isomorphic(a, b):
         _, only_left, only_right = graph_diff(to_isomorphic(a), to_isomorphic(b))
-        raise AssertionError(f"{label}\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n{only_right.serialize(format='nt')}")
+        raise AssertionError(
+            f"{label}\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n{only_right.serialize(format='nt')}"
+        )
 
 
 @pytest.mark.parametrize("name", ["examples", "levels", "properties"])
@@ -115,7 +119,9 @@ def pyld_spelling(term: Any) -> Any:
         return term
     value = float(Decimal(lexical))
     if value.is_integer():
-        return Literal(str(int(value)), datatype=XSD.integer if datatype == str(XSD.double) else term.datatype, normalize=False)
+        return Literal(
+            str(int(value)), datatype=XSD.integer if datatype == str(XSD.double) else term.datatype, normalize=False
+        )
     return Literal(jsonld._canonicalize_double(value), datatype=term.datatype, normalize=False)
 
 

@@ -1,4 +1,5 @@
 """Issue 17, item 7: no export holds an ill-typed literal without a warning naming file and field."""
+
 from __future__ import annotations
 
 import json
@@ -9,12 +10,11 @@ from pathlib import Path
 import pytest
 from rdflib import Literal
 
+from conftest import FIXTURE_BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.rdf.projection import ILL_TYPED, LEXICAL_FORMS
 from mif_rdf.validation.literals import ill_typed_literals
-
-from conftest import FIXTURE_BUNDLES, memory_text, write_file
 
 
 def ill_typed_in_graphs(bundle) -> Counter:
@@ -23,7 +23,12 @@ def ill_typed_in_graphs(bundle) -> Counter:
     found: Counter = Counter()
     for _, _, o, graph in bundle.dataset.quads((None, None, None, None)):
         name = str(getattr(graph, "identifier", graph))
-        if isinstance(o, Literal) and str(o.datatype) in LEXICAL_FORMS and not LEXICAL_FORMS[str(o.datatype)].match(str(o)) and name in files:
+        if (
+            isinstance(o, Literal)
+            and str(o.datatype) in LEXICAL_FORMS
+            and not LEXICAL_FORMS[str(o.datatype)].match(str(o))
+            and name in files
+        ):
             found[files[name]] += 1
     return found
 
@@ -37,24 +42,42 @@ def test_every_ill_typed_literal_has_its_warning(name: str) -> None:
 
 
 def test_export_names_file_and_field_of_a_date_under_a_date_time_term(tmp_path: Path, capsys) -> None:
-    write_file(tmp_path, "a.md", memory_text("a1", (
-        "citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
-        " url: 'https://example.org/', accessed: 2026-01-24}\n")))
+    write_file(
+        tmp_path,
+        "a.md",
+        memory_text(
+            "a1",
+            (
+                "citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
+                " url: 'https://example.org/', accessed: 2026-01-24}\n"
+            ),
+        ),
+    )
     assert main(["export", str(tmp_path), "--format", "nquads", "-o", str(tmp_path / "out.nq"), "-v"]) == 0
     err = capsys.readouterr().err
     assert "a.md: info [citations[0].accessed]: '2026-01-24' is not an xsd:dateTime" in err
-    assert '"2026-01-24"^^<http://www.w3.org/2001/XMLSchema#dateTime>' in (tmp_path / "out.nq").read_text(encoding="utf-8")  # kept as written
-    assert not [p for p in load_bundle(tmp_path).problems if "accessed" in (p.key or "")]  # the load stays quiet: the spec writes dates
+    assert '"2026-01-24"^^<http://www.w3.org/2001/XMLSchema#dateTime>' in (tmp_path / "out.nq").read_text(
+        encoding="utf-8"
+    )  # kept as written
+    assert not [
+        p for p in load_bundle(tmp_path).problems if "accessed" in (p.key or "")
+    ]  # the load stays quiet: the spec writes dates
 
 
 def test_well_typed_values_give_no_warning(tmp_path: Path) -> None:
-    write_file(tmp_path, "a.md", memory_text("a1", "modified: 2026-01-16T10:30:00.5+02:00\ntemporal: {ttl: P30D, accessCount: 3}\n"))
+    write_file(
+        tmp_path,
+        "a.md",
+        memory_text("a1", "modified: 2026-01-16T10:30:00.5+02:00\ntemporal: {ttl: P30D, accessCount: 3}\n"),
+    )
     assert ill_typed_literals(load_bundle(tmp_path)) == []
 
 
 #: A date under the dateTime term (the spec's form: a note) and a word under a decimal one (the author's to fix: a warning).
-MIXED = ("citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
-         " url: 'https://example.org/', accessed: 2026-01-24}\n")
+MIXED = (
+    "citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
+    " url: 'https://example.org/', accessed: 2026-01-24}\n"
+)
 
 
 @pytest.mark.parametrize("fmt", ["nquads", "turtle"])  # the streamed export and the loaded one
@@ -69,7 +92,9 @@ def test_export_counts_the_spec_forms_in_one_note_and_validate_lists_them(tmp_pa
     (counted,) = [line for line in err.splitlines() if "dates where the context types an xsd:dateTime" in line]
     assert counted.startswith("note: the output holds 5 dates") and "mif-rdf validate" in counted
     text = out.read_text(encoding="utf-8")
-    assert len(re.findall(r'"2026-01-24"\^\^(?:xsd:dateTime|<http://www.w3.org/2001/XMLSchema#dateTime>)', text)) >= 5  # kept as written
+    assert (
+        len(re.findall(r'"2026-01-24"\^\^(?:xsd:dateTime|<http://www.w3.org/2001/XMLSchema#dateTime>)', text)) >= 5
+    )  # kept as written
     assert main(["validate", str(tmp_path / "b"), "--format", "json"]) == 0
     found = [r for r in json.loads(capsys.readouterr().out)["results"] if r["rule"] == ILL_TYPED]
     assert sorted(r["path"] for r in found) == [f"m{i}.md" for i in range(5)]

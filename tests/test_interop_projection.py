@@ -1,4 +1,5 @@
 """Issue 17: projections a standard JSON-LD processor reads, spec-shaped pass-through, bundle base IRIs."""
+
 from __future__ import annotations
 
 import json
@@ -9,14 +10,13 @@ import pytest
 from pyld import jsonld
 from rdflib import Graph, URIRef
 
+from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.context import MIF_CONTEXT_URL, context_document
+from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.source.identity import document_iri, path_identity
 from mif_rdf.source.parse import bundle_base_iri
-from mif_rdf.rdf.reference import lexical_literals
-
-from conftest import FIXTURE_BUNDLES, assert_isomorphic, memory_text, write_file
 
 #: What the projection derives (spec 15.1); every other key must be the frontmatter's, as written.
 DERIVED = {"@context", "@id", "@type", "conceptType", "content", "timestamp", "description"}
@@ -32,7 +32,10 @@ def published_url_only(url: str, options: dict[str, Any] | None = None) -> dict[
 def converted(bundle_dir: Path, out: Path) -> dict[str, dict[str, Any]]:
     """``convert to-jsonld`` of a whole bundle: relpath of the .md -> the JSON document written."""
     assert main(["convert", "to-jsonld", str(bundle_dir), "-o", str(out), "--include-local"]) in (0, 1)
-    return {p.relative_to(out).as_posix()[: -len(".jsonld")] + ".md": json.loads(p.read_text(encoding="utf-8")) for p in out.rglob("*.jsonld")}
+    return {
+        p.relative_to(out).as_posix()[: -len(".jsonld")] + ".md": json.loads(p.read_text(encoding="utf-8"))
+        for p in out.rglob("*.jsonld")
+    }
 
 
 @pytest.mark.parametrize("name", list(FIXTURE_BUNDLES))
@@ -76,14 +79,27 @@ def check_projection_passes_every_field_through(root: Path, tmp_path: Path) -> N
 def test_null_targets_and_extensions_reach_the_projection_unchanged(tmp_path: Path) -> None:
     write_file(tmp_path, "index.md", "# b\n")
     write_file(tmp_path, "semantic/b.md", memory_text("b1"))
-    write_file(tmp_path, "semantic/a.md", memory_text("a1", (
-        "temporal:\n  validFrom: 2026-01-01T00:00:00Z\n  validUntil: null\n"
-        "relationships:\n  - type: relates-to\n    target: b.md\n  - type: uses\n    target: /semantic/b.md\n"
-        "extensions:\n  subcog:\n    domain: project\n    hash: sha256:ab\n")))
-    documents = converted(tmp_path, tmp_path.parent / f"{tmp_path.name}-out")  # outside: .jsonld files in a bundle are memories
+    write_file(
+        tmp_path,
+        "semantic/a.md",
+        memory_text(
+            "a1",
+            (
+                "temporal:\n  validFrom: 2026-01-01T00:00:00Z\n  validUntil: null\n"
+                "relationships:\n  - type: relates-to\n    target: b.md\n  - type: uses\n    target: /semantic/b.md\n"
+                "extensions:\n  subcog:\n    domain: project\n    hash: sha256:ab\n"
+            ),
+        ),
+    )
+    documents = converted(
+        tmp_path, tmp_path.parent / f"{tmp_path.name}-out"
+    )  # outside: .jsonld files in a bundle are memories
     document = documents["semantic/a.md"]
     assert document["temporal"]["validUntil"] is None
-    assert document["relationships"] == [{"type": "relates-to", "target": "b.md"}, {"type": "uses", "target": "/semantic/b.md"}]
+    assert document["relationships"] == [
+        {"type": "relates-to", "target": "b.md"},
+        {"type": "uses", "target": "/semantic/b.md"},
+    ]
     assert document["extensions"] == {"subcog": {"domain": "project", "hash": "sha256:ab"}}
     # ... and the graph still points both targets at b's document, under standard JSON-LD rules
     bundle = load_bundle(tmp_path)
@@ -118,7 +134,11 @@ def test_an_unusable_bundle_id_is_a_warning_and_the_path_identity_is_used(tmp_pa
     bundle = load_bundle(tmp_path)
     assert bundle.base_iri == f"mif://{path_identity(tmp_path)}/"
     [problem] = [p for p in bundle.problems if p.key == "bundle_id"]
-    assert problem.path == ".mif/config.yaml" and problem.severity.value == "warning" and "cannot name the bundle" in problem.message
+    assert (
+        problem.path == ".mif/config.yaml"
+        and problem.severity.value == "warning"
+        and "cannot name the bundle" in problem.message
+    )
 
 
 def test_a_bundle_absolute_target_resolves_inside_the_bundle_under_standard_rules(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
 """Issue 17: the round trip keeps order and lexical forms; a single file converts against its bundle root."""
+
 from __future__ import annotations
 
 import json
@@ -7,14 +8,13 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
+from conftest import FIXTURE_BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.output.convert import jsonld_files, markdown_of_document
 from mif_rdf.rdf.layout import authored_frontmatter, frontmatter_of_layout, layout_text
-from mif_rdf.source.parse import parse_memory
 from mif_rdf.rdf.reverse import recover_memory
-
-from conftest import FIXTURE_BUNDLES, memory_text, write_file
+from mif_rdf.source.parse import parse_memory
 
 #: Spec 15.3, input and expected output, as the spec prints them.
 SPEC_15_3_INPUT = {
@@ -107,7 +107,13 @@ def test_a_changed_graph_wins_over_the_layout(tmp_path: Path) -> None:
     graph = bundle.graph("a1")
     graph.set((URIRef("urn:mif:a1"), URIRef("http://purl.org/dc/terms/title"), Literal("New")))
     record = bundle.memories["a1"]
-    recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, template=authored_frontmatter(bundle.dataset, record.iri))
+    recovered = recover_memory(
+        graph,
+        record.iri,
+        doc_iri=record.doc_iri,
+        base=bundle.base_iri,
+        template=authored_frontmatter(bundle.dataset, record.iri),
+    )
     assert recovered.frontmatter["title"] == "New"
     assert list(recovered.frontmatter) == ["id", "type", "created", "title", "tags"]  # the template's key order
     assert [p.rule for p in recovered.problems] == ["layout"]
@@ -116,12 +122,20 @@ def test_a_changed_graph_wins_over_the_layout(tmp_path: Path) -> None:
 def test_layout_text_keeps_timestamps_apart_from_strings() -> None:
     from mif_rdf.source.yamlio import YamlTimestamp
 
-    frontmatter = {"id": "x", "a": YamlTimestamp("2026-01-15"), "b": "2026-01-15", "c": [{"d": YamlTimestamp("2026-01-15T10:30:00Z")}]}
+    frontmatter = {
+        "id": "x",
+        "a": YamlTimestamp("2026-01-15"),
+        "b": "2026-01-15",
+        "c": [{"d": YamlTimestamp("2026-01-15T10:30:00Z")}],
+    }
     back = frontmatter_of_layout(layout_text(frontmatter))
     assert back == frontmatter
     assert isinstance(back["a"], YamlTimestamp) and not isinstance(back["b"], YamlTimestamp)
     assert isinstance(back["c"][0]["d"], YamlTimestamp)
-    assert frontmatter_of_layout("not json") is None and frontmatter_of_layout('{"frontmatter": 1, "timestamps": []}') is None
+    assert (
+        frontmatter_of_layout("not json") is None
+        and frontmatter_of_layout('{"frontmatter": 1, "timestamps": []}') is None
+    )
 
 
 # -- a single file and its bundle root ------------------------------------------------------------
@@ -129,7 +143,9 @@ def test_a_single_file_converts_against_the_nearest_bundle_root(tmp_path: Path) 
     root = tmp_path / "kb"
     write_file(root, "index.md", "# kb\n")
     write_file(root, "semantic/x.md", memory_text("x1"))
-    path = write_file(root, "procedural/deep/p.md", memory_text("p1", "relationships:\n  - {type: uses, target: /semantic/x.md}\n"))
+    path = write_file(
+        root, "procedural/deep/p.md", memory_text("p1", "relationships:\n  - {type: uses, target: /semantic/x.md}\n")
+    )
     docs, problems = jsonld_files(path)
     [(relpath, text)] = docs.items()
     document = json.loads(text)
@@ -150,7 +166,9 @@ def test_root_option_names_the_bundle_root(tmp_path: Path, capsys) -> None:
 
 
 def test_a_file_with_no_bundle_root_keeps_its_targets_and_invents_no_path(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "loose/p.md", memory_text("p1", "relationships:\n  - {type: uses, target: semantic/x.md}\n"))
+    path = write_file(
+        tmp_path, "loose/p.md", memory_text("p1", "relationships:\n  - {type: uses, target: semantic/x.md}\n")
+    )
     docs, problems = jsonld_files(path)
     [(relpath, text)] = docs.items()
     document = json.loads(text)

@@ -1,4 +1,5 @@
 """Issue 17, item 8: the SPARQL Update push path sends no blank node in INSERT DATA (Virtuoso 7 refuses them)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,11 +25,15 @@ class Recorder:
 
 def test_a_graph_is_replaced_with_insert_where_not_insert_data() -> None:
     client = Recorder()
-    GraphStore("http://store.example/gsp", update_endpoint="http://store.example/update", client=client).put_graph("urn:mif:g", NTRIPLES)
+    GraphStore("http://store.example/gsp", update_endpoint="http://store.example/update", client=client).put_graph(
+        "urn:mif:g", NTRIPLES
+    )
     [(method, url, body)] = client.sent
     text = body.decode("utf-8")
     assert (method, url) == ("POST", "http://store.example/update")
-    assert "INSERT DATA" not in text and text.startswith("DROP SILENT GRAPH <urn:mif:g> ;\nINSERT { GRAPH <urn:mif:g> {")
+    assert "INSERT DATA" not in text and text.startswith(
+        "DROP SILENT GRAPH <urn:mif:g> ;\nINSERT { GRAPH <urn:mif:g> {"
+    )
     assert text.rstrip().endswith("} } WHERE { }")
     parseUpdate(text)  # valid SPARQL 1.1 Update for an independent parser
 
@@ -40,7 +45,9 @@ def test_the_insert_makes_the_same_triples_with_fresh_blank_nodes() -> None:
     assert len(graph) == 4
     [middle] = graph.objects(URIRef("urn:s"), URIRef("urn:p"))
     [last] = graph.objects(middle, URIRef("urn:r"))
-    assert isinstance(middle, BNode) and isinstance(last, BNode) and middle != last  # one label, one node; two labels, two
+    assert (
+        isinstance(middle, BNode) and isinstance(last, BNode) and middle != last
+    )  # one label, one node; two labels, two
     assert {str(o) for o in graph.objects(None, URIRef("urn:q"))} == {"x", "y"}
 
 
@@ -48,7 +55,10 @@ def test_duration_literals_are_bound_where_virtuoso_takes_them() -> None:
     """Virtuoso 7 refuses "P730D"^^xsd:duration as a constant in an update; BIND(STRDT(...)) gives every store the same literal."""
     ntriples = b'<urn:s> <urn:p> "P730D"^^<http://www.w3.org/2001/XMLSchema#duration> .\n<urn:s> <urn:q> "say \\"P1D\\"^^<http://www.w3.org/2001/XMLSchema#duration> ." .\n'
     text = insert_triples("urn:mif:g", ntriples).decode("utf-8")
-    assert '"P730D"^^' not in text.split("WHERE")[0] and 'BIND(STRDT("P730D", <http://www.w3.org/2001/XMLSchema#duration>) AS ?v0)' in text
+    assert (
+        '"P730D"^^' not in text.split("WHERE")[0]
+        and 'BIND(STRDT("P730D", <http://www.w3.org/2001/XMLSchema#duration>) AS ?v0)' in text
+    )
     parseUpdate(text)
     dataset = Dataset()
     dataset.update(text)

@@ -1,18 +1,15 @@
 """Issue 17, item 5: validation catches what the upstream schema and rules catch, one rule per case."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from mif_rdf import load_bundle
-from mif_rdf.source.markdown import render_memory
-from mif_rdf.validation import validate as validate_all
-
-from conftest import validate_but_spec_dates as validate
-
 from conftest import memory_text, write_file
-from test_validation_rules import BODY, _base, _bundle, _set
+from conftest import validate_but_spec_dates as validate
+from mif_rdf import load_bundle
+from test_validation_rules import _base, _bundle, _set
 
 E, W = "error", "warning"
 #: rule -> (change to the level-3 base memory, key path, severity, level)
@@ -39,7 +36,9 @@ def test_breaking_one_schema_rule_gives_exactly_that_result(tmp_path: Path, rule
 def test_the_mirror_check_normalizes_types_as_the_loader_does(tmp_path: Path) -> None:
     frontmatter = _base()
     frontmatter["relationships"][0]["type"] = "derivedFrom"  # the body mirror says derived-from
-    assert [r.rule for r in validate(_bundle(tmp_path, frontmatter), level=3).results] == ["relationship-type-kebab"]  # no mirror error
+    assert [r.rule for r in validate(_bundle(tmp_path, frontmatter), level=3).results] == [
+        "relationship-type-kebab"
+    ]  # no mirror error
     frontmatter["relationships"][0]["type"] = "relates-to"  # another type: both sides are reported
     rules = [r.rule for r in validate(_bundle(tmp_path, frontmatter), level=3).results]
     assert rules == ["okf-relationship-mirror", "okf-relationship-mirror"]
@@ -47,10 +46,19 @@ def test_the_mirror_check_normalizes_types_as_the_loader_does(tmp_path: Path) ->
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_cites_target_created_after_its_source(tmp_path: Path, strict: bool) -> None:
-    write_file(tmp_path, "later.md", memory_text("5f0e2a1c-0000-4000-8000-00000000000b", created="2026-02-01T00:00:00Z"))
-    write_file(tmp_path, "source.md", memory_text(
-        "5f0e2a1c-0000-4000-8000-00000000000a", "relationships:\n  - {type: cites, target: /later.md}\n",
-        body="\nText.\n\n## Relationships\n\n- cites [Later](/later.md)\n", created="2026-01-15T10:30:00Z"))
+    write_file(
+        tmp_path, "later.md", memory_text("5f0e2a1c-0000-4000-8000-00000000000b", created="2026-02-01T00:00:00Z")
+    )
+    write_file(
+        tmp_path,
+        "source.md",
+        memory_text(
+            "5f0e2a1c-0000-4000-8000-00000000000a",
+            "relationships:\n  - {type: cites, target: /later.md}\n",
+            body="\nText.\n\n## Relationships\n\n- cites [Later](/later.md)\n",
+            created="2026-01-15T10:30:00Z",
+        ),
+    )
     report = validate(load_bundle(tmp_path), level=2, strict_temporal=strict)
     found = [(r.path, r.rule, r.key, r.severity.value) for r in report.results]
     assert found == [("source.md", "temporal-derivation", "relationships[0].target", E if strict else W)]

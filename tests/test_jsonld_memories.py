@@ -1,4 +1,5 @@
 """Issue 36 item 8: a bundle's ``.jsonld`` files (spec 2.1, 3.3) are memories, or projections checked against their ``.md``."""
+
 from __future__ import annotations
 
 import io
@@ -12,19 +13,25 @@ from pyld import jsonld
 from rdflib import Graph, Literal, URIRef
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
+from conftest import (
+    EXAMPLES,
+    assert_isomorphic,
+    assert_same_values,
+    comparable_graph,
+    oxigraph_jsonld_graph,
+    write_file,
+)
 from mif_rdf import load_bundle
-from mif_rdf.load.bundle import PATH
 from mif_rdf.cli.main import main
 from mif_rdf.core.context import MIF_CONTEXT_URL, document_loader
-from mif_rdf.output.convert import jsonld_files
 from mif_rdf.core.errors import Severity
-from mif_rdf.rdf.jsonld_source import json_pointer
-from mif_rdf.source.parse import discover
-from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.load.bundle import PATH
+from mif_rdf.output.convert import jsonld_files
 from mif_rdf.output.stream_export import stream_nquads
+from mif_rdf.rdf.jsonld_source import json_pointer
+from mif_rdf.rdf.reference import pyld_graph
+from mif_rdf.source.parse import discover
 from mif_rdf.validation import validate
-
-from conftest import EXAMPLES, assert_isomorphic, assert_same_values, comparable_graph, oxigraph_jsonld_graph, write_file
 
 BASE = "mif://jsonld-test/"
 #: The spec's 6.2 "Full Example", verbatim (tests/conformance checks it against the spec text).
@@ -101,19 +108,25 @@ def check_same_memories(root: Path, converted: Path) -> None:
         loaded = from_jsonld.memories[memory_id]
         assert loaded.relpath == record.relpath[:-3] + ".jsonld"
         assert loaded.doc_iri == record.doc_iri  # it sits where its .md would
-        assert isomorphic(from_jsonld.graph(memory_id), markdown.graph(memory_id)), record.relpath  # exact terms, not by value
+        assert isomorphic(from_jsonld.graph(memory_id), markdown.graph(memory_id)), (
+            record.relpath
+        )  # exact terms, not by value
         assert loaded.frontmatter == record.frontmatter and loaded.body == record.body
+
     # links and layout: the same, but for the path each memory was read from
     def links(bundle) -> Graph:
         graph = Graph()
         for s, p, o in bundle.links:
             graph.add((s, p, Literal(str(o).replace(".jsonld", ".md")) if p == PATH else o))
         return graph
+
     assert isomorphic(links(from_jsonld), links(markdown))
+
     # the layout keeps the same frontmatter; which strings were unquoted YAML timestamps JSON cannot say (docs/decisions.md)
     def layout(bundle) -> dict:
         graph = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
         return {str(s): json.loads(str(o))["frontmatter"] for s, _, o in graph}
+
     assert layout(from_jsonld) == layout(markdown) and len(layout(markdown)) == len(markdown.memories)
 
 
@@ -149,7 +162,9 @@ def test_every_projection_file_is_read_the_same_by_pyld_and_pyoxigraph(converted
     for record in bundle.memories.values():
         document = json.loads((converted / record.relpath).read_text(encoding="utf-8"))
         assert_isomorphic(bundle.graph(record.id), pyld_graph(document, record.doc_iri), record.relpath)
-        assert_same_values(bundle.graph(record.id), oxigraph_jsonld_graph(document, BASE + "elsewhere/"), record.relpath)  # its @base decides
+        assert_same_values(
+            bundle.graph(record.id), oxigraph_jsonld_graph(document, BASE + "elsewhere/"), record.relpath
+        )  # its @base decides
 
 
 # -- written by hand ------------------------------------------------------------------------
@@ -168,7 +183,10 @@ def test_compacted_with_the_published_context_url(tmp_path: Path) -> None:
 def test_expanded_and_graph_forms_load_to_the_same_graph(tmp_path: Path) -> None:
     expanded = jsonld.expand(HAND, {"base": BASE + "semantic/hand.md", "documentLoader": document_loader})
     assert "@context" not in json.dumps(expanded)
-    forms = {"expanded.jsonld": expanded, "graph.jsonld": {"@context": MIF_CONTEXT_URL, "@graph": [{k: v for k, v in HAND.items() if k != "@context"}]}}
+    forms = {
+        "expanded.jsonld": expanded,
+        "graph.jsonld": {"@context": MIF_CONTEXT_URL, "@graph": [{k: v for k, v in HAND.items() if k != "@context"}]},
+    }
     reference = load_bundle(hand_bundle(tmp_path / "c", "hand.jsonld", HAND), base_iri=BASE)
     for name, document in forms.items():
         bundle = load_bundle(hand_bundle(tmp_path / name, "hand.jsonld", document), base_iri=BASE)
@@ -183,7 +201,10 @@ def test_the_spec_6_2_example(tmp_path: Path) -> None:
     root = hand_bundle(tmp_path, "550e8400-e29b-41d4-a716-446655440000.jsonld", document)
     bundle = load_bundle(root, base_iri=BASE)
     record = only_memory(bundle, "semantic/550e8400-e29b-41d4-a716-446655440000.jsonld")
-    assert record.frontmatter["created"] == "2026-01-15T10:30:00Z" and record.frontmatter["title"] == "Dark Mode Preference"
+    assert (
+        record.frontmatter["created"] == "2026-01-15T10:30:00Z"
+        and record.frontmatter["title"] == "Dark Mode Preference"
+    )
     ours, theirs = bundle.graph(record.id), pyld_graph(document, record.doc_iri)
     # everything but the typing of the two dates (and the timestamp mirror) is the document's own graph
     dc = "http://purl.org/dc/terms/"
@@ -193,22 +214,51 @@ def test_the_spec_6_2_example(tmp_path: Path) -> None:
     report = validate(bundle, level=1)
     errors = {(p.rule, p.key) for p in report.results if p.path == record.relpath and p.severity == Severity.ERROR}
     # the example's content has no "## Relationships" mirror of its two relationships (OKF Invariant 3): nothing else
-    assert errors == {("okf-relationship-mirror", "/relationships/0"), ("okf-relationship-mirror", "/relationships/1")}, report.to_text()
+    assert errors == {
+        ("okf-relationship-mirror", "/relationships/0"),
+        ("okf-relationship-mirror", "/relationships/1"),
+    }, report.to_text()
 
 
-def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a network connection was attempted")
+
     monkeypatch.setattr(socket.socket, "connect", no_network)
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
-    write_file(root, "semantic/bad-context.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-1", "@context": "https://example.org/other-context.jsonld"}))
-    write_file(root, "semantic/nested.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-2", "@context": [MIF_CONTEXT_URL, {"x": {"@id": "urn:x", "@context": "https://example.org/c2"}}], "x": {"a": 1}}))
+    write_file(
+        root,
+        "semantic/bad-context.jsonld",
+        json.dumps({**HAND, "@id": "urn:mif:bad-1", "@context": "https://example.org/other-context.jsonld"}),
+    )
+    write_file(
+        root,
+        "semantic/nested.jsonld",
+        json.dumps(
+            {
+                **HAND,
+                "@id": "urn:mif:bad-2",
+                "@context": [MIF_CONTEXT_URL, {"x": {"@id": "urn:x", "@context": "https://example.org/c2"}}],
+                "x": {"a": 1},
+            }
+        ),
+    )
     write_file(root, "semantic/not-json.jsonld", '{"@id": "urn:mif:bad-3",\n  oops}')
-    write_file(root, "semantic/imports.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-4", "@context": [MIF_CONTEXT_URL, {"@import": "https://example.org/i"}]}))
+    write_file(
+        root,
+        "semantic/imports.jsonld",
+        json.dumps(
+            {**HAND, "@id": "urn:mif:bad-4", "@context": [MIF_CONTEXT_URL, {"@import": "https://example.org/i"}]}
+        ),
+    )
     write_file(root, "semantic/bare.jsonld", "null")
     write_file(root, "semantic/bad-id.jsonld", json.dumps({**HAND, "@id": "urn:mif:has space"}))
     write_file(root, "semantic/bad-context-value.jsonld", json.dumps({**HAND, "@id": "urn:mif:bad-5", "@context": 5}))
-    write_file(root, "semantic/not-a-memory.jsonld", json.dumps({"@context": {"name": "http://schema.org/name"}, "name": "x"}))
+    write_file(
+        root, "semantic/not-a-memory.jsonld", json.dumps({"@context": {"name": "http://schema.org/name"}, "name": "x"})
+    )
     bundle = load_bundle(root, base_iri=BASE)
     assert {m.relpath for m in bundle.memories.values()} == {"semantic/hand.jsonld", "semantic/other.md"}
     errors = {p.path: p for p in bundle.problems if p.severity == Severity.ERROR}
@@ -217,7 +267,10 @@ def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(tmp_path: P
     assert "not loaded" in errors["semantic/nested.jsonld"].message
     assert errors["semantic/not-json.jsonld"].line == 2
     assert "not a MIF memory document" in errors["semantic/not-a-memory.jsonld"].message
-    assert "https://example.org/i" in errors["semantic/imports.jsonld"].message and "never fetches" in errors["semantic/imports.jsonld"].message
+    assert (
+        "https://example.org/i" in errors["semantic/imports.jsonld"].message
+        and "never fetches" in errors["semantic/imports.jsonld"].message
+    )
     assert "must be a JSON object or array" in errors["semantic/bare.jsonld"].message
     assert "does not make a valid IRI" in errors["semantic/bad-id.jsonld"].message
     assert "@context must be an object" in errors["semantic/bad-context-value.jsonld"].message
@@ -226,7 +279,9 @@ def test_bad_context_url_is_a_problem_of_that_file_and_never_fetched(tmp_path: P
 # -- beside the markdown: a projection, checked -----------------------------------------------
 def test_md_wins_and_a_stale_projection_is_a_warning_naming_the_keys(tmp_path: Path) -> None:
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
-    (root / "semantic/other.jsonld").write_text(jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"])
+    (root / "semantic/other.jsonld").write_text(
+        jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"]
+    )
     bundle = load_bundle(root, base_iri=BASE)
     assert only_memory(bundle, "semantic/other.md") and bundle.memory_by_path("semantic/other.jsonld") is None
     assert not [p for p in bundle.problems if p.rule == "stale-projection"]
@@ -246,7 +301,9 @@ def test_key_order_and_formatting_are_not_staleness(tmp_path: Path) -> None:
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
     text = jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"]
     document = json.loads(text)
-    (root / "semantic/other.jsonld").write_text(json.dumps(dict(reversed(list(document.items())))))  # one line, keys reversed
+    (root / "semantic/other.jsonld").write_text(
+        json.dumps(dict(reversed(list(document.items()))))
+    )  # one line, keys reversed
     assert not [p for p in load_bundle(root, base_iri=BASE).problems if p.rule == "stale-projection"]
 
 
@@ -264,7 +321,10 @@ def test_convert_check_exits_1_on_missing_or_stale(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert "semantic/idempotency-policy.jsonld" in err and "keys that differ: namespace" in err
     files = sorted(p.name for p in root.rglob("*.jsonld"))
-    assert main(["convert", "to-jsonld", str(root), "--check"]) == 1 and sorted(p.name for p in root.rglob("*.jsonld")) == files  # writes nothing
+    assert (
+        main(["convert", "to-jsonld", str(root), "--check"]) == 1
+        and sorted(p.name for p in root.rglob("*.jsonld")) == files
+    )  # writes nothing
     # one file: its .jsonld beside it
     single = root / "semantic/payments-api-service.md"
     assert main(["convert", "to-jsonld", str(single), "--check"]) == 0
@@ -289,12 +349,21 @@ def test_cache_keeps_and_invalidates_a_jsonld_memory(tmp_path: Path) -> None:
     for memory_id in fresh.memories:
         assert isomorphic(warm.graph(memory_id), fresh.graph(memory_id))
     assert isomorphic(warm.links, fresh.links)
-    (root / "semantic/other.jsonld").write_text(json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"}))  # stale
+    (root / "semantic/other.jsonld").write_text(
+        json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"})
+    )  # stale
     paired = load_bundle(root, base_iri=BASE, cache=cache)
-    assert paired.cache.state == "warm" and [p.path for p in paired.problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
-    assert paired.memory_by_path("semantic/other.md") is not None and paired.memory_by_path("semantic/other.jsonld") is None
+    assert paired.cache.state == "warm" and [p.path for p in paired.problems if p.rule == "stale-projection"] == [
+        "semantic/other.jsonld"
+    ]
+    assert (
+        paired.memory_by_path("semantic/other.md") is not None
+        and paired.memory_by_path("semantic/other.jsonld") is None
+    )
     again = load_bundle(root, base_iri=BASE, cache=cache)
-    assert again.cache.reparsed == () and [p.path for p in again.problems if p.rule == "stale-projection"] == ["semantic/other.jsonld"]
+    assert again.cache.reparsed == () and [p.path for p in again.problems if p.rule == "stale-projection"] == [
+        "semantic/other.jsonld"
+    ]
     (root / "semantic/other.md").unlink()  # now the .jsonld is the memory
     alone = load_bundle(root, base_iri=BASE, cache=cache)
     assert alone.cache.state == "warm" and alone.memory_by_path("semantic/other.jsonld") is not None
@@ -307,7 +376,9 @@ def test_cache_keeps_and_invalidates_a_jsonld_memory(tmp_path: Path) -> None:
 def test_reload_of_one_file_of_a_pair(tmp_path: Path) -> None:
     """What serve's watcher calls: a changed .md re-checks its projection, a changed projection is never a second memory."""
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
-    (root / "semantic/other.jsonld").write_text(jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"])
+    (root / "semantic/other.jsonld").write_text(
+        jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"]
+    )
     bundle = load_bundle(root, base_iri=BASE)
     (root / "semantic/other.md").write_text(OTHER_MD.replace("type: semantic", "type: semantic\ntitle: New"))
     bundle.reload("semantic/other.md")
@@ -323,7 +394,9 @@ def test_streamed_export_carries_jsonld_memories(converted: Path) -> None:
     streamed = Graph()
     loaded = load_bundle(converted, base_iri=BASE)
     text = out.getvalue().decode("utf-8")
-    shared = [r for r in loaded.memories.values() if not r.frontmatter.get("namespace", "").startswith("_local")]  # _local never leaves
+    shared = [
+        r for r in loaded.memories.values() if not r.frontmatter.get("namespace", "").startswith("_local")
+    ]  # _local never leaves
     assert len(shared) == len(loaded.memories) - 1
     for record in shared:
         assert f"<{record.iri}> <https://mif-spec.dev/ns/content>" in text
@@ -333,25 +406,45 @@ def test_streamed_export_carries_jsonld_memories(converted: Path) -> None:
 
 def test_streamed_export_reports_a_stale_projection_as_the_load_does(tmp_path: Path) -> None:
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
-    (root / "semantic/other.jsonld").write_text(json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"}))
+    (root / "semantic/other.jsonld").write_text(
+        json.dumps({**HAND, "@id": "urn:mif:7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"})
+    )
     for hashes in (False, True):
         report = stream_nquads(root, io.BytesIO(), base_iri=BASE, workers=0, with_hashes=hashes)
         streamed = sorted(str(p) for p in report.problems if p.rule == "stale-projection")
-        assert streamed == sorted(str(p) for p in load_bundle(root, base_iri=BASE).problems if p.rule == "stale-projection")
+        assert streamed == sorted(
+            str(p) for p in load_bundle(root, base_iri=BASE).problems if p.rule == "stale-projection"
+        )
         assert len(streamed) == 1 and "title" in streamed[0] and "extensions" not in streamed[0]
 
 
 def test_discovery_of_jsonld_files(tmp_path: Path) -> None:
-    for relpath in ("a.md", "a.jsonld", "b.jsonld", "index.jsonld", "log.jsonld", ".hidden/c.jsonld", ".mif/context.jsonld", "d/e.jsonld"):
+    for relpath in (
+        "a.md",
+        "a.jsonld",
+        "b.jsonld",
+        "index.jsonld",
+        "log.jsonld",
+        ".hidden/c.jsonld",
+        ".mif/context.jsonld",
+        "d/e.jsonld",
+    ):
         write_file(tmp_path, relpath, "{}")
     found = discover(tmp_path)
     assert found.memories == ["a.md", "b.jsonld", "d/e.jsonld"]
     assert found.projections == ["a.jsonld"]
 
 
-@pytest.mark.parametrize(("key", "pointer"), [
-    ("relationships[2].strength", "/relationships/2/strength"), ("id", "/@id"), ("type", "/conceptType"),
-    ("citations[].accessed", "/citations"), ("extensions.a/b~c", "/extensions/a~1b~0c"), ("/title", "/title"),
-])
+@pytest.mark.parametrize(
+    ("key", "pointer"),
+    [
+        ("relationships[2].strength", "/relationships/2/strength"),
+        ("id", "/@id"),
+        ("type", "/conceptType"),
+        ("citations[].accessed", "/citations"),
+        ("extensions.a/b~c", "/extensions/a~1b~0c"),
+        ("/title", "/title"),
+    ],
+)
 def test_json_pointer(key: str, pointer: str) -> None:
     assert json_pointer(key) == pointer

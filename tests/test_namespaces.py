@@ -1,4 +1,5 @@
 """The namespace model (spec 10.4-10.7): agreements, namespace files and reserved prefixes read, checked, compiled and inherited."""
+
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
+from conftest import BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.namespaces import MIF
@@ -17,8 +19,6 @@ from mif_rdf.nsmodel import read_namespace_model
 from mif_rdf.nsmodel.model import pattern_matches
 from mif_rdf.queries.helpers import freshness, memories_with_tag, memory_at_uri
 from mif_rdf.validation import validate
-
-from conftest import BUNDLES, memory_text, write_file
 
 BUNDLE = BUNDLES / "namespaces"
 ARCHITECTURE = "urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006"  # acme-corp/project-x/architecture
@@ -47,37 +47,60 @@ def test_the_fixture_model_is_read_as_written() -> None:
     assert set(model.namespaces) == {"acme-corp", "acme-corp/project-x", "acme-corp/project-x/jane-doe", "bigcorp-inc"}
     assert model.namespaces["acme-corp/project-x/jane-doe"].parent == "acme-corp/project-x"
     assert {p.name: (p.read_only, p.ttl, p.provenance_required) for p in model.prefixes.values()} == {
-        "_archive": (True, None, False), "_experimental": (False, "P30D", False), "_imported": (False, None, True)}
+        "_archive": (True, None, False),
+        "_experimental": (False, "P30D", False),
+        "_imported": (False, None, True),
+    }
     assert model.authority == "example.org" and not model.allow_system
 
 
-@pytest.mark.parametrize("pattern, namespace, covered", [
-    ("_shared/cncf/*", "_shared/cncf/kubernetes/patterns", True),
-    ("_shared/cncf/*", "_shared/cncf/x", True),
-    ("_shared/cncf/*", "_shared/cncf", False),
-    ("_shared/cncf/*", "_shared/cncfx/y", False),
-    ("_shared/a+b/api", "_shared/a+b/api", True),
-    ("_shared/a+b/api", "_shared/a+b/api/v2", True),
-    ("_shared/a+b/api", "_shared/a+b/apiv2", False),
-    ("_shared/a+b/api", "_shared/a+b", False),
-    ("_shared/*/api", "_shared/x/api", True),
-    ("_shared/*/api", "_shared/x/y/api", False),
-    ("_shared/team-*/api", "_shared/team-a/api", True),
-    ("_shared/a+b/api", "_shared/A+b/api", False),
-    ("_shared/a+b/api", "_shared/a+b/api ", False),
-])
+@pytest.mark.parametrize(
+    "pattern, namespace, covered",
+    [
+        ("_shared/cncf/*", "_shared/cncf/kubernetes/patterns", True),
+        ("_shared/cncf/*", "_shared/cncf/x", True),
+        ("_shared/cncf/*", "_shared/cncf", False),
+        ("_shared/cncf/*", "_shared/cncfx/y", False),
+        ("_shared/a+b/api", "_shared/a+b/api", True),
+        ("_shared/a+b/api", "_shared/a+b/api/v2", True),
+        ("_shared/a+b/api", "_shared/a+b/apiv2", False),
+        ("_shared/a+b/api", "_shared/a+b", False),
+        ("_shared/*/api", "_shared/x/api", True),
+        ("_shared/*/api", "_shared/x/y/api", False),
+        ("_shared/team-*/api", "_shared/team-a/api", True),
+        ("_shared/a+b/api", "_shared/A+b/api", False),
+        ("_shared/a+b/api", "_shared/a+b/api ", False),
+    ],
+)
 def test_agreement_namespace_patterns(pattern: str, namespace: str, covered: bool) -> None:
     assert pattern_matches(pattern, namespace) is covered
 
 
 def test_the_namespaces_graph_describes_agreements_namespaces_and_prefixes(bundle) -> None:
-    rows = {tuple(str(v) for v in row) for row in bundle.query("""
-        SELECT ?agreement ?reader WHERE { GRAPH ?g { ?a a mif:SharedAgreement ; mif:agreementId ?agreement ; mif:readAccess ?r . ?r rdfs:label ?reader } }""")}
-    assert rows == {("acme+bigcorp", "acme-corp"), ("acme+bigcorp", "bigcorp-inc"), ("cncf", "google"), ("cncf", "bigcorp-inc")}
-    parents = {tuple(str(v) for v in row) for row in bundle.query(
-        "SELECT ?child ?parent WHERE { ?c mif:parentNamespace ?p . ?c mif:namespacePath ?child . ?p mif:namespacePath ?parent }")}
+    rows = {
+        tuple(str(v) for v in row)
+        for row in bundle.query("""
+        SELECT ?agreement ?reader WHERE { GRAPH ?g { ?a a mif:SharedAgreement ; mif:agreementId ?agreement ; mif:readAccess ?r . ?r rdfs:label ?reader } }""")
+    }
+    assert rows == {
+        ("acme+bigcorp", "acme-corp"),
+        ("acme+bigcorp", "bigcorp-inc"),
+        ("cncf", "google"),
+        ("cncf", "bigcorp-inc"),
+    }
+    parents = {
+        tuple(str(v) for v in row)
+        for row in bundle.query(
+            "SELECT ?child ?parent WHERE { ?c mif:parentNamespace ?p . ?c mif:namespacePath ?child . ?p mif:namespacePath ?parent }"
+        )
+    }
     assert parents == {("acme-corp/project-x", "acme-corp"), ("acme-corp/project-x/jane-doe", "acme-corp/project-x")}
-    prefixes = {str(r[0]): r[1] for r in bundle.query("SELECT ?name ?required WHERE { ?p a mif:ReservedPrefix ; mif:prefixName ?name ; mif:provenanceRequired ?required }")}
+    prefixes = {
+        str(r[0]): r[1]
+        for r in bundle.query(
+            "SELECT ?name ?required WHERE { ?p a mif:ReservedPrefix ; mif:prefixName ?name ; mif:provenanceRequired ?required }"
+        )
+    }
     assert prefixes == {"_archive": Literal(False), "_experimental": Literal(False), "_imported": Literal(True)}
     graph = bundle.dataset.graph(URIRef(f"{bundle.base_iri}#namespaces"))
     assert (None, MIF.coversNamespace, Literal("_shared/cncf/*")) in graph
@@ -99,7 +122,9 @@ def test_inheritance_three_levels_deep_lands_in_the_inherited_graph_only(bundle)
     # never in the memory's own graph
     for memory in (ARCHITECTURE, JANE, TEAM, IDEA):
         own = bundle.dataset.graph(URIRef(memory))
-        assert not set(own.triples((None, MIF.inheritedTtl, None))) and not set(own.triples((None, MIF.inheritedVisibility, None)))
+        assert not set(own.triples((None, MIF.inheritedTtl, None))) and not set(
+            own.triples((None, MIF.inheritedVisibility, None))
+        )
     assert (URIRef(ARCHITECTURE), MIF.tags, Literal("project-x")) not in bundle.dataset.graph(URIRef(ARCHITECTURE))
 
 
@@ -115,7 +140,11 @@ def test_freshness_uses_the_inherited_ttl(store: str) -> None:
 
 
 def test_validation_findings_of_the_namespace_rules(bundle) -> None:
-    found = {(p.path, p.rule) for p in validate(bundle).results if p.rule in ("shared-agreement", "system-namespace", "provenance-required", "reserved-prefix-unknown")}
+    found = {
+        (p.path, p.rule)
+        for p in validate(bundle).results
+        if p.rule in ("shared-agreement", "system-namespace", "provenance-required", "reserved-prefix-unknown")
+    }
     assert found == {
         ("shared/uncovered.md", "shared-agreement"),
         ("system/indexer.md", "system-namespace"),
@@ -131,19 +160,49 @@ def test_allow_system_namespace_in_the_config_allows_it(copy: Path) -> None:
     assert not [p for p in validate(load_bundle(copy)).results if p.rule == "system-namespace"]
 
 
-@pytest.mark.parametrize("relpath, text, key, words", [
-    (".mif/shared-agreements/broken.yaml", "id: [unclosed\n", None, "YAML syntax error"),
-    (".mif/shared-agreements/list.yaml", "- a\n- b\n", None, "mapping"),
-    (".mif/shared-agreements/noid.yaml", "namespaces: [_shared/x]\n", "id", "needs an id"),
-    (".mif/shared-agreements/badns.yaml", "id: badns\nnamespaces: [_public/x, 7]\naccess: {read: [acme-corp]}\n", "namespaces[0]", "not a _shared namespace"),
-    (".mif/shared-agreements/badparty.yaml", "id: badparty\nnamespaces: [_shared/x]\nparties: [acme-corp, 'big corp']\naccess: {read: [acme-corp]}\n", "parties[1]", "not an organization name"),
-    (".mif/shared-agreements/noread.yaml", "id: noread\nnamespaces: [_shared/x]\n", "access.read", "nobody may read"),
-    (".mif/shared-agreements/bomb.yaml", "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-     "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", None, "over the limit"),
-    (".mif/namespaces/acme-corp/bad.yaml", "id: bad\ndefault_ttl: soon\ndefault_tags: oops\n", "default_ttl", "not an ISO 8601 duration"),
-    (".mif/namespaces/orphan/child.yaml", "id: child\n", "parent", "has no namespace file"),
-])
-def test_a_bad_model_file_is_a_problem_naming_file_and_key_and_the_rest_loads(copy: Path, relpath: str, text: str, key: str | None, words: str) -> None:
+@pytest.mark.parametrize(
+    "relpath, text, key, words",
+    [
+        (".mif/shared-agreements/broken.yaml", "id: [unclosed\n", None, "YAML syntax error"),
+        (".mif/shared-agreements/list.yaml", "- a\n- b\n", None, "mapping"),
+        (".mif/shared-agreements/noid.yaml", "namespaces: [_shared/x]\n", "id", "needs an id"),
+        (
+            ".mif/shared-agreements/badns.yaml",
+            "id: badns\nnamespaces: [_public/x, 7]\naccess: {read: [acme-corp]}\n",
+            "namespaces[0]",
+            "not a _shared namespace",
+        ),
+        (
+            ".mif/shared-agreements/badparty.yaml",
+            "id: badparty\nnamespaces: [_shared/x]\nparties: [acme-corp, 'big corp']\naccess: {read: [acme-corp]}\n",
+            "parties[1]",
+            "not an organization name",
+        ),
+        (
+            ".mif/shared-agreements/noread.yaml",
+            "id: noread\nnamespaces: [_shared/x]\n",
+            "access.read",
+            "nobody may read",
+        ),
+        (
+            ".mif/shared-agreements/bomb.yaml",
+            "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+            "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+            None,
+            "over the limit",
+        ),
+        (
+            ".mif/namespaces/acme-corp/bad.yaml",
+            "id: bad\ndefault_ttl: soon\ndefault_tags: oops\n",
+            "default_ttl",
+            "not an ISO 8601 duration",
+        ),
+        (".mif/namespaces/orphan/child.yaml", "id: child\n", "parent", "has no namespace file"),
+    ],
+)
+def test_a_bad_model_file_is_a_problem_naming_file_and_key_and_the_rest_loads(
+    copy: Path, relpath: str, text: str, key: str | None, words: str
+) -> None:
     write_file(copy, relpath, text)
     loaded = load_bundle(copy)
     mine = [p for p in loaded.problems if p.path == relpath]
@@ -154,18 +213,30 @@ def test_a_bad_model_file_is_a_problem_naming_file_and_key_and_the_rest_loads(co
 
 def test_bad_reserved_prefixes_are_problems_and_fail_safe(copy: Path) -> None:
     config = copy / ".mif" / "config.yaml"
-    config.write_text(config.read_text().replace("    access: read-only", "    access: sometimes").replace("provenance_required: true", "provenance_required: maybe")
-                      + "  _local:\n    access: read-write\n  Bad:\n    ttl: P1D\n")
+    config.write_text(
+        config.read_text()
+        .replace("    access: read-only", "    access: sometimes")
+        .replace("provenance_required: true", "provenance_required: maybe")
+        + "  _local:\n    access: read-write\n  Bad:\n    ttl: P1D\n"
+    )
     model = read_namespace_model(copy)
     problems = {(p.key, p.rule) for p in model.problems}
-    assert {("reserved_prefixes._archive.access", "reserved-prefix"), ("reserved_prefixes._imported.provenance_required", "reserved-prefix"),
-            ("reserved_prefixes._local", "reserved-prefix"), ("reserved_prefixes.Bad", "reserved-prefix")} <= problems
-    assert model.prefixes["_archive"].read_only and model.prefixes["_imported"].provenance_required  # the safer readings
+    assert {
+        ("reserved_prefixes._archive.access", "reserved-prefix"),
+        ("reserved_prefixes._imported.provenance_required", "reserved-prefix"),
+        ("reserved_prefixes._local", "reserved-prefix"),
+        ("reserved_prefixes.Bad", "reserved-prefix"),
+    } <= problems
+    assert (
+        model.prefixes["_archive"].read_only and model.prefixes["_imported"].provenance_required
+    )  # the safer readings
     assert "_local" not in model.prefixes
 
 
 def test_a_symlinked_agreement_pointing_outside_is_not_read(copy: Path, tmp_path: Path) -> None:
-    outside = write_file(tmp_path, "outside.yaml", "id: evil\nnamespaces: ['_shared/acme+bigcorp/*']\naccess: {read: [google]}\n")
+    outside = write_file(
+        tmp_path, "outside.yaml", "id: evil\nnamespaces: ['_shared/acme+bigcorp/*']\naccess: {read: [google]}\n"
+    )
     os.symlink(outside, copy / ".mif" / "shared-agreements" / "evil.yaml")
     model = read_namespace_model(copy)
     assert "evil" not in {a.id for a in model.agreements}
@@ -229,7 +300,7 @@ def test_namespace_model_vocabulary_is_declared(bundle) -> None:
     known = {s for s in vocabulary().subjects(RDF.type, None)}
     used = set()
     for name in ("namespaces", "inherited"):
-        for s, p, o in bundle.dataset.graph(URIRef(f"{bundle.base_iri}#{name}")):
+        for _s, p, o in bundle.dataset.graph(URIRef(f"{bundle.base_iri}#{name}")):
             used.add(p)
             if p == RDF.type:
                 used.add(o)
@@ -257,14 +328,22 @@ def test_every_memory_with_a_namespace_has_its_namespace_uri_and_helpers_find_it
 
 
 def test_namespace_uri_authority_defaults(tmp_path: Path) -> None:
-    write_file(tmp_path / "a", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
-    write_file(tmp_path / "b", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
+    write_file(
+        tmp_path / "a", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n")
+    )
+    write_file(
+        tmp_path / "b", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n")
+    )
     write_file(tmp_path / "b", ".mif/config.yaml", "bundle_id: team-notes\n")
-    write_file(tmp_path / "c", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n"))
+    write_file(
+        tmp_path / "c", "x.md", memory_text("6a1d0f7e-0100-4c1a-9a00-000000000100", "namespace: _semantic/facts\n")
+    )
     write_file(tmp_path / "c", ".mif/config.yaml", "authority: 'not a host'\n")
     for folder, authority in (("a", "local"), ("b", "team-notes"), ("c", "local")):
         loaded = load_bundle(tmp_path / folder)
-        assert set(loaded.links.objects(None, MIF.namespaceUri)) == {URIRef(f"mif://{authority}/_semantic/facts/6a1d0f7e-0100-4c1a-9a00-000000000100")}
+        assert set(loaded.links.objects(None, MIF.namespaceUri)) == {
+            URIRef(f"mif://{authority}/_semantic/facts/6a1d0f7e-0100-4c1a-9a00-000000000100")
+        }
     assert any(p.key == "authority" and p.rule == "authority" for p in load_bundle(tmp_path / "c").problems)
 
 

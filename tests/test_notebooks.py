@@ -9,6 +9,7 @@ sits under a heading of its own that names its columns, and the
 relationship picture (built by the public :func:`relationship_figure`) has
 its legends, full titles and boxes that do not overlap.
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,18 +25,23 @@ from itertools import combinations
 
 import nbformat
 import pytest
-from conftest import EXAMPLES, REPO
 from nbclient import NotebookClient
 from rdflib import Graph
 
+from conftest import EXAMPLES, REPO
 from mif_rdf import MifRdfError, load_bundle
 from mif_rdf.notebook.graph_figure import WRAP, relationship_figure
 from mif_rdf.queries import TRUST_LEVELS, compact_iri, relationship_edges
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 #: The heading of each figure of explore.ipynb, in order.
-FIGURES = ("Memories by base type and by namespace, as bars", "Validity timeline", "Trust levels and confidence",
-           "Freshness over time", "The relationship graph")
+FIGURES = (
+    "Memories by base type and by namespace, as bars",
+    "Validity timeline",
+    "Trust levels and confidence",
+    "Freshness over time",
+    "The relationship graph",
+)
 _SHOWN = ("display_data", "execute_result", "stream")
 
 
@@ -56,9 +62,16 @@ def test_notebook_is_saved_without_outputs(path) -> None:
 def test_notebook_uses_only_the_public_api(path) -> None:
     """Every name a notebook imports from mif_rdf is in its module's ``__all__``."""
     notebook = nbformat.read(path, as_version=4)
-    imports = [node for cell in notebook.cells if cell.cell_type == "code" for node in ast.walk(ast.parse(cell.source))
-               if isinstance(node, (ast.Import, ast.ImportFrom))]
-    modules = [(node.module, [alias.name for alias in node.names]) for node in imports if isinstance(node, ast.ImportFrom)]
+    imports = [
+        node
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for node in ast.walk(ast.parse(cell.source))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
+    modules = [
+        (node.module, [alias.name for alias in node.names]) for node in imports if isinstance(node, ast.ImportFrom)
+    ]
     modules += [(alias.name, []) for node in imports if isinstance(node, ast.Import) for alias in node.names]
     ours = [(module, names) for module, names in modules if module and module.split(".")[0] == "mif_rdf"]
     assert ours
@@ -71,7 +84,9 @@ def test_notebook_uses_only_the_public_api(path) -> None:
 def test_the_notebook_extra_installs_what_opens_and_runs_a_notebook() -> None:
     extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebook"]
     names = {re.split(r"[<>=\[ ]", requirement)[0] for requirement in extra}
-    assert names & {"jupyterlab", "notebook"} and {"nbconvert", "ipykernel", "pandas", "matplotlib", "networkx"} <= names
+    assert (
+        names & {"jupyterlab", "notebook"} and {"nbconvert", "ipykernel", "pandas", "matplotlib", "networkx"} <= names
+    )
     for name in names:  # installed here too (the dev extra holds the notebook extra)
         assert version(name)
 
@@ -79,7 +94,9 @@ def test_the_notebook_extra_installs_what_opens_and_runs_a_notebook() -> None:
 @pytest.fixture(scope="module")
 def explored() -> nbformat.NotebookNode:
     notebook = nbformat.read(REPO / "notebooks" / "explore.ipynb", as_version=4)
-    NotebookClient(notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(REPO / "notebooks")}}).execute()
+    NotebookClient(
+        notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(REPO / "notebooks")}}
+    ).execute()
     return notebook
 
 
@@ -93,7 +110,9 @@ def test_explore_runs_and_shows_the_bundle_tables_and_pictures(explored) -> None
     html = _outputs(explored, "text/html")
     assert any("Bundle examples" in page and "17 (episodic 4, procedural 3, semantic 10)" in page for page in html)
     assert any("Idempotency Key Policy" in page and "<table" in page for page in html)
-    assert any("checked at level 3: conforms" in page and "retired-rate-limit-policy" in page for page in html)  # validation
+    assert any(
+        "checked at level 3: conforms" in page and "retired-rate-limit-policy" in page for page in html
+    )  # validation
     assert any("Publish Ledger Events Through a Transactional Outbox" in page for page in html)  # titles in full
     assert len(_outputs(explored, "image/png")) == len(FIGURES)
 
@@ -121,11 +140,22 @@ def test_every_output_has_a_heading_of_its_own(explored) -> None:
     assert len(headed) >= 10  # not vacuous
     for markdown, cell in headed:
         assert _last_heading(markdown), f"no heading right above the output of:\n{cell.source}"
-        assert sum(o["output_type"] in _SHOWN for o in cell.outputs) == 1, f"several outputs under one heading:\n{cell.source}"
+        assert sum(o["output_type"] in _SHOWN for o in cell.outputs) == 1, (
+            f"several outputs under one heading:\n{cell.source}"
+        )
     headings = [_last_heading(markdown) for markdown, _ in headed]
     assert len(set(headings)) == len(headings), headings  # two tables are never told apart by position alone
-    by_call = {call: _last_heading(markdown) for markdown, cell in headed for call in ("supersession_chain(", "current_version(", "conflicts(") if call in cell.source}
-    assert by_call == {"supersession_chain(": "Supersession chain of the retired policy", "current_version(": "Current version of the retired policy", "conflicts(": "Conflicting memories"}
+    by_call = {
+        call: _last_heading(markdown)
+        for markdown, cell in headed
+        for call in ("supersession_chain(", "current_version(", "conflicts(")
+        if call in cell.source
+    }
+    assert by_call == {
+        "supersession_chain(": "Supersession chain of the retired policy",
+        "current_version(": "Current version of the retired policy",
+        "conflicts(": "Conflicting memories",
+    }
 
 
 class _HeaderCells(HTMLParser):
@@ -173,20 +203,33 @@ def figure():
 
 
 def test_relationship_figure_has_legends_for_memory_and_relationship_types(figure) -> None:
-    legends = {legend.get_title().get_text(): [text.get_text() for text in legend.get_texts()] for legend in figure.legends}
-    relationships = sorted({compact_iri(edge["relationship"]).removeprefix("mif:") for edge in relationship_edges(load_bundle(EXAMPLES))})
-    assert legends == {"memory type": ["semantic memory", "episodic memory", "procedural memory", "entity"], "relationship": relationships}
+    legends = {
+        legend.get_title().get_text(): [text.get_text() for text in legend.get_texts()] for legend in figure.legends
+    }
+    relationships = sorted(
+        {compact_iri(edge["relationship"]).removeprefix("mif:") for edge in relationship_edges(load_bundle(EXAMPLES))}
+    )
+    assert legends == {
+        "memory type": ["semantic memory", "episodic memory", "procedural memory", "entity"],
+        "relationship": relationships,
+    }
     assert "team:reinforces" in relationships  # a relationship type of the bundle's own ontology keeps its prefix
 
 
 def test_relationship_figure_shows_full_titles_in_boxes_that_do_not_overlap(figure) -> None:
     bundle = load_bundle(EXAMPLES)
     edges = relationship_edges(bundle)
-    titles = {row["source"]: row["source_label"] for row in edges} | {row["target"]: row["target_label"] for row in edges}
+    titles = {row["source"]: row["source_label"] for row in edges} | {
+        row["target"]: row["target_label"] for row in edges
+    }
     (axes,) = figure.axes
     boxes = {text.get_gid(): text for text in axes.texts}
     assert {gid: " ".join(text.get_text().split("\n")) for gid, text in boxes.items()} == titles
-    assert max(len(line) for text in boxes.values() for line in text.get_text().split("\n")) <= WRAP < max(map(len, titles.values()))
+    assert (
+        max(len(line) for text in boxes.values() for line in text.get_text().split("\n"))
+        <= WRAP
+        < max(map(len, titles.values()))
+    )
     assert len(axes.patches) == len(edges)  # one arrow per relationship
     figure.draw_without_rendering()  # places the boxes
     extents = {gid: text.get_bbox_patch().get_window_extent() for gid, text in boxes.items()}
@@ -218,13 +261,22 @@ def test_nbconvert_writes_the_executed_notebook_as_an_html_page(explored) -> Non
     page, _ = HTMLExporter().from_notebook_node(explored)
     assert page.count("<img") == len(FIGURES)
     assert "No description has been provided" not in page  # what nbconvert writes for an image without alt text
-    assert all(f">{heading}<" in page for heading in ("The relationship graph", "Supersession chain of the retired policy", "Memories per base type"))
+    assert all(
+        f">{heading}<" in page
+        for heading in ("The relationship graph", "Supersession chain of the retired policy", "Memories per base type")
+    )
 
 
 def _figure(cell: nbformat.NotebookNode) -> dict | None:
     """The picture a cell shows (its output's data and metadata), or None."""
-    return next(({**o["data"], "alt": o.get("metadata", {}).get("image/png", {}).get("alt")} for o in cell.get("outputs", [])
-                 if "image/png" in o.get("data", {})), None)
+    return next(
+        (
+            {**o["data"], "alt": o.get("metadata", {}).get("image/png", {}).get("alt")}
+            for o in cell.get("outputs", [])
+            if "image/png" in o.get("data", {})
+        ),
+        None,
+    )
 
 
 class _Tables(HTMLParser):
@@ -278,12 +330,25 @@ def test_every_count_in_the_notebook_is_the_bundles(explored) -> None:
     bundle = load_bundle(EXAMPLES)
     counts, cells = bundle.counts(), _by_heading(explored)
     memories = list(bundle.memories.values())
-    assert {row["base type"]: int(row["memories"]) for row in _table(cells["Memories per base type"])} == counts["by_type"]
-    assert sum(int(row["memories"]) for row in _table(cells["Memories per concept type and namespace"])) == counts["memories"]
+    assert {row["base type"]: int(row["memories"]) for row in _table(cells["Memories per base type"])} == counts[
+        "by_type"
+    ]
+    assert (
+        sum(int(row["memories"]) for row in _table(cells["Memories per concept type and namespace"]))
+        == counts["memories"]
+    )
     kinds = {row["kind"]: row for row in _table(cells["Named graphs by kind"])}
     assert {kind: int(row["graphs"]) for kind, row in kinds.items()} == {
-        "memory": counts["memories"], "entity": counts["entities"], "links": 1, "layout": 1, "dataset (union)": sum(1 for g in bundle.dataset.graphs() if len(g))}
-    assert int(kinds["links"]["triples"]) == counts["links"] and int(kinds["dataset (union)"]["triples"]) == counts["triples"]
+        "memory": counts["memories"],
+        "entity": counts["entities"],
+        "links": 1,
+        "layout": 1,
+        "dataset (union)": sum(1 for g in bundle.dataset.graphs() if len(g)),
+    }
+    assert (
+        int(kinds["links"]["triples"]) == counts["links"]
+        and int(kinds["dataset (union)"]["triples"]) == counts["triples"]
+    )
 
     alts = {heading: _figure(cells[heading])["alt"] for heading in FIGURES}
     by_type = alts["Memories by base type and by namespace, as bars"]
@@ -296,7 +361,9 @@ def test_every_count_in_the_notebook_is_the_bundles(explored) -> None:
     assert f"{len(valid) - len(ended)} have no end and still hold; {len(ended)} ended: " in alts["Validity timeline"]
     assert all(m.frontmatter["title"] in alts["Validity timeline"] for m in ended)
     trust = Counter(m.frontmatter["provenance"]["trustLevel"] for m in memories)
-    assert _numbers(alts["Trust levels and confidence"], TRUST_LEVELS) == {level: trust.get(level, 0) for level in TRUST_LEVELS}
+    assert _numbers(alts["Trust levels and confidence"], TRUST_LEVELS) == {
+        level: trust.get(level, 0) for level in TRUST_LEVELS
+    }
     assert f"trust levels of {counts['memories']} memories" in alts["Trust levels and confidence"]
     high = sum(m.frontmatter["provenance"]["confidence"] >= 0.9 for m in memories)
     assert f"{high} of {counts['memories']} at 0.9 or more" in alts["Trust levels and confidence"]
@@ -325,6 +392,8 @@ def test_tables_are_left_aligned_without_the_index_column(explored) -> None:
         parser.feed(page)
         assert not parser.index_shown, cell.source
         # pandas' Styler (DataFrames) and mif_rdf.notebook.display (the bundle, the report) both say so for th and td
-        assert re.search(r"th[^{]*\{\s*text-align: left;", page) and re.search(r"td[^{]*\{\s*text-align: left;", page), cell.source
+        assert re.search(r"th[^{]*\{\s*text-align: left;", page) and re.search(
+            r"td[^{]*\{\s*text-align: left;", page
+        ), cell.source
         tables += 1
     assert tables >= 17

@@ -5,6 +5,7 @@ One regression test per case of the issue; each checks what the user keeps
 the exit code.  The combined corpus of every case at once is in
 test_hostile_corpus.py.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,18 +15,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 from rdflib import URIRef
 
+from conftest import memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import Severity
-
-from conftest import memory_text, write_file
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)
 
 GOOD = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(6)]
@@ -62,10 +62,17 @@ def unreadable(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 # -- 1. writers never leave the output folder ----------------------------------------
-ESCAPING = {"a": "../victim/escaped.md", "b": "{outside}/absolute.md", "c": ".git/hooks/pre-commit.md", "d": "x/../../up.md"}
+ESCAPING = {
+    "a": "../victim/escaped.md",
+    "b": "{outside}/absolute.md",
+    "c": ".git/hooks/pre-commit.md",
+    "d": "x/../../up.md",
+}
 
 
-def test_convert_to_markdown_never_writes_outside_the_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_to_markdown_never_writes_outside_the_output_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     work = tmp_path / "work"
     out, outside = work / "out", tmp_path / "outside"
     outside.mkdir()
@@ -100,7 +107,9 @@ def test_unreadable_folder_is_an_error_naming_it(tmp_path: Path, monkeypatch: py
     assert "cannot read folder" in problem.message
 
 
-def test_push_never_deletes_graphs_of_an_unreadable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, oxigraph: OxigraphServer, capsys: pytest.CaptureFixture[str]) -> None:
+def test_push_never_deletes_graphs_of_an_unreadable_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, oxigraph: OxigraphServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = good_bundle(tmp_path / "b")
     assert main(["push", str(root), "--endpoint", oxigraph.store_url]) == 0
     stored = oxigraph.graph_names()
@@ -131,7 +140,9 @@ def test_non_utf8_file_name_is_a_problem_and_the_rest_loads(tmp_path: Path, caps
 
 @pytest.mark.parametrize("char", list('"<>{}|^`'))
 @pytest.mark.parametrize("store", ["memory", "oxigraph"])
-def test_relationship_type_that_makes_no_iri_drops_only_that_edge(tmp_path: Path, char: str, store: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_relationship_type_that_makes_no_iri_drops_only_that_edge(
+    tmp_path: Path, char: str, store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = good_bundle(tmp_path / "b")
     rels = f"relationships:\n  - type: 'x{char}y'\n    target: /top.md\n  - type: relates-to\n    target: /top.md\n"
     write_file(root, "linked.md", memory_text("linked", rels))
@@ -197,7 +208,9 @@ def test_symlinked_mif_folder_and_config_outside_are_not_read(tmp_path: Path) ->
 
 # -- 4. a push never deletes graphs another bundle created ---------------------------------
 @pytest.mark.parametrize("protocol", ["gsp", "update"])
-def test_push_refuses_to_delete_another_bundles_graphs(tmp_path: Path, oxigraph: OxigraphServer, protocol: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_push_refuses_to_delete_another_bundles_graphs(
+    tmp_path: Path, oxigraph: OxigraphServer, protocol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     first, second = tmp_path / "a" / "notes", tmp_path / "b" / "notes"  # same folder name, same --base
     write_file(first, "one.md", memory_text(GOOD[0], "title: First bundle\n"))
     write_file(second, "two.md", memory_text(GOOD[1], "title: Second bundle\n"))
@@ -227,9 +240,14 @@ def test_memory_id_colliding_with_an_entity_graph_is_a_duplicate_id(tmp_path: Pa
         bundle = load_bundle(root, cache=cache)
         (problem,) = [p for p in bundle.problems if p.rule == "duplicate-id"]
         assert problem.severity == Severity.ERROR
-        assert {problem.path, *[w for w in ("impostor.md", ".mif/entities/redis.yaml") if w in problem.message]} == {"impostor.md", ".mif/entities/redis.yaml"}
+        assert {problem.path, *[w for w in ("impostor.md", ".mif/entities/redis.yaml") if w in problem.message]} == {
+            "impostor.md",
+            ".mif/entities/redis.yaml",
+        }
         values = {str(o) for o in bundle.dataset.graph(URIRef("urn:mif:entity:technology:redis")).objects()}
-        assert "Impostor" in values and "Redis" not in values  # the first file loaded (memories first) keeps the graph alone
+        assert (
+            "Impostor" in values and "Redis" not in values
+        )  # the first file loaded (memories first) keeps the graph alone
         assert set(bundle.memories) == {*GOOD, "entity:technology:redis"} and not bundle.entities
 
 
@@ -239,21 +257,39 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 # -- 14. impossible dates are problems, never tracebacks -------------------------------------
-IMPOSSIBLE = {"created": "2026-02-30T10:00:00Z", "modified": "yesterday", "validFrom": "2026-01-01T10:00:00+25:00", "validUntil": "0000-01-01T00:00:00Z"}
+IMPOSSIBLE = {
+    "created": "2026-02-30T10:00:00Z",
+    "modified": "yesterday",
+    "validFrom": "2026-01-01T10:00:00+25:00",
+    "validUntil": "0000-01-01T00:00:00Z",
+}
 
 
 def test_impossible_dates_are_problems_and_no_command_prints_a_traceback(tmp_path: Path) -> None:
     root = good_bundle(tmp_path / "b")
     temporal = "".join(f"  {k}: '{v}'\n" for k, v in IMPOSSIBLE.items() if k.startswith("valid"))
-    write_file(root, "dates.md", f"---\nid: dates\ntype: semantic\ncreated: {IMPOSSIBLE['created']}\nmodified: {IMPOSSIBLE['modified']}\ntemporal:\n{temporal}---\nBody.\n")
+    write_file(
+        root,
+        "dates.md",
+        f"---\nid: dates\ntype: semantic\ncreated: {IMPOSSIBLE['created']}\nmodified: {IMPOSSIBLE['modified']}\ntemporal:\n{temporal}---\nBody.\n",
+    )
     bundle = load_bundle(root)
     assert set(bundle.memories) == {*GOOD, "dates"}
     found = {p.key: p.value for p in bundle.problems if p.rule == "datatype"}
-    assert found == {"created": IMPOSSIBLE["created"], "modified": IMPOSSIBLE["modified"],
-                     "temporal.validFrom": IMPOSSIBLE["validFrom"], "temporal.validUntil": IMPOSSIBLE["validUntil"]}
+    assert found == {
+        "created": IMPOSSIBLE["created"],
+        "modified": IMPOSSIBLE["modified"],
+        "temporal.validFrom": IMPOSSIBLE["validFrom"],
+        "temporal.validUntil": IMPOSSIBLE["validUntil"],
+    }
     assert all(p.path == "dates.md" for p in bundle.problems if p.rule == "datatype")
     query = "SELECT ?s ?o WHERE { ?s <http://purl.org/dc/terms/created> ?o } ORDER BY ?o"
-    for args in (["load", str(root)], ["validate", str(root)], ["export", str(root), "--format", "turtle"], ["query", str(root), query]):
+    for args in (
+        ["load", str(root)],
+        ["validate", str(root)],
+        ["export", str(root), "--format", "turtle"],
+        ["query", str(root), query],
+    ):
         done = run_cli(*args)
         assert "Traceback" not in done.stderr and "Failed to convert" not in done.stderr, (args, done.stderr[-2000:])
         assert done.returncode in (0, 1), (args, done.stderr[-2000:])
@@ -266,7 +302,9 @@ def test_impossible_dates_are_problems_and_no_command_prints_a_traceback(tmp_pat
 def test_huge_integers_stay_exact_xsd_integers(tmp_path: Path, engine: str, store: str) -> None:
     digits = "123456789012345678901234567890"
     root = good_bundle(tmp_path / "b")
-    write_file(root, "big.md", memory_text("big", f"properties:\n  n: {digits}\n  m: -{digits}\n  k: 1000000000000000000000\n"))
+    write_file(
+        root, "big.md", memory_text("big", f"properties:\n  n: {digits}\n  m: -{digits}\n  k: 1000000000000000000000\n")
+    )
     bundle = load_bundle(root, engine=engine, store=store)  # type: ignore[arg-type]
     numbers = {(str(o), str(o.datatype)) for o in bundle.graph("big").objects() if getattr(o, "datatype", None)}
     integer = "http://www.w3.org/2001/XMLSchema#integer"
@@ -284,7 +322,9 @@ def test_paths_with_the_same_location_are_a_problem(tmp_path: Path) -> None:
     assert "space" in bundle.memories and "percent" not in bundle.memories
     (problem,) = [p for p in bundle.problems if p.rule == "duplicate-path"]
     assert problem.path == "a%20b.md" and "a b.md" in problem.message and problem.severity == Severity.ERROR
-    assert set(bundle.links.objects(URIRef("urn:mif:link"), URIRef("https://mif-spec.dev/ns/relates-to"))) == {URIRef("urn:mif:space")}
+    assert set(bundle.links.objects(URIRef("urn:mif:link"), URIRef("https://mif-spec.dev/ns/relates-to"))) == {
+        URIRef("urn:mif:space")
+    }
 
 
 @pytest.mark.parametrize(("written", "read"), [("0x10", 16), ("12345", 12345), ("017", 15), ("1_000", 1000)])
@@ -330,7 +370,9 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
 
 
 @pytest.mark.parametrize("service", ["SERVICE", "service", "\\u0053ERVICE"])
-def test_unparseable_service_query_is_refused_before_the_network(tmp_path: Path, listener: tuple[str, list[bytes]], service: str) -> None:
+def test_unparseable_service_query_is_refused_before_the_network(
+    tmp_path: Path, listener: tuple[str, list[bytes]], service: str
+) -> None:
     from mif_rdf.core.errors import MifRdfError
     from mif_rdf.queries import run_query
 
@@ -352,9 +394,12 @@ def test_lone_surrogate_parameters_raise_mifrdferror(tmp_path: Path, store: str)
     bundle = load_bundle(good_bundle(tmp_path / "b"), store=store)
     bad = "x\udce9y"
     calls = [
-        lambda: helpers.memories_in_namespace(bundle.dataset, bad), lambda: helpers.memories_with_tag(bundle.dataset, bad),
-        lambda: helpers.memories_about(bundle.dataset, "urn:mif:" + bad), lambda: helpers.neighbours(bundle.dataset, bad),
-        lambda: helpers.neighbours(bundle.dataset, GOOD[0], bad), lambda: helpers.supersession_chain(bundle.dataset, bad),
+        lambda: helpers.memories_in_namespace(bundle.dataset, bad),
+        lambda: helpers.memories_with_tag(bundle.dataset, bad),
+        lambda: helpers.memories_about(bundle.dataset, "urn:mif:" + bad),
+        lambda: helpers.neighbours(bundle.dataset, bad),
+        lambda: helpers.neighbours(bundle.dataset, GOOD[0], bad),
+        lambda: helpers.supersession_chain(bundle.dataset, bad),
     ]
     for call in calls:
         try:
@@ -364,19 +409,37 @@ def test_lone_surrogate_parameters_raise_mifrdferror(tmp_path: Path, store: str)
 
 
 # -- 5. lookalike _local namespaces never leave -------------------------------------------
-LOOKALIKES = ["_local\\scratch", "_local:scratch", "_local x", "_lo\u200bcal", "_loc\u00adal", "\ufeff_local", "\uff3f\uff4c\uff4f\uff43\uff41\uff4c", "_LOCAL /x"]
+LOOKALIKES = [
+    "_local\\scratch",
+    "_local:scratch",
+    "_local x",
+    "_lo\u200bcal",
+    "_loc\u00adal",
+    "\ufeff_local",
+    "\uff3f\uff4c\uff4f\uff43\uff41\uff4c",
+    "_LOCAL /x",
+]
 
 
 def local_bundle(root: Path) -> Path:
     good_bundle(root)
     for number, namespace in enumerate(LOOKALIKES):
-        write_file(root, f"secret{number}.md", memory_text(f"secret-{number}", f"namespace: \"{namespace.encode('unicode_escape').decode()}\"\ntitle: Secret{number}\n"))
+        write_file(
+            root,
+            f"secret{number}.md",
+            memory_text(
+                f"secret-{number}",
+                f'namespace: "{namespace.encode("unicode_escape").decode()}"\ntitle: Secret{number}\n',
+            ),
+        )
     write_file(root, "public.md", memory_text("public", "namespace: _localish/x\ntitle: Public\n"))  # not a lookalike
     return root
 
 
 @pytest.mark.parametrize("fmt", ["turtle", "nt", "nquads", "trig", "json-ld"])
-def test_lookalike_local_namespaces_are_withheld_in_every_format(tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lookalike_local_namespaces_are_withheld_in_every_format(
+    tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = local_bundle(tmp_path / "b")
     assert main(["export", str(root), "--format", fmt, "-v"]) == 0
     out, err = capsys.readouterr()
@@ -393,7 +456,9 @@ def test_lookalike_local_namespaces_are_never_pushed(tmp_path: Path, oxigraph: O
 
 
 # -- 6. every writer withholds _local memories unless --include-local -------------------------
-def test_convert_to_jsonld_and_reason_withhold_local_memories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_to_jsonld_and_reason_withhold_local_memories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = good_bundle(tmp_path / "b")
     write_file(root, "secret.md", memory_text("secret", "namespace: _local/scratch\ntitle: Secret\n"))
     write_file(root, "pub.md", memory_text("pub", "relationships:\n  - type: relates-to\n    target: /secret.md\n"))
@@ -413,7 +478,9 @@ def test_convert_to_jsonld_and_reason_withhold_local_memories(tmp_path: Path, ca
 
 # -- 7. a cached load sees an edit whose size and mtime were put back ---------------------------
 @pytest.mark.parametrize("store", ["default", "Oxigraph"])
-def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, store: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(
+    tmp_path: Path, store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = good_bundle(tmp_path / "b")
     memory = write_file(root, "ns.md", memory_text("ns", 'namespace: "public"\ntitle: Shared\n'))
     old = 1_600_000_000_000_000_000  # long ago: outside any "racily clean" window
@@ -425,7 +492,22 @@ def test_cache_sees_a_same_size_edit_with_the_mtime_put_back(tmp_path: Path, sto
     bundle = load_bundle(root, cache=cache, store=store)
     assert bundle.cache is not None and bundle.cache.state == "warm" and bundle.cache.reparsed == ("ns.md",)
     assert bundle.memories["ns"].frontmatter["namespace"] == "_local"
-    assert main(["export", str(root), "--cache-dir", str(cache), "--store", "oxigraph" if store == "Oxigraph" else "memory", "--format", "nquads", "-v"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(root),
+                "--cache-dir",
+                str(cache),
+                "--store",
+                "oxigraph" if store == "Oxigraph" else "memory",
+                "--format",
+                "nquads",
+                "-v",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert "urn:mif:ns>" not in out and "withheld ns.md" in err
 
@@ -459,6 +541,7 @@ def test_cache_entries_others_could_write_are_refused(tmp_path: Path) -> None:
 @contextlib.contextmanager
 def hostile_store(answer: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[str]:
     """A Graph Store whose every GET is answered by ``answer``; yields its URL."""
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the http.server name
             with contextlib.suppress(OSError):
@@ -490,7 +573,7 @@ def test_manifest_with_a_remote_or_file_context_is_never_fetched(listener: tuple
 
     url, seen = listener
     for context in (url, "file:///etc/passwd"):
-        body = ('{"@context": "%s", "@id": "_:e", "urn:mif-rdf:sync:graph": {"@id": "urn:mif:x"}}' % context).encode()
+        body = (f'{{"@context": "{context}", "@id": "_:e", "urn:mif-rdf:sync:graph": {{"@id": "urn:mif:x"}}}}').encode()
 
         def answer(handler: BaseHTTPRequestHandler, body: bytes = body) -> None:
             handler.send_response(200)

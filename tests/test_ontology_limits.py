@@ -4,6 +4,7 @@ Each case is a search folder with one hostile ontology file beside a good
 one: the hostile file is one problem naming it, the good one compiles to
 the graph it compiles to alone.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,8 +39,12 @@ HOSTILE = {
     "no-header": "entity_types: []\n",
     "bad-id": "ontology:\n  id: Not An Id\n",
     "deep": "ontology:\n  id: deep\nannotations: " + "[" * 200 + "]" * 200 + "\n",
-    "alias-bomb": "ontology:\n  id: bomb\n" + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
-                  + "".join(f"a{i}: &a{i} [*a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}]\n" for i in range(1, 8)),
+    "alias-bomb": "ontology:\n  id: bomb\n"
+    + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]\n"
+        for i in range(1, 8)
+    ),
 }
 
 
@@ -57,7 +62,9 @@ def test_one_bad_file_in_a_folder_is_a_problem_naming_it_and_the_others_compile(
         assert "ONTOLOGY_LIMITS" in named[0].message
 
 
-def test_an_ontology_over_the_size_limit_is_never_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_ontology_over_the_size_limit_is_never_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "good.ontology.yaml").write_text(GOOD)
     big = tmp_path / "big.ontology.yaml"
     with open(big, "w") as handle:
@@ -95,12 +102,16 @@ def test_an_ontology_that_extends_itself_is_a_cycle(tmp_path: Path) -> None:
     assert len(result.composers) == 2
 
 
-def test_a_compile_that_would_take_gigabytes_stops_before_building_graphs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_compile_that_would_take_gigabytes_stops_before_building_graphs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A few lines of traits multiply: 40 fields of one trait on 30 entity types are 1,200 composed fields."""
     monkeypatch.setattr(mif_rdf.ontology.compiler, "MAX_ONTOLOGY_FIELDS", 1000)
     fields = "".join(f"      f{i}: {{type: string}}\n" for i in range(40))
     types = "".join(f"  - name: t{i}\n    base: semantic\n    traits: [wide]\n" for i in range(30))
-    (tmp_path / "wide.ontology.yaml").write_text(f"ontology:\n  id: wide\ntraits:\n  wide:\n    fields:\n{fields}entity_types:\n{types}")
+    (tmp_path / "wide.ontology.yaml").write_text(
+        f"ontology:\n  id: wide\ntraits:\n  wide:\n    fields:\n{fields}entity_types:\n{types}"
+    )
     built: list[object] = []
     monkeypatch.setattr(mif_rdf.ontology.compiler, "_shapes", lambda *args: built.append(args))
     with pytest.raises(MifRdfError, match=r"1,200 entity-type fields .* over the limit of 1,000"):

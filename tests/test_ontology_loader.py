@@ -1,23 +1,23 @@
 """Reading ontology YAML, the search path and extends resolution (spec 10.8.5)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES, write_file
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import builtin_dir, compile_ontologies, search_path
 from mif_rdf.ontology.loader import read_ontology
 from mif_rdf.ontology.registry import Registry
 
-from conftest import FIXTURES, write_file
-
 CORPUS = FIXTURES / "ontology" / "corpus"
 
 
 def onto(folder: Path, name: str, extends: str = "", body: str = "", filename: str | None = None) -> Path:
-    header = f"ontology:\n  id: {name}\n  version: \"1.0.0\"\n" + (f"  extends: [{extends}]\n" if extends else "")
+    header = f'ontology:\n  id: {name}\n  version: "1.0.0"\n' + (f"  extends: [{extends}]\n" if extends else "")
     return write_file(folder, filename or f"{name}.ontology.yaml", header + body)
 
 
@@ -25,7 +25,9 @@ def test_builtin_search_path_has_mif_base() -> None:
     registry = Registry(search_path())
     base = registry.get("mif-base")
     assert base.path.parent == builtin_dir()
-    assert {"relates-to", "derived-from", "supersedes", "conflicts-with", "part-of", "mentioned-in"} <= set(base.relationships)
+    assert {"relates-to", "derived-from", "supersedes", "conflicts-with", "part-of", "mentioned-in"} <= set(
+        base.relationships
+    )
     assert base.relationships["derived-from"].inverse == "derives"
 
 
@@ -78,7 +80,9 @@ def test_extends_cycle_is_a_clear_error(tmp_path: Path) -> None:
     onto(tmp_path, "a", extends="b")
     onto(tmp_path, "b", extends="c")
     onto(tmp_path, "c", extends="a")
-    with pytest.raises(MifRdfError, match=r"ontology extends cycle: 'a' \(.*a.ontology.yaml\) -> 'b' .* -> 'c' .* -> 'a'"):
+    with pytest.raises(
+        MifRdfError, match=r"ontology extends cycle: 'a' \(.*a.ontology.yaml\) -> 'b' .* -> 'c' .* -> 'a'"
+    ):
         compile_ontologies(["a"], search_path=[tmp_path])
 
 
@@ -101,16 +105,37 @@ def test_unknown_id_names_the_search_path(tmp_path: Path) -> None:
         ("- just\n- a list\n", "an ontology file must be a YAML mapping"),
         ("entity_types: []\n", "no 'ontology' section"),
         ("ontology: {id: Bad_Id}\n", r"ontology.id 'Bad_Id' must be a lowercase identifier"),
-        ("ontology: {id: x}\nentity_types:\n  - name: thing\n    base: semantics\n", r"ontology 'x', entity_types\[0\] \('thing'\): base 'semantics' must be one of semantic, episodic, procedural"),
+        (
+            "ontology: {id: x}\nentity_types:\n  - name: thing\n    base: semantics\n",
+            r"ontology 'x', entity_types\[0\] \('thing'\): base 'semantics' must be one of semantic, episodic, procedural",
+        ),
         ("ontology: {id: x}\nentity_types:\n  - base: semantic\n", r"entity_types\[0\]: has no name"),
         ("ontology: {id: x}\nentity_types: {a: 1}\n", "entity_types: must be a list"),
-        ("ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: text}\n", r"traits.t.fields.f: type 'text' is not a JSON Schema type"),
-        ("ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: string, enum: open}\n", r"traits.t.fields.f: enum must be a list"),
-        ("ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: string, pattern: '(('}\n", r"pattern '\(\(' is not a valid regular expression"),
-        ("ontology: {id: x}\nrelationships:\n  r: {symmetric: maybe}\n", r"relationships.r: symmetric must be true or false"),
-        ("ontology: {id: x}\nnamespaces:\n  _semantic: {type_hint: facts}\n", r"namespaces._semantic: type_hint 'facts' must be one of"),
+        (
+            "ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: text}\n",
+            r"traits.t.fields.f: type 'text' is not a JSON Schema type",
+        ),
+        (
+            "ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: string, enum: open}\n",
+            r"traits.t.fields.f: enum must be a list",
+        ),
+        (
+            "ontology: {id: x}\ntraits:\n  t:\n    fields:\n      f: {type: string, pattern: '(('}\n",
+            r"pattern '\(\(' is not a valid regular expression",
+        ),
+        (
+            "ontology: {id: x}\nrelationships:\n  r: {symmetric: maybe}\n",
+            r"relationships.r: symmetric must be true or false",
+        ),
+        (
+            "ontology: {id: x}\nnamespaces:\n  _semantic: {type_hint: facts}\n",
+            r"namespaces._semantic: type_hint 'facts' must be one of",
+        ),
         ("ontology: {id: x, extends: mif-base}\n", r"ontology.extends: must be a list of strings"),
-        ("ontology: {id: x}\nentity_types:\n  - {name: a, base: semantic}\n  - {name: a, base: episodic}\n", r"entity type 'a' is defined twice"),
+        (
+            "ontology: {id: x}\nentity_types:\n  - {name: a, base: semantic}\n  - {name: a, base: episodic}\n",
+            r"entity type 'a' is defined twice",
+        ),
     ],
 )
 def test_bad_ontology_files_give_one_clear_error(tmp_path: Path, text: str, expected: str) -> None:
@@ -121,13 +146,17 @@ def test_bad_ontology_files_give_one_clear_error(tmp_path: Path, text: str, expe
 
 
 def test_duplicate_keys_and_spelling_merges_are_warnings(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "w.ontology.yaml", """ontology: {id: w, version: "1.0.0"}
+    path = write_file(
+        tmp_path,
+        "w.ontology.yaml",
+        """ontology: {id: w, version: "1.0.0"}
 relationships:
   funded-by: {from: [a], to: [b]}
   funded_by: {from: [a], to: [c], description: same thing}
   relates_to: {symmetric: true}
   relates_to: {symmetric: true}
-""")
+""",
+    )
     parsed = read_ontology(path)
     text = "\n".join(str(w) for w in parsed.warnings)
     assert "duplicate key 'relates_to'" in text
@@ -136,7 +165,11 @@ relationships:
 
 
 def test_spellings_that_disagree_are_an_error(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "w.ontology.yaml", "ontology: {id: w}\nrelationships:\n  RelatesTo: {symmetric: true}\n  relates-to: {symmetric: false}\n")
+    path = write_file(
+        tmp_path,
+        "w.ontology.yaml",
+        "ontology: {id: w}\nrelationships:\n  RelatesTo: {symmetric: true}\n  relates-to: {symmetric: false}\n",
+    )
     with pytest.raises(MifRdfError, match="'relates-to' and 'RelatesTo' are the same relationship type"):
         read_ontology(path)
 

@@ -1,4 +1,5 @@
 """OWL/RDFS output: the project's ontology corpus compiles and reasons, golden files, and the mapping rules."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,14 +11,13 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
 
+from conftest import EXAMPLES, FIXTURES, assert_isomorphic, relative_paths, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.compiler import Compilation
 from mif_rdf.ontology.iris import MIFO
-
-from conftest import EXAMPLES, FIXTURES, assert_isomorphic, relative_paths, write_file
 
 ONTOLOGY_FIXTURES = FIXTURES / "ontology"
 CORPUS = ONTOLOGY_FIXTURES / "corpus"
@@ -67,21 +67,28 @@ def test_every_corpus_ontology_compiles_and_parses_back(corpus: Compilation) -> 
 
 def test_subclassing_is_transitive_across_ontologies_under_owlrl() -> None:
     """An IS-A tree over two ontologies: reading (lab) < quantity < measurement; sample (lab-field) < quantity."""
-    graph = Graph().parse(data=compile_ontologies(["lab-field"], search_path=[CORPUS]).owl.serialize(format="nt"), format="nt")
+    graph = Graph().parse(
+        data=compile_ontologies(["lab-field"], search_path=[CORPUS]).owl.serialize(format="nt"), format="nt"
+    )
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(graph)
     assert (cls("lab-field", "sample"), RDFS.subClassOf, cls("lab", "measurement")) in graph
     assert (cls("lab", "reading"), RDFS.subClassOf, MIF.SemanticType) in graph
 
 
-@pytest.mark.parametrize("name, source", [
-    ("spec-traits", ONTOLOGY_FIXTURES / "spec-traits.ontology.yaml"),
-    ("own-valid-subtype", ONTOLOGY_FIXTURES / "subtype_of" / "valid.ontology.yaml"),
-])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        ("spec-traits", ONTOLOGY_FIXTURES / "spec-traits.ontology.yaml"),
+        ("own-valid-subtype", ONTOLOGY_FIXTURES / "subtype_of" / "valid.ontology.yaml"),
+    ],
+)
 def test_golden_files(name: str, source: Path) -> None:
     result = compile_ontologies([source], with_ancestors=False)
     golden = ONTOLOGY_FIXTURES / "golden"
     assert_isomorphic(relative_paths(result.owl, source.parent), Graph().parse(golden / f"{name}.ttl"), f"{name} OWL")
-    assert_isomorphic(relative_paths(result.shapes, source.parent), Graph().parse(golden / f"{name}-shapes.ttl"), f"{name} shapes")
+    assert_isomorphic(
+        relative_paths(result.shapes, source.parent), Graph().parse(golden / f"{name}-shapes.ttl"), f"{name} shapes"
+    )
 
 
 def test_ontology_header_and_imports(corpus: Compilation) -> None:
@@ -92,7 +99,11 @@ def test_ontology_header_and_imports(corpus: Compilation) -> None:
     assert (URIRef(ONT + "kit-left"), OWL.imports, URIRef(ONT + "kit-base")) in owl
     assert (URIRef(ONT + "mif-base"), OWL.imports, URIRef(str(MIF))) in owl  # a root imports the MIF vocabulary
     base = URIRef(ONT + "kit-base")
-    assert (base, OWL.versionInfo, Literal("2.1.0")) in owl and (base, OWL.versionIRI, URIRef(ONT + "kit-base/2.1.0")) in owl
+    assert (base, OWL.versionInfo, Literal("2.1.0")) in owl and (
+        base,
+        OWL.versionIRI,
+        URIRef(ONT + "kit-base/2.1.0"),
+    ) in owl
     assert (base, RDFS.isDefinedBy, URIRef("https://example.org/kit/schema.json")) in owl
     assert (URIRef(ONT + "rich"), MIFO.maintainer, Literal("greenhouse team")) in owl  # an unknown top-level key
 
@@ -122,7 +133,9 @@ def test_fields_become_properties_with_ranges_from_types_and_formats(corpus: Com
     session, gauge, shift = cls("recall", "session"), cls("rich", "gauge"), cls("rich", "shift")
     assert restriction(owl, session, MIF.accessCount, OWL.allValuesFrom) == XSD.integer  # from trait recallable
     assert restriction(owl, gauge, MIF.batch_count, OWL.allValuesFrom) == XSD.integer  # from trait tracked
-    assert restriction(owl, session, MIF.summary, OWL.minCardinality) == Literal(1, datatype=XSD.nonNegativeInteger)  # required
+    assert restriction(owl, session, MIF.summary, OWL.minCardinality) == Literal(
+        1, datatype=XSD.nonNegativeInteger
+    )  # required
     enum = restriction(owl, shift, MIF.shift_type, OWL.allValuesFrom)
     assert list(Collection(owl, owl.value(enum, OWL.oneOf))) == [Literal("day"), Literal("night"), Literal("weekend")]
     assert (MIF.manual_url, RDFS.range, XSD.anyURI) in owl  # format: uri
@@ -133,9 +146,13 @@ def test_fields_become_properties_with_ranges_from_types_and_formats(corpus: Com
     assert set(owl.predicate_objects(URIRef("https://schema.org/name"))) == {(RDF.type, OWL.DatatypeProperty)}
     # a field defined as a mapping here and as text there: an annotation property (one kind per IRI),
     # no range and no class restriction on it, and a warning says why
-    assert set(owl.objects(MIF.owner, RDF.type)) == {OWL.AnnotationProperty} and (MIF.owner, RDFS.range, None) not in owl
+    assert (
+        set(owl.objects(MIF.owner, RDF.type)) == {OWL.AnnotationProperty} and (MIF.owner, RDFS.range, None) not in owl
+    )
     assert (None, OWL.onProperty, MIF.owner) not in owl
-    assert any("field 'owner'" in str(w) and "kit-base.ontology.yaml" in str(w) and "rich" in str(w) for w in corpus.warnings)
+    assert any(
+        "field 'owner'" in str(w) and "kit-base.ontology.yaml" in str(w) and "rich" in str(w) for w in corpus.warnings
+    )
 
 
 def test_relationship_types_are_object_properties(corpus: Compilation) -> None:
@@ -154,18 +171,29 @@ def test_relationship_types_are_object_properties(corpus: Compilation) -> None:
     assert any("'to' names 'tool'" in str(w) for w in corpus.warnings)
     # two spellings in one file are one relationship type, with both labels and a warning
     assert {str(o) for o in owl.objects(MIF["waters-plant"], RDFS.label)} == {"waters-plant", "waters_plant"}
-    assert any("'waters_plant' and 'waters-plant' are spellings of the same relationship type" in str(w) for w in corpus.warnings)
+    assert any(
+        "'waters_plant' and 'waters-plant' are spellings of the same relationship type" in str(w)
+        for w in corpus.warnings
+    )
 
 
 def test_three_spellings_of_a_relationship_name_are_one_iri(tmp_path: Path) -> None:
     bundle = tmp_path / "b"
-    write_file(bundle, ".mif/config.yaml", """bundle_id: b
+    write_file(
+        bundle,
+        ".mif/config.yaml",
+        """bundle_id: b
 relationship_types:
   - {name: RelatesTo, symmetric: true}
   - {name: DerivedFrom, inverse: Derives}
   - {name: Reinforces, namespace: team, inverse: ReinforcedBy}
-""")
-    write_file(tmp_path / "o", "x.ontology.yaml", "ontology: {id: x}\nrelationships:\n  relates_to: {symmetric: true}\n  derived_from: {}\n")
+""",
+    )
+    write_file(
+        tmp_path / "o",
+        "x.ontology.yaml",
+        "ontology: {id: x}\nrelationships:\n  relates_to: {symmetric: true}\n  derived_from: {}\n",
+    )
     owl = compile_ontologies(["x"], search_path=[tmp_path / "o"], bundle=bundle, with_ancestors=False).owl
     assert {str(label) for label in owl.objects(MIF["relates-to"], RDFS.label)} == {"RelatesTo", "relates_to"}
     assert (MIF["derived-from"], OWL.inverseOf, MIF.derives) in owl
@@ -214,7 +242,11 @@ def test_annotations_are_kept(corpus: Compilation) -> None:
     assert (config, MIF.discoveryEnabled, Literal(True)) in owl
     patterns = list(owl.objects(config, MIF.hasDiscoveryPattern))
     assert len(patterns) == 2
-    assert any((p, MIF.suggestsEntityType, cls("rich", "shift")) in owl and (p, MIF.filePattern, Literal("**/shifts/*.md")) in owl for p in patterns)
+    assert any(
+        (p, MIF.suggestsEntityType, cls("rich", "shift")) in owl
+        and (p, MIF.filePattern, Literal("**/shifts/*.md")) in owl
+        for p in patterns
+    )
     base = owl.value(URIRef(ONT + "mif-base"), MIF.discoveryConfig)
     assert len(list(owl.objects(base, MIF.hasDiscoveryPattern))) == 19  # 11 content + 8 file patterns
     # traits as annotations: a trait names its fields and what it extends; classes name their traits
@@ -232,7 +264,19 @@ def test_only_the_named_ontologies(tmp_path: Path) -> None:
 
 def test_cli_compile_writes_owl_and_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out, shapes = tmp_path / "recall.owl", tmp_path / "recall-shapes.ttl"
-    code = main(["ontology", "compile", str(CORPUS / "recall.ontology.yaml"), "--path", str(CORPUS), "-o", str(out), "--shapes", str(shapes)])
+    code = main(
+        [
+            "ontology",
+            "compile",
+            str(CORPUS / "recall.ontology.yaml"),
+            "--path",
+            str(CORPUS),
+            "-o",
+            str(out),
+            "--shapes",
+            str(shapes),
+        ]
+    )
     assert code == 0
     owl = Graph().parse(out, format="xml")  # .owl is RDF/XML, what Protégé opens
     assert (cls("recall", "session"), RDF.type, OWL.Class) in owl
@@ -245,7 +289,11 @@ def test_cli_compile_writes_owl_and_shapes(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_a_field_that_json_ld_reads_as_the_node_id_is_reported(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "i.ontology.yaml", "ontology: {id: i}\nentity_types:\n  - {name: thing, base: semantic, schema: {properties: {id: {type: string}, code: {type: string}}}}\n")
+    path = write_file(
+        tmp_path,
+        "i.ontology.yaml",
+        "ontology: {id: i}\nentity_types:\n  - {name: thing, base: semantic, schema: {properties: {id: {type: string}, code: {type: string}}}}\n",
+    )
     result = compile_ontologies([path])
     assert any("field 'id' is JSON-LD's @id" in str(w) for w in result.warnings)
     assert (MIF.code, RDF.type, OWL.DatatypeProperty) in result.owl

@@ -1,4 +1,5 @@
 """SHACL from entity schemas, proven with pyshacl on loaded bundles (the contract with `validate --ontology`)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,12 +10,11 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
+from conftest import FIXTURES, write_file
 from mif_rdf import load_bundle
 from mif_rdf.core.context import mif_context
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_shapes
-
-from conftest import FIXTURES, write_file
 
 CORPUS = FIXTURES / "ontology" / "corpus"
 RECALL = CORPUS / "recall.ontology.yaml"
@@ -30,7 +30,10 @@ def memory(root: Path, name: str, entity: str, ontology: str | None = None, extr
 @pytest.fixture(scope="module")
 def session_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sessions")
-    memory(root, "good", """  entity_type: session
+    memory(
+        root,
+        "good",
+        """  entity_type: session
   session_type: debug
   summary: Found the race in the outbox relay
   started_at: 2026-01-15T10:30:00Z
@@ -39,15 +42,21 @@ def session_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
   accessCount: 3
   logged_at: '2026-01-15T10:30:00Z'
   decay_model: linear
-""", ontology="recall")
-    memory(root, "bad", """  entity_type: session
+""",
+        ontology="recall",
+    )
+    memory(
+        root,
+        "bad",
+        """  entity_type: session
   session_type: brainstorm
   started_at: yesterday
   participants: ben
   accessCount: three
   logged_at: soon
   decay_model: {model: linear}
-""")
+""",
+    )
     memory(root, "other", "  entity_type: unknown-thing\n  summary: 3\n")
     return root
 
@@ -63,13 +72,15 @@ def session_report(session_bundle: Path) -> tuple[bool, Graph, Graph]:
 def results(report: Graph) -> list[dict[str, object]]:
     out = []
     for result in report.objects(None, SH.result):  # top-level results, not sh:detail
-        out.append({
-            "focus": report.value(result, SH.focusNode),
-            "message": str(report.value(result, SH.resultMessage)),
-            "severity": report.value(result, SH.resultSeverity),
-            "shape": report.value(result, SH.sourceShape),
-            "path": report.value(result, SH.resultPath),
-        })
+        out.append(
+            {
+                "focus": report.value(result, SH.focusNode),
+                "message": str(report.value(result, SH.resultMessage)),
+                "severity": report.value(result, SH.resultSeverity),
+                "shape": report.value(result, SH.sourceShape),
+                "path": report.value(result, SH.resultPath),
+            }
+        )
     return out
 
 
@@ -85,14 +96,19 @@ def test_focus_nodes_are_the_memories_carrying_the_entity_type(session_report: t
     [
         ("required field 'summary' is missing", "entity type 'session' of ontology 'recall'"),
         ("field 'session_type' must be one of: debug, work, meeting", "entity type 'session' of ontology 'recall'"),
-        ("field 'started_at' must be a date-time such as 2026-01-15T10:30:00Z", "entity type 'session' of ontology 'recall'"),
+        (
+            "field 'started_at' must be a date-time such as 2026-01-15T10:30:00Z",
+            "entity type 'session' of ontology 'recall'",
+        ),
         # `participants: ben` makes the same triple as `[ben]` (JSON-LD keeps no array form): not in the graph
         ("field 'accessCount' must be a whole number", "trait 'recallable' of ontology 'recall'"),
         ("field 'logged_at' must be a date-time", "trait 'stamped' of ontology 'kit-base'"),
         ("field 'decay_model' must be text", "trait 'fading' of ontology 'recall'"),
     ],
 )
-def test_wrong_data_gets_an_actionable_report(session_report: tuple[bool, Graph, Graph], needle: str, source: str) -> None:
+def test_wrong_data_gets_an_actionable_report(
+    session_report: tuple[bool, Graph, Graph], needle: str, source: str
+) -> None:
     _, report, shapes = session_report
     matching = [r for r in results(report) if needle in str(r["message"])]
     assert matching, f"no result says {needle!r}: {[r['message'] for r in results(report)]}"
@@ -143,7 +159,10 @@ def test_a_trait_requirement_on_the_memory_and_rules_of_two_versions(tmp_path: P
 
 
 def test_nested_objects_and_list_items(tmp_path: Path) -> None:
-    write_file(tmp_path / "o", "geo.ontology.yaml", """ontology: {id: geo, version: "1.0.0"}
+    write_file(
+        tmp_path / "o",
+        "geo.ontology.yaml",
+        """ontology: {id: geo, version: "1.0.0"}
 entity_types:
   - name: site
     base: semantic
@@ -158,10 +177,17 @@ entity_types:
         visits:
           type: array
           items: {type: object, properties: {date: {type: string, format: date}}}
-""")
+""",
+    )
     root = tmp_path / "b"
-    memory(root, "ok", "  entity_type: site\n  location: {city: Oslo, coordinates: {latitude: 59.9}}\n  visits: [{date: 2026-01-02}]\n")
-    memory(root, "nok", "  entity_type: site\n  location: {coordinates: {latitude: north}}\n  visits: [{date: tomorrow}]\n")
+    memory(
+        root,
+        "ok",
+        "  entity_type: site\n  location: {city: Oslo, coordinates: {latitude: 59.9}}\n  visits: [{date: 2026-01-02}]\n",
+    )
+    memory(
+        root, "nok", "  entity_type: site\n  location: {coordinates: {latitude: north}}\n  visits: [{date: tomorrow}]\n"
+    )
     shapes = compile_shapes(["geo"], search_path=[tmp_path / "o"])
     conforms, report, _ = validate(load_bundle(root).dataset, shacl_graph=shapes, advanced=True)
     assert not conforms

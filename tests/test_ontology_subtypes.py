@@ -1,4 +1,5 @@
 """subtype_of: the verdicts of the upstream test/subtype_of cases on our own versions of them, and subclassing."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,11 +8,10 @@ import pytest
 from rdflib import URIRef
 from rdflib.namespace import RDFS
 
+from conftest import FIXTURES, write_file
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.subtypes import narrowing_problem
-
-from conftest import FIXTURES, write_file
 
 SUBTYPES = FIXTURES / "ontology" / "subtype_of"
 CORPUS = FIXTURES / "ontology" / "corpus"
@@ -20,7 +20,11 @@ ONT = "https://mif-spec.dev/ontologies/"
 
 def test_valid_subtype_compiles_to_subclassing() -> None:
     result = compile_ontologies([SUBTYPES / "valid.ontology.yaml"], strict=True)  # a narrowing: no warning
-    assert (URIRef(ONT + "own-valid-subtype/sensor"), RDFS.subClassOf, URIRef(ONT + "own-valid-subtype/instrument")) in result.owl
+    assert (
+        URIRef(ONT + "own-valid-subtype/sensor"),
+        RDFS.subClassOf,
+        URIRef(ONT + "own-valid-subtype/instrument"),
+    ) in result.owl
     assert not result.warnings
 
 
@@ -36,9 +40,18 @@ def test_extended_subtype_resolves_its_parent_through_extends() -> None:
 @pytest.mark.parametrize(
     "name, reason",
     [
-        ("cyclic", r"entity type '(egg|hen)' of ontology 'own-cyclic-subtype' is part of a subtype_of cycle: (egg -> hen -> egg|hen -> egg -> hen)"),
-        ("dangling", r"entity type 'lockout' of ontology 'own-dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'own-dangling-subtype', which extends no other ontology"),
-        ("incompatible", r"entity type 'pump' of ontology 'own-incompatible-subtype' is subtype_of 'device' .* but does not require 'serial', which 'device' requires"),
+        (
+            "cyclic",
+            r"entity type '(egg|hen)' of ontology 'own-cyclic-subtype' is part of a subtype_of cycle: (egg -> hen -> egg|hen -> egg -> hen)",
+        ),
+        (
+            "dangling",
+            r"entity type 'lockout' of ontology 'own-dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'own-dangling-subtype', which extends no other ontology",
+        ),
+        (
+            "incompatible",
+            r"entity type 'pump' of ontology 'own-incompatible-subtype' is subtype_of 'device' .* but does not require 'serial', which 'device' requires",
+        ),
         ("self", r"entity type 'loop' of ontology 'own-self-subtype' is subtype_of itself"),
     ],
 )
@@ -60,7 +73,10 @@ def test_the_extended_verdict_needs_its_parent(tmp_path: Path) -> None:
 
 
 def test_a_field_type_that_excludes_the_parents_is_a_warning_and_the_subtype_wins(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "t.ontology.yaml", """
+    path = write_file(
+        tmp_path,
+        "t.ontology.yaml",
+        """
 ontology: {id: t, version: "1.0.0"}
 entity_types:
   - name: parent
@@ -70,10 +86,14 @@ entity_types:
     base: semantic
     subtype_of: [parent]
     schema: {properties: {size: {type: string}}}
-""")
+""",
+    )
     result = compile_ontologies([path])
     text = "\n".join(str(w) for w in result.warnings)
-    assert "field 'size' is {type: string} in entity type 'child'" in text and "{type: integer} in its supertype 'parent'" in text
+    assert (
+        "field 'size' is {type: string} in entity type 'child'" in text
+        and "{type: integer} in its supertype 'parent'" in text
+    )
     composer = result.composers[0]
     assert composer.compose("child").fields["size"].schema == {"type": "string"}
     with pytest.raises(MifRdfError, match=r"field 'size' is \{type: string\}.* \(--strict\)$"):
@@ -81,7 +101,10 @@ entity_types:
 
 
 def test_loosening_a_parent_field_and_changing_base_are_warnings(tmp_path: Path) -> None:
-    path = write_file(tmp_path, "t.ontology.yaml", """
+    path = write_file(
+        tmp_path,
+        "t.ontology.yaml",
+        """
 ontology: {id: t, version: "1.0.0"}
 entity_types:
   - name: parent
@@ -91,10 +114,14 @@ entity_types:
     base: episodic
     subtype_of: [parent]
     schema: {properties: {state: {type: string}}}
-""")
+""",
+    )
     result = compile_ontologies([path])
     text = "\n".join(str(w) for w in result.warnings)
-    assert "field 'state' is {type: string} in entity type 'child'" in text and "allows any value where the supertype allows only" in text
+    assert (
+        "field 'state' is {type: string} in entity type 'child'" in text
+        and "allows any value where the supertype allows only" in text
+    )
     assert "has base 'episodic' but its supertype 'parent' has base 'semantic'" in text
 
 

@@ -1,4 +1,5 @@
 """Trait inheritance and conflict resolution: every rule of spec 10.8.6, with the spec's own examples."""
+
 from __future__ import annotations
 
 import textwrap
@@ -6,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES, write_file
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.ontology import compile_ontologies
 from mif_rdf.ontology.registry import Registry
 from mif_rdf.ontology.resolution import resolve
 from mif_rdf.ontology.traits import ComposedEntity, Composer
-
-from conftest import FIXTURES, write_file
 
 SPEC_TRAITS = FIXTURES / "ontology" / "spec-traits.ontology.yaml"
 CORPUS = FIXTURES / "ontology" / "corpus"
@@ -43,7 +43,7 @@ traits:
 
 
 def ontology(tmp_path: Path, body: str, name: str = "test", extends: str = "") -> Path:
-    header = f"ontology:\n  id: {name}\n  version: \"1.0.0\"\n" + (f"  extends: [{extends}]\n" if extends else "")
+    header = f'ontology:\n  id: {name}\n  version: "1.0.0"\n' + (f"  extends: [{extends}]\n" if extends else "")
     return write_file(tmp_path, f"{name}.ontology.yaml", header + textwrap.dedent(body))
 
 
@@ -55,26 +55,36 @@ def composed(path: Path, entity: str, folders: tuple[Path, ...] = ()) -> Compose
 
 def test_diamond_through_a_shared_ancestor_is_not_a_conflict(tmp_path: Path) -> None:
     """Spec example: document uses auditable and lifecycle, both inherit `created` from timestamped."""
-    path = ontology(tmp_path, SPEC_TRAIT_BLOCK + """
+    path = ontology(
+        tmp_path,
+        SPEC_TRAIT_BLOCK
+        + """
 entity_types:
   - name: document
     base: semantic
     traits: [auditable, lifecycle]
-""")
+""",
+    )
     doc = composed(path, "document")
     assert set(doc.fields) == {"created", "modified", "audit_log", "last_audited", "status"}
     assert doc.fields["created"].origin.name == "timestamped"  # the shared ancestor's definition
     assert set(doc.traits) == {"auditable", "lifecycle", "timestamped"}
 
 
-def test_independent_traits_defining_a_field_differently_is_an_error_naming_field_traits_and_files(tmp_path: Path) -> None:
+def test_independent_traits_defining_a_field_differently_is_an_error_naming_field_traits_and_files(
+    tmp_path: Path,
+) -> None:
     """Spec example: conflicting_entity uses trait_a and trait_b without resolving `status`."""
-    path = ontology(tmp_path, SPEC_TRAIT_BLOCK + """
+    path = ontology(
+        tmp_path,
+        SPEC_TRAIT_BLOCK
+        + """
 entity_types:
   - name: conflicting_entity
     base: semantic
     traits: [trait_a, trait_b]
-""")
+""",
+    )
     with pytest.raises(MifRdfError) as err:
         compile_ontologies([path])
     message = str(err.value)
@@ -86,24 +96,37 @@ entity_types:
 
 
 def test_conflict_across_files_names_both_files(tmp_path: Path) -> None:
-    ontology(tmp_path, """
+    ontology(
+        tmp_path,
+        """
 traits:
   trait_a:
     fields:
       status: { type: string, enum: [open, closed] }
-""", name="base-a")
-    ontology(tmp_path, """
+""",
+        name="base-a",
+    )
+    ontology(
+        tmp_path,
+        """
 traits:
   trait_b:
     fields:
       status: { type: integer }
-""", name="base-b")
-    child = ontology(tmp_path, """
+""",
+        name="base-b",
+    )
+    child = ontology(
+        tmp_path,
+        """
 entity_types:
   - name: thing
     base: semantic
     traits: [trait_a, trait_b]
-""", name="child", extends="base-a, base-b")
+""",
+        name="child",
+        extends="base-a, base-b",
+    )
     with pytest.raises(MifRdfError) as err:
         compile_ontologies([child], search_path=[tmp_path])
     message = str(err.value)
@@ -133,7 +156,10 @@ def test_override_on_one_path_of_a_diamond_wins_over_the_ancestor(tmp_path: Path
 
 
 def test_entity_field_overrides_a_trait_field(tmp_path: Path) -> None:
-    path = ontology(tmp_path, SPEC_TRAIT_BLOCK + """
+    path = ontology(
+        tmp_path,
+        SPEC_TRAIT_BLOCK
+        + """
 entity_types:
   - name: record
     base: episodic
@@ -141,20 +167,28 @@ entity_types:
     schema:
       properties:
         status: { type: string, enum: [open] }
-""")
+""",
+    )
     record = composed(path, "record")
     assert record.fields["status"].schema["enum"] == ["open"]
     assert record.fields["created"].origin.name == "timestamped"
 
 
 def test_a_trait_whose_parents_conflict_must_redefine_the_field(tmp_path: Path) -> None:
-    bad = ontology(tmp_path, SPEC_TRAIT_BLOCK + """
+    bad = ontology(
+        tmp_path,
+        SPEC_TRAIT_BLOCK
+        + """
   both:
     extends: [trait_a, trait_b]
-""")
+""",
+    )
     with pytest.raises(MifRdfError, match=r"trait 'both'.*field 'status'"):
         compile_ontologies([bad])  # detected at load time, even though no entity type uses it
-    good = ontology(tmp_path, SPEC_TRAIT_BLOCK + """
+    good = ontology(
+        tmp_path,
+        SPEC_TRAIT_BLOCK
+        + """
   both:
     extends: [trait_a, trait_b]
     fields:
@@ -163,12 +197,16 @@ entity_types:
   - name: x
     base: semantic
     traits: [both]
-""", name="good")
+""",
+        name="good",
+    )
     assert composed(good, "x").fields["status"].schema == {"type": "string"}
 
 
 def test_identical_definitions_from_independent_traits_are_not_a_conflict(tmp_path: Path) -> None:
-    path = ontology(tmp_path, """
+    path = ontology(
+        tmp_path,
+        """
 traits:
   one:
     fields:
@@ -180,22 +218,29 @@ entity_types:
   - name: x
     base: semantic
     traits: [one, two]
-""")
+""",
+    )
     assert composed(path, "x").fields["code"].schema["type"] == "string"
 
 
 def test_a_trait_extends_cycle_is_an_error(tmp_path: Path) -> None:
-    cyclic = ontology(tmp_path, """
+    cyclic = ontology(
+        tmp_path,
+        """
 traits:
   a: { extends: [b] }
   b: { extends: [a] }
-""", name="cyclic")
+""",
+        name="cyclic",
+    )
     with pytest.raises(MifRdfError, match=r"trait extends cycle: (a -> b -> a|b -> a -> b)"):
         compile_ontologies([cyclic])
 
 
 def test_traits_resolve_through_extends_and_a_child_ontology_overrides_a_trait(tmp_path: Path) -> None:
-    ontology(tmp_path, """
+    ontology(
+        tmp_path,
+        """
 traits:
   versioned:
     fields:
@@ -204,13 +249,20 @@ entity_types:
   - name: release
     base: episodic
     traits: [versioned]
-""", name="parent")
-    child = ontology(tmp_path, """
+""",
+        name="parent",
+    )
+    child = ontology(
+        tmp_path,
+        """
 traits:
   versioned:
     fields:
       version_tag: { type: integer }
-""", name="child", extends="parent")
+""",
+        name="child",
+        extends="parent",
+    )
     registry = Registry([tmp_path])
     cache: dict = {}
     child_view = resolve(registry, registry.add_file(child), cache)

@@ -1,19 +1,25 @@
 """The shipped mif: vocabulary and mif-base: covering every mif: term we write (upstream consistency: tests/conformance)."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 from rdflib import URIRef
 from rdflib.namespace import OWL, RDF
 
+from conftest import FIXTURES, REPO
 from mif_rdf.core.context import MIF_CONTEXT_URL, MIF_NS, context_document, extension_context, mif_context
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import builtin_dir, compile_ontologies, vocabulary
 
-from conftest import FIXTURES, REPO
-
 SPEC_8_2 = {  # spec 8.2: type, inverse (None: symmetric)
-    "relates-to": None, "derived-from": "derives", "supersedes": "superseded-by", "conflicts-with": None,
-    "part-of": "contains", "implements": "implemented-by", "uses": "used-by", "created": "created-by", "mentioned-in": "mentions",
+    "relates-to": None,
+    "derived-from": "derives",
+    "supersedes": "superseded-by",
+    "conflicts-with": None,
+    "part-of": "contains",
+    "implements": "implemented-by",
+    "uses": "used-by",
+    "created": "created-by",
+    "mentioned-in": "mentions",
 }
 
 
@@ -62,8 +68,14 @@ def test_every_mif_term_the_loader_writes_is_declared(example_bundle) -> None:
 
 def test_every_mif_term_the_compiler_writes_is_declared() -> None:
     corpus = FIXTURES / "ontology" / "corpus"
-    result = compile_ontologies(sorted(p.name.split(".")[0] for p in corpus.glob("*.ontology.yaml")), search_path=[corpus])
-    fields = set(result.owl.subjects(RDF.type, OWL.DatatypeProperty)) | set(result.owl.subjects(RDF.type, OWL.ObjectProperty)) | set(result.owl.subjects(RDF.type, RDF.Property))
+    result = compile_ontologies(
+        sorted(p.name.split(".")[0] for p in corpus.glob("*.ontology.yaml")), search_path=[corpus]
+    )
+    fields = (
+        set(result.owl.subjects(RDF.type, OWL.DatatypeProperty))
+        | set(result.owl.subjects(RDF.type, OWL.ObjectProperty))
+        | set(result.owl.subjects(RDF.type, RDF.Property))
+    )
     used = {p for graph in (result.owl, result.shapes) for _, p, _ in graph} | set(result.owl.objects(None, RDF.type))
     used |= set(result.owl.objects(None, URIRef("http://www.w3.org/2000/01/rdf-schema#subClassOf")))
     annotations = set(result.owl.subjects(RDF.type, OWL.AnnotationProperty))  # YAML keys kept as mifo: annotations
@@ -90,7 +102,11 @@ def test_base_type_names_of_the_two_contexts_are_equivalent() -> None:
     """The MIF context names mif:SemanticType, the upstream ontology context mif:SemanticMemory (checked against
     that context in tests/conformance)."""
     vocab = vocabulary()
-    for theirs, ours in (("SemanticMemory", "SemanticType"), ("EpisodicMemory", "EpisodicType"), ("ProceduralMemory", "ProceduralType")):
+    for theirs, ours in (
+        ("SemanticMemory", "SemanticType"),
+        ("EpisodicMemory", "EpisodicType"),
+        ("ProceduralMemory", "ProceduralType"),
+    ):
         assert (MIF[theirs], OWL.equivalentClass, MIF[ours]) in vocab
 
 

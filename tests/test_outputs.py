@@ -4,6 +4,7 @@ Every writing command runs as a user runs it (``mif_rdf.cli.main.main``, or a re
 process where a signal or a kill is the point); the oracle is the bytes of the
 files involved, compared before and after.
 """
+
 from __future__ import annotations
 
 import errno
@@ -17,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from mif_rdf.core import outputs
+from conftest import EXAMPLES, REPO
 from mif_rdf.cli.main import main
+from mif_rdf.core import outputs
 from mif_rdf.core.errors import MifRdfError
 from synthetic import generate_bundle
-
-from conftest import EXAMPLES, REPO
 
 ONTOLOGY = REPO / "ontologies" / "mif-base.ontology.yaml"
 
@@ -60,17 +60,30 @@ def writing_commands(bundle: Path, output: Path, option: str = "-o") -> list[lis
 
 
 @pytest.mark.parametrize("which", ["memory", "config", "new file in .mif"])
-def test_an_output_that_is_an_input_of_the_bundle_is_refused_before_reading(bundle: Path, which: str, capsys: pytest.CaptureFixture[str]) -> None:
-    target = {"memory": a_memory(bundle), "config": bundle / ".mif" / "config.yaml", "new file in .mif": bundle / ".mif" / "dump.nq"}[which]
+def test_an_output_that_is_an_input_of_the_bundle_is_refused_before_reading(
+    bundle: Path, which: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = {
+        "memory": a_memory(bundle),
+        "config": bundle / ".mif" / "config.yaml",
+        "new file in .mif": bundle / ".mif" / "dump.nq",
+    }[which]
     before = snapshot(bundle)
     for command in writing_commands(bundle, target):
         code, err = run(command, capsys)
         assert code == 2, command
-        assert err.count("\n") == 1 and "-o " in err and str(target.name) in err and "refusing to overwrite an input" in err, (command, err)
+        assert (
+            err.count("\n") == 1
+            and "-o " in err
+            and str(target.name) in err
+            and "refusing to overwrite an input" in err
+        ), (command, err)
         assert snapshot(bundle) == before, command
 
 
-def test_symlinks_and_hard_links_to_inputs_are_refused(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_symlinks_and_hard_links_to_inputs_are_refused(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     memory = a_memory(bundle)
     (tmp_path / "out").mkdir()
     link = tmp_path / "out" / "link.nq"
@@ -82,14 +95,21 @@ def test_symlinks_and_hard_links_to_inputs_are_refused(bundle: Path, tmp_path: P
     folder_link = tmp_path / "out" / "mif"  # a symlinked folder into .mif
     folder_link.symlink_to(bundle / ".mif")
     before = snapshot(bundle)
-    for target, says in ((link, "leads to"), (hard, "hard link to"), (config_link, ".mif"), (folder_link / "x.nq", ".mif")):
+    for target, says in (
+        (link, "leads to"),
+        (hard, "hard link to"),
+        (config_link, ".mif"),
+        (folder_link / "x.nq", ".mif"),
+    ):
         for command in writing_commands(bundle, target):
             code, err = run(command, capsys)
             assert code == 2 and says in err and str(target) in err, (command, err)
     assert snapshot(bundle) == before
 
 
-def test_ontology_compile_never_overwrites_an_ontology_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ontology_compile_never_overwrites_an_ontology_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "onto"
     folder.mkdir()
     named = folder / "mine.ontology.yaml"
@@ -106,12 +126,16 @@ def test_ontology_compile_never_overwrites_an_ontology_it_reads(tmp_path: Path, 
     assert snapshot(folder) == before
 
 
-def test_ontology_compile_output_dir_never_writes_into_the_bundle_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ontology_compile_output_dir_never_writes_into_the_bundle_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--output-dir names its files after the ontologies read: each is checked before the first is written."""
     bundle = tmp_path / "b"
     shutil.copytree(EXAMPLES, bundle)
     before = snapshot(bundle)
-    code, err = run(["ontology", "compile", "mif-base", "--bundle", bundle, "--output-dir", bundle / ".mif" / "owl"], capsys)
+    code, err = run(
+        ["ontology", "compile", "mif-base", "--bundle", bundle, "--output-dir", bundle / ".mif" / "owl"], capsys
+    )
     assert code == 2 and "--output-dir" in err and "inside the bundle's .mif/ folder" in err, err
     assert snapshot(bundle) == before and not (bundle / ".mif" / "owl").exists()
     code, _ = run(["ontology", "compile", "mif-base", "--bundle", bundle, "--output-dir", tmp_path / "owl"], capsys)
@@ -142,7 +166,9 @@ def test_convert_to_markdown_never_overwrites_its_input(tmp_path: Path, capsys: 
     assert document.read_bytes() == before
 
 
-def test_outputs_beside_the_bundle_files_are_written(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_outputs_beside_the_bundle_files_are_written(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Neighbours that are no input: a new file in the bundle folder, a new .md beside it, the same name elsewhere."""
     memory = a_memory(bundle)
     for target in (bundle / "dump.nq", tmp_path / memory.name):
@@ -150,11 +176,20 @@ def test_outputs_beside_the_bundle_files_are_written(bundle: Path, tmp_path: Pat
         assert code == 0 and target.stat().st_size > 0, err
 
 
-def test_every_writer_replaces_the_previous_file_whole(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_writer_replaces_the_previous_file_whole(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """No command truncates its output in place: a hard link to the previous output keeps the previous bytes."""
     out = tmp_path / "out"
     out.mkdir()
-    suffixes = [".nq", ".ttl", ".nq", ".json", ".ttl", ".jsonld"]  # each writer's own format (a mismatch is an error, issue 37.7)
+    suffixes = [
+        ".nq",
+        ".ttl",
+        ".nq",
+        ".json",
+        ".ttl",
+        ".jsonld",
+    ]  # each writer's own format (a mismatch is an error, issue 37.7)
     assert len(suffixes) == len(writing_commands(bundle, out / "x.ttl"))
     for index, suffix in enumerate(suffixes):
         target = out / f"o{index}{suffix}"
@@ -168,7 +203,9 @@ def test_every_writer_replaces_the_previous_file_whole(bundle: Path, tmp_path: P
         assert not [p for p in out.iterdir() if p.name.startswith(outputs.PREFIX)]
 
 
-def test_a_full_disk_leaves_the_previous_file_and_says_so(bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_full_disk_leaves_the_previous_file_and_says_so(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import mif_rdf.output.policy
 
     target = tmp_path / "dump.trig"
@@ -236,6 +273,7 @@ def test_leftovers_of_dead_processes_are_swept_and_live_ones_kept(tmp_path: Path
 
 # -- real processes, killed -----------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated") / "G"
@@ -261,8 +299,13 @@ def _running(pid: int) -> bool:
 
 def _export(bundle: Path, target: Path, tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO / "src")}
-    return subprocess.Popen([sys.executable, "-m", "mif_rdf.cli", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mif_rdf.cli", "export", str(bundle), "-o", str(target), "--no-progress", "-q", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def _wait_for(condition, timeout: float = 30.0) -> None:  # noqa: ANN001
@@ -276,12 +319,17 @@ def _partial(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith(outputs.PREFIX))
 
 
-@pytest.mark.parametrize("sig, when, code", [
-    (signal.SIGINT, "loading", 130),
-    (signal.SIGTERM, "writing", 143),
-    (signal.SIGKILL, "writing", -9),
-])
-def test_a_killed_export_leaves_the_previous_file_byte_identical(generated: Path, tmp_path: Path, sig: int, when: str, code: int) -> None:
+@pytest.mark.parametrize(
+    "sig, when, code",
+    [
+        (signal.SIGINT, "loading", 130),
+        (signal.SIGTERM, "writing", 143),
+        (signal.SIGKILL, "writing", -9),
+    ],
+)
+def test_a_killed_export_leaves_the_previous_file_byte_identical(
+    generated: Path, tmp_path: Path, sig: int, when: str, code: int
+) -> None:
     out, tmp = tmp_path / "out", tmp_path / "tmp"
     out.mkdir()
     tmp.mkdir()

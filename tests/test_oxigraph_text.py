@@ -1,4 +1,5 @@
 """Memories reach Oxigraph as N-Quads text: the same graphs as rdflib's walker output, read by Oxigraph's own parser."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,17 +13,16 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
 import mif_rdf.load.pipeline
+from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, write_file
 from mif_rdf import load_bundle
 from mif_rdf.load.pipeline import CHUNK
-from synthetic import dump_yaml, generate_bundle
 from mif_rdf.rdf.tordf import document_nquads, document_triples
-
-from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, write_file
+from synthetic import dump_yaml, generate_bundle
 from test_equivalence import GENERATED_FRONTMATTER, GENERATED_ID, generated_projection
 
 #: Strings every escape of N-Triples has to get right: quotes, backslashes, line ends, controls, NUL, U+2028, astral.
 AWKWARD_ID = "4f6c1a52-7a8e-4a8e-9b1c-0d2e3f4a5b6c"
-AWKWARD = 'a "quoted" \\ back\\slash\nnew line\r\ttab \x01\x1f\x7f nul:\x00 \u2028 \U0001F600 <b>&amp;</b> \'single\''
+AWKWARD = "a \"quoted\" \\ back\\slash\nnew line\r\ttab \x01\x1f\x7f nul:\x00 \u2028 \U0001f600 <b>&amp;</b> 'single'"
 
 
 def _rdflib(term: Any) -> Any:
@@ -57,7 +57,13 @@ def _walker_graph(document: dict[str, Any], doc_iri: str) -> Graph:
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated") / "bundle"
     generate_bundle(root, CHUNK + 40, seed=5)  # every field family
-    frontmatter = {"id": AWKWARD_ID, "type": "semantic", "created": "2026-01-15T10:30:00Z", "title": AWKWARD, "tags": [AWKWARD, "plain"]}
+    frontmatter = {
+        "id": AWKWARD_ID,
+        "type": "semantic",
+        "created": "2026-01-15T10:30:00Z",
+        "title": AWKWARD,
+        "tags": [AWKWARD, "plain"],
+    }
     write_file(root, "awkward.md", f"---\n{dump_yaml(frontmatter)}---\nBody\n")
     return root
 
@@ -72,7 +78,9 @@ def check_oxigraph_reads_the_text_as_the_walkers_triples(root: Path) -> None:
     assert bundle.memories
     for record in bundle.memories.values():
         text = document_nquads(record.document, record.doc_iri, record.iri)
-        assert isomorphic(_parsed_by_oxigraph(text, record.iri), _walker_graph(record.document, record.doc_iri)), record.relpath
+        assert isomorphic(_parsed_by_oxigraph(text, record.iri), _walker_graph(record.document, record.doc_iri)), (
+            record.relpath
+        )
 
 
 @pytest.mark.parametrize("workers", [0, 1])
@@ -91,7 +99,8 @@ def test_the_oxigraph_load_holds_what_the_memory_store_holds(generated: Path, wo
             theirs.add(triple)
         assert len(ours) == len(theirs), name
         assert {t for t in ours if not any(isinstance(n, (BNode, Literal)) for n in t)} == {
-            t for t in theirs if not any(isinstance(n, (BNode, Literal)) for n in t)}, name  # oxrdflib reads literals back by value
+            t for t in theirs if not any(isinstance(n, (BNode, Literal)) for n in t)
+        }, name  # oxrdflib reads literals back by value
 
 
 def test_a_memory_oxigraph_refuses_is_reported_and_the_rest_load(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,5 @@
 """A wheel carries context/, shapes/ and ontologies/ and works without the source tree."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,7 +17,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(REPO)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     (found,) = out.glob("mif_rdf-*.whl")
     return found
@@ -39,14 +42,24 @@ def test_wheel_contains_the_data_folders(wheel: Path) -> None:
 
 def test_installed_wheel_loads_a_bundle_without_the_source_tree(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)], check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        timeout=300,
+    )
     code = (
         "import mif_rdf, mif_rdf.core.resources as r, sys; "
         f"assert mif_rdf.__file__.startswith({str(target)!r}), mif_rdf.__file__; "
         f"assert str(r.data_dir('context')).startswith({str(target)!r}); "
         f"b = mif_rdf.load_bundle({str(EXAMPLES)!r}); print(b.counts()['memories'])"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                            env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "17"

@@ -6,6 +6,7 @@ and that exactly the expected :class:`~mif_rdf.Problem` was recorded (path,
 key, line when known, severity, a message that names the issue).  Line numbers
 are lines of the *file*: the opening ``---`` is line 1.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,8 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 
 import mif_rdf
-from mif_rdf import Bundle, Problem, Severity
-
 from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
+from mif_rdf import Bundle, Problem, Severity
 
 GOOD = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"
@@ -70,7 +70,9 @@ def test_no_frontmatter_is_an_error_and_the_rest_loads(tmp_path: Path) -> None:
 
 
 def test_frontmatter_not_closed(tmp_path: Path) -> None:
-    bundle = load_with(tmp_path, {"bad.md": f"---\nid: {OTHER}\ntype: semantic\n{CREATED}\nBody without a closing line.\n"})
+    bundle = load_with(
+        tmp_path, {"bad.md": f"---\nid: {OTHER}\ntype: semantic\n{CREATED}\nBody without a closing line.\n"}
+    )
     problem = the_problem(bundle)
     assert (problem.path, problem.severity, problem.line) == ("bad.md", Severity.ERROR, 1)
     assert "not closed" in problem.message
@@ -87,7 +89,9 @@ def test_frontmatter_not_closed(tmp_path: Path) -> None:
     ],
     ids=["mapping-values", "tab"],
 )
-def test_yaml_syntax_error_points_at_the_bad_line_of_the_file(tmp_path: Path, yaml_lines: list[str], bad_line: int, words: str) -> None:
+def test_yaml_syntax_error_points_at_the_bad_line_of_the_file(
+    tmp_path: Path, yaml_lines: list[str], bad_line: int, words: str
+) -> None:
     # file lines: 1 '---', 2 id, 3 type, 4 created, 5 title, 6 the bad line
     text = f"---\nid: {OTHER}\ntype: semantic\n{CREATED}" + "\n".join(yaml_lines) + "\n---\nBody.\n"
     assert text.splitlines()[bad_line - 1] == yaml_lines[1]  # the test's own arithmetic
@@ -205,7 +209,9 @@ def test_bom_is_a_note_and_the_body_has_no_bom(tmp_path: Path) -> None:
 
 def test_crlf_line_endings_load_and_the_body_keeps_them(tmp_path: Path) -> None:
     body = "# Heading\r\n\r\nLine one.\r\nLine two.\r\n"
-    text = f"---\r\nid: {OTHER}\r\ntype: semantic\r\ncreated: 2026-01-15T10:30:00Z\r\ntitle: Windows file\r\n---\r\n{body}"
+    text = (
+        f"---\r\nid: {OTHER}\r\ntype: semantic\r\ncreated: 2026-01-15T10:30:00Z\r\ntitle: Windows file\r\n---\r\n{body}"
+    )
     write_file(tmp_path, "crlf.md", text)
     assert (tmp_path / "crlf.md").read_bytes().count(b"\r\n") == 10  # written byte for byte
     bundle = load_with(tmp_path, {})
@@ -363,7 +369,10 @@ def test_entity_files_bad_ones_are_errors_good_ones_are_graphs(tmp_path: Path) -
     assert all("not loaded" in p.message for p in problems)
     assert set(bundle.entities) == {"urn:mif:entity:person:ann-lee", "urn:mif:entity:softwareservice:payments-api"}
     names = graph_names(bundle)
-    for iri, name in [("urn:mif:entity:person:ann-lee", "Ann Lee"), ("urn:mif:entity:softwareservice:payments-api", "Payments API")]:
+    for iri, name in [
+        ("urn:mif:entity:person:ann-lee", "Ann Lee"),
+        ("urn:mif:entity:softwareservice:payments-api", "Payments API"),
+    ]:
         assert iri in names
         assert Literal(name) in set(bundle.dataset.graph(URIRef(iri)).objects())
     assert not any("no-type" in n or "nobody" in n.lower() for n in names)
@@ -408,7 +417,9 @@ def _snapshot(bundle: Bundle) -> dict[str, Graph]:
 
 
 def _three(root: Path) -> Bundle:
-    write_file(root, "a.md", memory_text(GOOD, "title: Alpha\nrelationships:\n  - type: relates-to\n    target: /b.md\n"))
+    write_file(
+        root, "a.md", memory_text(GOOD, "title: Alpha\nrelationships:\n  - type: relates-to\n    target: /b.md\n")
+    )
     write_file(root, "b.md", memory_text(OTHER, "title: Beta\n"))
     write_file(root, "sub/c.md", memory_text(THIRD, "title: Gamma\n"))
     bundle = mif_rdf.load_bundle(root)
@@ -479,8 +490,12 @@ def test_reload_leaves_the_links_graph_a_fresh_load_would_build(tmp_path: Path, 
     bundle = mif_rdf.load_bundle(root, store=store)
     edited = root / "semantic" / "idempotency-policy.md"
     text = edited.read_text(encoding="utf-8")
-    edited.write_text(text.replace("target: /semantic/idempotency-policy-v1.md", "target: /semantic/no-such-memory.md")
-                      .replace("type: relates-to", "type: refines", 1), encoding="utf-8")
+    edited.write_text(
+        text.replace("target: /semantic/idempotency-policy-v1.md", "target: /semantic/no-such-memory.md").replace(
+            "type: relates-to", "type: refines", 1
+        ),
+        encoding="utf-8",
+    )
     moved = next(root.glob("episodic/*.md"))
     moved.rename(root / "moved.md")
     bundle.reload("semantic/idempotency-policy.md", str(moved.relative_to(root)), "moved.md")
@@ -490,5 +505,7 @@ def test_reload_leaves_the_links_graph_a_fresh_load_would_build(tmp_path: Path, 
         return {(str(s), str(p), str(o)) for s, p, o in b.links}
 
     assert links(bundle) == links(fresh) and len(bundle.links) == len(fresh.links)
-    assert sorted(str(p) for p in bundle.problems if p.rule == "link") == sorted(str(p) for p in fresh.problems if p.rule == "link")
+    assert sorted(str(p) for p in bundle.problems if p.rule == "link") == sorted(
+        str(p) for p in fresh.problems if p.rule == "link"
+    )
     assert any("no-such-memory" in p.message for p in bundle.problems)

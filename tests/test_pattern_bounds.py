@@ -8,6 +8,7 @@ searches with a time limit per value.  The times asserted are bounds a
 backtracking search misses by hours; the verdicts are checked against
 Python's ``re`` where it finishes.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -18,14 +19,13 @@ from pathlib import Path
 import pytest
 from rdflib import Graph, Literal
 
+from conftest import write_file
 from mif_rdf import load_bundle
-from mif_rdf.ontology.fields import FORMAT_PATTERNS
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
-from mif_rdf.validation.shacl import run
+from mif_rdf.ontology.fields import FORMAT_PATTERNS
 from mif_rdf.validation import validate
 from mif_rdf.validation.engine import _pattern_check
-
-from conftest import write_file
+from mif_rdf.validation.shacl import run
 
 #: Nested quantifiers: a backtracking search on ``a`` * n + ``!`` takes 2^n steps (hours at 40).
 HOSTILE = [r"^(a+)+$", r"^(a|aa)+$", r"^(a|a?)+$", r"^(a*)*$", r"(a+a+)+b"]
@@ -107,11 +107,19 @@ NESTED = """        spec:
 @pytest.mark.parametrize("pattern", [r"^(a+)+$", r"^(a|aa)+$", r"^(\\w+\\s?)+$"])
 def test_an_ontology_pattern_cannot_hold_validate(tmp_path: Path, pattern: str, nested: bool) -> None:
     """The issue's shape: an ontology field pattern, values of 29 and 40 characters (a nested field: pySHACL)."""
-    write_file(tmp_path, ".mif/ontologies/bounded.ontology.yaml", (ONTOLOGY + (NESTED if nested else "")).replace("PATTERN", pattern))
+    write_file(
+        tmp_path,
+        ".mif/ontologies/bounded.ontology.yaml",
+        (ONTOLOGY + (NESTED if nested else "")).replace("PATTERN", pattern),
+    )
     for n, value in enumerate([*BAD, "aaaa"]):
         payload = f"spec: {{code: '{value}'}}" if nested else f"code: '{value}'"
-        write_file(tmp_path, f"m/{n}.md", f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\n"
-                   f"created: 2026-01-15T10:30:00Z\nontology: {{id: bounded}}\nentity: {{name: P{n}, entity_type: part, {payload}}}\n---\nB.\n")
+        write_file(
+            tmp_path,
+            f"m/{n}.md",
+            f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\n"
+            f"created: 2026-01-15T10:30:00Z\nontology: {{id: bounded}}\nentity: {{name: P{n}, entity_type: part, {payload}}}\n---\nB.\n",
+        )
     bundle = load_bundle(tmp_path, progress=False)
     start = time.perf_counter()
     report = validate(bundle, 3)
@@ -128,16 +136,45 @@ def test_an_ontology_pattern_cannot_hold_validate(tmp_path: Path, pattern: str, 
 
 def test_the_ontology_format_patterns_run_on_the_engine() -> None:
     """Every ``format`` the compiler writes is one the fast engine takes (so none reaches pySHACL's ``re``)."""
-    for name, pattern in FORMAT_PATTERNS.items():
+    for _name, pattern in FORMAT_PATTERNS.items():
         _check(pattern)  # raises Unsupported otherwise
 
 
 OLD_EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-VALID = ["name@example.org", "a.b+c@sub.example.co.uk", "x@y.z", "josé@exämple.org", "a@b.c.", "a@.b.c", "a@b..c",
-         "\"odd\"@example.org", "a@localhost.localdomain", "a@1.2.3.4", "a@b.c.d.e.f.g"]
-INVALID = ["", "plain", "@example.org", "name@", "name@example", "a@b.", "a@.b", "a@.", "two@@example.org",
-           "a b@example.org", "a@exa mple.org", "a@b.c d", "a@b@c.d", "a\u00a0@b.c", "a@b.c\u2028", "a@b.c\u3000x",
-           "a\t@b.c", "a@b.c\x1c", "name@example.org "]
+VALID = [
+    "name@example.org",
+    "a.b+c@sub.example.co.uk",
+    "x@y.z",
+    "josé@exämple.org",
+    "a@b.c.",
+    "a@.b.c",
+    "a@b..c",
+    '"odd"@example.org',
+    "a@localhost.localdomain",
+    "a@1.2.3.4",
+    "a@b.c.d.e.f.g",
+]
+INVALID = [
+    "",
+    "plain",
+    "@example.org",
+    "name@",
+    "name@example",
+    "a@b.",
+    "a@.b",
+    "a@.",
+    "two@@example.org",
+    "a b@example.org",
+    "a@exa mple.org",
+    "a@b.c d",
+    "a@b@c.d",
+    "a\u00a0@b.c",
+    "a@b.c\u2028",
+    "a@b.c\u3000x",
+    "a\t@b.c",
+    "a@b.c\x1c",
+    "name@example.org ",
+]
 
 
 def test_the_email_pattern_keeps_the_old_verdicts() -> None:
@@ -145,7 +182,9 @@ def test_the_email_pattern_keeps_the_old_verdicts() -> None:
     new = FORMAT_PATTERNS["email"]
     check = _check(new)
     for value in VALID + INVALID:
-        assert (re.search(new, value) is not None) == (re.search(OLD_EMAIL, value) is not None) == (value in VALID), value
+        assert (re.search(new, value) is not None) == (re.search(OLD_EMAIL, value) is not None) == (value in VALID), (
+            value
+        )
         assert check(value) == (re.search(OLD_EMAIL.replace("$", r"\Z"), value) is not None), value
     alphabet = "a@. \u00a0\n"  # every split of local part and domain the old pattern could make, up to 7 characters
     for size in range(8):
@@ -158,7 +197,12 @@ def test_the_email_pattern_keeps_the_old_verdicts() -> None:
 def test_the_email_pattern_is_linear_on_hostile_values() -> None:
     """The old pattern tried every dot of a hostile domain against the rest: quadratic (minutes at 100,000)."""
     new, check = FORMAT_PATTERNS["email"], _check(FORMAT_PATTERNS["email"])
-    hostile = ["a@" + "a." * 100_000 + " ", "a@" + "." * 200_000 + "@", "a" * 200_000, "a@b" + ".c" * 100_000 + "\u3000"]
+    hostile = [
+        "a@" + "a." * 100_000 + " ",
+        "a@" + "." * 200_000 + "@",
+        "a" * 200_000,
+        "a@b" + ".c" * 100_000 + "\u3000",
+    ]
     start = time.perf_counter()
     for value in hostile:
         assert check(value) is False

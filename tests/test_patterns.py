@@ -4,6 +4,7 @@ The oracle for what a pattern matches is Python's ``re`` with ``re.ASCII`` (the
 dialect mif_rdf.core.patterns promises), on inputs short enough for ``re`` to
 finish; the bound is shown on inputs where backtracking takes hours.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,7 +66,10 @@ def test_a_set_scans_like_its_patterns_one_by_one_and_a_timeout_spoils_only_its_
             assert (index in hits) == bool(oracle), (source, text)
             if oracle:
                 first = hits[index].first
-                assert (first.start, first.end, first.text) == (*oracle[0].span(), oracle[0].group())  # character offsets
+                assert (first.start, first.end, first.text) == (
+                    *oracle[0].span(),
+                    oracle[0].group(),
+                )  # character offsets
     assert scans[2].timed_out == [3]
     assert [h.pattern for h in scans[2].hits] == []  # \d+ and the others do not match there; the scan went on
 
@@ -75,7 +79,11 @@ def test_both_engines_read_word_classes_as_ascii() -> None:
     on_re2, on_fallback = compile_pattern(r"\bna\b"), compile_pattern(r"(?=n)\bna\b")
     assert (on_re2.engine, on_fallback.engine) == ("re2", "regex")
     for text in ("naïve", "na", "xna", "é na é"):
-        assert (on_re2.search(text) is None) == (on_fallback.search(text) is None) == (re.search(r"\bna\b", text, re.ASCII) is None)
+        assert (
+            (on_re2.search(text) is None)
+            == (on_fallback.search(text) is None)
+            == (re.search(r"\bna\b", text, re.ASCII) is None)
+        )
 
 
 def test_flags_and_errors() -> None:
@@ -97,4 +105,6 @@ def test_matches_says_what_search_finds() -> None:
             pattern = compile_pattern(source, flags, ascii=False)
             for text in texts:
                 assert pattern.matches(text) == (pattern.search(text) is not None), (source, flags, text)
-    assert compile_pattern("a$").matches("\ud800a") and not compile_pattern("^a").matches("\ud800a")  # a lone surrogate is a character too
+    assert compile_pattern("a$").matches("\ud800a") and not compile_pattern("^a").matches(
+        "\ud800a"
+    )  # a lone surrogate is a character too

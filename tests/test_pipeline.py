@@ -1,4 +1,5 @@
 """Worker processes change the speed of a load, never its result."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -13,11 +14,10 @@ import pytest
 from rdflib import Graph, Literal
 
 import mif_rdf.load.pipeline
+from conftest import EXAMPLES, isomorphic
 from mif_rdf import load_bundle
 from mif_rdf.load.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
 from synthetic import generate_bundle
-
-from conftest import EXAMPLES, isomorphic
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,12 @@ def test_workers_give_the_load_of_one_process(mixed_bundle: Path) -> None:
     assert list(shared.memories) == list(alone.memories)
     for memory_id, record in alone.memories.items():
         other = shared.memories[memory_id]
-        assert (other.relpath, other.frontmatter, other.body, other.document) == (record.relpath, record.frontmatter, record.body, record.document)
+        assert (other.relpath, other.frontmatter, other.body, other.document) == (
+            record.relpath,
+            record.frontmatter,
+            record.body,
+            record.document,
+        )
     names = {str(g.identifier) for g in alone.dataset.graphs() if len(g)}
     assert names == {str(g.identifier) for g in shared.dataset.graphs() if len(g)}
     for name in names:
@@ -57,7 +62,11 @@ def test_lexical_forms_cross_between_processes_unchanged(tmp_path: Path) -> None
     """rdflib's own pickling would turn ...Z into ...+00:00 on the way back from a worker."""
     generate_bundle(tmp_path / "b", CHUNK + 5, seed=3)
     literals = [
-        {str(o) for _, _, o, _ in load_bundle(tmp_path / "b", workers=w).dataset.quads((None, None, None, None)) if isinstance(o, Literal)}
+        {
+            str(o)
+            for _, _, o, _ in load_bundle(tmp_path / "b", workers=w).dataset.quads((None, None, None, None))
+            if isinstance(o, Literal)
+        }
         for w in (0, 1)
     ]
     assert literals[0] == literals[1]
@@ -103,11 +112,15 @@ def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.
     monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.0)
     monkeypatch.setattr(mif_rdf.load.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
     script = types.ModuleType("__main__")
-    script.__file__ = "/home/user/load.py"  # a program run from a script (pytest's own __main__ is not one under pytest-xdist)
+    script.__file__ = (
+        "/home/user/load.py"  # a program run from a script (pytest's own __main__ is not one under pytest-xdist)
+    )
     monkeypatch.setitem(sys.modules, "__main__", script)
     assert worker_count(10_000, None) == 0
     assert worker_count(10_000, 2) == 2  # asked for explicitly: the program is guarded
-    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # an interactive session: no script to run again
+    monkeypatch.setitem(
+        sys.modules, "__main__", types.ModuleType("__main__")
+    )  # an interactive session: no script to run again
     assert worker_count(10_000, None) == 7
     monkeypatch.setitem(sys.modules, "__main__", script)
     monkeypatch.setattr(mif_rdf.load.pipeline, "_start_method", lambda: multiprocessing.get_context("fork"))
@@ -129,7 +142,12 @@ def test_a_script_without_a_main_guard_loads_and_returns(tmp_path: Path, store: 
     generate_bundle(tmp_path / "b", PARALLEL_THRESHOLD, seed=4)
     script = tmp_path / "unguarded.py"
     script.write_text(UNGUARDED, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script), str(tmp_path / "b"), store, str(tmp_path / "cache")],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "b"), store, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(PARALLEL_THRESHOLD), "cold"]

@@ -3,24 +3,24 @@
 A scripted stdlib HTTP server on a free loopback port plays the store, so a
 test can answer 401, 503, a redirect or nothing at all exactly when it wants.
 """
+
 from __future__ import annotations
 
 import base64
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from conftest import memory_text, write_file
 from mif_rdf.cli.main import main
 from mif_rdf.push import GraphStore, HttpClient, RetryPolicy, StoreUnreachable
-
-from conftest import memory_text, write_file
 from oxigraph_server import free_port
 
 HANG, RESET = "hang", "reset"
@@ -149,7 +149,9 @@ def test_a_silent_store_times_out_with_exit_4(capsys, tiny: Path, fake_store) ->
 
 
 @pytest.mark.parametrize("status", [401, 403])
-def test_refused_credentials_exit_5_and_basic_auth_is_sent(capsys, monkeypatch, tiny: Path, fake_store, status: int) -> None:
+def test_refused_credentials_exit_5_and_basic_auth_is_sent(
+    capsys, monkeypatch, tiny: Path, fake_store, status: int
+) -> None:
     fake = fake_store(lambda method, graph: (status, {}, b"go away"))
     monkeypatch.setenv("MIF_RDF_PASSWORD", "s3cret")
     code, _, err = push(capsys, tiny, "--endpoint", fake.url, "--user", "bob")
@@ -180,14 +182,18 @@ def test_a_rejected_request_exits_6_with_the_stores_reason(capsys, tiny: Path, f
     fake = fake_store(script)
     code, out, err = push(capsys, tiny, "--endpoint", fake.url, "--verbose")
     assert code == 6
-    err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("cache: "))  # -v names the cache entry
+    err = "".join(
+        line for line in err.splitlines(keepends=True) if not line.startswith("cache: ")
+    )  # -v names the cache entry
     one_line(err, f"the store rejected PUT graph <urn:mif:{MEMORY_ID}>: 400 Bad Request: Parser error at line 3")
     assert "send      a.md: new" in out  # the plan was shown before anything was written
     manifest_puts = [s for s in fake.seen if s.method == "PUT" and s.graph == "mif://tiny/#sync-manifest"]
     assert len(manifest_puts) == 2  # both graphs pending before the batch; after the fault only the one in flight
     assert b"mif://tiny/#links" in manifest_puts[0].body and b"mif://tiny/#links" not in manifest_puts[1].body
     assert f"<urn:mif:{MEMORY_ID}>".encode() in manifest_puts[1].body and b"sync:hash" not in manifest_puts[1].body
-    assert [s.graph for s in fake.seen if s.method == "PUT" and s.graph != manifest_puts[0].graph] == [f"urn:mif:{MEMORY_ID}"]
+    assert [s.graph for s in fake.seen if s.method == "PUT" and s.graph != manifest_puts[0].graph] == [
+        f"urn:mif:{MEMORY_ID}"
+    ]
 
 
 def test_a_server_error_exits_7_and_is_not_retried(capsys, tiny: Path, fake_store) -> None:

@@ -3,6 +3,7 @@
 Every check reads the store back independently (plain SPARQL and Graph Store
 GETs, see oxigraph_server.py) and compares it graph by graph with the bundle.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,15 +13,20 @@ from pathlib import Path
 import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 
+from conftest import EXAMPLES, assert_isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.push import GraphStore, HttpClient, RetryPolicy, StoreUnreachable, graph_hash, push_bundle
 from mif_rdf.push.manifest import SYNC_GRAPH, SYNC_HASH, Manifest, manifest_iri
+from oxigraph_server import (  # noqa: F401  (oxigraph: fixture)
+    OxigraphServer,
+    assert_store_matches,
+    expected_graphs,
+    oxigraph,
+    oxigraph_command,
+    stored_manifest,
+)
 from synthetic import generate_bundle
-
-from conftest import EXAMPLES, assert_isomorphic, memory_text, write_file
-from oxigraph_server import OxigraphServer, assert_store_matches, expected_graphs, oxigraph, oxigraph_command, stored_manifest  # noqa: F401  (oxigraph: fixture)
-
 
 SCRATCH = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"
 KEEP_IN_POSTGRES = "urn:mif:33117db3-8b95-4061-b487-746a415d912f"
@@ -31,7 +37,9 @@ HAND_WRITTEN = [f"{n}{n}{n}{n}{n}{n}{n}{n}-0000-4000-8000-000000000000" for n in
 
 def store_for(server: OxigraphServer, protocol: str, retries: int = 3) -> GraphStore:
     client = HttpClient(timeout=10, retry=RetryPolicy(retries=retries, sleep=lambda _: None))
-    return GraphStore(server.store_url, update_endpoint=server.update_url if protocol == "update" else None, client=client)
+    return GraphStore(
+        server.store_url, update_endpoint=server.update_url if protocol == "update" else None, client=client
+    )
 
 
 def endpoint_args(server: OxigraphServer, protocol: str) -> list[str]:
@@ -88,17 +96,23 @@ def test_a_manifest_entry_that_is_not_clear_counts_as_pending() -> None:
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_push_examples_the_store_then_equals_the_bundle(capsys, oxigraph: OxigraphServer, protocol: str, example_bundle) -> None:
+def test_push_examples_the_store_then_equals_the_bundle(
+    capsys, oxigraph: OxigraphServer, protocol: str, example_bundle
+) -> None:
     code = main(["push", str(EXAMPLES), *endpoint_args(oxigraph, protocol), "--verbose"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    total = len(example_bundle.memories) - 1 + len(example_bundle.entities) + 2  # the _local memory stays, links and layout go
+    total = (
+        len(example_bundle.memories) - 1 + len(example_bundle.entities) + 2
+    )  # the _local memory stays, links and layout go
     assert f"sent {total}, deleted 0, unchanged 0, withheld 1" in out
     assert "withhold  semantic/redis-idempotency-idea.md: namespace '_local/scratch' is local-only" in out
     assert "note: semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld" in out
     assert_store_matches(oxigraph, example_bundle)
     # the local-only memory is nowhere in the store but in the one memory that names it itself
-    rows = oxigraph.select(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ {{ <{SCRATCH}> ?p ?o }} UNION {{ ?s ?p <{SCRATCH}> }} }} }}")
+    rows = oxigraph.select(
+        f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ {{ <{SCRATCH}> ?p ?o }} UNION {{ ?s ?p <{SCRATCH}> }} }} }}"
+    )
     assert [row["g"] for row in rows] == [KEEP_IN_POSTGRES]
     assert not oxigraph.select('SELECT ?s WHERE { GRAPH ?g { ?s ?p "semantic/redis-idempotency-idea.md" } }')
 
@@ -108,25 +122,44 @@ def test_push_examples_the_store_then_equals_the_bundle(capsys, oxigraph: Oxigra
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_incremental_push_sends_only_changes_and_deletes_what_left(oxigraph: OxigraphServer, generated: Path, protocol: str) -> None:
+def test_incremental_push_sends_only_changes_and_deletes_what_left(
+    oxigraph: OxigraphServer, generated: Path, protocol: str
+) -> None:
     store = store_for(oxigraph, protocol)
     first = push_bundle(load_bundle(generated), store)
     assert first.sent == 12 + 17 + 2 and first.deleted == 0  # + links, layout
     assert_store_matches(oxigraph, load_bundle(generated))
 
-    edited, removed, hidden, commented = (generated / p for p in (
-        "semantic/decisions/rate-choice-1.md", "episodic/incidents/rate-spike-10.md",
-        "procedural/runbooks/dashboard-runbook-3.md", "semantic/knowledge/index-fact-8.md"))
+    edited, removed, hidden, commented = (
+        generated / p
+        for p in (
+            "semantic/decisions/rate-choice-1.md",
+            "episodic/incidents/rate-spike-10.md",
+            "procedural/runbooks/dashboard-runbook-3.md",
+            "semantic/knowledge/index-fact-8.md",
+        )
+    )
     set_key(edited, "title", "Rate choice, revised")
     removed.unlink()
     set_key(hidden, "namespace", "_local/drafts")
-    commented.write_text(commented.read_text(encoding="utf-8").replace("---\n", "---\n# reviewed, no change\n", 1), encoding="utf-8")
-    write_file(generated, "semantic/new-fact.md", f"---\nid: {NEW_ID}\ntype: semantic\ncreated: 2026-02-01T00:00:00Z\ntitle: New fact\n---\nNew.\n")
+    commented.write_text(
+        commented.read_text(encoding="utf-8").replace("---\n", "---\n# reviewed, no change\n", 1), encoding="utf-8"
+    )
+    write_file(
+        generated,
+        "semantic/new-fact.md",
+        f"---\nid: {NEW_ID}\ntype: semantic\ncreated: 2026-02-01T00:00:00Z\ntitle: New fact\n---\nNew.\n",
+    )
     bundle = load_bundle(generated)
 
     second = push_bundle(bundle, store)
     labels = {verb: {a.label for a in second.plan.of(verb)} for verb in ("send", "delete", "keep", "withhold")}
-    assert labels["send"] == {"semantic/decisions/rate-choice-1.md", "semantic/new-fact.md", bundle.links_graph_iri, bundle.layout_graph_iri}
+    assert labels["send"] == {
+        "semantic/decisions/rate-choice-1.md",
+        "semantic/new-fact.md",
+        bundle.links_graph_iri,
+        bundle.layout_graph_iri,
+    }
     assert len(labels["delete"]) == 2 and "procedural/runbooks/dashboard-runbook-3.md" in labels["delete"]
     assert labels["withhold"] == set()  # the newly local memory is deleted from the store, not just skipped
     assert "semantic/knowledge/index-fact-8.md" in labels["keep"]  # a comment changes no triple: nothing to send
@@ -154,7 +187,10 @@ def test_deletions_wait_while_a_file_fails_to_load(capsys, oxigraph: OxigraphSer
     capsys.readouterr()
     code, (out, err) = main(["push", str(root), "--endpoint", oxigraph.store_url]), capsys.readouterr()
     assert code == 1 and "m9.md" in err
-    assert f"hold      urn:mif:{HAND_WRITTEN[0]}: not deleted although gone from the bundle: it may be in a file that did not load (m9.md)" in out
+    assert (
+        f"hold      urn:mif:{HAND_WRITTEN[0]}: not deleted although gone from the bundle: it may be in a file that did not load (m9.md)"
+        in out
+    )
     assert f"urn:mif:{HAND_WRITTEN[0]}" in oxigraph.graph_names()
     (root / "m9.md").unlink()
     code, (out, _) = main(["push", str(root), "--endpoint", oxigraph.store_url, "--verbose"]), capsys.readouterr()
@@ -164,7 +200,9 @@ def test_deletions_wait_while_a_file_fails_to_load(capsys, oxigraph: OxigraphSer
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_a_push_killed_half_way_leaves_a_true_manifest_and_the_next_completes(tmp_path: Path, oxigraph: OxigraphServer, generated: Path, protocol: str) -> None:
+def test_a_push_killed_half_way_leaves_a_true_manifest_and_the_next_completes(
+    tmp_path: Path, oxigraph: OxigraphServer, generated: Path, protocol: str
+) -> None:
     bundle = load_bundle(generated)
     total = len(expected_graphs(bundle))
     done: list[str] = []
@@ -201,7 +239,12 @@ def test_a_bulk_dump_loads_into_oxigraph_as_the_docs_say(tmp_path: Path, example
     dump = tmp_path / "examples.nq"
     assert main(["export", str(EXAMPLES), "--format", "nquads", "-o", str(dump)]) == 0
     server = OxigraphServer(tmp_path / "bulk")
-    loaded = subprocess.run([oxigraph_command(), "load", "--location", str(server.location), "--file", str(dump)], capture_output=True, timeout=60, check=False)
+    loaded = subprocess.run(
+        [oxigraph_command(), "load", "--location", str(server.location), "--file", str(dump)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert loaded.returncode == 0, loaded.stderr
     server.start()
     try:

@@ -1,4 +1,5 @@
 """Running SPARQL: predeclared prefixes, all query forms on both engines, result formats, syntax errors, the CLI."""
+
 from __future__ import annotations
 
 import csv
@@ -7,15 +8,15 @@ import json
 import sys
 
 import pytest
-from conftest import EXAMPLES, isomorphic
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.query import Result
 
+from conftest import EXAMPLES, isomorphic
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
-from mif_rdf.core.html import problems_html
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.html import problems_html
 from mif_rdf.queries import (
     QuerySyntaxError,
     Table,
@@ -98,7 +99,9 @@ def test_bindings_are_terms(stores) -> None:
         ("SELECT ?x WHERE {\n  ?x ?p ?o .\n  FILTER(?x = = 1)\n}", None, None, ""),
     ],
 )
-def test_syntax_errors_name_the_position(stores, store: str, query: str, line: int | None, column: int | None, message: str) -> None:
+def test_syntax_errors_name_the_position(
+    stores, store: str, query: str, line: int | None, column: int | None, message: str
+) -> None:
     with pytest.raises(QuerySyntaxError) as caught:
         run_query(stores[store].dataset, query)
     error = caught.value
@@ -144,14 +147,20 @@ def test_json_is_the_w3c_sparql_json_format(stores) -> None:
     assert with_confidence["confidence"]["datatype"] == str(XSD.decimal)
     assert any("confidence" not in b for b in data["results"]["bindings"])  # unbound stays out
     text = format_result(run_query(stores["memory"].dataset, SELECT), "json")
-    assert _values(Result.parse(io.StringIO(text), format="json")) == _values(run_query(stores["memory"].dataset, SELECT))
+    assert _values(Result.parse(io.StringIO(text), format="json")) == _values(
+        run_query(stores["memory"].dataset, SELECT)
+    )
 
 
 def test_tsv_writes_terms_in_sparql_syntax(stores) -> None:
     lines = format_result(run_query(stores["memory"].dataset, SELECT), "tsv").splitlines()
     assert lines[0] == "?memory\t?level\t?confidence\t?title"
     cells = lines[1].split("\t")
-    assert cells[0].startswith("<urn:mif:") and cells[1].startswith("<https://mif-spec.dev/ns/") and cells[3].startswith('"')
+    assert (
+        cells[0].startswith("<urn:mif:")
+        and cells[1].startswith("<https://mif-spec.dev/ns/")
+        and cells[3].startswith('"')
+    )
     assert len(lines) == 18
 
 
@@ -200,14 +209,19 @@ def test_select_gives_equal_tables_on_both_stores(stores) -> None:
 def test_select_takes_bindings_columns_and_bundles(stores) -> None:
     query = "SELECT ?memory ?level WHERE { ?memory mif:provenance ?p . ?p mif:trustLevel ?level }"
     for bundle in stores.values():
-        table = select(bundle, query, {"level": URIRef("https://mif-spec.dev/ns/Uncertain")}, columns=("nothing", "memory", "nada"))
+        table = select(
+            bundle, query, {"level": URIRef("https://mif-spec.dev/ns/Uncertain")}, columns=("nothing", "memory", "nada")
+        )
         assert table.columns == ("nothing", "memory", "nada")
         assert table == [{"nothing": None, "memory": "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127", "nada": None}]
 
 
 def test_select_on_one_named_graph_sees_only_it(stores) -> None:
     query = "SELECT ?s ?o WHERE { ?s mif:supersedes ?o }"
-    counts = {name: (len(select(bundle.links, query)), len(select(bundle.graph(next(iter(bundle.memories))), query))) for name, bundle in stores.items()}
+    counts = {
+        name: (len(select(bundle.links, query)), len(select(bundle.graph(next(iter(bundle.memories))), query)))
+        for name, bundle in stores.items()
+    }
     assert counts["memory"] == counts["oxigraph"] == (1, 0)
 
 
@@ -232,13 +246,25 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("store", ["memory", "oxigraph"])
 def test_cli_query(capsys, store: str) -> None:
-    code, out, err = _run(capsys, "query", str(EXAMPLES), "SELECT ?m WHERE { ?m mif:supersedes ?old }", "--format", "csv", "--store", store, "--no-progress")
+    code, out, err = _run(
+        capsys,
+        "query",
+        str(EXAMPLES),
+        "SELECT ?m WHERE { ?m mif:supersedes ?old }",
+        "--format",
+        "csv",
+        "--store",
+        store,
+        "--no-progress",
+    )
     assert (code, out, err) == (0, "m\r\nurn:mif:8b8080e5-d237-47de-8ba5-66af64a00dcf\r\n", "")
 
 
 def test_cli_query_from_a_file(capsys, tmp_path) -> None:
     query = tmp_path / "q.rq"
-    query.write_text("# conflicting memories\nSELECT (COUNT(*) AS ?n) WHERE { ?a mif:conflicts-with ?b }\n", encoding="utf-8")
+    query.write_text(
+        "# conflicting memories\nSELECT (COUNT(*) AS ?n) WHERE { ?a mif:conflicts-with ?b }\n", encoding="utf-8"
+    )
     code, out, _ = _run(capsys, "query", str(EXAMPLES), "--file", str(query), "--format", "json")
     assert code == 0 and json.loads(out)["results"]["bindings"][0]["n"]["value"] == "1"
 
@@ -270,13 +296,19 @@ def test_cli_reason_adds_inferences_before_querying(capsys) -> None:
 def test_cli_reason_without_the_reasoning_module(capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "mif_rdf.reasoning", None)
     code, _, err = _run(capsys, "query", str(EXAMPLES), "ASK {}", "--reason", "fast")
-    assert code == 2 and err == "mif-rdf: error: --reason needs mif_rdf.reasoning, which this installation does not have\n"
+    assert (
+        code == 2 and err == "mif-rdf: error: --reason needs mif_rdf.reasoning, which this installation does not have\n"
+    )
 
 
 # -- rich display ---------------------------------------------------------------------------------
 def test_bundle_html_summary(stores) -> None:
     page = stores["memory"]._repr_html_()
-    assert "Bundle examples" in page and stores["memory"].base_iri in page and stores["memory"].base_iri.startswith("mif://examples-")
+    assert (
+        "Bundle examples" in page
+        and stores["memory"].base_iri in page
+        and stores["memory"].base_iri.startswith("mif://examples-")
+    )
     assert "17 (episodic 4, procedural 3, semantic 10)" in page
     assert "<td>named graphs</td><td>29</td>" in page  # 17 memories, 10 entities, the links and layout graphs
     assert "0 errors, 1 warning, 0 notes" in page
@@ -294,13 +326,19 @@ def test_problems_html_shows_everything_a_person_needs_in_the_given_order() -> N
     assert page.index("b.md") < page.index("a.md") < page.index("c.md")
     assert "<caption>Findings</caption>" in page and "bad &lt;type&gt;" in page
     row = page[page.index("a.md") - 120 : page.index("bad &lt;type&gt;")]
-    assert all(cell in row for cell in ("<td>3</td>", "<td>type</td>", "{&quot;x&quot;: 1}", "<td>base-type</td>", "<td>level 1</td>"))
+    assert all(
+        cell in row
+        for cell in ("<td>3</td>", "<td>type</td>", "{&quot;x&quot;: 1}", "<td>base-type</td>", "<td>level 1</td>")
+    )
     assert "<td>OKF</td>" in page and ">error</span>" in page and ">info</span>" in page
     assert problems_html([]) == "<p>No problems.</p>"
 
 
 def test_table_html_escapes_and_truncates() -> None:
-    table = Table(("memory", "title"), [{"memory": f"urn:mif:{i}", "title": "<script>alert(1)</script>" if i == 0 else None} for i in range(130)])
+    table = Table(
+        ("memory", "title"),
+        [{"memory": f"urn:mif:{i}", "title": "<script>alert(1)</script>" if i == 0 else None} for i in range(130)],
+    )
     page = table._repr_html_()
     assert "&lt;script&gt;" in page and "<script>" not in page
     assert page.count("<tr>") == 101 and "... and 30 more rows" in page

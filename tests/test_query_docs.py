@@ -1,4 +1,5 @@
 """docs/queries.md stays runnable: its ten queries, its commands and its Python, on examples/."""
+
 from __future__ import annotations
 
 import contextlib
@@ -7,8 +8,8 @@ import re
 import shlex
 
 import pytest
-from conftest import EXAMPLES, REPO
 
+from conftest import EXAMPLES, REPO
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.queries import python_value, run_query
@@ -41,7 +42,9 @@ def stores() -> dict:
 @pytest.mark.parametrize("number", range(1, len(TEN) + 1))
 def test_each_of_the_ten_queries_returns_rows_on_both_stores(stores, number: int) -> None:
     query = TEN[number - 1]
-    rows = {name: [tuple(python_value(v) for v in row) for row in run_query(b.dataset, query)] for name, b in stores.items()}
+    rows = {
+        name: [tuple(python_value(v) for v in row) for row in run_query(b.dataset, query)] for name, b in stores.items()
+    }
     assert rows["memory"], f"query {number} returned nothing"
     assert all(any(v is not None for v in row) for row in rows["memory"])
     assert sorted(rows["memory"], key=repr) == sorted(rows["oxigraph"], key=repr)

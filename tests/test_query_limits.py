@@ -5,6 +5,7 @@ check the exit code and the one-line error; the network cases run a loopback
 listener that must receive nothing, on both stores, through the API, the
 CLI and ``serve``.
 """
+
 from __future__ import annotations
 
 import socket
@@ -14,18 +15,16 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from conftest import EXAMPLES
 from mif_rdf.bundle import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from mif_rdf.queries import run_query, select
 from mif_rdf.queries.sparql import check_query_bounds
-
-from conftest import EXAMPLES
 from serve_process import ServeProcess
 
 BRACES_2200 = "SELECT * WHERE " + "{" * 2200 + " ?s ?p ?o " + "}" * 2200
@@ -51,17 +50,29 @@ print(len(run_query(bundle, "SELECT * WHERE { ?s ?p ?o } LIMIT 3")), "rows after
 """
 
 
-@pytest.mark.parametrize("query, limit", [(BRACES_2200, "MAX_QUERY_DEPTH"), (BRACES_100K, "MAX_QUERY_DEPTH"), (PATTERNS_700K, "MAX_QUERY_BYTES")],
-                         ids=["2200-braces", "100000-braces", "700000-patterns"])
+@pytest.mark.parametrize(
+    "query, limit",
+    [(BRACES_2200, "MAX_QUERY_DEPTH"), (BRACES_100K, "MAX_QUERY_DEPTH"), (PATTERNS_700K, "MAX_QUERY_BYTES")],
+    ids=["2200-braces", "100000-braces", "700000-patterns"],
+)
 def test_a_hostile_query_is_refused_on_both_stores_and_the_process_lives(query: str, limit: str) -> None:
-    done = subprocess.run([sys.executable, "-c", _CRASH_SCRIPT, str(EXAMPLES)], input=query, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CRASH_SCRIPT, str(EXAMPLES)], input=query, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert len(lines) == 5 and lines[-1] == "3 rows after"
     assert all(limit in line for line in lines[:4]), lines
 
 
-@pytest.mark.parametrize("query", [BRACES_2200, "SELECT * WHERE { FILTER(" + "(" * 40 + "1" + ")" * 40 + ") }", "SELECT * WHERE { ?s ?p [ ?q " * 40 + "] }" * 40])
+@pytest.mark.parametrize(
+    "query",
+    [
+        BRACES_2200,
+        "SELECT * WHERE { FILTER(" + "(" * 40 + "1" + ")" * 40 + ") }",
+        "SELECT * WHERE { ?s ?p [ ?q " * 40 + "] }" * 40,
+    ],
+)
 def test_the_cli_names_the_depth_limit_on_both_stores(query: str, capsys: pytest.CaptureFixture[str]) -> None:
     for store in ("memory", "oxigraph"):
         assert main(["query", str(EXAMPLES), "--store", store, query]) == 2
@@ -81,6 +92,7 @@ def test_bounds_count_what_any_parser_could_see() -> None:
 
 
 # -- SERVICE never reaches the network -------------------------------------------------
+
 
 class Listener:
     """A loopback TCP listener that records every connection it is offered."""
@@ -136,10 +148,15 @@ def spellings(port: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def stores() -> dict:
-    return {"memory": load_bundle(EXAMPLES, progress=False), "oxigraph": load_bundle(EXAMPLES, store="Oxigraph", progress=False)}
+    return {
+        "memory": load_bundle(EXAMPLES, progress=False),
+        "oxigraph": load_bundle(EXAMPLES, store="Oxigraph", progress=False),
+    }
 
 
-def test_no_spelling_of_service_reaches_the_network(stores: dict, listener: Listener, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_spelling_of_service_reaches_the_network(
+    stores: dict, listener: Listener, capsys: pytest.CaptureFixture[str]
+) -> None:
     for query in spellings(listener.port):
         for name, bundle in stores.items():
             for run in (run_query, select):
@@ -158,19 +175,25 @@ def test_allow_service_keeps_federation(stores: dict, listener: Listener) -> Non
 
 
 def test_queries_that_mention_service_as_data_still_run(stores: dict) -> None:
-    for query in ('SELECT ?t WHERE { ?m dc:title ?t FILTER(CONTAINS(LCASE(?t), "service")) }',
-                  "SELECT ?service WHERE { ?service ?p ?o } LIMIT 1",
-                  "SELECT ?x WHERE { ?x <urn:mif:service> ?y }\r\n"):
+    for query in (
+        'SELECT ?t WHERE { ?m dc:title ?t FILTER(CONTAINS(LCASE(?t), "service")) }',
+        "SELECT ?service WHERE { ?service ?p ?o } LIMIT 1",
+        "SELECT ?x WHERE { ?x <urn:mif:service> ?y }\r\n",
+    ):
         for bundle in stores.values():
             run_query(bundle, query)
 
 
 def test_serve_refuses_and_stays_up(listener: Listener) -> None:
     with ServeProcess(EXAMPLES, "--no-watch") as running:
+
         def ask(query: str, post: bool) -> int:
             data = urllib.parse.urlencode({"query": query}).encode()
-            request = (urllib.request.Request(running.query_url, data=data) if post
-                       else urllib.request.Request(running.query_url + "?" + data.decode()))
+            request = (
+                urllib.request.Request(running.query_url, data=data)
+                if post
+                else urllib.request.Request(running.query_url + "?" + data.decode())
+            )
             try:
                 with urllib.request.urlopen(request, timeout=60) as answer:
                     return answer.status

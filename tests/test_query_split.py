@@ -8,6 +8,7 @@ a value without an MD5 (a blank node) must land in exactly one part; and a
 query asked to split without the mark is refused on every store (each part
 would hold every row).
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -18,11 +19,9 @@ from rdflib import BNode, Literal
 
 from mif_rdf import load_bundle
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.queries import decay_profiles, freshness, recorded_by, relationship_edges, valid_at
-from mif_rdf.queries import native
+from mif_rdf.queries import decay_profiles, freshness, native, recorded_by, relationship_edges, valid_at
 from mif_rdf.queries.native import SPLIT_HERE, select_trusted
 from synthetic import generate_bundle
-
 from test_helpers_stores import _typed, _when
 
 
@@ -99,7 +98,9 @@ def test_parts_are_disjoint_and_keep_a_blank_node(tmp_path, monkeypatch, parts: 
     counted = [(row["node"], row["path"]) for share in shares for row in share]
     assert sorted(counted) == sorted((row["node"], row["path"]) for row in whole)  # each row in exactly one part
     monkeypatch.setattr(native, "_part_count", lambda: parts)
-    assert sorted((r["node"], r["path"]) for r in select_trusted(bundle.dataset, NODES, {}, split_on="node")) == sorted(counted)
+    assert sorted((r["node"], r["path"]) for r in select_trusted(bundle.dataset, NODES, {}, split_on="node")) == sorted(
+        counted
+    )
 
 
 @pytest.mark.parametrize("store", ["default", "Oxigraph"])

@@ -1,4 +1,5 @@
 """A remote store queried with the same code as a local bundle: rdflib SPARQLStore over a real Oxigraph."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -7,16 +8,14 @@ from pathlib import Path
 import pytest
 from rdflib import BNode, Dataset, Literal, URIRef
 
+from conftest import assert_isomorphic
 from mif_rdf import MifRdfError, load_bundle
-from mif_rdf.push import GraphStore, StoreUnreachable, push_bundle
 from mif_rdf.output.policy import export_policy
+from mif_rdf.push import GraphStore, StoreUnreachable, push_bundle
 from mif_rdf.push.manifest import manifest_iri
 from mif_rdf.remote import OXIGRAPH_UNION, remote_dataset
-from synthetic import generate_bundle
-
-from conftest import assert_isomorphic
 from oxigraph_server import OxigraphServer, free_port, oxigraph  # noqa: F401  (oxigraph: fixture)
-
+from synthetic import generate_bundle
 
 PREFIXES = "PREFIX mif: <https://mif-spec.dev/ns/>\nPREFIX dc: <http://purl.org/dc/terms/>\n"
 QUERIES = {
@@ -31,6 +30,7 @@ QUERIES = {
 
 def rows(result) -> Counter:
     """Result rows compared by value: the store keeps canonical literals ("1.0" comes back as "1")."""
+
     def value(term):
         assert not isinstance(term, BNode)
         return term.toPython() if isinstance(term, Literal) else term

@@ -1,11 +1,11 @@
 """Issue 6 item 7 / issue 5: the query helpers give the same answers on a real remote store
 (pushed to an Oxigraph server, read through rdflib's SPARQLStore) as on the local bundle."""
+
 from __future__ import annotations
 
-from mif_rdf.push import GraphStore, push_bundle
 from mif_rdf.output.policy import export_policy
+from mif_rdf.push import GraphStore, push_bundle
 from mif_rdf.remote import OXIGRAPH_UNION, remote_dataset
-
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: the server fixture)
 from test_helpers_stores import _calls, _rows
 

@@ -1,4 +1,5 @@
 """DESIGN 3, "lossless reverse path": markdown -> RDF -> markdown gives the same memory back."""
+
 from __future__ import annotations
 
 import copy
@@ -9,19 +10,18 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
+from conftest import FIXTURE_BUNDLES
 from mif_rdf import load_bundle, read_dataset, recover_files, write_bundle
 from mif_rdf.core.errors import Severity
-from mif_rdf.source.identity import document_iri
+from mif_rdf.output.serialize import serialize_bundle
+from mif_rdf.output.writeback import lexical_literals
 from mif_rdf.rdf.layout import authored_frontmatter
-from mif_rdf.source.parse import parse_memory
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.reverse import recover_memory
 from mif_rdf.rdf.roundtrip import differences, equivalent
-from mif_rdf.output.serialize import serialize_bundle
 from mif_rdf.rdf.tordf import document_triples
-from mif_rdf.output.writeback import lexical_literals
-
-from conftest import FIXTURE_BUNDLES
+from mif_rdf.source.identity import document_iri
+from mif_rdf.source.parse import parse_memory
 
 BASE = "mif://local/rt/"
 
@@ -66,14 +66,17 @@ def check_identical(root: Path) -> None:
     bundle = load_bundle(root, base_iri=BASE)
     for record in bundle.memories.values():
         template = authored_frontmatter(bundle.dataset, record.iri)
-        recovered = recover_memory(bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=BASE, template=template)
+        recovered = recover_memory(
+            bundle.graph(record.id), record.iri, doc_iri=record.doc_iri, base=BASE, template=template
+        )
         assert _form(recovered.frontmatter) == _form(record.frontmatter)
         assert recovered.body == record.body and recovered.problems == []
 
 
 def test_timestamps_keep_their_lexical_form_and_quoting(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(
-        "---\nid: a1\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nmodified: '2026-01-16T10:30:00.250+02:00'\n---\nx\n", encoding="utf-8"
+        "---\nid: a1\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nmodified: '2026-01-16T10:30:00.250+02:00'\n---\nx\n",
+        encoding="utf-8",
     )
     bundle = load_bundle(tmp_path, base_iri=BASE)
     text = recover_files(bundle.dataset)[0].text
@@ -85,7 +88,7 @@ def test_the_equivalence_is_not_lenient() -> None:
     """Changing any value, type or list order is reported, not excused."""
     bundle = load_bundle(FIXTURE_BUNDLES["levels"], base_iri=BASE)
     record = next(r for r in bundle.memories.values() if r.relpath == "level-3-full.md")
-    fm, doc, base = record.frontmatter, record.doc_iri, BASE
+    fm, doc, _base = record.frontmatter, record.doc_iri, BASE
     mutations = [
         ("title", lambda f: f.update(title="Other")),
         ("float->int", lambda f: f["temporal"]["decay"].update(currentStrength=1)),
@@ -127,24 +130,43 @@ def test_authored_target_spellings_survive(tmp_path: Path) -> None:
 
 
 # -- property-based round trip -----------------------------------------------------------
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12))
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**9), 10**9),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
 _key = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8)
-_value = st.recursive(_scalar, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_key, inner, max_size=3), max_leaves=10)
+_value = st.recursive(
+    _scalar, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_key, inner, max_size=3), max_leaves=10
+)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    extra=st.dictionaries(st.sampled_from(["title", "summary", "custom", "entity", "extensions", "properties", "aliases"]), _value, max_size=4),
+    extra=st.dictionaries(
+        st.sampled_from(["title", "summary", "custom", "entity", "extensions", "properties", "aliases"]),
+        _value,
+        max_size=4,
+    ),
     body=st.text(max_size=60),
 )
 def test_generated_frontmatter_round_trips(extra: dict, body: str) -> None:
     if isinstance(extra.get("properties"), dict):
         extra["properties"] = {k: v for k, v in extra["properties"].items() if not isinstance(v, (list, dict))}
-    frontmatter = {"id": "5f0e2a1c-0000-4000-8000-000000000001", "type": "episodic", "created": "2026-01-10T09:00:00Z", **extra}
+    frontmatter = {
+        "id": "5f0e2a1c-0000-4000-8000-000000000001",
+        "type": "episodic",
+        "created": "2026-01-10T09:00:00Z",
+        **extra,
+    }
     relpath = "episodic/x.md"
     doc_iri = document_iri(BASE, relpath)
     projection = project_memory(frontmatter, body, path=relpath, doc_iri=doc_iri)
-    assume(not [n for n in projection.notes if n.severity == Severity.ERROR])  # a value reported as left out is not expected back
+    assume(
+        not [n for n in projection.notes if n.severity == Severity.ERROR]
+    )  # a value reported as left out is not expected back
     graph = Graph()
     for triple in document_triples(projection.document, doc_iri):
         graph.add(triple)

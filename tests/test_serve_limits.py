@@ -9,6 +9,7 @@ triples): ``COUNT`` over three patterns is one engine step of seconds that
 yields nothing until it ends; ``SELECT *`` over three patterns yields rows
 without end.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -41,8 +42,14 @@ ENDLESS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
 
-def call(url: str, *, accept: str = "application/sparql-results+json", headers: dict[str, str] | None = None, method: str | None = None,
-         timeout: float = 60) -> tuple[int, dict[str, str], bytes]:
+def call(
+    url: str,
+    *,
+    accept: str = "application/sparql-results+json",
+    headers: dict[str, str] | None = None,
+    method: str | None = None,
+    timeout: float = 60,
+) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Accept": accept, **(headers or {})}, method=method)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -57,17 +64,33 @@ def query_url(server_url: str, query: str) -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    with ServeProcess(EXAMPLES, "--no-watch", "--allow-host", "proxy.example", "--cors", "http://localhost:3000") as running:
+    with ServeProcess(
+        EXAMPLES, "--no-watch", "--allow-host", "proxy.example", "--cors", "http://localhost:3000"
+    ) as running:
         yield running
 
 
 # -- who may read (issue 33, item 3) -----------------------------------------------------------------
-@pytest.mark.parametrize("host, allowed", [
-    (None, True), ("localhost", True), ("LOCALHOST:{port}", True), ("127.0.0.1:{port}", True), ("[::1]:{port}", True),
-    ("127.0.0.2", True), ("proxy.example", True), ("proxy.example:8080", True),
-    ("evil.example", False), ("evil.example:{port}", False), ("localhost.evil.example", False), ("10.0.0.1", False),
-    ("192.168.1.20:{port}", False), ("proxy.example.evil", False), ("not a host<>", False),
-])
+@pytest.mark.parametrize(
+    "host, allowed",
+    [
+        (None, True),
+        ("localhost", True),
+        ("LOCALHOST:{port}", True),
+        ("127.0.0.1:{port}", True),
+        ("[::1]:{port}", True),
+        ("127.0.0.2", True),
+        ("proxy.example", True),
+        ("proxy.example:8080", True),
+        ("evil.example", False),
+        ("evil.example:{port}", False),
+        ("localhost.evil.example", False),
+        ("10.0.0.1", False),
+        ("192.168.1.20:{port}", False),
+        ("proxy.example.evil", False),
+        ("not a host<>", False),
+    ],
+)
 def test_host_allow_list_guards_against_dns_rebinding(server: ServeProcess, host: str | None, allowed: bool) -> None:
     port = server.url.rstrip("/").rsplit(":", 1)[1]
     headers = {} if host is None else {"Host": host.format(port=port)}
@@ -79,17 +102,32 @@ def test_host_allow_list_guards_against_dns_rebinding(server: ServeProcess, host
             assert status == 403 and b"--allow-host" in body and b"urn:mif:" not in body, (host, url)
 
 
-@pytest.mark.parametrize("origin, allowed", [
-    ("http://evil.example", False), ("null", False), ("http://127.0.0.1:1", False), ("http://{host}.evil.example", False),
-    ("http://{host}", True), ("https://{host}", True), ("http://localhost:3000", True),
-])
+@pytest.mark.parametrize(
+    "origin, allowed",
+    [
+        ("http://evil.example", False),
+        ("null", False),
+        ("http://127.0.0.1:1", False),
+        ("http://{host}.evil.example", False),
+        ("http://{host}", True),
+        ("https://{host}", True),
+        ("http://localhost:3000", True),
+    ],
+)
 def test_foreign_origins_get_no_data(server: ServeProcess, origin: str, allowed: bool) -> None:
     host = server.url.split("/")[2]
     origin = origin.format(host=host)
-    for url, method in ((query_url(server.url, SMALL), "GET"), (server.url + "api/overview", "GET"), (server.url + "store?default", "HEAD")):
+    for url, method in (
+        (query_url(server.url, SMALL), "GET"),
+        (server.url + "api/overview", "GET"),
+        (server.url + "store?default", "HEAD"),
+    ):
         status, headers, body = call(url, headers={"Origin": origin}, method=method, accept="*/*")
         if not allowed:
-            assert status == 403 and b"urn:mif:" not in body and "access-control-allow-origin" not in headers, (origin, url)
+            assert status == 403 and b"urn:mif:" not in body and "access-control-allow-origin" not in headers, (
+                origin,
+                url,
+            )
         else:
             assert status == 200, (origin, url)
             assert headers.get("access-control-allow-origin") == (origin if origin == "http://localhost:3000" else None)
@@ -98,13 +136,21 @@ def test_foreign_origins_get_no_data(server: ServeProcess, origin: str, allowed:
 
 def test_cors_preflight_only_for_the_allowed_origin(server: ServeProcess) -> None:
     ask = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}
-    status, headers, _ = call(server.url + "query", method="OPTIONS", headers={"Origin": "http://localhost:3000", **ask})
+    status, headers, _ = call(
+        server.url + "query", method="OPTIONS", headers={"Origin": "http://localhost:3000", **ask}
+    )
     assert status == 204 and headers["access-control-allow-origin"] == "http://localhost:3000"
-    assert "POST" in headers["access-control-allow-methods"] and "Content-Type" in headers["access-control-allow-headers"]
+    assert (
+        "POST" in headers["access-control-allow-methods"] and "Content-Type" in headers["access-control-allow-headers"]
+    )
     status, headers, _ = call(server.url + "query", method="OPTIONS", headers={"Origin": "http://evil.example", **ask})
     assert status == 403 and "access-control-allow-origin" not in headers
-    request = urllib.request.Request(server.url + "query", data=SMALL.encode(), method="POST",
-                                     headers={"Origin": "http://localhost:3000", "Content-Type": "application/sparql-query"})
+    request = urllib.request.Request(
+        server.url + "query",
+        data=SMALL.encode(),
+        method="POST",
+        headers={"Origin": "http://localhost:3000", "Content-Type": "application/sparql-query"},
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         assert response.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
         assert len(json.loads(response.read())["results"]["bindings"]) == 3
@@ -169,7 +215,9 @@ def test_slow_and_oversized_requests_are_dropped() -> None:
     server, watcher = start(load_bundle(EXAMPLES, store="oxigraph"), port=0, watch=False, limits=limits)
     try:
         host, port = server.server_address
-        with socket.create_connection((host, port), timeout=10) as slow:  # one byte every 0.2 s: dropped after the head deadline
+        with socket.create_connection(
+            (host, port), timeout=10
+        ) as slow:  # one byte every 0.2 s: dropped after the head deadline
             started = time.monotonic()
             closed = False
             for byte in b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
@@ -188,7 +236,9 @@ def test_slow_and_oversized_requests_are_dropped() -> None:
             assert closed and 0.9 < time.monotonic() - started < 3.0
         status, _, _ = call(server.url + "api/status", headers={"X-Big": "a" * 10000})
         assert status in (400, 431)
-        request = urllib.request.Request(server.url + "query", data=b"x" * 2000, headers={"Content-Type": "application/sparql-query"})
+        request = urllib.request.Request(
+            server.url + "query", data=b"x" * 2000, headers={"Content-Type": "application/sparql-query"}
+        )
         try:
             urllib.request.urlopen(request, timeout=10)
             raise AssertionError("a body over the limit was taken")
@@ -203,7 +253,11 @@ def test_slow_and_oversized_requests_are_dropped() -> None:
 def test_the_default_graph_is_a_set_of_triples(tmp_path: Path) -> None:
     """Three memories that refer to one ontology: its triples sit in three memory graphs, and count once."""
     for name in ("one", "two", "three"):
-        write_file(tmp_path, f"notes/{name}.md", memory_text(f"shared-{name}", "title: Shared\nontology:\n  id: team-base\n  version: \"2.0.0\"\n"))
+        write_file(
+            tmp_path,
+            f"notes/{name}.md",
+            memory_text(f"shared-{name}", 'title: Shared\nontology:\n  id: team-base\n  version: "2.0.0"\n'),
+        )
     local = load_bundle(tmp_path)
     quads = list(local.dataset.quads((None, None, None, None)))
     triples = {q[:3] for q in quads}
@@ -214,13 +268,17 @@ def test_the_default_graph_is_a_set_of_triples(tmp_path: Path) -> None:
         status, _, body = call(query_url(running.url, COUNT))
         assert status == 200 and int(json.loads(body)["results"]["bindings"][0]["n"]["value"]) == len(triples)
         status, _, body = call(query_url(running.url, "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"))
-        assert int(json.loads(body)["results"]["bindings"][0]["n"]["value"]) == len(quads)  # the graphs still hold their own copies
+        assert int(json.loads(body)["results"]["bindings"][0]["n"]["value"]) == len(
+            quads
+        )  # the graphs still hold their own copies
         description = Graph().parse(data=call(running.url + "query", accept="text/turtle")[2], format="turtle")
         assert [int(n) for n in description.objects(None, VOID.triples)] == [len(triples)]
         status, _, body = call(running.url + "store?default", accept="application/n-triples")
         assert len(Graph().parse(data=body, format="nt")) == len(triples)
         status, _, body = call(running.url + "store", accept="application/n-quads")
-        assert len([line for line in body.decode().splitlines() if line.strip()]) == len(quads)  # the dataset: its named graphs only
+        assert len([line for line in body.decode().splitlines() if line.strip()]) == len(
+            quads
+        )  # the dataset: its named graphs only
 
 
 # -- nothing crashes, nothing leaks (issue 36, item 5; issue 39, item 4) -------------------------------
@@ -231,7 +289,9 @@ def test_mixed_requests_with_406s_and_hang_ups_leave_no_traceback() -> None:
         running.stop_cleanly()
 
 
-def test_compaction_rebuilds_both_stores_without_changing_what_is_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compaction_rebuilds_both_stores_without_changing_what_is_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every publication compacts here (thresholds at zero): the served store must still equal a fresh load,
     its default graph the set of its triples, and a query made before a compaction reads its own snapshot."""
     import shutil
@@ -249,23 +309,43 @@ def test_compaction_rebuilds_both_stores_without_changing_what_is_served(tmp_pat
     first_store = served.current().store
     before = served.read(lambda snap: snap.store.quads_for_pattern(None, None, None, None))[1]
     policy = bundle / "semantic/idempotency-policy.md"
-    policy.write_text(policy.read_text(encoding="utf-8").replace("title: Idempotency Key Policy", "title: Compacted"), encoding="utf-8")
+    policy.write_text(
+        policy.read_text(encoding="utf-8").replace("title: Idempotency Key Policy", "title: Compacted"),
+        encoding="utf-8",
+    )
     write_file(bundle, "new/one.md", memory_text("compaction-new", "title: New\n"))
     assert served.apply(["semantic/idempotency-policy.md", "new/one.md"])
     (bundle / "new/one.md").unlink()
     assert served.apply(["new/one.md"])
     assert len(list(before)) > 1000  # made before: still its own snapshot, whole
     fresh = load_bundle(bundle)
-    expected = {(str(s), str(p), str(o), str(g)) for s, p, o, g in export_policy(fresh).restrict(fresh).dataset.quads((None, None, None, None))
-                if not isinstance(s, BNode) and not isinstance(o, BNode)}
+    expected = {
+        (str(s), str(p), str(o), str(g))
+        for s, p, o, g in export_policy(fresh).restrict(fresh).dataset.quads((None, None, None, None))
+        if not isinstance(s, BNode) and not isinstance(o, BNode)
+    }
     store = served.current().store
     assert store is not first_store  # rebuilt
-    got = {(q.subject.value, q.predicate.value, q.object.value, q.graph_name.value) for q in store.quads_for_pattern(None, None, None, None)
-           if q.graph_name != ox.DefaultGraph() and not isinstance(q.subject, ox.BlankNode) and not isinstance(q.object, ox.BlankNode)}
+    got = {
+        (q.subject.value, q.predicate.value, q.object.value, q.graph_name.value)
+        for q in store.quads_for_pattern(None, None, None, None)
+        if q.graph_name != ox.DefaultGraph()
+        and not isinstance(q.subject, ox.BlankNode)
+        and not isinstance(q.object, ox.BlankNode)
+    }
     assert got == expected
-    union = {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, None) if q.graph_name != ox.DefaultGraph()}
-    assert set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())) == union
+    union = {
+        (q.subject, q.predicate, q.object)
+        for q in store.quads_for_pattern(None, None, None, None)
+        if q.graph_name != ox.DefaultGraph()
+    }
+    assert (
+        set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph()))
+        == union
+    )
     from mif_rdf.load.oxigraph_sink import oxigraph_store
 
     fresh_store = oxigraph_store(load_bundle(bundle, store="oxigraph").dataset)
-    assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(fresh_store)  # the working store, compacted too
+    assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(
+        fresh_store
+    )  # the working store, compacted too

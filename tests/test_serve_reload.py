@@ -1,5 +1,6 @@
 """The incremental reload serve relies on (Bundle.reload -> Bundle.relink): after any change the
 links graph and the link problems equal a fresh load's, while only the touched links are written."""
+
 from __future__ import annotations
 
 import random
@@ -27,16 +28,32 @@ def test_reload_keeps_links_equal_to_a_fresh_load(tmp_path: Path, store: str) ->
         ("delete a linked memory", lambda: (root / target).unlink(), [target]),
         ("bring it back", lambda: write_file(root, target, memory_text("back-again", "title: Back\n")), [target]),
         ("change its id", lambda: write_file(root, target, memory_text("back-renamed", "title: Back\n")), [target]),
-        ("a new memory linking by path and by urn", lambda: write_file(root, "new/linker.md", memory_text(
-            "linker", f"relationships:\n  - type: relates-to\n    target: /{paths[1]}\n  - type: supersedes\n    target: urn:mif:back-renamed\n  - type: relates-to\n    target: ./nowhere.md\n",
-            body=f"L.\n\n## Relationships\n- relates-to [A](/{paths[1]})\n- supersedes [B](urn:mif:back-renamed)\n- relates-to [C](./nowhere.md)\n")), ["new/linker.md"]),
-        ("the missing target appears", lambda: write_file(root, "new/nowhere.md", memory_text("nowhere", "title: Now here\n")), ["new/nowhere.md"]),
+        (
+            "a new memory linking by path and by urn",
+            lambda: write_file(
+                root,
+                "new/linker.md",
+                memory_text(
+                    "linker",
+                    f"relationships:\n  - type: relates-to\n    target: /{paths[1]}\n  - type: supersedes\n    target: urn:mif:back-renamed\n  - type: relates-to\n    target: ./nowhere.md\n",
+                    body=f"L.\n\n## Relationships\n- relates-to [A](/{paths[1]})\n- supersedes [B](urn:mif:back-renamed)\n- relates-to [C](./nowhere.md)\n",
+                ),
+            ),
+            ["new/linker.md"],
+        ),
+        (
+            "the missing target appears",
+            lambda: write_file(root, "new/nowhere.md", memory_text("nowhere", "title: Now here\n")),
+            ["new/nowhere.md"],
+        ),
         ("move a memory", lambda: (root / paths[1]).rename(root / "new" / "moved.md"), [paths[1], "new/moved.md"]),
     ]
     for label, change, changed in steps + [(f"random edit {i}", None, [rng.choice(paths[2:])]) for i in range(5)]:
         if change is None:
             path = root / changed[0]
-            path.write_text(path.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: Edited ", 1), encoding="utf-8")
+            path.write_text(
+                path.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: Edited ", 1), encoding="utf-8"
+            )
         else:
             change()
         subjects = bundle.reload(*changed)
@@ -44,4 +61,3 @@ def test_reload_keeps_links_equal_to_a_fresh_load(tmp_path: Path, store: str) ->
         assert_isomorphic(bundle.links, fresh.links, label)
         assert link_problems(bundle) == link_problems(fresh), label
         assert len(subjects) < len(fresh.memories) / 2, f"{label}: {len(subjects)} subjects rewritten"
-

@@ -8,6 +8,7 @@ then the served dataset must equal a fresh load of the folder, graph by graph
 good graph: the oracle then is a fresh load of the folder with that file's
 last good text.
 """
+
 from __future__ import annotations
 
 import json
@@ -93,21 +94,49 @@ def test_every_kind_of_change_is_served_as_a_fresh_load_would(bundle: Path, tmp_
             assert_same(served(server), fresh(oracle or bundle, BASE), label)
 
         policy = (bundle / POLICY).read_text(encoding="utf-8")
-        step("edit", lambda: (bundle / POLICY).write_text(policy.replace("title: Idempotency Key Policy", "title: Idempotency Key Policy, edited"), encoding="utf-8"))
+        step(
+            "edit",
+            lambda: (bundle / POLICY).write_text(
+                policy.replace("title: Idempotency Key Policy", "title: Idempotency Key Policy, edited"),
+                encoding="utf-8",
+            ),
+        )
         assert b"Idempotency Key Policy, edited" in fetch(server.url + "store", "application/n-quads")
-        step("create", lambda: write_file(bundle, "semantic/new-note.md", memory_text(
-            "0d9c7f4e-5b3a-4c2d-9e1f-1a2b3c4d5e6f", "title: New note\nnamespace: _semantic/knowledge\nrelationships:\n  - type: relates-to\n    target: ./idempotency-policy.md\n",
-            body="New.\n\n## Relationships\n- relates-to [Idempotency Key Policy](./idempotency-policy.md)\n")))
+        step(
+            "create",
+            lambda: write_file(
+                bundle,
+                "semantic/new-note.md",
+                memory_text(
+                    "0d9c7f4e-5b3a-4c2d-9e1f-1a2b3c4d5e6f",
+                    "title: New note\nnamespace: _semantic/knowledge\nrelationships:\n  - type: relates-to\n    target: ./idempotency-policy.md\n",
+                    body="New.\n\n## Relationships\n- relates-to [Idempotency Key Policy](./idempotency-policy.md)\n",
+                ),
+            ),
+        )
         step("move", lambda: (bundle / "semantic/new-note.md").rename(bundle / "procedural/new-note.md"))
         step("delete", lambda: (bundle / "procedural/new-note.md").unlink())
         outside = tmp_path / "outside"
         step("folder moved out", lambda: (bundle / "episodic").rename(outside))
         step("folder moved in", lambda: outside.rename(bundle / "episodic"))
-        step("into _local", lambda: (bundle / POLICY).write_text(policy.replace("namespace: _semantic/policies", "namespace: _local/policies"), encoding="utf-8"))
+        step(
+            "into _local",
+            lambda: (bundle / POLICY).write_text(
+                policy.replace("namespace: _semantic/policies", "namespace: _local/policies"), encoding="utf-8"
+            ),
+        )
         step("out of _local", lambda: (bundle / POLICY).write_text(policy, encoding="utf-8"))
         config = bundle / ".mif" / "config.yaml"
-        step("configuration edited (a full reload)", lambda: config.write_text(config.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8"))
-        step("an edit after the full reload", lambda: (bundle / POLICY).write_text(policy.replace("title: Idempotency Key Policy", "title: Again"), encoding="utf-8"))
+        step(
+            "configuration edited (a full reload)",
+            lambda: config.write_text(config.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8"),
+        )
+        step(
+            "an edit after the full reload",
+            lambda: (bundle / POLICY).write_text(
+                policy.replace("title: Idempotency Key Policy", "title: Again"), encoding="utf-8"
+            ),
+        )
 
 
 def test_jsonld_memories_are_served_as_a_fresh_load_reads_them(bundle: Path, tmp_path: Path) -> None:
@@ -147,7 +176,9 @@ def test_a_file_that_turns_bad_keeps_its_last_good_graph(bundle: Path, tmp_path:
         assert overview["kept"] == [POLICY]
         memory = json.loads(fetch(server.url + "api/memory?" + urllib.parse.urlencode({"path": POLICY})))
         assert memory["kept"] and {p.get("rule") for p in memory["problems"]} >= {"serve-kept", "yaml"}
-        (bundle / POLICY).write_text(good_text.replace("title: Idempotency Key Policy", "title: Fixed"), encoding="utf-8")
+        (bundle / POLICY).write_text(
+            good_text.replace("title: Idempotency Key Policy", "title: Fixed"), encoding="utf-8"
+        )
         wait_for_change(server, now)
         assert_same(served(server), fresh(bundle, BASE), "fixed")
         assert json.loads(fetch(server.url + "api/overview"))["kept"] == []
@@ -160,10 +191,19 @@ def test_no_query_sees_half_a_change(bundle: Path) -> None:
     link would point at a memory that is not there; a query must never see that.
     """
     write_file(bundle, "flip.md", memory_text("flip-0", "title: Flip\n"))
-    write_file(bundle, "pointer.md", memory_text("pointer", "title: Pointer\nrelationships:\n  - type: relates-to\n    target: ./flip.md\n",
-                                                 body="P.\n\n## Relationships\n- relates-to [Flip](./flip.md)\n"))
-    dangling = ("ASK { GRAPH ?links { <urn:mif:pointer> <https://mif-spec.dev/ns/relates-to> ?target } "
-                "FILTER NOT EXISTS { GRAPH ?target { ?target ?p ?o } } }")
+    write_file(
+        bundle,
+        "pointer.md",
+        memory_text(
+            "pointer",
+            "title: Pointer\nrelationships:\n  - type: relates-to\n    target: ./flip.md\n",
+            body="P.\n\n## Relationships\n- relates-to [Flip](./flip.md)\n",
+        ),
+    )
+    dangling = (
+        "ASK { GRAPH ?links { <urn:mif:pointer> <https://mif-spec.dev/ns/relates-to> ?target } "
+        "FILTER NOT EXISTS { GRAPH ?target { ?target ?p ?o } } }"
+    )
     linked = "ASK { <urn:mif:pointer> <https://mif-spec.dev/ns/relates-to> ?target }"
     seen: list[bytes] = []
     with ServeProcess(bundle, "--base", BASE) as server:
@@ -189,7 +229,9 @@ def test_no_query_sees_half_a_change(bundle: Path) -> None:
     assert len(seen) > 20 and set(seen) == {b"false"}
 
 
-def test_the_watcher_applies_the_rules_of_a_fresh_load_to_symlinks_and_special_files(bundle: Path, tmp_path: Path) -> None:
+def test_the_watcher_applies_the_rules_of_a_fresh_load_to_symlinks_and_special_files(
+    bundle: Path, tmp_path: Path
+) -> None:
     """Issue 39: links created while serving -- to a memory outside, to a system file, swapped over a served
     memory, a symlinked folder, a FIFO -- are never read; the served dataset equals a fresh load's."""
     import os
@@ -203,10 +245,18 @@ def test_the_watcher_applies_the_rules_of_a_fresh_load_to_symlinks_and_special_f
         steps = [
             ("a link to a memory outside", lambda: os.symlink(outside / "secret.md", bundle / "semantic/linked.md")),
             ("a link to a system file", lambda: os.symlink("/etc/passwd", bundle / "semantic/passwd.md")),
-            ("a link swapped over a served memory", lambda: (os.replace(bundle / POLICY, tmp_path / "policy.md"),
-                                                             os.symlink(outside / "secret.md", bundle / POLICY))),
+            (
+                "a link swapped over a served memory",
+                lambda: (
+                    os.replace(bundle / POLICY, tmp_path / "policy.md"),
+                    os.symlink(outside / "secret.md", bundle / POLICY),
+                ),
+            ),
             ("a FIFO named like a memory", lambda: os.mkfifo(bundle / "semantic/pipe.md")),
-            ("a symlinked folder (no file of the bundle changes: nothing is published)", lambda: os.symlink(outside / "folder", bundle / "semantic/folder")),
+            (
+                "a symlinked folder (no file of the bundle changes: nothing is published)",
+                lambda: os.symlink(outside / "folder", bundle / "semantic/folder"),
+            ),
         ]
         for label, change in steps:
             change()
@@ -229,16 +279,27 @@ def test_the_page_never_shows_where_the_bundle_is_or_a_local_path(bundle: Path) 
     memory (a duplicate id) does not name the `_local` file."""
     local = bundle / "semantic/redis-idempotency-idea.md"
     text = local.read_text(encoding="utf-8")
-    shared_id = next(line.split(":", 1)[1].strip() for line in (bundle / POLICY).read_text(encoding="utf-8").splitlines() if line.startswith("id:"))
+    shared_id = next(
+        line.split(":", 1)[1].strip()
+        for line in (bundle / POLICY).read_text(encoding="utf-8").splitlines()
+        if line.startswith("id:")
+    )
     local_id = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("id:"))
-    write_file(bundle, "zz/duplicate-of-policy.md", text.replace(f"id: {local_id}", f"id: {shared_id}"))  # a _local copy, same id as the policy
+    write_file(
+        bundle, "zz/duplicate-of-policy.md", text.replace(f"id: {local_id}", f"id: {shared_id}")
+    )  # a _local copy, same id as the policy
     with ServeProcess(bundle, "--base", BASE) as server:
         overview = json.loads(fetch(server.url + "api/overview"))
         views = [fetch(server.url + "api/overview"), fetch(server.url + "api/status")]
-        views += [fetch(server.url + "api/memory?" + urllib.parse.urlencode({"path": item["path"]})) for item in overview["list"]]
+        views += [
+            fetch(server.url + "api/memory?" + urllib.parse.urlencode({"path": item["path"]}))
+            for item in overview["list"]
+        ]
     assert overview["folder"] == bundle.name
     for view in views:  # (a shared memory's own text may mention the _local one: it is served as written)
         assert str(bundle).encode() not in view and str(bundle.resolve()).encode() not in view
         assert b"duplicate-of-policy" not in view
     assert b"redis-idempotency-idea" not in views[0]
-    assert overview["problems"] and not [p for p in overview["problems"] if "redis" in json.dumps(p) or "zz/" in json.dumps(p)]
+    assert overview["problems"] and not [
+        p for p in overview["problems"] if "redis" in json.dumps(p) or "zz/" in json.dumps(p)
+    ]

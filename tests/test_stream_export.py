@@ -5,6 +5,7 @@ The oracle is the loaded bundle: every graph the export policy lets leave
 blank-node names (conftest.isomorphic: blank nodes by structure, every other
 term exactly, lexical forms included), and the load's problems plus the export's ill-typed warnings.
 """
+
 from __future__ import annotations
 
 import io
@@ -19,15 +20,14 @@ from rdflib import Graph
 from rdflib.compare import graph_diff, to_isomorphic
 
 import mif_rdf.load.loader
+from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
 from mif_rdf.bundle import load_bundle
 from mif_rdf.load.oxigraph_sink import rdflib_terms
 from mif_rdf.output.policy import export_policy
-from mif_rdf.validation.literals import ill_typed_literals
 from mif_rdf.output.stream_export import StreamReport, stream_nquads
-from synthetic import generate_bundle
-
-from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
+from mif_rdf.validation.literals import ill_typed_literals
 from oxigraph_server import OxigraphServer, expected_graphs, oxigraph_command
+from synthetic import generate_bundle
 
 SCRATCH = "urn:mif:2a7fde8a-2eaf-4677-b33e-e54c32c50127"  # examples/: the memory in _local/scratch
 
@@ -53,7 +53,9 @@ def graphs_of(nquads: bytes) -> dict[str, Graph]:
 def assert_same_export(root: Path, **options: object) -> StreamReport:
     """The stream's graphs, quads and problems are the loaded bundle's export."""
     data, report = streamed(root, **options)
-    bundle = load_bundle(root, progress=False, **{k: v for k, v in options.items() if k in ("engine", "base_iri", "limits")})  # type: ignore[arg-type]
+    bundle = load_bundle(
+        root, progress=False, **{k: v for k, v in options.items() if k in ("engine", "base_iri", "limits")}
+    )  # type: ignore[arg-type]
     if options.get("with_hashes"):
         bundle.add_content_hashes()
     expected, got = expected_graphs(bundle), graphs_of(data)
@@ -108,9 +110,14 @@ def hostile_bundle(root: Path) -> Path:
     ids = {name: f"00000000-0000-4000-8000-{n:012d}" for n, name in enumerate("abcdefgh")}
     write_file(root, ".mif/config.yaml", "bundle_id: hostile.example\n")
     # a URN target to a memory read later, a path with a fragment, a relative path, a broken path, an entity
-    write_file(root, "a.md", memory_text(ids["a"], f"""relationships:
+    write_file(
+        root,
+        "a.md",
+        memory_text(
+            ids["a"],
+            f"""relationships:
   - type: relates-to
-    target: urn:mif:{ids['h']}
+    target: urn:mif:{ids["h"]}
   - type: derived-from
     target: sub/b.md#section
   - type: supersedes
@@ -118,27 +125,38 @@ def hostile_bundle(root: Path) -> Path:
   - type: mentions
     target: urn:mif:entity:person:ada
   - type: relates-to
-    target: {'private.md'}
-"""))
+    target: {"private.md"}
+""",
+        ),
+    )
     write_file(root, "sub/b.md", memory_text(ids["b"], "relationships:\n  - type: part-of\n    target: ../a.md\n"))
     write_file(root, "sub/copy.md", memory_text(ids["b"]))  # duplicate id: the later file (in path order) is not loaded
     write_file(root, "c d.md", memory_text(ids["c"]))
     write_file(root, "c%20d.md", memory_text(ids["d"]))  # the same document IRI as 'c d.md'
     write_file(root, "private.md", memory_text(ids["e"], "namespace: _local/notes\n"))  # withheld, named by a.md
     write_file(root, "acme/inner.md", memory_text(ids["f"], "namespace: acme/_LOCAL/x\n"))  # withheld too
-    write_file(root, "raised.md", memory_text(ids["g"], """provenance:
+    write_file(
+        root,
+        "raised.md",
+        memory_text(
+            ids["g"],
+            """provenance:
   trustLevel: low_confidence
 citations:
   - title: T
     url: https://example.org/t
     trustLevel: verified
-"""))  # its graph states a higher trust than its provenance
+""",
+        ),
+    )  # its graph states a higher trust than its provenance
     write_file(root, "z.md", memory_text(ids["h"], "tags: [x, x, y]\n"))  # a repeated tag: one quad
     write_file(root, "broken.md", "---\nid: [unclosed\n---\nBody\n")
     write_file(root, "no-id.md", "---\ntype: semantic\n---\nBody\n")
     write_file(root, ".mif/entities/person/ada.yaml", "id: ada\ntype: Person\nname: Ada\n")
     write_file(root, ".mif/entities/person/secret.yaml", "id: secret\ntype: Person\nname: S\nnamespace: _local\n")
-    write_file(root, ".mif/entities/person/zz-ada-again.yaml", "id: ada\ntype: Person\nname: Ada again\n")  # the same entity IRI
+    write_file(
+        root, ".mif/entities/person/zz-ada-again.yaml", "id: ada\ntype: Person\nname: Ada again\n"
+    )  # the same entity IRI
     return root
 
 
@@ -165,6 +183,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_streams(tmp_path:
 
 def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
     """What makes memory flat: no store is filled, not even the empty bundle's."""
+
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the streaming export filled a store")
 
@@ -175,7 +194,9 @@ def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mif_rdf.cli", *args], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def test_the_command_streams_nquads_by_default_and_says_so(tmp_path: Path) -> None:
@@ -187,7 +208,10 @@ def test_the_command_streams_nquads_by_default_and_says_so(tmp_path: Path) -> No
     assert loaded.returncode == 0 and "streamed" not in loaded.stderr
     assert graphs_of(out.read_bytes()).keys() == graphs_of((tmp_path / "y.nq").read_bytes()).keys()
     summary = [line for line in done.stderr.splitlines() if line.startswith("wrote")]
-    assert summary[0].split(" to ")[0] == [line for line in loaded.stderr.splitlines() if line.startswith("wrote")][0].split(" to ")[0]
+    assert (
+        summary[0].split(" to ")[0]
+        == [line for line in loaded.stderr.splitlines() if line.startswith("wrote")][0].split(" to ")[0]
+    )
 
 
 def test_the_command_refuses_stream_with_what_needs_a_store(tmp_path: Path) -> None:
@@ -215,8 +239,12 @@ def test_a_streamed_dump_bulk_loads_into_an_oxigraph_server(tmp_path: Path) -> N
     dump = tmp_path / "dump.nq"
     assert cli("export", str(root), "--stream", "--format", "nquads", "-o", str(dump)).returncode == 0
     server = OxigraphServer(tmp_path / "store")
-    loaded = subprocess.run([oxigraph_command(), "load", "--location", str(server.location), "--file", str(dump)],
-                            capture_output=True, timeout=120, check=False)
+    loaded = subprocess.run(
+        [oxigraph_command(), "load", "--location", str(server.location), "--file", str(dump)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert loaded.returncode == 0, loaded.stderr
     server.start()
     try:

@@ -79,7 +79,7 @@ def as_utc(value: Any) -> dt.datetime:
         value = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     assert isinstance(value, dt.datetime), value
     if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
+        value = value.replace(tzinfo=dt.UTC)
     return value
 
 
@@ -174,8 +174,13 @@ def test_count_paths_and_unique_ids(bundle) -> None:
         assert int(match.group(2)) == i
         assert m.fm["type"] == match.group(1)
     folders = {m.rel.rsplit("/", 1)[0] for m in mems}
-    assert {"semantic/policies", "semantic/decisions", "episodic/incidents",
-            "episodic/sessions", "procedural/runbooks"} <= folders
+    assert {
+        "semantic/policies",
+        "semantic/decisions",
+        "episodic/incidents",
+        "episodic/sessions",
+        "procedural/runbooks",
+    } <= folders
 
 
 def test_frontmatter_parses_with_required_fields(bundle) -> None:
@@ -184,7 +189,7 @@ def test_frontmatter_parses_with_required_fields(bundle) -> None:
         assert isinstance(m.fm, dict)
         assert {"id", "type", "created"} <= m.fm.keys()
         assert m.fm["type"] in {"semantic", "episodic", "procedural"}
-        assert as_utc(m.fm["created"]) == created_at(i).replace(tzinfo=dt.timezone.utc)
+        assert as_utc(m.fm["created"]) == created_at(i).replace(tzinfo=dt.UTC)
         if "namespace" in m.fm:
             assert NAMESPACE_RE.match(m.fm["namespace"]), m.fm["namespace"]
         if "modified" in m.fm:
@@ -317,32 +322,94 @@ def test_every_field_family_occurs(bundle) -> None:
             assert 1 <= len(fm["tags"]) <= 5
 
     expected = {
-        "id", "type", "created", "modified", "namespace", "title", "tags", "aliases",
-        "ontology", "entities", "relationships", "temporal", "provenance", "embedding",
-        "citations", "documents", "extensions", "properties", "summary", "compressed_at",
+        "id",
+        "type",
+        "created",
+        "modified",
+        "namespace",
+        "title",
+        "tags",
+        "aliases",
+        "ontology",
+        "entities",
+        "relationships",
+        "temporal",
+        "provenance",
+        "embedding",
+        "citations",
+        "documents",
+        "extensions",
+        "properties",
+        "summary",
+        "compressed_at",
         "entity",
-        "entities.entity", "entities.entityType", "entities.name", "entities.role",
-        "relationships.strength", "relationships.metadata",
-        *(f"rel-type:{t}" for t in CORE_RELATIONSHIP_TYPES), f"rel-type:{CUSTOM_RELATIONSHIP_TYPE}",
-        "temporal.validFrom", "temporal.validUntil", "temporal.recordedAt", "temporal.ttl",
-        "temporal.decay", "temporal.accessCount", "temporal.lastAccessed",
-        "validUntil:null", "validUntil:value",
-        "decay:none", "decay:linear", "decay:exponential", "decay:step",
-        "decay.halfLife", "decay.currentStrength", "decay.strength", "decay.lastReinforced",
-        "provenance.sourceType", "provenance.sourceRef", "provenance.agent",
-        "provenance.agentVersion", "provenance.confidence", "provenance.trustLevel",
-        "provenance.@type", "provenance.wasGeneratedBy", "provenance.wasAttributedTo",
+        "entities.entity",
+        "entities.entityType",
+        "entities.name",
+        "entities.role",
+        "relationships.strength",
+        "relationships.metadata",
+        *(f"rel-type:{t}" for t in CORE_RELATIONSHIP_TYPES),
+        f"rel-type:{CUSTOM_RELATIONSHIP_TYPE}",
+        "temporal.validFrom",
+        "temporal.validUntil",
+        "temporal.recordedAt",
+        "temporal.ttl",
+        "temporal.decay",
+        "temporal.accessCount",
+        "temporal.lastAccessed",
+        "validUntil:null",
+        "validUntil:value",
+        "decay:none",
+        "decay:linear",
+        "decay:exponential",
+        "decay:step",
+        "decay.halfLife",
+        "decay.currentStrength",
+        "decay.strength",
+        "decay.lastReinforced",
+        "provenance.sourceType",
+        "provenance.sourceRef",
+        "provenance.agent",
+        "provenance.agentVersion",
+        "provenance.confidence",
+        "provenance.trustLevel",
+        "provenance.@type",
+        "provenance.wasGeneratedBy",
+        "provenance.wasAttributedTo",
         "provenance.wasDerivedFrom",
-        "embedding.model", "embedding.modelVersion", "embedding.dimensions",
-        "embedding.sourceText", "embedding.normalized", "embedding.vectorUri",
-        "citations.author", "citations.date", "citations.accessed", "citations.relevance",
-        "citations.note", "author:text", "author:ref", "author:list",
-        "documents.documentType", "documents.url", "documents.contentType",
-        "documents.byteLength", "documents.version", "documents.hash",
-        "documents.retrievedAt", "documents.title",
-        "ext:subcog", "ext:tracker",
-        "prop:str", "prop:int", "prop:float", "prop:bool", "prop:NoneType",
-        "entity.name", "entity.entity_type", "entity.entity_id",
+        "embedding.model",
+        "embedding.modelVersion",
+        "embedding.dimensions",
+        "embedding.sourceText",
+        "embedding.normalized",
+        "embedding.vectorUri",
+        "citations.author",
+        "citations.date",
+        "citations.accessed",
+        "citations.relevance",
+        "citations.note",
+        "author:text",
+        "author:ref",
+        "author:list",
+        "documents.documentType",
+        "documents.url",
+        "documents.contentType",
+        "documents.byteLength",
+        "documents.version",
+        "documents.hash",
+        "documents.retrievedAt",
+        "documents.title",
+        "ext:subcog",
+        "ext:tracker",
+        "prop:str",
+        "prop:int",
+        "prop:float",
+        "prop:bool",
+        "prop:NoneType",
+        "entity.name",
+        "entity.entity_type",
+        "entity.entity_id",
     }
     assert expected <= found, sorted(expected - found)
 
@@ -476,13 +543,28 @@ def test_config_yaml(bundle) -> None:
     assert cfg["mif_version"] == "1.0.0"
     assert cfg["conformance_level"] == 3
     rts = {r["name"]: r for r in cfg["relationship_types"]}
-    assert set(rts) == {"RelatesTo", "DerivedFrom", "Supersedes", "ConflictsWith", "PartOf",
-                        "Implements", "Uses", "Created", "MentionedIn", "Reinforces"}
+    assert set(rts) == {
+        "RelatesTo",
+        "DerivedFrom",
+        "Supersedes",
+        "ConflictsWith",
+        "PartOf",
+        "Implements",
+        "Uses",
+        "Created",
+        "MentionedIn",
+        "Reinforces",
+    }
     assert rts["RelatesTo"]["symmetric"] is True and rts["ConflictsWith"]["symmetric"] is True
     assert {n: r["inverse"] for n, r in rts.items() if not r["symmetric"]} == {
-        "DerivedFrom": "Derives", "Supersedes": "SupersededBy", "PartOf": "Contains",
-        "Implements": "ImplementedBy", "Uses": "UsedBy", "Created": "CreatedBy",
-        "MentionedIn": "Mentions", "Reinforces": "ReinforcedBy",
+        "DerivedFrom": "Derives",
+        "Supersedes": "SupersededBy",
+        "PartOf": "Contains",
+        "Implements": "ImplementedBy",
+        "Uses": "UsedBy",
+        "Created": "CreatedBy",
+        "MentionedIn": "Mentions",
+        "Reinforces": "ReinforcedBy",
     }
     assert rts["Reinforces"]["namespace"] == "team"
     assert "namespace" not in rts["RelatesTo"]
@@ -548,9 +630,33 @@ _scalars = (
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(max_size=40)
-    | st.sampled_from(["yes", "No", "null", "~", "1.0", "0x1F", "1:20", "2024-01-02",
-                      "2024-01-02T03:04:05Z", "a: b", "- x", "#c", "'q'", '"dq"', "@id",
-                      "x #y", "tail:", " lead", "trail ", "", "\ufeffbom", "a\x85b", "é\u2028"])
+    | st.sampled_from(
+        [
+            "yes",
+            "No",
+            "null",
+            "~",
+            "1.0",
+            "0x1F",
+            "1:20",
+            "2024-01-02",
+            "2024-01-02T03:04:05Z",
+            "a: b",
+            "- x",
+            "#c",
+            "'q'",
+            '"dq"',
+            "@id",
+            "x #y",
+            "tail:",
+            " lead",
+            "trail ",
+            "",
+            "\ufeffbom",
+            "a\x85b",
+            "é\u2028",
+        ]
+    )
 )
 _values = st.recursive(
     _scalars,

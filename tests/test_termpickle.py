@@ -1,4 +1,5 @@
 """Terms come back from a worker or the cache exactly as they went: lexical form, datatype, language and value."""
+
 from __future__ import annotations
 
 import pickle
@@ -37,9 +38,16 @@ LITERALS = [
 def test_a_literal_comes_back_as_it_was(literal: Literal) -> None:
     back = pickle.loads(termpickle.dumps(literal))
     assert type(back) is Literal
-    assert (str(back), back.language, back.datatype, back.ill_typed) == (str(literal), literal.language, literal.datatype, literal.ill_typed)
+    assert (str(back), back.language, back.datatype, back.ill_typed) == (
+        str(literal),
+        literal.language,
+        literal.datatype,
+        literal.ill_typed,
+    )
     assert type(back.value) is type(literal.value)
-    same = back.value.toxml() == literal.value.toxml() if hasattr(literal.value, "toxml") else back.value == literal.value  # a DOM has no ==
+    same = (
+        back.value.toxml() == literal.value.toxml() if hasattr(literal.value, "toxml") else back.value == literal.value
+    )  # a DOM has no ==
     assert same
     assert back == literal and hash(back) == hash(literal) and back.eq(literal)
 

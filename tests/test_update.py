@@ -4,6 +4,7 @@ The oracle of every write is a fresh load: the files written must load to
 exactly the graphs the update produced, and every byte outside the changed
 values must be the byte that was there.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -47,7 +48,11 @@ def _memory_graph(bundle: Bundle, iri: str) -> Graph:
 
 def _writable(bundle: Bundle) -> list[str]:
     """IRIs of the memories write-back may change (not local-only, not under a read-only prefix)."""
-    return [r.iri for r in bundle.memories.values() if not str(r.frontmatter.get("namespace", "")).startswith(("_local", "_archive"))]
+    return [
+        r.iri
+        for r in bundle.memories.values()
+        if not str(r.frontmatter.get("namespace", "")).startswith(("_local", "_archive"))
+    ]
 
 
 def check_write_back_is_minimal(root: Path, tmp_path: Path) -> None:
@@ -56,7 +61,10 @@ def check_write_back_is_minimal(root: Path, tmp_path: Path) -> None:
     before = _files(root)
     bundle = load_bundle(root)
     values = " ".join(f"<{iri}>" for iri in _writable(bundle))
-    result = update_bundle(bundle, f'INSERT {{ GRAPH ?m {{ ?m mif:tags "{TAG}" }} }} WHERE {{ VALUES ?m {{ {values} }} GRAPH ?m {{ ?m a mif:Concept }} }}')
+    result = update_bundle(
+        bundle,
+        f'INSERT {{ GRAPH ?m {{ ?m mif:tags "{TAG}" }} }} WHERE {{ VALUES ?m {{ {values} }} GRAPH ?m {{ ?m a mif:Concept }} }}',
+    )
     assert not result.refusals, [str(p) for p in result.refusals]
     assert result.written and len(result.changes) == len(_writable(bundle))
     reloaded = load_bundle(root)
@@ -73,7 +81,10 @@ def check_write_back_is_minimal(root: Path, tmp_path: Path) -> None:
         removed = [line for line in difflib.ndiff(old_lines, new_lines) if line.startswith("- ")]
         added = [line for line in difflib.ndiff(old_lines, new_lines) if line.startswith("+ ")]
         assert added and all(TAG in line or line[2:].lstrip().startswith("tags:") for line in added), (relpath, added)
-        assert all("tags" in line for line in removed), (relpath, removed)  # only a flow-style or empty tags line is rewritten
+        assert all("tags" in line for line in removed), (
+            relpath,
+            removed,
+        )  # only a flow-style or empty tags line is rewritten
 
 
 @pytest.mark.parametrize("name", list(BUNDLES))
@@ -105,8 +116,12 @@ def test_nested_value_and_body_change(tmp_path: Path) -> None:
     DELETE {{ GRAPH ?m {{ ?p mif:trustLevel ?t . ?m mif:content ?c }} }}
     INSERT {{ GRAPH ?m {{ ?p mif:trustLevel mif:Verified . ?m mif:content "New body.\\n" }} }}
     WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t . ?m mif:content ?c }} }}"""
-    checked = update_bundle(load_bundle(root), update)  # the new body drops the ## Relationships mirror of the frontmatter
-    assert {p.rule for p in checked.refusals} == {"write-back-validation"} and (root / INCIDENT_FILE).read_text() == before
+    checked = update_bundle(
+        load_bundle(root), update
+    )  # the new body drops the ## Relationships mirror of the frontmatter
+    assert {p.rule for p in checked.refusals} == {"write-back-validation"} and (
+        root / INCIDENT_FILE
+    ).read_text() == before
     result = update_bundle(load_bundle(root), update, force=True)
     assert not result.refusals and result.changed == [INCIDENT_FILE]
     after = (root / INCIDENT_FILE).read_text()
@@ -125,14 +140,35 @@ def test_dry_run_writes_nothing_and_shows_the_diff(tmp_path: Path) -> None:
 
 
 REFUSED = {
-    "links graph": ("INSERT DATA { GRAPH <%(base)s#links> { <%(m)s> mif:relatesTo <%(m)s> } }", "links graph is derived"),
-    "unknown predicate": ("INSERT DATA { GRAPH <%(m)s> { <%(m)s> <http://example.org/colour> \"red\" } }", "no frontmatter key maps to the predicate <http://example.org/colour>"),
-    "wrong datatype": ("INSERT DATA { GRAPH <%(m)s> { <%(m)s> dc:created \"yesterday\" } }", "'created' holds dateTime literals"),
-    "id change": ("INSERT DATA { GRAPH <%(m)s> { <urn:mif:another-id> dc:title \"Moved\" } }", "a memory's IRI is its id"),
-    "default graph": ("INSERT { <%(m)s> mif:tags \"x\" } WHERE { }", "the default graph holds no memory"),
-    "mirror": ("DELETE { GRAPH <%(m)s> { <%(m)s> mif:timestamp ?t } } WHERE { GRAPH <%(m)s> { <%(m)s> mif:timestamp ?t } }", "only mirrors modified"),
-    "delete all": ("DELETE { GRAPH <%(m)s> { ?s ?p ?o } } WHERE { GRAPH <%(m)s> { ?s ?p ?o } }", "deletes every triple"),
-    "local-only": ("INSERT { GRAPH ?m { ?m mif:tags \"x\" } } WHERE { GRAPH ?m { ?m mif:namespace \"_local/scratch\" } }", "local-only"),
+    "links graph": (
+        "INSERT DATA { GRAPH <%(base)s#links> { <%(m)s> mif:relatesTo <%(m)s> } }",
+        "links graph is derived",
+    ),
+    "unknown predicate": (
+        'INSERT DATA { GRAPH <%(m)s> { <%(m)s> <http://example.org/colour> "red" } }',
+        "no frontmatter key maps to the predicate <http://example.org/colour>",
+    ),
+    "wrong datatype": (
+        'INSERT DATA { GRAPH <%(m)s> { <%(m)s> dc:created "yesterday" } }',
+        "'created' holds dateTime literals",
+    ),
+    "id change": (
+        'INSERT DATA { GRAPH <%(m)s> { <urn:mif:another-id> dc:title "Moved" } }',
+        "a memory's IRI is its id",
+    ),
+    "default graph": ('INSERT { <%(m)s> mif:tags "x" } WHERE { }', "the default graph holds no memory"),
+    "mirror": (
+        "DELETE { GRAPH <%(m)s> { <%(m)s> mif:timestamp ?t } } WHERE { GRAPH <%(m)s> { <%(m)s> mif:timestamp ?t } }",
+        "only mirrors modified",
+    ),
+    "delete all": (
+        "DELETE { GRAPH <%(m)s> { ?s ?p ?o } } WHERE { GRAPH <%(m)s> { ?s ?p ?o } }",
+        "deletes every triple",
+    ),
+    "local-only": (
+        'INSERT { GRAPH ?m { ?m mif:tags "x" } } WHERE { GRAPH ?m { ?m mif:namespace "_local/scratch" } }',
+        "local-only",
+    ),
 }
 
 
@@ -154,12 +190,20 @@ def test_refusals_name_the_triple_and_write_nothing(case: str, tmp_path: Path) -
 def test_read_only_prefix_is_refused(tmp_path: Path) -> None:
     root = _copy(FIXTURES / "namespaces", tmp_path)
     before = _files(root)
-    result = update_bundle(load_bundle(root), 'INSERT { GRAPH ?m { ?m mif:tags "x" } } WHERE { GRAPH ?m { ?m a mif:Concept } }')
+    result = update_bundle(
+        load_bundle(root), 'INSERT { GRAPH ?m { ?m mif:tags "x" } } WHERE { GRAPH ?m { ?m a mif:Concept } }'
+    )
     assert any("read-only" in str(p) and p.path == "archive/old-decision.md" for p in result.refusals)
     assert not result.written and _files(root) == before
 
 
-@pytest.mark.parametrize("update", ["LOAD <http://example.org/data.ttl>", "INSERT { GRAPH ?g { ?s ?p ?o } } WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"])
+@pytest.mark.parametrize(
+    "update",
+    [
+        "LOAD <http://example.org/data.ttl>",
+        "INSERT { GRAPH ?g { ?s ?p ?o } } WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }",
+    ],
+)
 def test_network_updates_are_refused_before_running(update: str, tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
     with pytest.raises(MifRdfError, match="LOAD|SERVICE"):
@@ -206,7 +250,9 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def test_cli_dry_run_from_stdin_with_options_in_any_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_dry_run_from_stdin_with_options_in_any_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     root = _copy(EXAMPLES, tmp_path)
@@ -228,18 +274,26 @@ def test_cli_writes_and_prints_a_summary(capsys: pytest.CaptureFixture[str], tmp
 def test_cli_refusal_exits_1_and_names_the_triple(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
     before = _files(root)
-    code, out, err = _cli(capsys, "update", str(root), f'INSERT DATA {{ GRAPH <{INCIDENT}> {{ <{INCIDENT}> dc:created "yesterday" }} }}')
+    code, out, err = _cli(
+        capsys, "update", str(root), f'INSERT DATA {{ GRAPH <{INCIDENT}> {{ <{INCIDENT}> dc:created "yesterday" }} }}'
+    )
     assert code == 1 and out == "" and _files(root) == before
-    assert f'{INCIDENT_FILE}: error [created]: inserting <{INCIDENT}> <http://purl.org/dc/terms/created> "yesterday"' in err
+    assert (
+        f'{INCIDENT_FILE}: error [created]: inserting <{INCIDENT}> <http://purl.org/dc/terms/created> "yesterday"'
+        in err
+    )
     assert "no file written" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    ([], "give it as an argument or with --file"),
-    (["--file", "missing.ru"], "cannot read the query file"),
-    (["LOAD <http://example.org/x>"], "LOAD is refused"),
-    (["INSERT DATA { <urn:mif:x> mif:tags \"x\" "], "mif-rdf: error"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "give it as an argument or with --file"),
+        (["--file", "missing.ru"], "cannot read the query file"),
+        (["LOAD <http://example.org/x>"], "LOAD is refused"),
+        (['INSERT DATA { <urn:mif:x> mif:tags "x" '], "mif-rdf: error"),
+    ],
+)
 def test_cli_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str) -> None:
     root = _copy(EXAMPLES, tmp_path)
     code, _, err = _cli(capsys, "update", str(root), *argv)
@@ -254,7 +308,9 @@ def test_a_change_that_adds_a_validation_error_needs_force(tmp_path: Path) -> No
     root = _copy(EXAMPLES, tmp_path)
     before = _files(root)
     refused = update_bundle(load_bundle(root), BOGUS_TRUST)
-    assert [(p.path, p.key, p.rule) for p in refused.refusals] == [(INCIDENT_FILE, "provenance.trustLevel", "write-back-validation")]
+    assert [(p.path, p.key, p.rule) for p in refused.refusals] == [
+        (INCIDENT_FILE, "provenance.trustLevel", "write-back-validation")
+    ]
     assert not refused.written and _files(root) == before
     forced = update_bundle(load_bundle(root), BOGUS_TRUST, force=True)
     assert forced.written and "  trustLevel: Bogus\n" in (root / INCIDENT_FILE).read_text()
@@ -268,8 +324,15 @@ def test_the_body_mirror_follows_relationships(tmp_path: Path) -> None:
     WHERE {{ BIND(<{INCIDENT}> AS ?m) }}"""
     result = update_bundle(load_bundle(root), add)
     assert not result.refusals and result.written
-    added = before.replace("    target: urn:mif:entity:technology:kafka\n", "    target: urn:mif:entity:technology:kafka\n  - type: relates-to\n    target: urn:mif:entity:technology:redis\n", 1)
-    added = added.replace("- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n", "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n- relates-to [Redis](urn:mif:entity:technology:redis)\n")
+    added = before.replace(
+        "    target: urn:mif:entity:technology:kafka\n",
+        "    target: urn:mif:entity:technology:kafka\n  - type: relates-to\n    target: urn:mif:entity:technology:redis\n",
+        1,
+    )
+    added = added.replace(
+        "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n",
+        "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n- relates-to [Redis](urn:mif:entity:technology:redis)\n",
+    )
     assert (root / INCIDENT_FILE).read_text() == added
     remove = f"""DELETE {{ GRAPH ?m {{ ?m mif:relationships ?r . ?r ?p ?o }} }}
     WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:relationships ?r . ?r mif:target <urn:mif:entity:technology:redis> ; ?p ?o }} }}"""
@@ -281,10 +344,23 @@ def test_a_body_without_the_section_gets_one() -> None:
     from mif_rdf.output.body_mirror import mirrored_body
 
     new = [{"type": "uses", "target": "/x.md"}]
-    assert mirrored_body("# T\n\nText.\n", [], new, lambda t: "X") == "# T\n\nText.\n\n## Relationships\n\n- uses [X](/x.md)\n"
-    assert mirrored_body("# T\n\n## Relationships\n\n* uses [X](/x.md)\n", new, [], lambda t: "X") == "# T\n\n## Relationships\n\n"
-    assert mirrored_body("## Relationships\n\n  * a [A](/a.md)\n", [{"type": "a", "target": "/a.md"}], [{"type": "a", "target": "/a.md"}, *new], lambda t: "X") \
+    assert (
+        mirrored_body("# T\n\nText.\n", [], new, lambda t: "X")
+        == "# T\n\nText.\n\n## Relationships\n\n- uses [X](/x.md)\n"
+    )
+    assert (
+        mirrored_body("# T\n\n## Relationships\n\n* uses [X](/x.md)\n", new, [], lambda t: "X")
+        == "# T\n\n## Relationships\n\n"
+    )
+    assert (
+        mirrored_body(
+            "## Relationships\n\n  * a [A](/a.md)\n",
+            [{"type": "a", "target": "/a.md"}],
+            [{"type": "a", "target": "/a.md"}, *new],
+            lambda t: "X",
+        )
         == "## Relationships\n\n  * a [A](/a.md)\n  * uses [X](/x.md)\n"
+    )
 
 
 NEW_ID = "0b7e5c1a-1111-4a2b-9c3d-123456789abc"
@@ -303,7 +379,9 @@ def test_a_new_memory_graph_creates_a_file_and_deleting_it_needs_allow_delete(tm
     reloaded = load_bundle(root)
     assert NEW_ID in reloaded.memories and reloaded.memories[NEW_ID].relpath == relpath
     loaded = _memory_graph(reloaded, f"urn:mif:{NEW_ID}")
-    loaded.remove((None, URIRef("https://mif-spec.dev/ns/timestamp"), None))  # the mirror of created the loader adds (spec 15.1)
+    loaded.remove(
+        (None, URIRef("https://mif-spec.dev/ns/timestamp"), None)
+    )  # the mirror of created the loader adds (spec 15.1)
     assert isomorphic(loaded, _memory_graph(bundle, f"urn:mif:{NEW_ID}"))
     remove = f"DELETE WHERE {{ GRAPH <urn:mif:{NEW_ID}> {{ ?s ?p ?o }} }}"
     refused = update_bundle(load_bundle(root), remove)
@@ -314,11 +392,15 @@ def test_a_new_memory_graph_creates_a_file_and_deleting_it_needs_allow_delete(tm
 
 def test_a_new_memory_needs_type_and_created(tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
-    result = update_bundle(load_bundle(root), f'INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> dc:title "x" }} }}')
+    result = update_bundle(
+        load_bundle(root), f'INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> dc:title "x" }} }}'
+    )
     assert "needs mif:conceptType and dc:created" in str(result.refusals[0]) and _files(root) == _files(EXAMPLES)
 
 
-@pytest.mark.parametrize(("memory_id", "namespace"), [("../../escape", "_semantic/notes"), ("ok-id", "../../out"), (".hidden", "_semantic")])
+@pytest.mark.parametrize(
+    ("memory_id", "namespace"), [("../../escape", "_semantic/notes"), ("ok-id", "../../out"), (".hidden", "_semantic")]
+)
 def test_a_new_memory_is_never_written_outside_the_bundle(memory_id: str, namespace: str, tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path / "inside")
     update = f"""INSERT DATA {{ GRAPH <urn:mif:{memory_id}> {{ <urn:mif:{memory_id}> a mif:Concept ; mif:conceptType mif:SemanticType ;

@@ -5,6 +5,7 @@ every fixture and example file: the edited text must parse to exactly the
 new value, and the text of every top-level key whose value did not change
 must still be there byte for byte.
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,12 +39,20 @@ def _texts() -> list[str]:
 TEXTS = _texts()
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-_ ", min_size=1, max_size=12)
 SCALARS = st.one_of(
-    WORD, st.integers(-1000, 1000), st.booleans(), st.none(), st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+    WORD,
+    st.integers(-1000, 1000),
+    st.booleans(),
+    st.none(),
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
     st.text(max_size=30),  # anything, quoting included
     st.sampled_from(["2026-01-15T10:30:00Z", "2025-11-18"]).map(YamlTimestamp),
     st.sampled_from(["2026-01-15T10:30:00Z", "1.0.0", "true", "null", "- a", "a: b", "# x", "line one\nline two\n"]),
 )
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(WORD, inner, max_size=3)), max_leaves=8)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(WORD, inner, max_size=3)),
+    max_leaves=8,
+)
 
 
 def _containers(value: Any, path: tuple = ()) -> list[tuple]:
@@ -100,7 +109,9 @@ def _key_texts(text: str) -> dict[str, str]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits())
-def test_random_edits_parse_to_the_new_value_and_keep_the_other_keys(case: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
+def test_random_edits_parse_to_the_new_value_and_keep_the_other_keys(
+    case: tuple[str, dict[str, Any], dict[str, Any]],
+) -> None:
     text, old, new = case
     edited = edit_frontmatter(text, old, new)
     assert same(load_yaml(edited).data or {}, new)
@@ -119,10 +130,16 @@ def test_a_scalar_change_is_one_line_and_keeps_its_comment() -> None:
 def test_list_items_are_removed_and_added_in_the_file_style() -> None:
     text = "id: x\ntags:\n  - a  # first\n  - b\n  - c\nother: 1\n"
     old = load_yaml(text).data
-    assert edit_frontmatter(text, old, {**old, "tags": ["a", "c", "d"]}) == "id: x\ntags:\n  - a  # first\n  - c\n  - d\nother: 1\n"
+    assert (
+        edit_frontmatter(text, old, {**old, "tags": ["a", "c", "d"]})
+        == "id: x\ntags:\n  - a  # first\n  - c\n  - d\nother: 1\n"
+    )
 
 
 def test_crlf_text_stays_crlf() -> None:
     text = "id: x\r\ntags:\r\n  - a\r\n"
     old = load_yaml(text).data
-    assert edit_frontmatter(text, old, {**old, "tags": ["a", "b"], "title": "T"}) == "id: x\r\ntags:\r\n  - a\r\n  - b\r\ntitle: T\r\n"
+    assert (
+        edit_frontmatter(text, old, {**old, "tags": ["a", "b"], "title": "T"})
+        == "id: x\r\ntags:\r\n  - a\r\n  - b\r\ntitle: T\r\n"
+    )

@@ -1,4 +1,5 @@
 """The fast SHACL engine gives exactly pyshacl's results (DESIGN 4, issue 3 item 5)."""
+
 from __future__ import annotations
 
 import random
@@ -8,16 +9,15 @@ import pytest
 from rdflib import Graph
 from rdflib.namespace import SH
 
+from conftest import FIXTURE_BUNDLES
 from mif_rdf import load_bundle
 from mif_rdf.source.markdown import render_memory, split_frontmatter
-from synthetic import generate_bundle
+from mif_rdf.source.yamlio import load_yaml
 from mif_rdf.validation import validate
 from mif_rdf.validation.engine import Unsupported, validate_graph
 from mif_rdf.validation.run import shacl_report
 from mif_rdf.validation.shapes import shapes_graph
-from mif_rdf.source.yamlio import load_yaml
-
-from conftest import FIXTURE_BUNDLES
+from synthetic import generate_bundle
 from test_validation_rules import CASES
 
 
@@ -82,13 +82,16 @@ def check_seeded_bundle(tmp_path: Path, store: str) -> None:
 
 
 def test_unsupported_shapes_fall_back_to_pyshacl(example_bundle) -> None:
-    shapes = Graph().parse(data="""
+    shapes = Graph().parse(
+        data="""
         @prefix sh: <http://www.w3.org/ns/shacl#> .
         @prefix mif: <https://mif-spec.dev/ns/> .
         <urn:x:S> a sh:NodeShape ; sh:targetSubjectsOf mif:content ;
             sh:property [ sh:path mif:temporal ; sh:sparql [ sh:select "SELECT $this WHERE { $this a ?t }" ] ] ;
             sh:property [ sh:path mif:temporal ; sh:class mif:TemporalMetadata ] .
-    """, format="turtle")
+    """,
+        format="turtle",
+    )
     with pytest.raises(Unsupported):
         validate_graph(example_bundle.dataset, shapes)
     report = shacl_report(example_bundle.dataset, shapes, "auto")
@@ -98,14 +101,50 @@ def test_unsupported_shapes_fall_back_to_pyshacl(example_bundle) -> None:
 #: Lexical forms at the edges of xsd:dateTime and xsd:time as rdflib reads them (date only, hour 24,
 #: leap days, fractions of every length, offsets, lowercase separators, spaces, week dates, year 0).
 _LEXICAL_EDGES = [
-    "2026-01-15T10:00:00Z", "2026-01-15", "2026-01-15T10:00", "2026-01-15T10", "2026-01-15T24:00:00",
-    "2024-02-29T00:00:00", "2026-02-29T00:00:00", "2026-02-30", "2026-13-01T00:00:00", "0000-01-01T00:00:00",
-    "0001-01-01T00:00:00", "9999-12-31T23:59:59.999999", "2026-01-15T10:00:00.1", "2026-01-15T10:00:00.1234567",
-    "2026-01-15T10:00:00+14:00", "2026-01-15T10:00:00-00:00", "2026-01-15T10:00:00+0100", "2026-01-15T10:00:00+01",
-    "2026-01-15t10:00:00z", "2026-01-15 10:00:00", " 2026-01-15T10:00:00", "2026-01-15T10:00:00 ", "20260115T100000",
-    "2026-W03-4", "2026-W03-4T10:00", "2026-015", "+2026-01-15T10:00:00", "-2026-01-15T10:00:00", "12026-01-15T00:00:00",
-    "2026-01-15T10:00:60", "2026-01-15T10:60:00", "2026-01-15T10:00:00,5", "yesterday", "", "T", "10:00:00", "10:00",
-    "24:00:00", "10:00:00Z", "10:00:00.5+02:00", "10:00:00.", "2026-01-15T10:00:00.", "١٢:٠٠", "2026-01-15T10:00:00\n",
+    "2026-01-15T10:00:00Z",
+    "2026-01-15",
+    "2026-01-15T10:00",
+    "2026-01-15T10",
+    "2026-01-15T24:00:00",
+    "2024-02-29T00:00:00",
+    "2026-02-29T00:00:00",
+    "2026-02-30",
+    "2026-13-01T00:00:00",
+    "0000-01-01T00:00:00",
+    "0001-01-01T00:00:00",
+    "9999-12-31T23:59:59.999999",
+    "2026-01-15T10:00:00.1",
+    "2026-01-15T10:00:00.1234567",
+    "2026-01-15T10:00:00+14:00",
+    "2026-01-15T10:00:00-00:00",
+    "2026-01-15T10:00:00+0100",
+    "2026-01-15T10:00:00+01",
+    "2026-01-15t10:00:00z",
+    "2026-01-15 10:00:00",
+    " 2026-01-15T10:00:00",
+    "2026-01-15T10:00:00 ",
+    "20260115T100000",
+    "2026-W03-4",
+    "2026-W03-4T10:00",
+    "2026-015",
+    "+2026-01-15T10:00:00",
+    "-2026-01-15T10:00:00",
+    "12026-01-15T00:00:00",
+    "2026-01-15T10:00:60",
+    "2026-01-15T10:60:00",
+    "2026-01-15T10:00:00,5",
+    "yesterday",
+    "",
+    "T",
+    "10:00:00",
+    "10:00",
+    "24:00:00",
+    "10:00:00Z",
+    "10:00:00.5+02:00",
+    "10:00:00.",
+    "2026-01-15T10:00:00.",
+    "١٢:٠٠",
+    "2026-01-15T10:00:00\n",
 ]
 
 
@@ -124,10 +163,13 @@ def test_lexical_parsers_read_as_rdflib_does(datatype: str) -> None:
     for text in _LEXICAL_EDGES:  # one character dropped, doubled or replaced by a digit or separator
         for _ in range(8):
             at = rng.randrange(len(text) + 1)
-            corpus.append(text[:at] + rng.choice("0123456789:-T.+Z ") + text[at + 1:])
-            corpus.append(text[:at] + text[at:at + 1] * 2 + text[at + 1:])
-    disagree = [text for text in corpus
-                if _parses(_LEXICAL_PARSERS[str(iri)], text) != _has_datatype(Literal(text, datatype=iri, normalize=False), iri)]
+            corpus.append(text[:at] + rng.choice("0123456789:-T.+Z ") + text[at + 1 :])
+            corpus.append(text[:at] + text[at : at + 1] * 2 + text[at + 1 :])
+    disagree = [
+        text
+        for text in corpus
+        if _parses(_LEXICAL_PARSERS[str(iri)], text) != _has_datatype(Literal(text, datatype=iri, normalize=False), iri)
+    ]
     assert disagree == []
     assert sum(_parses(_LEXICAL_PARSERS[str(iri)], text) for text in corpus) > 20  # both outcomes are exercised
     assert sum(not _parses(_LEXICAL_PARSERS[str(iri)], text) for text in corpus) > 20

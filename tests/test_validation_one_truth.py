@@ -4,6 +4,7 @@ Every finding (SHACL or not: broken links, ill-typed literals, bundle rules,
 load problems) is in the SHACL report graph; repeated findings are summarised
 per rule in the text report (``-v``: all); text and JSON carry ``path:line``.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,15 @@ BROKEN = "relationships:\n  - type: relates-to\n    target: ./missing.md\n"
 
 def _bundle(root: Path, broken: int) -> Path:
     for i in range(broken):
-        write_file(root, f"m{i}.md", memory_text(f"0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a{i:02x}", BROKEN, body="Body.\n\n## Relationships\n- relates-to [Missing](./missing.md)\n"))
+        write_file(
+            root,
+            f"m{i}.md",
+            memory_text(
+                f"0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a{i:02x}",
+                BROKEN,
+                body="Body.\n\n## Relationships\n- relates-to [Missing](./missing.md)\n",
+            ),
+        )
     return root
 
 
@@ -37,7 +46,9 @@ def test_text_summarises_a_repeated_rule_and_v_lists_every_finding(tmp_path: Pat
     assert code == 0
     assert "[link] 5 warnings, for example:" in text
     examples = [line for line in text.splitlines() if line.startswith("  m") and "missing.md" in line]
-    assert len(examples) == 3 and all(line.startswith(f"  m{i}.md:7: relationships[0].target") for i, line in enumerate(examples))
+    assert len(examples) == 3 and all(
+        line.startswith(f"  m{i}.md:7: relationships[0].target") for i, line in enumerate(examples)
+    )
     assert "  ... and 2 more (-v lists every one)" in text
     assert text.rstrip().endswith("total: 5 findings (0 errors, 5 warnings, 0 notes)")
     code, every = _validate(capsys, bundle, "-v")

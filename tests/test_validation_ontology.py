@@ -6,6 +6,7 @@ type_hint and children, entity types with a base and traits, an extends
 chain (orchard -> field-base -> mif-base), discovery suggestions.  The
 conformance suite runs the same checks on the published ontologies.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,22 +18,27 @@ import yaml
 from rdflib import URIRef
 from rdflib.namespace import RDF
 
+from conftest import EXAMPLES, FIXTURES, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
-from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.ontology.extended_types import TypeMap
 from mif_rdf.queries import memories_of_class, run_query
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.validation import validate
 from mif_rdf.validation.ontology_rules import closest, edit_distance
-
-from conftest import EXAMPLES, FIXTURES, write_file
 from ontology_memories import build
 
 BOUND = FIXTURES / "ontology" / "bound"
 ORCHARD = "https://mif-spec.dev/ontologies/"
 STORES = ("memory", "oxigraph")
-RULES = {"ontology-namespace", "ontology-namespace-type", "ontology-entity-type", "ontology-relationship-type", "ontology-entity-schema"}
+RULES = {
+    "ontology-namespace",
+    "ontology-namespace-type",
+    "ontology-entity-type",
+    "ontology-relationship-type",
+    "ontology-entity-schema",
+}
 
 
 def corpus_bundle(root: Path, ontology_id: str = "orchard"):
@@ -58,8 +64,13 @@ def orchard(tmp_path_factory: pytest.TempPathFactory):
 def test_valid_memories_conform_and_every_mutant_is_caught(orchard, store: str) -> None:
     root, corpus = orchard
     assert corpus.skipped == {}
-    assert len(corpus.valid) >= 10 and {"ontology-namespace", "ontology-namespace-type", "ontology-entity-type",
-                                         "ontology-relationship-type", "ontology-entity-schema"} == set(corpus.mutants.values())
+    assert len(corpus.valid) >= 10 and {
+        "ontology-namespace",
+        "ontology-namespace-type",
+        "ontology-entity-type",
+        "ontology-relationship-type",
+        "ontology-entity-schema",
+    } == set(corpus.mutants.values())
     found = findings(root, store)
     by_path: dict[str, list[dict]] = {}
     for f in found:
@@ -71,7 +82,10 @@ def test_valid_memories_conform_and_every_mutant_is_caught(orchard, store: str) 
         assert rule in rules, (relpath, rule, by_path.get(relpath))
         also = {"entity-reference-entitytype"}
         if "/" not in _namespace_of(root / relpath) and rule == "ontology-namespace":
-            assert "reserved-prefix-unknown" in rules, (relpath, rules)  # '_semanticqx' is also no reserved prefix (spec 10.2)
+            assert "reserved-prefix-unknown" in rules, (
+                relpath,
+                rules,
+            )  # '_semanticqx' is also no reserved prefix (spec 10.2)
             also.add("reserved-prefix-unknown")
         assert rules <= RULES | also, (relpath, rules)  # the mutant breaks that rule only
 
@@ -90,13 +104,20 @@ def test_the_issue_case_is_caught(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "ex")
     path = tmp_path / "ex" / "episodic" / "incident-2025-11-webhook-backlog.md"
     text = path.read_text()
-    path.write_text(text.replace("type: episodic", "type: procedural", 1).replace("namespace: _episodic/incidents", "namespace: _episodic/incidnets", 1))
+    path.write_text(
+        text.replace("type: episodic", "type: procedural", 1).replace(
+            "namespace: _episodic/incidents", "namespace: _episodic/incidnets", 1
+        )
+    )
     report = validate(load_bundle(tmp_path / "ex", progress=False), 3)
     mine = {p.rule: p for p in report.results if p.path == "episodic/incident-2025-11-webhook-backlog.md"}
     assert not report.conforms
     namespace = mine["ontology-namespace"]
     assert (namespace.key, namespace.severity.value, namespace.level) == ("namespace", "error", 2)
-    assert "nearest known ancestor is '_episodic'" in namespace.message and "did you mean '_episodic/incidents'?" in namespace.message
+    assert (
+        "nearest known ancestor is '_episodic'" in namespace.message
+        and "did you mean '_episodic/incidents'?" in namespace.message
+    )
     kind = mine["ontology-namespace-type"]
     assert (kind.key, kind.value) == ("type", "procedural") and "base type 'episodic'" in kind.message
     # level 1 has no ontology rules
@@ -111,8 +132,12 @@ def test_the_examples_stay_clean_under_the_ontology_rules() -> None:
 @pytest.mark.parametrize("fmt", ["json", "sarif", "junit", "github", "text"])
 def test_rule_ids_reach_every_report_format(tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(BOUND, tmp_path / ".mif" / "ontologies")
-    write_file(tmp_path, "m/a.md", "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
-               "namespace: _semantic/asets\nontology: {id: orchard}\n---\nBody.\n")
+    write_file(
+        tmp_path,
+        "m/a.md",
+        "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+        "namespace: _semantic/asets\nontology: {id: orchard}\n---\nBody.\n",
+    )
     assert main(["validate", str(tmp_path), "--format", fmt, "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "ontology-namespace" in out and "_semantic/assets" in out
@@ -120,10 +145,18 @@ def test_rule_ids_reach_every_report_format(tmp_path: Path, fmt: str, capsys: py
 
 def test_unknown_ontology_and_version_are_one_warning_each(tmp_path: Path) -> None:
     for i in range(3):
-        write_file(tmp_path, f"m/g{i}.md", f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
-                   "ontology: {id: ghost, uri: 'https://example.org/ghost.yaml'}\n---\nBody.\n")
-        write_file(tmp_path, f"m/v{i}.md", f"---\nid: 1b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
-                   "ontology: {id: mif-base, version: '0.9.0'}\n---\nBody.\n")
+        write_file(
+            tmp_path,
+            f"m/g{i}.md",
+            f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+            "ontology: {id: ghost, uri: 'https://example.org/ghost.yaml'}\n---\nBody.\n",
+        )
+        write_file(
+            tmp_path,
+            f"m/v{i}.md",
+            f"---\nid: 1b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+            "ontology: {id: mif-base, version: '0.9.0'}\n---\nBody.\n",
+        )
     report = validate(load_bundle(tmp_path, progress=False), 2)
     rules = [p.rule for p in report.results if p.rule and p.rule.startswith("ontology")]
     assert sorted(rules) == ["ontology-unknown", "ontology-version"]
@@ -135,20 +168,43 @@ def test_ontology_dir_option_and_path_order(tmp_path: Path, capsys: pytest.Captu
     user = tmp_path / "user"
     shutil.copytree(BOUND, user)
     bundle = tmp_path / "b"
-    write_file(bundle, "m/a.md", "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: procedural\ncreated: 2026-01-15T10:30:00Z\n"
-               "namespace: _procedural/pruning\nontology: {id: orchard, version: '1.1.0'}\n---\nBody.\n")
+    write_file(
+        bundle,
+        "m/a.md",
+        "---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e\ntype: procedural\ncreated: 2026-01-15T10:30:00Z\n"
+        "namespace: _procedural/pruning\nontology: {id: orchard, version: '1.1.0'}\n---\nBody.\n",
+    )
     assert main(["validate", str(bundle), "--no-progress", "--format", "json"]) == 0
     assert "ontology-unknown" in capsys.readouterr().out
     assert main(["validate", str(bundle), "--no-progress", "--format", "json", "--ontology-dir", str(user)]) == 0
     assert '"rule": "ontology' not in capsys.readouterr().out
     override = tmp_path / "override"
-    write_file(override, "orchard.ontology.yaml", "ontology:\n  id: orchard\n  version: \"1.1.0\"\n  extends: [mif-base]\n")
-    assert main(["validate", str(bundle), "--no-progress", "--format", "json", "--ontology-dir", str(user), "--path", str(override)]) == 1
+    write_file(
+        override, "orchard.ontology.yaml", 'ontology:\n  id: orchard\n  version: "1.1.0"\n  extends: [mif-base]\n'
+    )
+    assert (
+        main(
+            [
+                "validate",
+                str(bundle),
+                "--no-progress",
+                "--format",
+                "json",
+                "--ontology-dir",
+                str(user),
+                "--path",
+                str(override),
+            ]
+        )
+        == 1
+    )
     assert "'_procedural/pruning' is not in the namespace tree of ontology 'orchard'" in capsys.readouterr().out
 
 
 def test_edit_distance_and_suggestion() -> None:
-    assert edit_distance("kitten", "sitting") == 3 and edit_distance("", "abc") == 3 and edit_distance("same", "same") == 0
+    assert (
+        edit_distance("kitten", "sitting") == 3 and edit_distance("", "abc") == 3 and edit_distance("same", "same") == 0
+    )
     assert closest("incidnets", ["incidents", "sessions"]) == "incidents"
     assert closest("zzzzzzzz", ["incidents", "sessions"]) is None  # nothing near: no suggestion
 
@@ -158,22 +214,29 @@ def typed_bundle(root: Path) -> Path:
     shutil.copytree(BOUND, root / ".mif" / "ontologies")
     header = "---\nid: {id}\ntype: {kind}\ncreated: 2026-01-15T10:30:00Z\nnamespace: {ns}\nontology: {{id: orchard}}\n{extra}---\nBody.\n"
     cases = {
-        "asset": ("semantic", "_semantic/assets", ""),                    # the node named after the type (plural)
-        "deep": ("episodic", "_episodic/inspections/2026/q1", ""),       # below a typed node
-        "prune": ("procedural", "_procedural/pruning", ""),              # a discovery pair of the child ontology
-        "corpus-root": ("semantic", "semantic/assets", ""),              # the root written as the corpus writes it
-        "ambiguous": ("semantic", "_semantic/science", ""),              # two types offered, none chosen
+        "asset": ("semantic", "_semantic/assets", ""),  # the node named after the type (plural)
+        "deep": ("episodic", "_episodic/inspections/2026/q1", ""),  # below a typed node
+        "prune": ("procedural", "_procedural/pruning", ""),  # a discovery pair of the child ontology
+        "corpus-root": ("semantic", "semantic/assets", ""),  # the root written as the corpus writes it
+        "ambiguous": ("semantic", "_semantic/science", ""),  # two types offered, none chosen
         "chosen": ("semantic", "_semantic/science", "entity:\n  name: S\n  entity_type: soil-sample\n"),
-        "untyped": ("semantic", "_semantic/decisions", ""),              # a node that offers no type
+        "untyped": ("semantic", "_semantic/decisions", ""),  # a node that offers no type
     }
     for n, (name, (kind, ns, extra)) in enumerate(cases.items()):
-        write_file(root, f"m/{name}.md", header.format(id=f"0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}", kind=kind, ns=ns, extra=extra))
+        write_file(
+            root,
+            f"m/{name}.md",
+            header.format(id=f"0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}", kind=kind, ns=ns, extra=extra),
+        )
     return root
 
 
 EXPECTED_TYPES = {
-    "m/asset.md": "field-base/asset", "m/deep.md": "field-base/inspection", "m/prune.md": "orchard/pruning-guide",
-    "m/corpus-root.md": "field-base/asset", "m/chosen.md": "field-base/soil-sample",
+    "m/asset.md": "field-base/asset",
+    "m/deep.md": "field-base/inspection",
+    "m/prune.md": "orchard/pruning-guide",
+    "m/corpus-root.md": "field-base/asset",
+    "m/chosen.md": "field-base/soil-sample",
 }
 
 
@@ -182,11 +245,15 @@ def test_extended_types_go_into_the_types_graph(tmp_path: Path, store: str) -> N
     bundle = load_bundle(typed_bundle(tmp_path), store=store, progress=False)
     assert add_types_graph(bundle, user_dirs=[]) == len(EXPECTED_TYPES)
     types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
-    rows = run_query(bundle.dataset, f"SELECT ?path ?class WHERE {{ GRAPH <{types}> {{ ?m a ?class }} ?m mif:path ?path }}")
+    rows = run_query(
+        bundle.dataset, f"SELECT ?path ?class WHERE {{ GRAPH <{types}> {{ ?m a ?class }} ?m mif:path ?path }}"
+    )
     assert {str(path): str(cls).removeprefix(ORCHARD) for path, cls in rows} == EXPECTED_TYPES
     # never in the memory's own graph: the JSON-LD equivalence stays exact
     for record in bundle.memories.values():
-        assert not any(str(o).startswith(ORCHARD) for o in bundle.dataset.graph(URIRef(record.iri)).objects(None, RDF.type))
+        assert not any(
+            str(o).startswith(ORCHARD) for o in bundle.dataset.graph(URIRef(record.iri)).objects(None, RDF.type)
+        )
     # the class hierarchy is there: a query by base class needs no reasoner
     episodic = memories_of_class(bundle, "https://mif-spec.dev/ns/EpisodicType")
     assert (episodic.column("path"), episodic.column("type")) == (["m/deep.md"], [ORCHARD + "field-base/inspection"])
@@ -257,8 +324,8 @@ def test_generated_bundles_can_carry_an_ontology_their_memories_name(tmp_path: P
 
 
 def test_reasoning_puts_the_named_ontologies_into_the_ontology_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mif_rdf.source.identity import GRAPH_ONTOLOGY
     from mif_rdf.reasoning import infer
+    from mif_rdf.source.identity import GRAPH_ONTOLOGY
 
     monkeypatch.setenv("MIF_RDF_ONTOLOGY_PATH", str(BOUND))  # the user folder, as a user sets it
     bundle = load_bundle(FIXTURES / "ontology" / "typed", progress=False)
@@ -298,26 +365,40 @@ def test_the_engine_path_and_the_pyshacl_path_agree_with_the_whole_run(tmp_path:
 
     if nested:
         write_file(tmp_path, ".mif/ontologies/nested.ontology.yaml", NESTED)
-        payloads = ["entity: {name: M1, entity_type: machine, spec: {power: 'high'}}", "entity: {name: M2, entity_type: machine}",
-                    "entity: {name: M3, entity_type: machine, spec: {power: 7}}"]
+        payloads = [
+            "entity: {name: M1, entity_type: machine, spec: {power: 'high'}}",
+            "entity: {name: M2, entity_type: machine}",
+            "entity: {name: M3, entity_type: machine, spec: {power: 7}}",
+        ]
         ontology = "nested"
     else:
         shutil.copytree(BOUND, tmp_path / ".mif" / "ontologies")
-        payloads = ["entity: {name: A1, entity_type: asset, serial: S1, status: lost}", "entity: {name: A2, entity_type: asset}",
-                    "entity: {name: A3, entity_type: asset, serial: S3, hours: many}"]
+        payloads = [
+            "entity: {name: A1, entity_type: asset, serial: S1, status: lost}",
+            "entity: {name: A2, entity_type: asset}",
+            "entity: {name: A3, entity_type: asset, serial: S3, hours: many}",
+        ]
         ontology = "orchard"
     for n, payload in enumerate(payloads):
-        write_file(tmp_path, f"m/{n}.md", f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
-                   f"ontology: {{id: {ontology}}}\n{payload}\n---\nBody.\n")
+        write_file(
+            tmp_path,
+            f"m/{n}.md",
+            f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n"
+            f"ontology: {{id: {ontology}}}\n{payload}\n---\nBody.\n",
+        )
     bundle = load_bundle(tmp_path, progress=False)
     bound = ontology_binding(bundle, 3, [], [], [])
     shapes = bound.compilation.shapes
     data = entity_schemas.payload_graph(bundle, {"asset", "machine"})
-    focus = {s: [r[0] for r in data.query(str(shapes.value(t, SH.select)))] for s, t in shapes.subject_objects(SH.target)}
+    focus = {
+        s: [r[0] for r in data.query(str(shapes.value(t, SH.select)))] for s, t in shapes.subject_objects(SH.target)
+    }
     assert (entity_schemas._on_payload_nodes(shapes, data, focus) is None) == nested
     report, _ = entity_schemas.entity_schema_report(bound, bundle)
     got = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
-    assert got == sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
+    assert got == sorted(
+        str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes)
+    )
     assert len(got) >= 2 and all(p.startswith("m/") for p in got)  # a wrong type, a missing field (and a wrong enum)
 
 
@@ -350,11 +431,17 @@ def test_the_streamed_export_writes_the_types_a_load_writes(tmp_path: Path) -> N
     root = typed_bundle(tmp_path / "b")
     streamed, loaded = tmp_path / "streamed.nq", tmp_path / "loaded.nq"
     assert main(["export", str(root), "--stream", "-o", str(streamed), "--no-progress"]) == 0
-    assert main(["export", str(root), "--format", "nquads", "--store", "oxigraph", "-o", str(loaded), "--no-progress"]) == 0
+    assert (
+        main(["export", str(root), "--format", "nquads", "--store", "oxigraph", "-o", str(loaded), "--no-progress"])
+        == 0
+    )
     graphs = []
     for path in (streamed, loaded):
         dataset = Dataset()
         dataset.parse(path, format="nquads")
         graphs.append(dataset)
-    types = [sorted(tuple(map(str, q[:3])) for q in d.quads((None, None, None, None)) if str(q[3]).endswith("#types")) for d in graphs]
+    types = [
+        sorted(tuple(map(str, q[:3])) for q in d.quads((None, None, None, None)) if str(q[3]).endswith("#types"))
+        for d in graphs
+    ]
     assert types[0] == types[1] and len(types[0]) > len(EXPECTED_TYPES)  # the rdf:type triples and the class chains

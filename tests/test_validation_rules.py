@@ -1,4 +1,5 @@
 """Each SHACL rule and bundle rule, proved by a memory that breaks exactly that rule."""
+
 from __future__ import annotations
 
 import json
@@ -6,16 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURE_BUNDLES, write_file
+from conftest import validate_but_spec_dates as validate
 from mif_rdf import load_bundle
 from mif_rdf.core.errors import Severity
 from mif_rdf.source.markdown import render_memory
-from mif_rdf.validation import validate as validate_all
-
-from conftest import validate_but_spec_dates as validate
-from mif_rdf.validation.shapes import rules
 from mif_rdf.source.yamlio import load_yaml
-
-from conftest import FIXTURE_BUNDLES, write_file
+from mif_rdf.validation import validate as validate_all
+from mif_rdf.validation.shapes import rules
 
 TARGET_ID = "11111111-1111-4111-8111-111111111111"
 MEMORY_ID = "22222222-2222-4222-8222-222222222222"
@@ -92,7 +91,9 @@ def _base() -> dict:
 def test_the_base_memory_conforms_at_level_3(tmp_path: Path) -> None:
     report = validate_all(_bundle(tmp_path, _base()), level=3)
     # the spec's own `accessed: 2026-01-20` under the context's xsd:dateTime: one note, nothing for the author to fix
-    assert [(r.rule, r.key, r.severity.value) for r in report.results] == [("ill-typed-literal", "citations[0].accessed", "info")], report.to_text()
+    assert [(r.rule, r.key, r.severity.value) for r in report.results] == [
+        ("ill-typed-literal", "citations[0].accessed", "info")
+    ], report.to_text()
 
 
 def _set(path: str, value):
@@ -105,6 +106,7 @@ def _set(path: str, value):
             del node[last]
         else:
             node[last] = value
+
     return change
 
 
@@ -146,7 +148,11 @@ CASES = {
     "decay-halfLife": (_set("temporal.decay.halfLife", "PT"), "temporal.decay.halfLife", E),
     "decay-currentStrength": (_set("temporal.decay.currentStrength", 1.2), "temporal.decay.currentStrength", E),
     "decay-strength": (_set("temporal.decay.strength", -0.1), "temporal.decay.strength", E),
-    "decay-lastReinforced": (_set("temporal.decay.lastReinforced", "2026-02-30T00:00:00Z"), "temporal.decay.lastReinforced", E),
+    "decay-lastReinforced": (
+        _set("temporal.decay.lastReinforced", "2026-02-30T00:00:00Z"),
+        "temporal.decay.lastReinforced",
+        E,
+    ),
     "provenance-sourceType": (_set("provenance.sourceType", "hearsay"), "provenance.sourceType", E),
     "provenance-trustLevel": (_set("provenance.trustLevel", "total"), "provenance.trustLevel", E),
     "provenance-confidence": (_set("provenance.confidence", 2), "provenance.confidence", E),
@@ -200,18 +206,28 @@ def test_breaking_one_rule_gives_exactly_that_result(tmp_path: Path, rule: str) 
     frontmatter = _base()
     change(frontmatter)
     body = BODY if frontmatter.get("relationships") == _base()["relationships"] else "\nText.\n"
-    if rule.startswith("relationship") and "type" in frontmatter["relationships"][0] and isinstance(frontmatter["relationships"][0].get("target"), str):
+    if (
+        rule.startswith("relationship")
+        and "type" in frontmatter["relationships"][0]
+        and isinstance(frontmatter["relationships"][0].get("target"), str)
+    ):
         rel = frontmatter["relationships"][0]
         body = f"\nText.\n\n## Relationships\n\n- {rel['type']} [T]({rel['target']})\n"
     report = validate(_bundle(tmp_path, frontmatter, body), level=3)
-    found = [(r.rule, r.key, r.severity) for r in report.results if r.rule not in ("link", "okf-relationship-mirror", "projection")]
+    found = [
+        (r.rule, r.key, r.severity)
+        for r in report.results
+        if r.rule not in ("link", "okf-relationship-mirror", "projection")
+    ]
     assert found == [(rule, key, severity)], report.to_text()
     (result,) = [r for r in report.results if r.rule == rule]
     assert result.path == "memory.md" and result.message
     assert result.level == rules(3)[next(k for k, v in rules(3).items() if v.name == rule)].level
 
 
-@pytest.mark.parametrize("namespace", ["_shared/acme+bigcorp/integration-api", "_semantic/decisions", "acme-corp/team_a"])
+@pytest.mark.parametrize(
+    "namespace", ["_shared/acme+bigcorp/integration-api", "_semantic/decisions", "acme-corp/team_a"]
+)
 def test_namespaces_written_as_the_spec_writes_them_conform(tmp_path: Path, namespace: str) -> None:
     """Spec 10.2/10.4 name bilateral namespaces with a '+' (the upstream schema's pattern has none; the spec wins)."""
     frontmatter = _base()
@@ -232,7 +248,13 @@ def test_a_memory_has_one_type(tmp_path: Path) -> None:
     from rdflib import URIRef
 
     bundle = _bundle(tmp_path, _base())
-    bundle.graph(MEMORY_ID).add((URIRef(f"urn:mif:{MEMORY_ID}"), URIRef("https://mif-spec.dev/ns/conceptType"), URIRef("https://mif-spec.dev/ns/EpisodicType")))
+    bundle.graph(MEMORY_ID).add(
+        (
+            URIRef(f"urn:mif:{MEMORY_ID}"),
+            URIRef("https://mif-spec.dev/ns/conceptType"),
+            URIRef("https://mif-spec.dev/ns/EpisodicType"),
+        )
+    )
     report = validate(bundle, level=1)
     assert [(r.rule, r.key) for r in report.results] == [("type-single", "type")]
 
@@ -264,9 +286,14 @@ def test_mirror_missing_in_body_and_in_frontmatter(tmp_path: Path) -> None:
     assert "derived-from" in front_side.message and "/target.md" in front_side.message
 
 
-@pytest.mark.parametrize(("verdict", "strict", "expected"), [
-    ("good", False, []), ("bad", False, [("observation.md", W)]), ("bad", True, [("observation.md", E)]),
-])
+@pytest.mark.parametrize(
+    ("verdict", "strict", "expected"),
+    [
+        ("good", False, []),
+        ("bad", False, [("observation.md", W)]),
+        ("bad", True, [("observation.md", E)]),
+    ],
+)
 def test_temporal_fixtures(verdict: str, strict: bool, expected: list) -> None:
     check_temporal_fixture(FIXTURE_BUNDLES[f"temporal-{verdict}"], verdict, strict, expected)
 
@@ -303,9 +330,15 @@ def check_legacy_bundle_gets_clear_problems(root: Path) -> None:
 
 
 # -- the valid fixtures conform at their level ------------------------------------------------------
-@pytest.mark.parametrize(("name", "level"), [
-    ("core", 3), ("properties", 3), ("temporal-good", 3), ("examples", 3),
-])
+@pytest.mark.parametrize(
+    ("name", "level"),
+    [
+        ("core", 3),
+        ("properties", 3),
+        ("temporal-good", 3),
+        ("examples", 3),
+    ],
+)
 def test_valid_bundles_conform(name: str, level: int) -> None:
     check_bundle_conforms(FIXTURE_BUNDLES[name], level)
 
@@ -316,9 +349,15 @@ def check_bundle_conforms(root: Path, level: int) -> None:
     assert {r.rule for r in report.results} <= {"link"}
 
 
-@pytest.mark.parametrize(("filename", "level"), [
-    ("level-1-minimal.md", 1), ("level-2-standard.md", 2), ("level-3-citations.md", 3), ("level-3-full.md", 3),
-])
+@pytest.mark.parametrize(
+    ("filename", "level"),
+    [
+        ("level-1-minimal.md", 1),
+        ("level-2-standard.md", 2),
+        ("level-3-citations.md", 3),
+        ("level-3-full.md", 3),
+    ],
+)
 def test_level_examples_conform_at_their_level(tmp_path: Path, filename: str, level: int) -> None:
     check_memory_conforms_at_its_level(FIXTURE_BUNDLES["levels"] / filename, level, tmp_path)
 
@@ -340,12 +379,20 @@ def test_report_formats(tmp_path: Path) -> None:
     assert data == json.loads(json.dumps(report.to_dict(), default=str))
     assert data["conforms"] is False and data["counts"]["error"] == 1
     (result,) = data["results"]
-    assert result == {"path": "memory.md", "message": result["message"], "severity": "error", "key": "temporal.decay.model",
-                      "rule": "decay-model", "value": "cubic", "level": 3}
+    assert result == {
+        "path": "memory.md",
+        "message": result["message"],
+        "severity": "error",
+        "key": "temporal.decay.model",
+        "rule": "decay-model",
+        "value": "cubic",
+        "level": 3,
+    }
     text = report.to_text()
     assert "memory.md" in text and "temporal.decay.model" in text and "cubic" in text and "decay-model" in text
     graph = report.report_graph()
     from rdflib.namespace import SH
+
     assert (None, SH.conforms, None) in graph and len(list(graph.subjects(SH.resultSeverity, None))) == 1
 
 
@@ -375,18 +422,29 @@ def test_ontology_shapes_join_validation(tmp_path: Path) -> None:
     check_ontology_shapes_join_validation(tmp_path / "bundle", profile, "field-work", [tmp_path / "ontologies"])
 
 
-def check_ontology_shapes_join_validation(tmp_path: Path, profile: Path, ontology_id: str, search_path: list[Path]) -> None:
+def check_ontology_shapes_join_validation(
+    tmp_path: Path, profile: Path, ontology_id: str, search_path: list[Path]
+) -> None:
     """An enum violation of an ontology's entity schema is an error naming the file, key and ontology."""
     from mif_rdf.cli.main import main
 
-    session = {"id": "s1", "type": "episodic", "created": "2026-01-15T10:30:00Z",
-               "entity": {"name": "Debug", "entity_type": "session", "session_type": "karaoke", "summary": "x"}}
+    session = {
+        "id": "s1",
+        "type": "episodic",
+        "created": "2026-01-15T10:30:00Z",
+        "entity": {"name": "Debug", "entity_type": "session", "session_type": "karaoke", "summary": "x"},
+    }
     write_file(tmp_path, "s1.md", render_memory(session, "\nA session.\n"))
     plain = validate(load_bundle(tmp_path), level=1)
     assert plain.conforms
     report = validate(load_bundle(tmp_path), level=1, ontologies=[str(profile)], search_path=search_path)
     (finding,) = [r for r in report.results if r.rule and r.rule.startswith("ontology")]
-    assert (finding.path, finding.key, finding.severity, finding.rule) == ("s1.md", "entity.session_type", E, "ontology-entity-schema")
+    assert (finding.path, finding.key, finding.severity, finding.rule) == (
+        "s1.md",
+        "entity.session_type",
+        E,
+        "ontology-entity-schema",
+    )
     assert finding.value == "karaoke" and ontology_id in finding.message
     paths = [arg for folder in search_path for arg in ("--path", str(folder))]
     assert main(["validate", str(tmp_path), "--level", "1", "--ontology", str(profile), *paths]) == 1

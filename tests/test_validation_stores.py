@@ -5,6 +5,7 @@ whose literals rdflib had normalized, so a date-only ``xsd:dateTime`` became
 ``...T00:00:00``: seeded ``created`` errors went missing and correct
 ``accessed`` dates were flagged.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,16 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURE_BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
-from mif_rdf.validation import shacl
 from mif_rdf.load import oxigraph_sink
 from mif_rdf.source.markdown import render_memory, split_frontmatter
-from synthetic import generate_bundle
-from mif_rdf.validation import run
-from mif_rdf.validation.run import validate
 from mif_rdf.source.yamlio import load_yaml
-
-from conftest import FIXTURE_BUNDLES, memory_text, write_file
+from mif_rdf.validation import run, shacl
+from mif_rdf.validation.run import validate
+from synthetic import generate_bundle
 
 #: Violations seeded into generated memories, as the benchmark suite seeds them (the first is the date-only case).
 BREAKERS = (
@@ -56,7 +55,9 @@ def test_date_only_datetime_is_kept_as_written_on_oxigraph(tmp_path: Path) -> No
     assert oxigraph == memory
     dated = [json.loads(f) for f in oxigraph if "semantic/dated.md" in f]
     assert {(f["key"], f["rule"], f["severity"]) for f in dated} >= {("created", "created-datetime", "error")}, dated
-    accessed = [json.loads(f) for f in oxigraph if "accessed" in f]  # the spec's own date form: a note, never a shape's flag
+    accessed = [
+        json.loads(f) for f in oxigraph if "accessed" in f
+    ]  # the spec's own date form: a note, never a shape's flag
     assert {(f["rule"], f["severity"]) for f in accessed} <= {("ill-typed-literal", "info")}, accessed
 
 
@@ -80,7 +81,11 @@ def test_both_stores_and_pyshacl_agree_on_a_generated_bundle_with_seeded_violati
     assert oxigraph == _findings(root, "memory")
     assert oxigraph == _findings(root, "memory", engine="pyshacl")  # the reference, on the author's literals
     assert sum("created-datetime" in f for f in oxigraph) >= 2  # the date-only created of several memories
-    assert {rule for f in oxigraph for rule in ("decay-model", "confidence", "namespace") if rule in f} == {"decay-model", "confidence", "namespace"}
+    assert {rule for f in oxigraph for rule in ("decay-model", "confidence", "namespace") if rule in f} == {
+        "decay-model",
+        "confidence",
+        "namespace",
+    }
 
 
 def test_the_fast_engine_reads_oxigraph_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:

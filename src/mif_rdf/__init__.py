@@ -12,6 +12,7 @@ The names below are imported on first use (PEP 562), so that ``mif-rdf
 --help`` and a command that needs little start fast.  Importing the package
 teaches rdflib the ``mif`` format for folders (:mod:`mif_rdf.rdfplugin`).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -41,16 +42,42 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
 __version__ = "0.1.0"
 #: public name -> the module that defines it
 _HOMES = {
-    "Bundle": "mif_rdf.bundle", "EntityRecord": "mif_rdf.bundle", "LoadedBundle": "mif_rdf.bundle", "MemoryRecord": "mif_rdf.bundle",
-    "load_bundle": "mif_rdf.bundle", "new_dataset": "mif_rdf.bundle",
+    "Bundle": "mif_rdf.bundle",
+    "EntityRecord": "mif_rdf.bundle",
+    "LoadedBundle": "mif_rdf.bundle",
+    "MemoryRecord": "mif_rdf.bundle",
+    "load_bundle": "mif_rdf.bundle",
+    "new_dataset": "mif_rdf.bundle",
     "export": "mif_rdf.output.export_api",
-    "MifRdfError": "mif_rdf.core.errors", "Problem": "mif_rdf.core.errors", "ProblemLog": "mif_rdf.core.errors", "Severity": "mif_rdf.core.errors",
-    "Suggestion": "mif_rdf.ontology.discovery", "SuggestionReport": "mif_rdf.ontology.discovery", "suggest": "mif_rdf.ontology.discovery",
-    "read_dataset": "mif_rdf.output.writeback", "recover_files": "mif_rdf.output.writeback", "write_bundle": "mif_rdf.output.writeback",
+    "MifRdfError": "mif_rdf.core.errors",
+    "Problem": "mif_rdf.core.errors",
+    "ProblemLog": "mif_rdf.core.errors",
+    "Severity": "mif_rdf.core.errors",
+    "Suggestion": "mif_rdf.ontology.discovery",
+    "SuggestionReport": "mif_rdf.ontology.discovery",
+    "suggest": "mif_rdf.ontology.discovery",
+    "read_dataset": "mif_rdf.output.writeback",
+    "recover_files": "mif_rdf.output.writeback",
+    "write_bundle": "mif_rdf.output.writeback",
 }
 __all__ = [
-    "Bundle", "EntityRecord", "LoadedBundle", "MemoryRecord", "MifRdfError", "Problem", "ProblemLog", "Severity", "Suggestion",
-    "SuggestionReport", "export", "load_bundle", "new_dataset", "read_dataset", "recover_files", "suggest", "write_bundle",
+    "Bundle",
+    "EntityRecord",
+    "LoadedBundle",
+    "MemoryRecord",
+    "MifRdfError",
+    "Problem",
+    "ProblemLog",
+    "Severity",
+    "Suggestion",
+    "SuggestionReport",
+    "export",
+    "load_bundle",
+    "new_dataset",
+    "read_dataset",
+    "recover_files",
+    "suggest",
+    "write_bundle",
 ]
 
 

@@ -8,10 +8,12 @@ sit here, at the top of the import graph, because each calls a later stage
 (queries, output, write-back, notebook); the pipeline below only ever sees a
 ``LoadedBundle`` and never imports this module.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, cast
+from typing import TYPE_CHECKING, cast
 
 from rdflib.query import Result
 from rdflib.store import Store
@@ -43,7 +45,9 @@ __all__ = ["Bundle", "EntityRecord", "Link", "LoadedBundle", "MemoryRecord", "lo
 class Bundle(LoadedBundle):
     """A loaded bundle, as the Python API hands it out: the Dataset, the records, and the conveniences."""
 
-    def query(self, query: str, bindings: Mapping[str, Identifier] | None = None, *, allow_service: bool = False) -> Result:
+    def query(
+        self, query: str, bindings: Mapping[str, Identifier] | None = None, *, allow_service: bool = False
+    ) -> Result:
         """Run SPARQL over the union of the bundle's graphs, with the project's prefixes declared.
 
         The same as :func:`mif_rdf.queries.run_query` on ``self.dataset``: updates
@@ -51,19 +55,38 @@ class Bundle(LoadedBundle):
         """
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
 
-    def export(self, target: Target, format: str | None = None, *, include_local: bool = False,
-               audience: str | Audience | None = None, include_system: bool = False) -> ExportPolicy:
+    def export(
+        self,
+        target: Target,
+        format: str | None = None,
+        *,
+        include_local: bool = False,
+        audience: str | Audience | None = None,
+        include_system: bool = False,
+    ) -> ExportPolicy:
         """Write what may leave the machine, as ``mif-rdf export`` does: never ``_local`` unless ``include_local``.
 
         ``format`` defaults to the one the file's extension names; ``audience``
         (a party of the bundle) writes only what it may read.  The same as
         :func:`mif_rdf.export`; returns the policy applied.
         """
-        return _export(self, target, format, include_local=include_local, audience=audience, include_system=include_system)
+        return _export(
+            self, target, format, include_local=include_local, audience=audience, include_system=include_system
+        )
 
-    def update(self, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False) -> UpdateResult:
+    def update(
+        self,
+        update: str,
+        *,
+        dry_run: bool = False,
+        allow_service: bool = False,
+        force: bool = False,
+        allow_delete: bool = False,
+    ) -> UpdateResult:
         """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.output.update.update_bundle`)."""
-        return update_bundle(self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete)
+        return update_bundle(
+            self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete
+        )
 
     def reload(self, *relpaths: str) -> set[str]:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced (:func:`mif_rdf.load.loader.reload`)."""
@@ -109,7 +132,31 @@ def load_bundle(
     Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
     if rev is not None:
-        return cast(Bundle, load_at_revision(root, rev, base_iri=base_iri, engine=engine, store=store, progress=progress, limits=limits,
-                                             workers=workers, into=Bundle))
-    return cast(Bundle, loader.load(root, base_iri=base_iri, engine=engine, store=store, progress=progress, limits=limits,
-                                    cache=cache, workers=workers, into=Bundle))
+        return cast(
+            Bundle,
+            load_at_revision(
+                root,
+                rev,
+                base_iri=base_iri,
+                engine=engine,
+                store=store,
+                progress=progress,
+                limits=limits,
+                workers=workers,
+                into=Bundle,
+            ),
+        )
+    return cast(
+        Bundle,
+        loader.load(
+            root,
+            base_iri=base_iri,
+            engine=engine,
+            store=store,
+            progress=progress,
+            limits=limits,
+            cache=cache,
+            workers=workers,
+            into=Bundle,
+        ),
+    )

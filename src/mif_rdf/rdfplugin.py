@@ -13,6 +13,7 @@ loads them; any other graph (a plain ``Graph``) gets their union, since it has
 no named graphs to hold them.  A memory ``.md`` file is read as a one-memory
 bundle: its own graph and its links, resolved against its bundle.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,14 @@ def install() -> None:
         return
     original = rdflib.parser.create_input_source
 
-    def create_input_source(source: Any = None, publicID: Any = None, location: Any = None, file: Any = None, data: Any = None, format: Any = None) -> InputSource:  # noqa: N803
+    def create_input_source(
+        source: Any = None,
+        publicID: Any = None,
+        location: Any = None,
+        file: Any = None,
+        data: Any = None,
+        format: Any = None,
+    ) -> InputSource:  # noqa: N803
         target = source if source is not None else location
         if format == "mif" and isinstance(target, (str, os.PathLike)) and os.path.isdir(target):
             return _FolderSource(os.fspath(target))
@@ -73,8 +81,9 @@ class MifParser(Parser):
 
     def parse(self, source: InputSource, sink: Graph, **kwargs: Any) -> None:
         from mif_rdf.bundle import load_bundle
-
-        from mif_rdf.output.convert import bundle_root_of  # the one single-file root rule, shared with `convert to-jsonld`
+        from mif_rdf.output.convert import (
+            bundle_root_of,  # the one single-file root rule, shared with `convert to-jsonld`
+        )
 
         path = source_path(source)
         root = bundle_root_of(path) or path.parent

@@ -19,6 +19,7 @@ compiled ontologies (default: mif-base and those the memories name) and the bund
 config's ``relationship_types``; inferences go to ``<base>#inferences``, and
 each call replaces both.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -29,19 +30,29 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 from rdflib.term import Node
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.names import PROFILES, SCOPES
-from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.ontology import bundle_ontologies, compile_ontologies, memory_references, vocabulary
+from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
 
 #: Files given as ontologies that are RDF already (not ontology YAML).
-RDF_SUFFIXES = {".ttl": "turtle", ".nt": "nt", ".n3": "n3", ".owl": "xml", ".rdf": "xml", ".xml": "xml", ".jsonld": "json-ld"}
+RDF_SUFFIXES = {
+    ".ttl": "turtle",
+    ".nt": "nt",
+    ".n3": "n3",
+    ".owl": "xml",
+    ".rdf": "xml",
+    ".xml": "xml",
+    ".jsonld": "json-ld",
+}
 Triple = tuple[Node, Node, Node]
 OntologySource = str | Path | Graph
 
 
-def ontology_graph(bundle: LoadedBundle, ontologies: Iterable[OntologySource] | None = None, *, search_path: Iterable[Path | str] = ()) -> Graph:
+def ontology_graph(
+    bundle: LoadedBundle, ontologies: Iterable[OntologySource] | None = None, *, search_path: Iterable[Path | str] = ()
+) -> Graph:
     """The vocabulary, the ontologies and the bundle's relationship types.
 
     ``ontologies``: ids, YAML or RDF files, graphs; default mif-base and every
@@ -85,7 +96,9 @@ def infer(
         raise MifRdfError(f"unknown reasoning profile {profile!r}: use one of {', '.join(PROFILES)}")
     scope = scope or ("links" if profile == "fast" else "all")
     if scope not in SCOPES or (profile == "fast" and scope != "links"):
-        raise MifRdfError(f"scope {scope!r} is not available for profile {profile!r} (fast works on the links graph; rdfs/owlrl take 'all' or 'links')")
+        raise MifRdfError(
+            f"scope {scope!r} is not available for profile {profile!r} (fast works on the links graph; rdfs/owlrl take 'all' or 'links')"
+        )
     ontology = ontology_graph(bundle, ontologies, search_path=search_path)
     dataset = bundle.dataset
     ontology_iri = URIRef(graph_iri(bundle.base_iri, GRAPH_ONTOLOGY))

@@ -3,6 +3,7 @@
 This public path stays for users; the engine and the rules for stepping
 aside live in :mod:`mif_rdf.validation.shacl`.
 """
+
 from mif_rdf.validation.shacl import Unsupported as Unsupported
 from mif_rdf.validation.shacl import Validation as Validation
 from mif_rdf.validation.shacl import run as run

@@ -5,6 +5,7 @@ It needs Debian's ``chromium`` and ``chromium-driver`` and runs only with
 on a machine without a browser, and a missing browser here is an error,
 never a skip.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -14,7 +15,12 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--browser", action="store_true", default=False, help="run the browser suite (tests/browser): needs chromium and chromedriver")
+    parser.addoption(
+        "--browser",
+        action="store_true",
+        default=False,
+        help="run the browser suite (tests/browser): needs chromium and chromedriver",
+    )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -27,4 +33,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("browser", False):
         missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
         if missing:
-            raise pytest.UsageError(f"the browser suite needs {' and '.join(missing)}: apt-get install -y chromium chromium-driver")
+            raise pytest.UsageError(
+                f"the browser suite needs {' and '.join(missing)}: apt-get install -y chromium chromium-driver"
+            )

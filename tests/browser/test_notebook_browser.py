@@ -6,11 +6,11 @@ read; every table (DataFrames and the bundle's own summaries) reads from the lef
 JupyterLab's own styles that right-align table cells); a screenshot of each figure
 is kept in out/browser/ for a person to look at.
 """
+
 from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from PIL import Image
 from selenium.webdriver.common.by import By
@@ -24,14 +24,23 @@ FIGURES = 5  # by type and namespace, validity timeline, trust and confidence, f
 
 def test_the_rendered_notebook_shows_every_figure_with_its_alt_text(browser) -> None:  # noqa: F811
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "nbconvert", "--execute", "--to", "html", "--output-dir", str(ARTIFACTS), str(NOTEBOOK)],
-                   cwd=REPO, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--execute", "--to", "html", "--output-dir", str(ARTIFACTS), str(NOTEBOOK)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     page = ARTIFACTS / "explore.html"
     browser.set_window_size(1400, 2400)
     browser.get(page.as_uri())
     # a fresh Chromium under load can hand the page back before its body is parsed (seen once in CI): wait for it
-    WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete"
-                                     and b.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output img"))
+    WebDriverWait(browser, 60).until(
+        lambda b: (
+            b.execute_script("return document.readyState") == "complete"
+            and b.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output img")
+        )
+    )
     images = browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output img")
     assert len(images) == FIGURES
     for number, image in enumerate(images, 1):
@@ -44,8 +53,12 @@ def test_the_rendered_notebook_shows_every_figure_with_its_alt_text(browser) -> 
         shot = ARTIFACTS / f"notebook-figure-{number}.png"
         image.screenshot(str(shot))
         with Image.open(shot) as picture:
-            assert picture.width >= image.size["width"] * 0.9 and len(picture.convert("RGB").getcolors(1 << 20) or ()) > 20, shot
+            assert (
+                picture.width >= image.size["width"] * 0.9 and len(picture.convert("RGB").getcolors(1 << 20) or ()) > 20
+            ), shot
     cells = browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output td, .jp-OutputArea-output th")
-    assert len(cells) > 200 and browser.find_elements(By.CSS_SELECTOR, "table[id^='T_'] td")  # DataFrames (pandas' Styler) among them
+    assert len(cells) > 200 and browser.find_elements(
+        By.CSS_SELECTOR, "table[id^='T_'] td"
+    )  # DataFrames (pandas' Styler) among them
     alignments = set(browser.execute_script("return arguments[0].map(c => getComputedStyle(c).textAlign);", cells))
     assert alignments == {"left"}

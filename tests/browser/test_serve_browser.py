@@ -6,6 +6,7 @@ opens a memory and checks its rendered markdown, triples, typed links and
 findings against the JSON views, watches the page follow a file edit, and
 keeps screenshots in out/browser/ (the README's picture is one of them).
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,16 @@ def bundle(tmp_path: Path) -> Path:
 def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000",
-                     "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1400,1000",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+    ):
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
     driver.set_page_load_timeout(60)
@@ -73,7 +82,9 @@ def test_query_memory_view_and_live_update(bundle: Path, browser: webdriver.Chro
         wait.until(lambda d: "memories" in d.find_element(By.ID, "summary").text)
         overview = api(server, "overview")
         rows = browser.find_elements(By.CSS_SELECTOR, "#by-type tr")
-        assert {r.find_elements(By.TAG_NAME, "td")[0].text: int(r.find_elements(By.TAG_NAME, "td")[1].text) for r in rows} == overview["by_type"]
+        assert {
+            r.find_elements(By.TAG_NAME, "td")[0].text: int(r.find_elements(By.TAG_NAME, "td")[1].text) for r in rows
+        } == overview["by_type"]
         assert len(browser.find_elements(By.CSS_SELECTOR, "#memories tbody tr")) == overview["memories"]
         assert len(browser.find_elements(By.CSS_SELECTOR, "#problems li")) == len(overview["problems"])
         shot(browser, "overview")
@@ -83,11 +94,21 @@ def test_query_memory_view_and_live_update(bundle: Path, browser: webdriver.Chro
         Select(browser.find_element(By.ID, "examples")).select_by_index(1)  # 1. What kinds of memory are there?
         browser.find_element(By.ID, "run").click()
         table = wait.until(ec.presence_of_element_located((By.ID, "result-table")))
-        shown = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        shown = [
+            [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+            for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+        ]
         example = api(server, "examples")[0]["query"]
-        request = urllib.request.Request(server.query_url, data=example.encode(), headers={"Content-Type": "application/sparql-query", "Accept": "application/sparql-results+json"})
+        request = urllib.request.Request(
+            server.query_url,
+            data=example.encode(),
+            headers={"Content-Type": "application/sparql-query", "Accept": "application/sparql-results+json"},
+        )
         answer = json.loads(urllib.request.urlopen(request, timeout=60).read())
-        expected = [[row["type"]["value"].replace("https://mif-spec.dev/ns/", "mif:"), row["memories"]["value"]] for row in answer["results"]["bindings"]]
+        expected = [
+            [row["type"]["value"].replace("https://mif-spec.dev/ns/", "mif:"), row["memories"]["value"]]
+            for row in answer["results"]["bindings"]
+        ]
         assert shown == expected and len(shown) == 3
         shot(browser, "query")
 
@@ -114,7 +135,12 @@ def test_query_memory_view_and_live_update(bundle: Path, browser: webdriver.Chro
 
         # the page follows the files: an edit shows without reloading the page
         path = bundle / POLICY
-        path.write_text(path.read_text(encoding="utf-8").replace("title: Idempotency Key Policy", "title: Idempotency Key Policy (edited)"), encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8").replace(
+                "title: Idempotency Key Policy", "title: Idempotency Key Policy (edited)"
+            ),
+            encoding="utf-8",
+        )
         wait.until(lambda d: d.find_element(By.ID, "memory-title").text == "Idempotency Key Policy (edited)")
         # and a file that breaks keeps its last good version, marked, with its problem listed
         path.write_text(path.read_text(encoding="utf-8").replace("type: semantic", "type: [semantic"), encoding="utf-8")
@@ -129,7 +155,9 @@ def test_markup_in_a_memory_stays_text(bundle: Path, browser: webdriver.Chrome) 
     hostile = "<img src=x onerror=document.title=1>"
     (bundle / "hostile.md").write_text(
         f"---\nid: hostile\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\ntitle: '{hostile}'\n---\n"
-        f"# {hostile}\n\nA [link](javascript:alert(1)) and <script>document.title='owned'</script> and **bold**.\n", encoding="utf-8")
+        f"# {hostile}\n\nA [link](javascript:alert(1)) and <script>document.title='owned'</script> and **bold**.\n",
+        encoding="utf-8",
+    )
     wait = WebDriverWait(browser, 30)
     with ServeProcess(bundle, "--no-watch") as server:
         browser.get(server.url + "#/memory/hostile")

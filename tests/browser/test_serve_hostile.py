@@ -11,6 +11,7 @@
   server did no work for it (403 in its log); with ``--cors`` naming that
   origin, it reads.
 """
+
 from __future__ import annotations
 
 import http.server
@@ -28,21 +29,29 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from serve_process import ServeProcess
+
 from .test_serve_browser import REPO, browser, shot  # noqa: F401  (browser: the fixture)
 
 FLAG = "window.__pwned"
 PAYLOADS = [
     f"<script>{FLAG}=1</script>",
-    f"<img src=x onerror=\"{FLAG}=2\">",
-    f"\"><svg onload={FLAG}=3>",
-    f"<iframe src=\"javascript:parent.__pwned=4\"></iframe>",
+    f'<img src=x onerror="{FLAG}=2">',
+    f'"><svg onload={FLAG}=3>',
+    '<iframe src="javascript:parent.__pwned=4"></iframe>',
     f"</textarea><img src=x onerror={FLAG}=5>",
     f"{{{{constructor.constructor('{FLAG}=6')()}}}}",
 ]
 LINKS = [
-    f"[a](javascript:{FLAG}=10)", f"[b](JaVaScRiPt:{FLAG}=11)", f"[c](vbscript:msgbox)", "[d](data:text/html,<script>alert(1)</script>)",
-    f"![e](javascript:{FLAG}=12)", f"<a href=\"javascript:{FLAG}=13\">f</a>", "[g](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
-    "[ok mail](mailto:someone@example.org)", "[ok web](https://example.org/page)", f"[h](java&#115;cript:{FLAG}=14)",
+    f"[a](javascript:{FLAG}=10)",
+    f"[b](JaVaScRiPt:{FLAG}=11)",
+    "[c](vbscript:msgbox)",
+    "[d](data:text/html,<script>alert(1)</script>)",
+    f"![e](javascript:{FLAG}=12)",
+    f'<a href="javascript:{FLAG}=13">f</a>',
+    "[g](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+    "[ok mail](mailto:someone@example.org)",
+    "[ok web](https://example.org/page)",
+    f"[h](java&#115;cript:{FLAG}=14)",
 ]
 
 
@@ -54,15 +63,26 @@ def _yaml(text: str) -> str:
 def hostile_bundle(tmp_path: Path) -> Path:
     folder = tmp_path / "examples"
     shutil.copytree(REPO / "examples", folder)
-    names = [f"hostile/{p.replace('/', '_')}.md" for p in PAYLOADS[:3]] + ["hostile/javascript:alert(1).md", "hostile/plain.md"]
+    names = [f"hostile/{p.replace('/', '_')}.md" for p in PAYLOADS[:3]] + [
+        "hostile/javascript:alert(1).md",
+        "hostile/plain.md",
+    ]
     for i, name in enumerate(names):
         payload = PAYLOADS[i % len(PAYLOADS)]
-        frontmatter = (f"id: hostile-{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\ntitle: {_yaml(payload + ' title')}\n"
-                       f"tags: [{', '.join(_yaml(p) for p in PAYLOADS)}]\nsummary: {_yaml(PAYLOADS[(i + 1) % len(PAYLOADS)])}\n"
-                       f"namespace: {_yaml('_semantic/' + payload)}\n"
-                       f"relationships:\n  - type: relates-to\n    target: {_yaml('javascript:' + FLAG + '=20')}\n"
-                       f"  - type: relates-to\n    target: {_yaml('data:text/html,' + PAYLOADS[0])}\n")
-        body = f"# {payload}\n\n" + "\n".join(f"- {link} {p}" for link, p in zip(LINKS, PAYLOADS * 2)) + "\n\n" + "\n".join(PAYLOADS) + "\n"
+        frontmatter = (
+            f"id: hostile-{i}\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\ntitle: {_yaml(payload + ' title')}\n"
+            f"tags: [{', '.join(_yaml(p) for p in PAYLOADS)}]\nsummary: {_yaml(PAYLOADS[(i + 1) % len(PAYLOADS)])}\n"
+            f"namespace: {_yaml('_semantic/' + payload)}\n"
+            f"relationships:\n  - type: relates-to\n    target: {_yaml('javascript:' + FLAG + '=20')}\n"
+            f"  - type: relates-to\n    target: {_yaml('data:text/html,' + PAYLOADS[0])}\n"
+        )
+        body = (
+            f"# {payload}\n\n"
+            + "\n".join(f"- {link} {p}" for link, p in zip(LINKS, PAYLOADS * 2))
+            + "\n\n"
+            + "\n".join(PAYLOADS)
+            + "\n"
+        )
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f"---\n{frontmatter}---\n{body}", encoding="utf-8")
@@ -78,11 +98,18 @@ def _open_query_tab(driver: webdriver.Chrome, server: ServeProcess, wait: WebDri
 
 def _nothing_ran_and_links_are_safe(driver: webdriver.Chrome, where: str) -> None:
     assert driver.execute_script(f"return typeof {FLAG}") == "undefined", where
-    hrefs = driver.execute_script("return [...document.querySelectorAll('[href], [src], [action], [formaction]')]"
-                                  ".map(e => e.getAttribute('href') || e.getAttribute('src') || e.getAttribute('action') || e.getAttribute('formaction'))")
+    hrefs = driver.execute_script(
+        "return [...document.querySelectorAll('[href], [src], [action], [formaction]')]"
+        ".map(e => e.getAttribute('href') || e.getAttribute('src') || e.getAttribute('action') || e.getAttribute('formaction'))"
+    )
     for href in hrefs:
-        assert href.startswith(("http://", "https://", "mailto:", "#/", "/static/", "static/")) or href in ("/", "#"), (where, href)
-    assert not driver.find_elements(By.CSS_SELECTOR, "main script, main iframe, main svg, main img[onerror], [onload], [onerror]"), where
+        assert href.startswith(("http://", "https://", "mailto:", "#/", "/static/", "static/")) or href in ("/", "#"), (
+            where,
+            href,
+        )
+    assert not driver.find_elements(
+        By.CSS_SELECTOR, "main script, main iframe, main svg, main img[onerror], [onload], [onerror]"
+    ), where
 
 
 def test_hostile_content_never_runs_on_any_view(hostile_bundle: Path, browser: webdriver.Chrome) -> None:  # noqa: F811
@@ -102,8 +129,10 @@ def test_hostile_content_never_runs_on_any_view(hostile_bundle: Path, browser: w
         _open_query_tab(browser, server, wait)
         editor = browser.find_element(By.ID, "editor")
         editor.clear()
-        editor.send_keys("SELECT ?m ?title ?tag ?path WHERE { ?m dc:title ?title ; mif:path ?path . OPTIONAL { ?m mif:tags ?tag } "
-                         "FILTER(STRSTARTS(?path, 'hostile/')) }")
+        editor.send_keys(
+            "SELECT ?m ?title ?tag ?path WHERE { ?m dc:title ?title ; mif:path ?path . OPTIONAL { ?m mif:tags ?tag } "
+            "FILTER(STRSTARTS(?path, 'hostile/')) }"
+        )
         browser.find_element(By.ID, "run").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result-table tbody tr"))
         _nothing_ran_and_links_are_safe(browser, "query results")
@@ -170,7 +199,9 @@ def test_a_page_from_another_origin_reads_nothing(browser: webdriver.Chrome) -> 
         site.shutdown()
         site.server_close()
     assert result == {name: "blocked" for name in ("get", "post_form", "post_sparql", "overview", "store")}, result
-    assert '"POST /query" 403' in log and '"POST /query" 200' not in log  # the simple form POST reached it and was refused
+    assert (
+        '"POST /query" 403' in log and '"POST /query" 200' not in log
+    )  # the simple form POST reached it and was refused
 
 
 def test_cors_lets_the_named_origin_read(browser: webdriver.Chrome) -> None:  # noqa: F811

@@ -10,6 +10,7 @@
 * SIGTERM with an endless answer in flight: it gets the grace time, then is
   cut, and the server exits 0 (issue 33, item 1).
 """
+
 from __future__ import annotations
 
 import json
@@ -78,16 +79,24 @@ def test_memory_comes_back_after_ten_cycles_of_a_thousand_files(tmp_path: Path) 
         sizes = []
         for cycle in range(10):
             for i in range(1000):
-                write_file(bundle, f"churn/{i // 100}/note-{i}.md", memory_text(
-                    f"churn-{cycle}-{i}", f"title: Churn {cycle} {i}\ntags: [a, b, c]\nrelationships:\n  - type: relates-to\n    target: ./note-{(i + 1) % 100}.md\n",
-                    body=f"Note {i} of cycle {cycle}.\n\n## Relationships\n- relates-to [next](./note-{(i + 1) % 100}.md)\n"))
+                write_file(
+                    bundle,
+                    f"churn/{i // 100}/note-{i}.md",
+                    memory_text(
+                        f"churn-{cycle}-{i}",
+                        f"title: Churn {cycle} {i}\ntags: [a, b, c]\nrelationships:\n  - type: relates-to\n    target: ./note-{(i + 1) % 100}.md\n",
+                        body=f"Note {i} of cycle {cycle}.\n\n## Relationships\n- relates-to [next](./note-{(i + 1) % 100}.md)\n",
+                    ),
+                )
             wait_for(running, base + 1000)
             shutil.rmtree(bundle / "churn")
             wait_for(running, base)
             time.sleep(0.5)
             sizes.append(rss_mb(running))
         print("RSS after each cycle (MB):", [round(s) for s in sizes], "start", round(start))
-        assert sizes[-1] - start < CHURN_MB, f"{sizes[-1] - start:.0f} MB more than at start ({[round(s) for s in sizes]})"
+        assert sizes[-1] - start < CHURN_MB, (
+            f"{sizes[-1] - start:.0f} MB more than at start ({[round(s) for s in sizes]})"
+        )
         running.stop_cleanly()
 
 

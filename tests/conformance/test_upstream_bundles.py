@@ -5,11 +5,13 @@ fixtures (tests/fixtures/bundles); here it meets data nobody in this project
 wrote: the reference core bundle, the AI-memory profile examples, the
 properties, temporal and legacy fixtures of the public MIF repository.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from upstream import AI_MEMORY_ONTOLOGY, CORPUS, SHARED, UPSTREAM, UPSTREAM_BUNDLES
 
 from test_dataset import check_engines_give_isomorphic_datasets, check_every_frontmatter_key_becomes_triples
 from test_equivalence import check_fast_walker_matches_pyld, memory_cases
@@ -25,7 +27,6 @@ from test_validation_rules import (
     check_ontology_shapes_join_validation,
     check_temporal_fixture,
 )
-from upstream import AI_MEMORY_ONTOLOGY, CORPUS, SHARED, UPSTREAM, UPSTREAM_BUNDLES
 
 BUNDLES = list(UPSTREAM_BUNDLES)
 W, E = "warning", "error"
@@ -71,9 +72,14 @@ def test_oxigraph_reads_the_text_as_the_walkers_triples(name: str) -> None:
     check_oxigraph_reads_the_text_as_the_walkers_triples(UPSTREAM_BUNDLES[name])
 
 
-@pytest.mark.parametrize(("verdict", "strict", "expected"), [
-    ("good", False, []), ("bad", False, [("observation.md", W)]), ("bad", True, [("observation.md", E)]),
-])
+@pytest.mark.parametrize(
+    ("verdict", "strict", "expected"),
+    [
+        ("good", False, []),
+        ("bad", False, [("observation.md", W)]),
+        ("bad", True, [("observation.md", E)]),
+    ],
+)
 def test_temporal_fixtures(verdict: str, strict: bool, expected: list) -> None:
     check_temporal_fixture(UPSTREAM_BUNDLES[f"upstream-temporal-{verdict}"], verdict, strict, expected)
 
@@ -88,15 +94,23 @@ def test_valid_bundles_conform(name: str) -> None:
     check_bundle_conforms(UPSTREAM_BUNDLES[name], 3)
 
 
-@pytest.mark.parametrize(("filename", "level"), [
-    ("level-1-minimal.md", 1), ("level-2-standard.md", 2), ("level-3-citations.md", 3), ("level-3-full.md", 3),
-])
+@pytest.mark.parametrize(
+    ("filename", "level"),
+    [
+        ("level-1-minimal.md", 1),
+        ("level-2-standard.md", 2),
+        ("level-3-citations.md", 3),
+        ("level-3-full.md", 3),
+    ],
+)
 def test_ai_memory_examples_conform_at_their_level(tmp_path: Path, filename: str, level: int) -> None:
     check_memory_conforms_at_its_level(UPSTREAM_BUNDLES["ai-memory-examples"] / filename, level, tmp_path)
 
 
 def test_ai_memory_ontology_shapes_join_validation(tmp_path: Path) -> None:
-    check_ontology_shapes_join_validation(tmp_path, AI_MEMORY_ONTOLOGY, "ai-memory", [CORPUS])  # shared-traits is in the corpus
+    check_ontology_shapes_join_validation(
+        tmp_path, AI_MEMORY_ONTOLOGY, "ai-memory", [CORPUS]
+    )  # shared-traits is in the corpus
 
 
 def test_every_upstream_yaml_text_reads_the_same() -> None:
@@ -116,7 +130,12 @@ def _key_paths(value: object, prefix: str = "") -> set[str]:
 def _bundle_key_paths(folders) -> set[str]:
     from mif_rdf import load_bundle
 
-    return {p for folder in folders for record in load_bundle(folder).memories.values() for p in _key_paths(record.frontmatter)}
+    return {
+        p
+        for folder in folders
+        for record in load_bundle(folder).memories.values()
+        for p in _key_paths(record.frontmatter)
+    }
 
 
 def test_own_fixtures_cover_every_field_family_of_the_upstream_data() -> None:
@@ -125,10 +144,11 @@ def test_own_fixtures_cover_every_field_family_of_the_upstream_data() -> None:
 
     upstream = _bundle_key_paths(UPSTREAM_BUNDLES.values())
     own = _bundle_key_paths(folder for name, folder in FIXTURE_BUNDLES.items() if name != "examples")
+
     def family(path: str) -> str:  # provider names and property names are free: one family each
         for free in ("extensions.", "properties."):
             if path.startswith(free):
-                return free + "*" + path[len(free):].partition(".")[1] + path[len(free):].partition(".")[2]
+                return free + "*" + path[len(free) :].partition(".")[1] + path[len(free) :].partition(".")[2]
         return path
 
     assert {family(p) for p in upstream} - {family(p) for p in own} == set()

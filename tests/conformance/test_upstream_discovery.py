@@ -10,6 +10,7 @@ suggests gets nothing from it; the disabled ontology suggests nothing.  The
 main suite proves the same machinery on the project's own ontologies
 (tests/test_discovery.py).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,19 +20,21 @@ from typing import Any
 
 import pytest
 import yaml
-
-from mif_rdf import suggest
-from mif_rdf.ontology.discovery import DEFAULT_THRESHOLD, glob_regex
-from mif_rdf.core.patterns import compile_pattern
-
-from conftest import write_file
 from upstream import AI_MEMORY_ONTOLOGY, CORPUS
 
-ONTOLOGY_FILES = sorted(p for p in CORPUS.glob("*.ontology.yaml") if "discovery" in yaml.safe_load(p.read_text(encoding="utf-8"))) + [AI_MEMORY_ONTOLOGY]
+from conftest import write_file
+from mif_rdf import suggest
+from mif_rdf.core.patterns import compile_pattern
+from mif_rdf.ontology.discovery import DEFAULT_THRESHOLD, glob_regex
+
+ONTOLOGY_FILES = sorted(
+    p for p in CORPUS.glob("*.ontology.yaml") if "discovery" in yaml.safe_load(p.read_text(encoding="utf-8"))
+) + [AI_MEMORY_ONTOLOGY]
 
 
 def sample(pattern: str) -> str:
     """A short text ``pattern`` matches, built from its syntax tree (first branch, fewest repeats)."""
+
     def build(items: Any) -> str:
         out = []
         for op, arg in items:
@@ -46,8 +49,13 @@ def sample(pattern: str) -> str:
                 out.append(build(arg[2]) * max(arg[0], 1))
             elif name == "IN":
                 kind, value = arg[0]
-                out.append({"LITERAL": lambda: chr(value), "RANGE": lambda: chr(value[0]),
-                            "CATEGORY": lambda: {"CATEGORY_DIGIT": "0", "CATEGORY_SPACE": " "}.get(str(value), "a")}[str(kind)]())
+                out.append(
+                    {
+                        "LITERAL": lambda: chr(value),
+                        "RANGE": lambda: chr(value[0]),
+                        "CATEGORY": lambda: {"CATEGORY_DIGIT": "0", "CATEGORY_SPACE": " "}.get(str(value), "a"),
+                    }[str(kind)]()
+                )
             elif name == "CATEGORY":
                 out.append({"CATEGORY_DIGIT": "0", "CATEGORY_SPACE": " "}.get(str(arg), "a"))
             elif name == "ANY":
@@ -83,25 +91,49 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tu
     """One memory per published pattern (and a twin that already has its suggestion), naming its ontology."""
     root = tmp_path_factory.mktemp("discovery")
     cases: dict[str, tuple[Any, ...]] = {}
-    for n, (path, onto, key, index, entry, section) in enumerate(PATTERNS):
+    for n, (path, onto, key, _index, entry, section) in enumerate(PATTERNS):
         content = key == "content_patterns" or (key == "patterns" and "content_pattern" in entry)
         source = entry.get("content_pattern") or entry.get("file_pattern") or entry["pattern"]
         entity = entry.get("suggest_entity")
-        namespaces = [entry["suggest_namespace"]] if "suggest_namespace" in entry else [entry["namespace"]] if "namespace" in entry else entry.get("namespaces", [])
+        namespaces = (
+            [entry["suggest_namespace"]]
+            if "suggest_namespace" in entry
+            else [entry["namespace"]]
+            if "namespace" in entry
+            else entry.get("namespaces", [])
+        )
         if content:
             text = sample(source)
             relpath = f"notes/case-{n}.md"
         else:
             text = "Nothing to see here."
             probe = sample(source) if key == "file_patterns" else None
-            relpath = f"x/runbooks/y/case-{n}.md" if "runbooks" in source else f"x/docs/procedures/case-{n}.md" if "procedures" in source else f"z/{probe}/case-{n}.md"
-        oracle = re.search(source if content or key == "file_patterns" else glob_regex(source), f" {text} " if content else relpath)
+            relpath = (
+                f"x/runbooks/y/case-{n}.md"
+                if "runbooks" in source
+                else f"x/docs/procedures/case-{n}.md"
+                if "procedures" in source
+                else f"z/{probe}/case-{n}.md"
+            )
+        oracle = re.search(
+            source if content or key == "file_patterns" else glob_regex(source), f" {text} " if content else relpath
+        )
         assert oracle is not None, (source, text, relpath)
         body = f"# Case {n}\n\nFirst line.\n {text} \n"
-        for twin, (namespace, entities) in enumerate(((("_semantic/elsewhere", []), (namespaces[0] if namespaces else "_semantic/elsewhere", [entity] if entity else [])))):
+        for twin, (namespace, entities) in enumerate(
+            (
+                ("_semantic/elsewhere", []),
+                (namespaces[0] if namespaces else "_semantic/elsewhere", [entity] if entity else []),
+            )
+        ):
             twin_path = relpath if not twin else relpath.replace(".md", "-has.md")
-            frontmatter = {"id": f"00000000-0000-4000-8000-{n:06d}{twin:06d}", "type": "semantic", "created": "2026-01-01T00:00:00Z",
-                           "ontology": {"id": onto}, "namespace": namespace}
+            frontmatter = {
+                "id": f"00000000-0000-4000-8000-{n:06d}{twin:06d}",
+                "type": "semantic",
+                "created": "2026-01-01T00:00:00Z",
+                "ontology": {"id": onto},
+                "namespace": namespace,
+            }
             if entities:
                 frontmatter["entities"] = [{"name": "x", "entityType": entities[0]}]
             write_file(root, twin_path, "---\n" + yaml.safe_dump(frontmatter, sort_keys=False) + "---\n" + body)
@@ -118,12 +150,14 @@ def test_every_published_pattern_compiles_and_runs_on_re2(report: Any) -> None:
     assert [p for p in report.problems if p.severity.value != "info"] == []
     notes = [p for p in report.problems if p.severity.value == "info"]
     assert [Path(p.path).name for p in notes] == ["research.ontology.yaml"]  # the one with enabled: false
-    for _, _, key, _, entry, _ in PATTERNS:  # linear time for all of them: none needs the time-limited fallback
+    for _, _, _key, _, entry, _ in PATTERNS:  # linear time for all of them: none needs the time-limited fallback
         source = entry.get("content_pattern") or entry.get("pattern") or glob_regex(entry["file_pattern"])
         assert compile_pattern(source).engine == "re2", source
 
 
-def test_each_pattern_suggests_what_it_says_where_re_finds_it(bundle: tuple[Path, dict[str, tuple[Any, ...]]], report: Any) -> None:
+def test_each_pattern_suggests_what_it_says_where_re_finds_it(
+    bundle: tuple[Path, dict[str, tuple[Any, ...]]], report: Any
+) -> None:
     root, cases = bundle
     grouped = report.by_memory()
     checked = []
@@ -146,7 +180,7 @@ def test_each_pattern_suggests_what_it_says_where_re_finds_it(bundle: tuple[Path
             line = (root / relpath).read_text(encoding="utf-8").split("\n")[got.line - 1]
             assert line == f" {sample(source)} " and got.column == oracle.start() + 1
         else:
-            assert got.line is None and relpath[got.column - 1:].startswith(got.match)
+            assert got.line is None and relpath[got.column - 1 :].startswith(got.match)
         checked.append(twin)
     enabled = [case for case in PATTERNS if case[5].get("enabled") is True]
     assert checked.count(0) == len(enabled) > 60  # every pattern that runs was seen to suggest, at the place re finds

@@ -1,4 +1,5 @@
 """Issue 17 on the upstream data: projections other tools read, the upstream JSON Schema, lossless round trips."""
+
 from __future__ import annotations
 
 import json
@@ -8,13 +9,16 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
+from upstream import SCHEMA, UPSTREAM_BUNDLES
 
 from mif_rdf import load_bundle
 from mif_rdf.core.context import MIF_CONTEXT_URL
-
-from test_interop_projection import check_projection_passes_every_field_through, check_projections_expand_with_only_the_published_context, converted
+from test_interop_projection import (
+    check_projection_passes_every_field_through,
+    check_projections_expand_with_only_the_published_context,
+    converted,
+)
 from test_interop_roundtrip import check_round_trip_with_form
-from upstream import SCHEMA, UPSTREAM_BUNDLES
 
 BUNDLES = list(UPSTREAM_BUNDLES)
 
@@ -76,4 +80,6 @@ def test_the_upstream_schema_accepts_every_projection_of_a_schema_valid_memory(n
         oracle = _errors(validator, spec_projection(record.frontmatter, record.body))
         assert ours <= oracle, f"{record.relpath}: the projection adds schema errors {sorted(ours - oracle)}"
         accepted += not oracle
-    assert accepted or name in ("upstream-temporal-bad", "upstream-legacy-0.1"), "no memory the schema accepts: the check proves nothing"
+    assert accepted or name in ("upstream-temporal-bad", "upstream-legacy-0.1"), (
+        "no memory the schema accepts: the check proves nothing"
+    )

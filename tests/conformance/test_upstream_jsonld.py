@@ -1,4 +1,5 @@
 """Issue 36 item 8 on the upstream data: the spec's own JSON-LD memories, and upstream bundles as .jsonld only."""
+
 from __future__ import annotations
 
 import json
@@ -6,13 +7,20 @@ import re
 from pathlib import Path
 
 import pytest
+from upstream import SHARED, UPSTREAM_BUNDLES
 
+from conftest import write_file
 from mif_rdf import load_bundle
 from mif_rdf.rdf.reference import pyld_graph
-
-from test_jsonld_memories import BASE, SPEC_6_2, TIMESTAMP, check_same_memories, converted_bundle, differing, only_memory
-from upstream import SHARED, UPSTREAM_BUNDLES
-from conftest import write_file
+from test_jsonld_memories import (
+    BASE,
+    SPEC_6_2,
+    TIMESTAMP,
+    check_same_memories,
+    converted_bundle,
+    differing,
+    only_memory,
+)
 
 SPEC = SHARED / "spec" / "SPECIFICATION.txt"
 
@@ -28,7 +36,7 @@ def spec_memory_documents() -> dict[str, dict]:
             if depth == 0:
                 break
         try:
-            document = json.loads(text[match.start(): end + 1])
+            document = json.loads(text[match.start() : end + 1])
         except ValueError:  # 6.1 elides its values ("[...]")
             continue
         memory = document.get("@id", "")
@@ -40,7 +48,9 @@ def spec_memory_documents() -> dict[str, dict]:
 def test_the_fixture_is_the_spec_s_6_2_example() -> None:
     text = SPEC.read_text(encoding="utf-8")
     start = text.index("{", text.index("6.2 Full Example"))
-    assert json.loads(text[start: text.index("\n7. Entity Types", start)]) == json.loads(SPEC_6_2.read_text(encoding="utf-8"))
+    assert json.loads(text[start : text.index("\n7. Entity Types", start)]) == json.loads(
+        SPEC_6_2.read_text(encoding="utf-8")
+    )
 
 
 @pytest.mark.parametrize("where", list(spec_memory_documents()))

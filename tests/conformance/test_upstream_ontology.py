@@ -6,6 +6,7 @@ upstream subtype_of cases get the verdicts their names promise.  The main
 suite proves the same properties on the project's own corpus
 (tests/fixtures/ontology).
 """
+
 from __future__ import annotations
 
 import json
@@ -17,17 +18,16 @@ from pyshacl import validate
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
+from upstream import AI_MEMORY_ONTOLOGY, CORPUS, SCHEMA, SPEC_DATA, SUBTYPES
 
+from conftest import FIXTURES, assert_isomorphic, ill_typed_literals, relative_paths, write_file
 from mif_rdf import load_bundle
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.ontology import compile_ontologies, vocabulary
 from mif_rdf.ontology.compiler import Compilation
 from mif_rdf.ontology.iris import MIFO
-
-from conftest import FIXTURES, assert_isomorphic, ill_typed_literals, relative_paths, write_file
 from test_ontology_owl import ONT, cls, restriction
 from test_ontology_subtypes import assert_rejected
-from upstream import AI_MEMORY_ONTOLOGY, CORPUS, SCHEMA, SPEC_DATA, SUBTYPES
 
 CORPUS_REFS = sorted(p.name.split(".")[0] for p in CORPUS.glob("*.ontology.yaml")) + [str(AI_MEMORY_ONTOLOGY)]
 GOLDEN = FIXTURES / "ontology" / "golden"
@@ -59,7 +59,11 @@ def test_each_ontology_compiles_reasons_and_has_no_ill_typed_literal(ref: str) -
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(graph)
     assert len(graph) > before
     if ref == "observability":  # an IS-A tree: subclassing is transitive across ontologies
-        assert (cls("observability", "observability-service"), RDFS.subClassOf, cls("mif-generic", "technology")) in graph
+        assert (
+            cls("observability", "observability-service"),
+            RDFS.subClassOf,
+            cls("mif-generic", "technology"),
+        ) in graph
 
 
 def test_the_observability_diamond_of_ontologies_resolves() -> None:
@@ -91,16 +95,26 @@ def test_header_classes_and_fields(corpus: Compilation) -> None:
     session = cls("ai-memory", "session")
     assert restriction(owl, session, MIF.accessCount, OWL.allValuesFrom) == XSD.integer
     enum = restriction(owl, session, MIF.session_type, OWL.allValuesFrom)
-    assert [str(v) for v in Collection(owl, owl.value(enum, OWL.oneOf))] == ["debug", "work", "meeting", "exploration", "review"]
+    assert [str(v) for v in Collection(owl, owl.value(enum, OWL.oneOf))] == [
+        "debug",
+        "work",
+        "meeting",
+        "exploration",
+        "review",
+    ]
     # a mapping in shared-traits, text in engineering-base: an annotation property (OWL 2 DL), no range, no restriction
-    assert set(owl.objects(MIF.owner, RDF.type)) == {OWL.AnnotationProperty} and (MIF.owner, RDFS.range, None) not in owl
+    assert (
+        set(owl.objects(MIF.owner, RDF.type)) == {OWL.AnnotationProperty} and (MIF.owner, RDFS.range, None) not in owl
+    )
     assert (None, OWL.onProperty, MIF.owner) not in owl
 
 
 def test_relationships_namespaces_and_annotations(corpus: Compilation) -> None:
     owl = corpus.owl
     union = owl.value(MIF.reinforces, RDFS.domain)
-    assert set(Collection(owl, owl.value(union, OWL.unionOf))) == {cls("ai-memory", n) for n in ("observation", "skill", "session")}
+    assert set(Collection(owl, owl.value(union, OWL.unionOf))) == {
+        cls("ai-memory", n) for n in ("observation", "skill", "session")
+    }
     assert (MIF["recalled-in"], RDFS.range, cls("ai-memory", "session")) in owl
     assert {str(o) for o in owl.objects(MIF["depends-on"], MIFO.to)} == {"component", "technology"}
     decisions = URIRef(ONT + "mif-base/namespace/_semantic/decisions")
@@ -119,7 +133,11 @@ def test_valid_and_extended_subtypes_compile() -> None:
     valid = compile_ontologies([SUBTYPES / "valid.ontology.yaml"]).owl
     assert (cls("valid-subtype", "security-control"), RDFS.subClassOf, cls("valid-subtype", "control")) in valid
     extended = compile_ontologies([SUBTYPES / "extended.ontology.yaml"], search_path=[CORPUS])
-    assert (cls("extended-subtype", "security-control"), RDFS.subClassOf, cls("engineering-base", "control")) in extended.owl
+    assert (
+        cls("extended-subtype", "security-control"),
+        RDFS.subClassOf,
+        cls("engineering-base", "control"),
+    ) in extended.owl
     composer = next(c for c in extended.composers if c.view.id == "extended-subtype")
     assert "control_name" in composer.compose("security-control").fields
 
@@ -127,9 +145,18 @@ def test_valid_and_extended_subtypes_compile() -> None:
 @pytest.mark.parametrize(
     "name, reason",
     [
-        ("cyclic", r"entity type '[ab]' of ontology 'cyclic-subtype' is part of a subtype_of cycle: (a -> b -> a|b -> a -> b)"),
-        ("dangling", r"entity type 'security-control' of ontology 'dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'dangling-subtype', which extends no other ontology"),
-        ("incompatible", r"entity type 'sub-thing' of ontology 'incompatible-subtype' is subtype_of 'base-thing' .* but does not require 'b', which 'base-thing' requires"),
+        (
+            "cyclic",
+            r"entity type '[ab]' of ontology 'cyclic-subtype' is part of a subtype_of cycle: (a -> b -> a|b -> a -> b)",
+        ),
+        (
+            "dangling",
+            r"entity type 'security-control' of ontology 'dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'dangling-subtype', which extends no other ontology",
+        ),
+        (
+            "incompatible",
+            r"entity type 'sub-thing' of ontology 'incompatible-subtype' is subtype_of 'base-thing' .* but does not require 'b', which 'base-thing' requires",
+        ),
         ("self", r"entity type 'a' of ontology 'self-subtype' is subtype_of itself"),
     ],
 )
@@ -141,26 +168,41 @@ def test_golden_valid_subtype() -> None:
     source = SUBTYPES / "valid.ontology.yaml"
     result = compile_ontologies([source], with_ancestors=False)
     assert_isomorphic(relative_paths(result.owl, source.parent), Graph().parse(GOLDEN / "valid-subtype.ttl"), "OWL")
-    assert_isomorphic(relative_paths(result.shapes, source.parent), Graph().parse(GOLDEN / "valid-subtype-shapes.ttl"), "shapes")
+    assert_isomorphic(
+        relative_paths(result.shapes, source.parent), Graph().parse(GOLDEN / "valid-subtype-shapes.ttl"), "shapes"
+    )
 
 
 # -- SHACL from the ai-memory profile ----------------------------------------------------------------------
 def memory(root: Path, name: str, entity: str, ontology: str | None = None) -> None:
-    head = f"---\nid: {name}\ntype: episodic\ncreated: 2026-01-15T10:30:00Z\n" + (f"ontology:\n  id: {ontology}\n" if ontology else "")
+    head = f"---\nid: {name}\ntype: episodic\ncreated: 2026-01-15T10:30:00Z\n" + (
+        f"ontology:\n  id: {ontology}\n" if ontology else ""
+    )
     write_file(root, f"episodic/{name}.md", head + "entity:\n" + entity + "---\nbody\n")
 
 
 def messages(report: Graph) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for result in report.objects(None, SH.result):
-        out.setdefault(str(report.value(result, SH.focusNode)), set()).add(str(report.value(result, SH.resultMessage)).split(" (rule from")[0])
+        out.setdefault(str(report.value(result, SH.focusNode)), set()).add(
+            str(report.value(result, SH.resultMessage)).split(" (rule from")[0]
+        )
     return out
 
 
 def test_ai_memory_session_shapes(tmp_path: Path) -> None:
-    memory(tmp_path, "good", "  entity_type: session\n  session_type: debug\n  summary: s\n  started_at: 2026-01-15T10:30:00Z\n"
-           "  strength: 0.5\n  accessCount: 3\n  created_at: '2026-01-15T10:30:00Z'\n", ontology="ai-memory")
-    memory(tmp_path, "bad", "  entity_type: session\n  session_type: brainstorm\n  accessCount: three\n  created_at: soon\n")
+    memory(
+        tmp_path,
+        "good",
+        "  entity_type: session\n  session_type: debug\n  summary: s\n  started_at: 2026-01-15T10:30:00Z\n"
+        "  strength: 0.5\n  accessCount: 3\n  created_at: '2026-01-15T10:30:00Z'\n",
+        ontology="ai-memory",
+    )
+    memory(
+        tmp_path,
+        "bad",
+        "  entity_type: session\n  session_type: brainstorm\n  accessCount: three\n  created_at: soon\n",
+    )
     shapes = compile_ontologies([AI_MEMORY_ONTOLOGY], search_path=[CORPUS]).shapes
     conforms, report, _ = validate(load_bundle(tmp_path).dataset, shacl_graph=shapes, advanced=True)
     assert not conforms

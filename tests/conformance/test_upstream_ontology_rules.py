@@ -6,6 +6,7 @@ one valid memory per namespace node and per entity type, which must conform,
 and mutants of each rule, which must be caught; on both stores.  Memories at
 a node that offers one entity type get that type's class in ``<base>#types``.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,21 +16,26 @@ from pathlib import Path
 import pytest
 import yaml
 from rdflib import URIRef
+from upstream import AI_MEMORY_ONTOLOGY, CORPUS
 
 from mif_rdf import load_bundle
-from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.queries import run_query
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.validation import validate
 from mif_rdf.validation.entity_schemas import entity_schema_report
 from mif_rdf.validation.ontology_rules import ontology_binding
 from mif_rdf.validation.run import shacl_problems, shacl_report
-
 from ontology_memories import build
-from upstream import AI_MEMORY_ONTOLOGY, CORPUS
 
 PUBLISHED = sorted(p.name.removesuffix(".ontology.yaml") for p in CORPUS.glob("*.ontology.yaml"))
-RULES = {"ontology-namespace", "ontology-namespace-type", "ontology-entity-type", "ontology-relationship-type", "ontology-entity-schema"}
+RULES = {
+    "ontology-namespace",
+    "ontology-namespace-type",
+    "ontology-entity-type",
+    "ontology-relationship-type",
+    "ontology-entity-schema",
+}
 
 
 def test_the_corpus_is_there() -> None:
@@ -55,7 +61,9 @@ def test_valid_memories_conform_and_mutants_are_caught(tmp_path: Path, ontology_
         reports[store] = sorted(json.dumps(p.to_dict(), sort_keys=True, default=str) for p in report.results)
         by_path: dict[str, list] = {}
         for p in report.results:
-            if not (p.rule == "ill-typed-literal" and p.severity.value == "info"):  # the spec's own date form of citations (a note)
+            if not (
+                p.rule == "ill-typed-literal" and p.severity.value == "info"
+            ):  # the spec's own date form of citations (a note)
                 by_path.setdefault(p.path, []).append(p)
         for relpath in corpus.valid:
             assert [str(p) for p in by_path.get(relpath, [])] == [], relpath
@@ -64,7 +72,9 @@ def test_valid_memories_conform_and_mutants_are_caught(tmp_path: Path, ontology_
             assert rule in rules, (relpath, rule, [str(p) for p in by_path.get(relpath, [])])
             also = set()
             namespace = yaml.safe_load((tmp_path / relpath).read_text(encoding="utf-8").split("---")[1])["namespace"]
-            if rule == "ontology-namespace" and "/" not in namespace:  # '_semanticqx' is also no reserved prefix (spec 10.2)
+            if (
+                rule == "ontology-namespace" and "/" not in namespace
+            ):  # '_semanticqx' is also no reserved prefix (spec 10.2)
                 assert "reserved-prefix-unknown" in rules, (relpath, rules)
                 also.add("reserved-prefix-unknown")
             assert rules <= RULES | also, (relpath, rules)
@@ -79,7 +89,9 @@ def test_entity_schema_findings_equal_the_whole_sparql_target_run(tmp_path: Path
     bound = ontology_binding(bundle, 3, [], [], [])
     report, shapes = entity_schema_report(bound, bundle)
     fast = sorted(str(p) for p in shacl_problems(bundle, report, 3, shapes))
-    assert fast == sorted(str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes))
+    assert fast == sorted(
+        str(p) for p in shacl_problems(bundle, shacl_report(bundle.dataset, shapes, "pyshacl"), 3, shapes)
+    )
 
 
 @pytest.mark.parametrize("ontology_id", PUBLISHED)
@@ -88,7 +100,9 @@ def test_namespace_nodes_with_one_entity_type_type_their_memories(tmp_path: Path
     bundle = load_bundle(tmp_path, progress=False)
     add_types_graph(bundle, user_dirs=[])
     types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
-    rows = run_query(bundle.dataset, f"SELECT ?path ?class WHERE {{ GRAPH <{types}> {{ ?m a ?class }} ?m mif:path ?path }}")
+    rows = run_query(
+        bundle.dataset, f"SELECT ?path ?class WHERE {{ GRAPH <{types}> {{ ?m a ?class }} ?m mif:path ?path }}"
+    )
     nodes = {str(path): str(cls) for path, cls in rows if "/node-" in str(path)}  # one memory per namespace node
     assert nodes == corpus.classes
 

@@ -15,6 +15,7 @@ Java and the OWL API come from Debian (`default-jre-headless`, `libowlapi-java`,
 installed by .ci/run); a missing one is a failure, never a skip.  Each tool also gets a document with the
 shapes that used to break it, so a tool that read nothing could not pass.
 """
+
 from __future__ import annotations
 
 import io
@@ -27,12 +28,11 @@ import owlready2
 import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import OWL, RDF
+from upstream import AI_MEMORY_ONTOLOGY, CORPUS
 
 from mif_rdf.cli.main import main
 from mif_rdf.ontology.catalog import CATALOG_FILE, catalog_xml
-
 from owl_dl import violations
-from upstream import AI_MEMORY_ONTOLOGY, CORPUS
 
 REFS = sorted(p.name.split(".")[0] for p in CORPUS.glob("*.ontology.yaml"))
 HERE = Path(__file__).parent
@@ -60,7 +60,21 @@ def java() -> str:
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every published ontology (and the ai-memory profile) compiled into one folder, plus each merged view."""
     out = tmp_path_factory.mktemp("owl")
-    assert main(["ontology", "compile", *REFS, str(AI_MEMORY_ONTOLOGY), "--path", str(CORPUS), "--output-dir", str(out / "documents")]) == 0
+    assert (
+        main(
+            [
+                "ontology",
+                "compile",
+                *REFS,
+                str(AI_MEMORY_ONTOLOGY),
+                "--path",
+                str(CORPUS),
+                "--output-dir",
+                str(out / "documents"),
+            ]
+        )
+        == 0
+    )
     for ref in REFS:
         assert main(["ontology", "compile", ref, "--path", str(CORPUS), "-o", str(out / "merged" / f"{ref}.owl")]) == 0
     broken = out / "broken"
@@ -71,13 +85,17 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def catalog(folder: Path) -> dict[str, Path]:
-    return {e.get("name"): folder / e.get("uri") for e in ET.parse(folder / CATALOG_FILE).getroot().iter(CATALOG_NS + "uri")}
+    return {
+        e.get("name"): folder / e.get("uri") for e in ET.parse(folder / CATALOG_FILE).getroot().iter(CATALOG_NS + "uri")
+    }
 
 
 def test_the_folder_holds_each_published_ontology_and_its_catalog(folder: Path) -> None:
     documents = folder / "documents"
     mapped = catalog(documents)
-    assert {f"{r}.ttl" for r in REFS} | {"ai-memory.ttl", "mif-vocabulary.ttl"} <= {p.name for p in documents.glob("*.ttl")}
+    assert {f"{r}.ttl" for r in REFS} | {"ai-memory.ttl", "mif-vocabulary.ttl"} <= {
+        p.name for p in documents.glob("*.ttl")
+    }
     graphs = [Graph().parse(p) for p in documents.glob("*.ttl")]
     for graph in graphs:
         for imported in graph.objects(None, OWL.imports):
@@ -93,10 +111,16 @@ def test_own_checker_on_each_merged_view(folder: Path, ref: str) -> None:
 
 
 def owl_api_profile(catalog_file: Path, files: list[Path]) -> subprocess.CompletedProcess[str]:
-    assert (DEBIAN_JAVA / "owlapi-distribution.jar").is_file(), "no OWL API: apt-get install libowlapi-java (.ci/run installs it)"
+    assert (DEBIAN_JAVA / "owlapi-distribution.jar").is_file(), (
+        "no OWL API: apt-get install libowlapi-java (.ci/run installs it)"
+    )
     classpath = str(DEBIAN_JAVA / "*")  # the OWL API and the libraries it depends on, as Debian installs them
-    return subprocess.run([java(), "-cp", classpath, str(HERE / "OwlDlProfile.java"), str(catalog_file), *map(str, files)],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [java(), "-cp", classpath, str(HERE / "OwlDlProfile.java"), str(catalog_file), *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_owl_api_finds_every_document_and_merged_view_in_the_owl2_dl_profile(folder: Path) -> None:
@@ -108,16 +132,24 @@ def test_owl_api_finds_every_document_and_merged_view_in_the_owl2_dl_profile(fol
     assert run.returncode == 0 and len(summaries) == len(files)
     assert all(line.endswith(", 0 violations") for line in summaries)
     chain = next(line for line in summaries if line.startswith(str(folder / "documents" / "software-security.ttl")))
-    assert "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>)" in chain and "imports closure of 5" in chain
+    assert (
+        "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>)" in chain and "imports closure of 5" in chain
+    )
     merged = next(line for line in summaries if line.startswith(str(folder / "merged" / "software-security.owl")))
-    assert "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>) VersionIRI(<https://mif-spec.dev/ontologies/software-security/0.4.0>)" in merged
+    assert (
+        "OntologyIRI(<https://mif-spec.dev/ontologies/software-security>) VersionIRI(<https://mif-spec.dev/ontologies/software-security/0.4.0>)"
+        in merged
+    )
 
 
 def test_owl_api_reports_the_old_shapes(folder: Path) -> None:
     run = owl_api_profile(folder / "broken" / CATALOG_FILE, [folder / "broken" / "broken.ttl"])
     assert run.returncode == 1
-    for expected in ("Use of undeclared datatype: xsd:duration", "Use of undeclared datatype: xsd:date",
-                     "Use of undeclared annotation property: <http://www.w3.org/2004/02/skos/core#prefLabel>"):
+    for expected in (
+        "Use of undeclared datatype: xsd:duration",
+        "Use of undeclared datatype: xsd:date",
+        "Use of undeclared annotation property: <http://www.w3.org/2004/02/skos/core#prefLabel>",
+    ):
         assert expected in run.stdout, run.stdout
 
 

@@ -1,12 +1,13 @@
 """Write-back (issue 31) on the upstream MIF example bundles: the main suite's minimal-edit check on data nobody here wrote."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from upstream import UPSTREAM_BUNDLES
 
 from test_update import check_write_back_is_minimal
-from upstream import UPSTREAM_BUNDLES
 
 
 @pytest.mark.parametrize("name", list(UPSTREAM_BUNDLES))

@@ -7,6 +7,7 @@ after a memory file is deleted (its graph goes).  The store is read back with
 plain urllib through Virtuoso's own Graph Store endpoint, independently of
 mif-rdf's client.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -16,19 +17,18 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from rdflib import BNode, Graph, Literal
-
-from mif_rdf import load_bundle
-from mif_rdf.remote.gsp import GraphStore
-from mif_rdf.push.sync import push_bundle
+from upstream import UPSTREAM_BUNDLES
 
 from conftest import _comparable
+from mif_rdf import load_bundle
+from mif_rdf.push.sync import push_bundle
+from mif_rdf.remote.gsp import GraphStore
 from oxigraph_server import free_port
-from upstream import UPSTREAM_BUNDLES
 
 READY_DEADLINE_S = 60.0
 INI = """[Database]
@@ -66,17 +66,26 @@ def virtuoso(tmp_path: Path) -> Iterator[str]:
     sql, http = free_port(), free_port()
     (tmp_path / "virtuoso.ini").write_text(INI.format(d=tmp_path, sql=sql, http=http), encoding="utf-8")
     with open(tmp_path / "out.log", "wb") as log:
-        process = subprocess.Popen([server, "+foreground", "+configfile", str(tmp_path / "virtuoso.ini")],
-                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp_path)
+        process = subprocess.Popen(
+            [server, "+foreground", "+configfile", str(tmp_path / "virtuoso.ini")],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=tmp_path,
+        )
     try:
         url = f"http://127.0.0.1:{http}"
         deadline = time.monotonic() + READY_DEADLINE_S
         while not _answers(url + "/sparql?query=ASK%7B%7D"):
             if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"virtuoso did not start: {(tmp_path / 'virtuoso.log').read_text(errors='replace')[-1500:]}")
+                pytest.fail(
+                    f"virtuoso did not start: {(tmp_path / 'virtuoso.log').read_text(errors='replace')[-1500:]}"
+                )
             time.sleep(0.2)
         grants = "GRANT SPARQL_UPDATE TO \"SPARQL\"; DB.DBA.RDF_DEFAULT_USER_PERMS_SET ('nobody', 7);"
-        subprocess.run([isql, f"127.0.0.1:{sql}", "dba", "dba", f"exec={grants}"], check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            [isql, f"127.0.0.1:{sql}", "dba", "dba", f"exec={grants}"], check=True, capture_output=True, timeout=60
+        )
         yield url
     finally:
         process.terminate()
@@ -97,7 +106,9 @@ def _answers(url: str) -> bool:
 
 def stored(url: str, graph: str) -> Graph | None:
     """One graph as Virtuoso's Graph Store endpoint serves it (plain urllib), None when it has none."""
-    request = urllib.request.Request(f"{url}/sparql-graph-crud?{urllib.parse.urlencode({'graph': graph})}", headers={"Accept": "text/turtle"})
+    request = urllib.request.Request(
+        f"{url}/sparql-graph-crud?{urllib.parse.urlencode({'graph': graph})}", headers={"Accept": "text/turtle"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return Graph().parse(data=answer.read().decode("utf-8"), format="turtle")
@@ -115,12 +126,14 @@ def shape(graph: Graph) -> Counter:
     respells durations (``P365D`` as ``P1Y``): those two are compared by
     datatype only (mif-rdf warns about ill-typed literals on export).
     """
+
     def term(t: object) -> object:
         if isinstance(t, BNode):
             return "_:"
         if isinstance(t, Literal) and (str(t.datatype).endswith("#duration") or t.ill_typed):
             return ("by datatype", str(t.datatype))
         return _comparable(t)
+
     return Counter(tuple(term(t) for t in triple) for triple in graph)
 
 
@@ -136,7 +149,9 @@ def assert_store_holds(url: str, bundle) -> None:
 def test_both_push_paths_work_on_virtuoso(virtuoso: str, tmp_path: Path, protocol: str) -> None:
     root = tmp_path / "bundle"
     shutil.copytree(UPSTREAM_BUNDLES["ai-memory-examples"], root)
-    store = GraphStore(f"{virtuoso}/sparql-graph-crud", update_endpoint=f"{virtuoso}/sparql" if protocol == "update" else None)
+    store = GraphStore(
+        f"{virtuoso}/sparql-graph-crud", update_endpoint=f"{virtuoso}/sparql" if protocol == "update" else None
+    )
     bundle = load_bundle(root)
     first = push_bundle(bundle, store)
     assert first.sent == len([g for g in bundle.dataset.graphs() if len(g)]) and first.deleted == 0

@@ -6,16 +6,18 @@ wrong verdict.  The SHACL-SPARQL tests go to pySHACL (the fast engine
 refuses every one of them) and pass where pySHACL passes.  A table of which
 engine handled which test is printed at the end of the module.
 """
+
 from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pyshacl
-from rdflib import Graph
 import pytest
+from rdflib import Graph
 
 from mif_rdf.validation.shacl import Unsupported, run
 from shacl_manifest import Case, agrees, cases

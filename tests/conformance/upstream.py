@@ -7,6 +7,7 @@ with ``pytest --shared PATH`` (``make conformance``), and a missing PATH is a
 usage error, so it never passes by skipping.  The root conftest exports the
 path as ``MIF_SHARED_DIR`` before collection.
 """
+
 from __future__ import annotations
 
 import os

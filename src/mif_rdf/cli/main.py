@@ -5,6 +5,7 @@ Each subcommand lives in :mod:`mif_rdf.cli.commands`.  Exit codes: 0 success,
 (bad arguments, unreadable input).  User input never produces a traceback;
 set ``MIF_RDF_DEBUG=1`` to see one for internal errors.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,8 @@ import os
 import re
 import signal
 import sys
-from typing import Iterator, NoReturn, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from mif_rdf import __version__
 from mif_rdf.cli.commands import command_modules
@@ -48,7 +50,11 @@ def _did_you_mean(message: str, options: list[str]) -> str:
         wrong, known = [found.group(1)], re.split(r",\s*", f"{found.group(2)},{found.group(3)}".replace(" ,", ","))
     else:
         return ""
-    close = [match for word in wrong for match in difflib.get_close_matches(word, [k.strip() for k in known if k.strip()], n=1, cutoff=0.6)]
+    close = [
+        match
+        for word in wrong
+        for match in difflib.get_close_matches(word, [k.strip() for k in known if k.strip()], n=1, cutoff=0.6)
+    ]
     return f"; did you mean {' '.join(close)}?" if close else ""
 
 
@@ -66,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
         verbosity_options(command)
         name = command.prog.removeprefix("mif-rdf ")
         if name in EXAMPLES:  # after the command's own epilog (push: its exit codes)
-            command.epilog = "\n\n".join(filter(None, (command.epilog, f"example (more in docs/cli.md):\n  {EXAMPLES[name]}")))
+            command.epilog = "\n\n".join(
+                filter(None, (command.epilog, f"example (more in docs/cli.md):\n  {EXAMPLES[name]}"))
+            )
             command.formatter_class = _ExampleFormatter
     return parser
 
@@ -89,7 +97,7 @@ EXAMPLES = {
     "suggest": "mif-rdf suggest examples --format json",
     "export": "mif-rdf export examples -o out/examples.nq",
     "import": "mif-rdf import examples out/examples.nq --dry-run",
-    "update": "mif-rdf update examples --dry-run 'DELETE { GRAPH ?m { ?m mif:tags \"kafka\" } } INSERT { GRAPH ?m { ?m mif:tags \"streaming\" } } WHERE { GRAPH ?m { ?m mif:tags \"kafka\" } }'",
+    "update": 'mif-rdf update examples --dry-run \'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } INSERT { GRAPH ?m { ?m mif:tags "streaming" } } WHERE { GRAPH ?m { ?m mif:tags "kafka" } }\'',
     "diff": "mif-rdf diff examples HEAD --format markdown",
     "push": "mif-rdf push examples --endpoint http://localhost:7878/store --dry-run",
     "convert to-jsonld": "mif-rdf convert to-jsonld examples -o out/jsonld",
@@ -127,7 +135,9 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse
         if commands is None:
             return parser.parse_intermixed_args(words, found)
         if not words or words[0].startswith("-") or words[0] not in commands.choices:
-            return parser.parse_args(words, found)  # help, version, a missing or unknown command: argparse's own message
+            return parser.parse_args(
+                words, found
+            )  # help, version, a missing or unknown command: argparse's own message
         if commands.dest is not argparse.SUPPRESS:
             setattr(found, commands.dest, words[0])
         for key, value in parser._defaults.items():  # set_defaults of the outer command (its func, say)
@@ -179,7 +189,9 @@ def _quiet_rdflib() -> None:
 
 
 def _fail(message: str) -> int:
-    from mif_rdf.core.redaction import redact_text  # a token in a URL's query string never reaches the terminal or a CI log
+    from mif_rdf.core.redaction import (
+        redact_text,  # a token in a URL's query string never reaches the terminal or a CI log
+    )
 
     print(f"mif-rdf: error: {redact_text(message)}", file=sys.stderr)
     return EXIT_CANNOT_RUN

@@ -1,9 +1,10 @@
 """Pausing the cyclic garbage collector around bulk work (loads, validation, large query results)."""
+
 from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Iterator
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager

@@ -17,13 +17,15 @@ definitions, prefixes, type coercion, containers, property-scoped and
 embedded contexts); the projection, the fast triple walker and the reverse
 path all read term definitions from it, so the three agree by construction.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable
+from functools import cache, lru_cache
+from typing import Any
 
 from pyld.iri_resolver import resolve as _resolve_iri
 
@@ -61,9 +63,19 @@ def is_valid_iri(value: str) -> bool:
 # RFC 3987's character classes.  Oxigraph refuses an IRI outside this grammar (a bare ``%``, ``[`` in a
 # path, a second ``#``, a private-use or non-character code point outside the query), and refuses the
 # whole load or request that holds it; rdflib accepts most of those, so rdflib's word is not enough.
-_UCS = "".join(f"{chr(low)}-{chr(high)}" for low, high in (
-    (0xA0, 0xD7FF), (0xF900, 0xFDCF), (0xFDF0, 0xFFEF), *((p << 16, (p << 16) + 0xFFFD) for p in range(1, 14)), (0xE1000, 0xEFFFD)))
-_PRIVATE = "".join(f"{chr(low)}-{chr(high)}" for low, high in ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD)))
+_UCS = "".join(
+    f"{chr(low)}-{chr(high)}"
+    for low, high in (
+        (0xA0, 0xD7FF),
+        (0xF900, 0xFDCF),
+        (0xFDF0, 0xFFEF),
+        *((p << 16, (p << 16) + 0xFFFD) for p in range(1, 14)),
+        (0xE1000, 0xEFFFD),
+    )
+)
+_PRIVATE = "".join(
+    f"{chr(low)}-{chr(high)}" for low, high in ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
+)
 _UNRESERVED = rf"A-Za-z0-9\-._~{_UCS}"
 _SUB_DELIMS = "!$&'()*+,;="
 _PCHAR = f"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|%[0-9A-Fa-f]{{2}})"
@@ -93,7 +105,7 @@ def _ip_literal_ok(text: str | None) -> bool:
     if text is None:
         return True
     if text[:1] in ("v", "V"):
-        return bool(re.fullmatch(rf"[vV][0-9A-Fa-f]+\.[{_UNRESERVED[:-len(_UCS)]}{_SUB_DELIMS}:]+", text))
+        return bool(re.fullmatch(rf"[vV][0-9A-Fa-f]+\.[{_UNRESERVED[: -len(_UCS)]}{_SUB_DELIMS}:]+", text))
     import ipaddress
 
     try:
@@ -154,7 +166,7 @@ def _base_parts(base: str) -> tuple[str, str] | None:
     return base[:slash], path[: path.rfind("/") + 1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def context_document(url: str) -> dict[str, Any]:
     """The parsed JSON of the pinned MIF context, the only context with a URL."""
     try:
@@ -164,7 +176,7 @@ def context_document(url: str) -> dict[str, Any]:
     return _shipped(name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shipped(name: str) -> dict[str, Any]:
     with open(data_file("context", name), encoding="utf-8") as handle:
         return json.load(handle)
@@ -217,7 +229,7 @@ class ActiveContext:
         self._key_cache: dict[str, tuple[str | None, Term | None]] = {}
 
     # -- building -------------------------------------------------------
-    def with_context(self, local: Any) -> "ActiveContext":
+    def with_context(self, local: Any) -> ActiveContext:
         """Process a local context (dict, list, or None meaning reset)."""
         ctx: ActiveContext = self
         for item in local if isinstance(local, list) else [local]:
@@ -231,14 +243,16 @@ class ActiveContext:
                 raise MifRdfError(f"unsupported JSON-LD context entry {item!r}")
         return ctx
 
-    def _define(self, local: dict[str, Any]) -> "ActiveContext":
+    def _define(self, local: dict[str, Any]) -> ActiveContext:
         for key in local:
             if key in ("@base", "@import", "@propagate", "@protected", "@direction", "@language"):
                 raise MifRdfError(f"JSON-LD context keyword {key} is not supported by the mif-rdf context model")
         terms = dict(self.terms)
         vocab = self.vocab
         if "@vocab" in local:
-            vocab = None if local["@vocab"] is None else ActiveContext(terms, vocab).expand_iri(local["@vocab"], vocab=True)
+            vocab = (
+                None if local["@vocab"] is None else ActiveContext(terms, vocab).expand_iri(local["@vocab"], vocab=True)
+            )
         pending = {k: v for k, v in local.items() if not k.startswith("@")}
         building = ActiveContext(terms, vocab)
 
@@ -257,7 +271,7 @@ class ActiveContext:
         return ActiveContext(terms, vocab)
 
     @staticmethod
-    def _term(name: str, value: Any, ctx: "ActiveContext", need: Callable[[str], None]) -> Term:
+    def _term(name: str, value: Any, ctx: ActiveContext, need: Callable[[str], None]) -> Term:
         if value is None:
             return Term(name, None)
         simple = isinstance(value, str)
@@ -281,10 +295,15 @@ class ActiveContext:
         container = spec.get("@container")
         if container not in (None, "@set", "@list", "@index"):
             raise MifRdfError(f"term {name!r}: container {container!r} is not supported")
-        prefix = bool(spec.get("@prefix", simple and ":" not in name and "/" not in name and iri is not None and iri.endswith(_GEN_DELIMS)))
+        prefix = bool(
+            spec.get(
+                "@prefix",
+                simple and ":" not in name and "/" not in name and iri is not None and iri.endswith(_GEN_DELIMS),
+            )
+        )
         return Term(name, iri, coerce, container, spec.get("@context"), prefix)
 
-    def child(self, term: Term | None) -> "ActiveContext":
+    def child(self, term: Term | None) -> ActiveContext:
         """Active context for the values of ``term`` (applies its scoped context)."""
         if term is None or term.scoped is None:
             return self
@@ -293,7 +312,7 @@ class ActiveContext:
             found = self._children[term.name] = self.with_context(term.scoped)
         return found
 
-    def embedded(self, local: Any) -> "ActiveContext":
+    def embedded(self, local: Any) -> ActiveContext:
         """Active context after a node object's own ``@context`` (memoized)."""
         key = json.dumps(local, sort_keys=True)
         found = self._embedded.get(key)
@@ -356,13 +375,13 @@ class ActiveContext:
                 return suffix
         for name, term in self.terms.items():
             if term.prefix and term.iri and iri.startswith(term.iri) and len(iri) > len(term.iri):
-                candidate = f"{name}:{iri[len(term.iri):]}"
+                candidate = f"{name}:{iri[len(term.iri) :]}"
                 if candidate not in self.terms and not candidate[len(name) + 1 :].startswith("//"):
                     return candidate
         return iri
 
 
-@lru_cache(maxsize=None)
+@cache
 def mif_context() -> ActiveContext:
     """The active context of every MIF projection document (MIF + extension)."""
     return ActiveContext({}, None).with_context(projection_context())

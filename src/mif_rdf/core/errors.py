@@ -5,11 +5,13 @@ A bundle load never raises for one bad file: each problem becomes a
 every issue of a bundle in one run.  :class:`MifRdfError` is the single root of
 the exceptions the library does raise (bad arguments, unreadable bundle root).
 """
+
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 
 class MifRdfError(Exception):

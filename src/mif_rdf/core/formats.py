@@ -7,6 +7,7 @@ that names no RDF format is an error rather than a silent Turtle file.
 This module imports nothing heavy: the command line reads it to build its
 options.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,19 +15,38 @@ from pathlib import Path
 from mif_rdf.core.errors import MifRdfError
 
 #: Format name -> rdflib serializer name.
-RDF_FORMATS = {"turtle": "turtle", "nt": "nt", "nquads": "nquads", "trig": "trig", "json-ld": "json-ld", "rdfxml": "xml"}
+RDF_FORMATS = {
+    "turtle": "turtle",
+    "nt": "nt",
+    "nquads": "nquads",
+    "trig": "trig",
+    "json-ld": "json-ld",
+    "rdfxml": "xml",
+}
 #: Other spellings (riot's, rdflib's, MIME-ish) -> format name.
 ALIASES = {
-    "ttl": "turtle", "n3": "turtle",
-    "ntriples": "nt", "n-triples": "nt",
-    "nq": "nquads", "n-quads": "nquads",
+    "ttl": "turtle",
+    "n3": "turtle",
+    "ntriples": "nt",
+    "n-triples": "nt",
+    "nq": "nquads",
+    "n-quads": "nquads",
     "jsonld": "json-ld",
-    "xml": "rdfxml", "rdf/xml": "rdfxml", "rdf": "rdfxml", "pretty-xml": "rdfxml",
+    "xml": "rdfxml",
+    "rdf/xml": "rdfxml",
+    "rdf": "rdfxml",
+    "pretty-xml": "rdfxml",
 }
 #: The extension each format writes.
 EXTENSIONS = {"turtle": ".ttl", "nt": ".nt", "nquads": ".nq", "trig": ".trig", "json-ld": ".jsonld", "rdfxml": ".rdf"}
 #: Extensions read as a format (more than one may name a format).
-SUFFIXES = {**{ext: name for name, ext in EXTENSIONS.items()}, ".nquads": "nquads", ".owl": "rdfxml", ".xml": "rdfxml", ".n3": "turtle"}
+SUFFIXES = {
+    **{ext: name for name, ext in EXTENSIONS.items()},
+    ".nquads": "nquads",
+    ".owl": "rdfxml",
+    ".xml": "rdfxml",
+    ".n3": "turtle",
+}
 #: Formats that keep named graphs; the others get the union of all graphs.
 QUAD_FORMATS = frozenset({"nquads", "trig", "json-ld"})
 
@@ -46,8 +66,10 @@ def format_for(path: Path | None, name: str | None) -> str:
         named = format_name(name)
         implied = SUFFIXES.get(path.suffix.lower()) if path is not None else None
         if implied is not None and implied != named:  # N-Triples silently in x.ttl fools the next tool that reads it
-            raise MifRdfError(f"--format {name} writes {named}, but the extension of {str(path)!r} says {implied}: "
-                              "change one (an extension no RDF format uses is fine)")
+            raise MifRdfError(
+                f"--format {name} writes {named}, but the extension of {str(path)!r} says {implied}: "
+                "change one (an extension no RDF format uses is fine)"
+            )
         return named
     if path is None:
         return "turtle"

@@ -26,13 +26,14 @@ spec text decides meaning (DESIGN section 0), so no ``ln 2`` is slipped in.
 on the calendar from the instant it starts (``P1M`` from 31 January ends on
 the last day of February).
 """
+
 from __future__ import annotations
 
 import calendar
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 from mif_rdf.core.errors import MifRdfError
@@ -101,11 +102,13 @@ def _add_months(moment: datetime, months: int) -> datetime:
 def as_utc(moment: datetime | date) -> datetime:
     """An aware datetime: dates are midnight UTC, naive datetimes are read as UTC."""
     if not isinstance(moment, datetime):
-        return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+        return datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def decay_strength(model: str, elapsed: timedelta, *, ttl: timedelta | None = None, half_life: timedelta | None = None) -> float:
+def decay_strength(
+    model: str, elapsed: timedelta, *, ttl: timedelta | None = None, half_life: timedelta | None = None
+) -> float:
     """The strength after ``elapsed`` under one decay model of spec 9.2.
 
     Raises :class:`MifRdfError` for an unknown model, a negative ``elapsed``,

@@ -7,13 +7,15 @@ report's), and :mod:`mif_rdf.notebook.display` builds the bundle summary on
 them, so every view of a bundle looks the same.  Plain,
 escaped HTML only: no scripts, no external styles, nothing a notebook trusts.
 """
+
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from itertools import islice
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from mif_rdf.core.errors import Problem, Severity
 
@@ -25,7 +27,9 @@ _LEFT = "<style>table.mif-rdf.mif-rdf th, table.mif-rdf.mif-rdf td { text-align:
 _SEVERITY_COLOURS = {Severity.ERROR: "#b00020", Severity.WARNING: "#8a6d00", Severity.INFO: "#555555"}
 
 
-def table_html(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None, limit: int = MAX_ROWS) -> str:
+def table_html(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None, limit: int = MAX_ROWS
+) -> str:
     """An HTML table of ``rows`` (sequences in ``columns`` order), cut after ``limit`` rows with a note."""
     rows = iter(rows)
     shown = list(islice(rows, limit))
@@ -46,7 +50,9 @@ def problems_html(problems: Iterable[Problem], *, caption: str | None = "Problem
         (_Raw(_severity(p.severity)), p.path, p.line, p.key, _value(p.value), p.rule, _level(p.level), p.message)
         for p in problems
     )
-    return table_html(("severity", "file", "line", "key", "value", "rule", "level", "message"), rows, caption=caption, limit=limit)
+    return table_html(
+        ("severity", "file", "line", "key", "value", "rule", "level", "message"), rows, caption=caption, limit=limit
+    )
 
 
 class _Raw(str):

@@ -5,6 +5,7 @@ bomb or a million nested brackets must each become one clear problem, not a
 hang or an out-of-memory kill.  The defaults fit real bundles with a wide margin
 (the largest memory of the examples is 6 KB; a 100,000-memory bundle loads).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,6 +3,7 @@
 The command line builds its options from these, so this module imports
 nothing: ``mif-rdf --help`` must not wait for rdflib's SPARQL engine.
 """
+
 from __future__ import annotations
 
 #: Store names (``load_bundle(store=...)``, ``--store``) -> rdflib store plugin names.

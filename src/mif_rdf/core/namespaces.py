@@ -1,4 +1,5 @@
 """The prefixes people expect to see (and to use in SPARQL) for MIF data."""
+
 from __future__ import annotations
 
 from rdflib import Graph, Namespace

@@ -17,6 +17,7 @@ process that made them; whatever a killed process left is removed by the
 next run that looks in the same place (:func:`sweep`), once that process is
 gone.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,8 +27,9 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO
 
 from mif_rdf.core.errors import MifRdfError
 
@@ -116,7 +118,9 @@ def replacing(path: str | Path) -> Iterator[IO[bytes]]:
         return
     target = Path(path).resolve()
     sweep(target.parent)
-    fd, temporary = tempfile.mkstemp(prefix=f"{PREFIX}{os.getpid()}-", suffix=f".{target.name[-80:]}", dir=target.parent)
+    fd, temporary = tempfile.mkstemp(
+        prefix=f"{PREFIX}{os.getpid()}-", suffix=f".{target.name[-80:]}", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -128,7 +132,9 @@ def replacing(path: str | Path) -> Iterator[IO[bytes]]:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise MifRdfError(f"{path}: no space left on the device ({exc.strerror}); nothing was written and the previous file, if any, is unchanged") from None
+            raise MifRdfError(
+                f"{path}: no space left on the device ({exc.strerror}); nothing was written and the previous file, if any, is unchanged"
+            ) from None
         raise
     _sync_folder(target.parent)
 
@@ -151,7 +157,10 @@ def write_file(path: str | Path, data: bytes) -> None:
 
 # -- sources are never outputs -----------------------------------------------------------
 
-def refuse_sources(outputs: Iterable[tuple[str, Path | None]], inputs: Iterable[Path], bundle: Path | None = None) -> None:
+
+def refuse_sources(
+    outputs: Iterable[tuple[str, Path | None]], inputs: Iterable[Path], bundle: Path | None = None
+) -> None:
     """Raise :class:`MifRdfError` before anything is read if an output would overwrite an input.
 
     ``outputs`` are ``(option, path)`` pairs (a None path is standard output);
@@ -178,8 +187,10 @@ def refuse_sources(outputs: Iterable[tuple[str, Path | None]], inputs: Iterable[
             linked = _hard_link_to_input(target, _input_files(roots, home))
             why = None if linked is None else f"a hard link to {linked}"
         if why is not None:
-            raise MifRdfError(f"{option} {_which(target, path)}: that is {why}, which this command reads; "
-                              "refusing to overwrite an input (choose another output)")
+            raise MifRdfError(
+                f"{option} {_which(target, path)}: that is {why}, which this command reads; "
+                "refusing to overwrite an input (choose another output)"
+            )
 
 
 def _input_at(target: Path, roots: list[Path], home: Path | None) -> str | None:
@@ -188,7 +199,12 @@ def _input_at(target: Path, roots: list[Path], home: Path | None) -> str | None:
         return f"inside the bundle's .mif/ folder ({home / '.mif'})"
     if target.is_dir():
         return None
-    if home is not None and target.is_relative_to(home) and target.suffix.lower() in (".md", ".jsonld") and target.exists():
+    if (
+        home is not None
+        and target.is_relative_to(home)
+        and target.suffix.lower() in (".md", ".jsonld")
+        and target.exists()
+    ):
         return f"a memory file of the bundle {home}"
     for root in roots:
         if target == root or (target.is_relative_to(root) and target.exists()):
@@ -206,7 +222,9 @@ def _input_files(roots: list[Path], home: Path | None) -> Iterator[Path]:
     for root in roots:
         yield from _files_under(root)
     if home is not None:
-        yield from (path for path in _files_under(home) if path.suffix.lower() == ".md" or path.is_relative_to(home / ".mif"))
+        yield from (
+            path for path in _files_under(home) if path.suffix.lower() == ".md" or path.is_relative_to(home / ".mif")
+        )
 
 
 def _hard_link_to_input(target: Path, inputs: Iterator[Path]) -> Path | None:

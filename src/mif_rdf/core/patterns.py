@@ -23,12 +23,14 @@ matches before a final newline; RE2's ``\\s`` has no ``\\v``).
 
 Positions are character offsets into the ``str`` searched.
 """
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import re2
 import regex
@@ -118,8 +120,9 @@ class SafePattern:
         return self.search(text) is not None
 
 
-def compile_pattern(source: str, flags: str = "", *, time_limit: float = DEFAULT_TIME_LIMIT,
-                    ascii: bool = True) -> SafePattern:
+def compile_pattern(
+    source: str, flags: str = "", *, time_limit: float = DEFAULT_TIME_LIMIT, ascii: bool = True
+) -> SafePattern:
     """``source`` compiled on RE2 when RE2 accepts it, else on the time-limited fallback.
 
     ``flags``: any of ``i`` (ignore case), ``m`` (``^``/``$`` at line ends),
@@ -232,8 +235,8 @@ class PatternSet:
             for index in candidates:
                 found = self._bytes[index].search(data)
                 if found is not None:  # the set said so; a None would be an RE2 bug, and is no hit
-                    start = len(data[:found.start()].decode("utf-8", "surrogatepass"))
-                    matched = data[found.start():found.end()].decode("utf-8", "surrogatepass")
+                    start = len(data[: found.start()].decode("utf-8", "surrogatepass"))
+                    matched = data[found.start() : found.end()].decode("utf-8", "surrogatepass")
                     result.hits.append(Hit(index, Match(start, start + len(matched), matched)))
         for index in self._fallback:
             try:

@@ -1,8 +1,10 @@
 """Progress bars on a terminal for long work (loads, exports, validation stages)."""
+
 from __future__ import annotations
 
 import sys
-from typing import Iterable, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 T = TypeVar("T")
 #: Above this many files a progress bar is shown (on a terminal only).

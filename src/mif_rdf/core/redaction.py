@@ -7,6 +7,7 @@ what remains is shown through :func:`redacted`: every query-string value and
 any userinfo replaced by ``***``, the rest as written so a person still sees
 which store and which path.
 """
+
 from __future__ import annotations
 
 import re

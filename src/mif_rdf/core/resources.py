@@ -5,16 +5,17 @@ In a wheel the three folders are copied into ``mif_rdf/data/`` (see
 top-level folders of the repository.  Code asks here and never builds paths by
 hand, so both layouts work.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # mif_rdf/
 _KINDS = ("context", "shapes", "ontologies")
 
 
-@lru_cache(maxsize=None)
+@cache
 def data_dir(kind: str) -> Path:
     """Folder holding the shipped ``kind`` files (``context``, ``shapes`` or ``ontologies``)."""
     if kind not in _KINDS:

@@ -12,12 +12,15 @@ beyond the JSON-LD graph; when the bundle declares a namespace model (spec
 :mod:`mif_rdf.load.loader` fills it; every later stage (validation, queries,
 output, serve) reads it.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator, Literal as TypingLiteral, Mapping
+from typing import Any
+from typing import Literal as TypingLiteral
 
 from rdflib import Dataset, Graph, URIRef
 from rdflib.store import Store
@@ -28,7 +31,14 @@ from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.names import STORES
 from mif_rdf.core.namespaces import bind_prefixes
 from mif_rdf.load.pipeline import Engine
-from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, canonical_relationship_name, graph_iri, memory_iri, resolve_target
+from mif_rdf.source.identity import (
+    GRAPH_LAYOUT,
+    GRAPH_LINKS,
+    canonical_relationship_name,
+    graph_iri,
+    memory_iri,
+    resolve_target,
+)
 
 PATH = URIRef(MIF_NS + "path")
 LOCATION = URIRef(MIF_NS + "location")
@@ -173,7 +183,9 @@ class LoadedBundle:
             targets[record.doc_iri] = targets[record.iri] = record.iri
         return targets
 
-    def links_of(self, record: MemoryRecord, targets: Mapping[str, str], types: Collection[str] | None = None) -> Iterator[Link]:
+    def links_of(
+        self, record: MemoryRecord, targets: Mapping[str, str], types: Collection[str] | None = None
+    ) -> Iterator[Link]:
         for index, rel, key in target_keys(record.frontmatter, record.doc_iri, self.base_iri, types):
             yield Link(record, index, rel["type"], rel["target"], targets.get(key))
 
@@ -203,7 +215,9 @@ class LoadedBundle:
         }
 
 
-def target_keys(frontmatter: Mapping[str, Any], doc_iri: str, base: str, types: Collection[str] | None = None) -> Iterator[tuple[int, dict[str, Any], str]]:
+def target_keys(
+    frontmatter: Mapping[str, Any], doc_iri: str, base: str, types: Collection[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any], str]]:
     """Each well-formed relationship of a memory (of ``types``, canonical names, when given) with the IRI its target resolves to (without fragment)."""
     relationships = frontmatter.get("relationships")
     if not isinstance(relationships, list):
@@ -212,7 +226,6 @@ def target_keys(frontmatter: Mapping[str, Any], doc_iri: str, base: str, types: 
         if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
             if types is None or canonical_relationship_name(rel["type"]) in types:
                 yield index, rel, resolve_target(rel["target"], doc_iri, base).split("#", 1)[0]
-
 
 
 def new_dataset(store: str | Store = "memory") -> Dataset:

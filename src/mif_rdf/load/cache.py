@@ -37,6 +37,7 @@ reads it, which is why it is created readable by its owner only, and an entry
 folder or file that another user owns or others may write is refused with an
 error, never read.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,25 +51,27 @@ import sys
 import time
 import weakref
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal as TypingLiteral
+from typing import Any
+from typing import Literal as TypingLiteral
 
 import rdflib
 from rdflib import Dataset
 from rdflib.store import Store
 
-from mif_rdf.load import termpickle
 from mif_rdf.core.collector import no_cyclic_gc
-from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
-from mif_rdf.load.pipeline import Engine
 from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import PREFIX, process_exists, sweep
-from mif_rdf.load.oxigraph_sink import oxigraph_store
-from mif_rdf.source.parse import BundleFiles, discover
 from mif_rdf.core.resources import data_dir
+from mif_rdf.load import termpickle
+from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
+from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.load.pipeline import Engine
+from mif_rdf.source.parse import BundleFiles, discover
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
@@ -183,7 +186,9 @@ def entry_dir(cache_dir: Path, root: Path, base: str, engine: str, kind: str, li
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of everything that decides what a load produces: sources, contexts, library versions."""
-    digest = hashlib.sha256(f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {getattr(ox, '__version__', '-')}".encode())
+    digest = hashlib.sha256(
+        f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {getattr(ox, '__version__', '-')}".encode()
+    )
     package = Path(__file__).resolve().parent.parent  # all of mif_rdf/
     files = sorted(package.rglob("*.py")) + sorted(p for p in data_dir("context").iterdir() if p.is_file())
     for path in files:
@@ -192,17 +197,24 @@ def code_fingerprint() -> str:
 
 
 # -- warm ---------------------------------------------------------------------------
-def _warm(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits) -> LoadedBundle:
+def _warm(
+    steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits
+) -> LoadedBundle:
     manifest = _read_manifest(entry)
     files = discover(root)
     if any(p.rule == "read" for p in files.problems):  # its files are not listed, yet still readable one by one
         raise _Stale("a folder could not be read: a fresh load tells what it holds")
-    if any(p.rule in ("duplicate-id", "duplicate-path", "limit") and p.path in (".", *manifest.stamps) for p in manifest.problems):
+    if any(
+        p.rule in ("duplicate-id", "duplicate-path", "limit") and p.path in (".", *manifest.stamps)
+        for p in manifest.problems
+    ):
         raise _Stale("the bundle had duplicate ids or went over a limit; who wins depends on every file")
     if len(files.memories) > limits.max_memories:
         raise _Stale("more memory files than --max-memories")
     config_now = files.config and _fresh_stamp(str(root) + os.sep, files.config, manifest)
-    if files.config != manifest.config_path or (config_now and not _same_content(config_now, manifest.stamps[files.config])):
+    if files.config != manifest.config_path or (
+        config_now and not _same_content(config_now, manifest.stamps[files.config])
+    ):
         raise _Stale("the bundle config changed")
     current = [*files.memories, *files.projections, *files.entities]
     present = set(current) | ({files.config} if files.config else set())
@@ -216,8 +228,14 @@ def _warm(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kin
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
     bundle = steps.into(
-        root=root, base_iri=base, dataset=dataset, engine=engine, config=manifest.config,
-        problems=ProblemLog(problems), limits=limits, records=Records(_records_reader(entry, manifest)),
+        root=root,
+        base_iri=base,
+        dataset=dataset,
+        engine=engine,
+        config=manifest.config,
+        problems=ProblemLog(problems),
+        limits=limits,
+        records=Records(_records_reader(entry, manifest)),
     )
     if changed or removed:
         steps.reload(bundle, *removed, *changed)
@@ -242,8 +260,13 @@ def _fresh_stamp(folder: str, relpath: str, manifest: _Manifest) -> Stamp | None
             info = os.stat(folder + relpath)
         except OSError:
             info = None
-        if (info and info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS
-                and info.st_ctime_ns == stamp.ctime_ns and info.st_ino == stamp.inode):
+        if (
+            info
+            and info.st_size == stamp.size
+            and info.st_mtime_ns == stamp.mtime_ns < stamp.checked_ns - _RACY_NS
+            and info.st_ctime_ns == stamp.ctime_ns
+            and info.st_ino == stamp.inode
+        ):
             return None
     return _stamp(Path(folder), relpath)
 
@@ -260,7 +283,9 @@ def _stamp(root: Path, relpath: str) -> Stamp:
         data = path.read_bytes()
     except OSError:  # unreadable now: a stamp that matches nothing, so it is retried next time
         return Stamp(-1, -1, "", checked_ns)
-    return Stamp(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns, info.st_ctime_ns, info.st_ino)
+    return Stamp(
+        info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest(), checked_ns, info.st_ctime_ns, info.st_ino
+    )
 
 
 def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Dataset:
@@ -283,7 +308,18 @@ def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Datas
 
 
 # -- cold ---------------------------------------------------------------------------
-def _cold(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits, reason: str, progress: bool | None, workers: int | None) -> LoadedBundle:
+def _cold(
+    steps: _Steps,
+    entry: Path,
+    root: Path,
+    base: str,
+    engine: Engine,
+    kind: StoreKind,
+    limits: Limits,
+    reason: str,
+    progress: bool | None,
+    workers: int | None,
+) -> LoadedBundle:
     (entry / "manifest").unlink(missing_ok=True)  # until the new one is written, the entry is invalid
     files = discover(root)
     relpaths = [*files.memories, *files.projections, *files.entities, *([files.config] if files.config else [])]
@@ -292,7 +328,9 @@ def _cold(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kin
         dataset = new_dataset("default")
     else:
         dataset = _session_dataset(entry, None)
-    bundle = steps.fill(steps.into(root=root, base_iri=base, dataset=dataset, engine=engine, limits=limits), progress, workers)
+    bundle = steps.fill(
+        steps.into(root=root, base_iri=base, dataset=dataset, engine=engine, limits=limits), progress, workers
+    )
     if kind != "memory":
         # A bulk load leaves dozens of unmerged tables; every later read of the cached database looks
         # through each. Compacting once here (13 s at 100,000 memories) took validation's 55 scans there
@@ -303,7 +341,14 @@ def _cold(steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kin
     return bundle
 
 
-def _save(entry: Path, bundle: LoadedBundle, kind: StoreKind, stamps: dict[str, Stamp], files: BundleFiles, unchanged: _Manifest | None = None) -> None:
+def _save(
+    entry: Path,
+    bundle: LoadedBundle,
+    kind: StoreKind,
+    stamps: dict[str, Stamp],
+    files: BundleFiles,
+    unchanged: _Manifest | None = None,
+) -> None:
     """Write the entry: the triples and records first (unless ``unchanged`` has them), the manifest last.
 
     The manifest vouches for the other files by their hashes, so it is removed while they change.
@@ -321,8 +366,15 @@ def _save(entry: Path, bundle: LoadedBundle, kind: StoreKind, stamps: dict[str, 
     else:
         dataset_sha256, records_sha256, tables = unchanged.dataset_sha256, unchanged.records_sha256, unchanged.tables
     manifest = _Manifest(
-        CACHE_FORMAT, code_fingerprint(), stamps, files.config, bundle.config,
-        list(bundle.problems), dataset_sha256, tables, records_sha256,
+        CACHE_FORMAT,
+        code_fingerprint(),
+        stamps,
+        files.config,
+        bundle.config,
+        list(bundle.problems),
+        dataset_sha256,
+        tables,
+        records_sha256,
     )
     _write_file(entry / "manifest", pickle.dumps(manifest, protocol=pickle.HIGHEST_PROTOCOL))
 
@@ -375,7 +427,7 @@ def _read_file(path: Path, expected_sha256: str | None = None) -> bytes:
         raise _Stale(f"cannot read {path.name} ({exc.strerror})") from None
     header = len(_MAGIC) + _DIGEST
     digest = hashlib.sha256(memoryview(data)[header:]).digest()
-    if not data.startswith(_MAGIC) or digest != data[len(_MAGIC):header]:
+    if not data.startswith(_MAGIC) or digest != data[len(_MAGIC) : header]:
         raise _Stale(f"{path.name} is corrupt (checksum mismatch)")
     if expected_sha256 is not None and digest.hex() != expected_sha256:
         raise _Stale(f"{path.name} does not belong to the manifest")
@@ -389,8 +441,10 @@ def _check_owned(path: Path, info: os.stat_result) -> None:
         return
     if info.st_uid != uid() or info.st_mode & 0o022:
         who = "owned by another user" if info.st_uid != uid() else "writable by other users"
-        raise MifRdfError(f"cache {'folder' if path.is_dir() else 'file'} {str(path)!r} is {who}; it is not read "
-                          "(cache files are pickles: reading one runs what it says). Delete it, or use a --cache-dir of your own")
+        raise MifRdfError(
+            f"cache {'folder' if path.is_dir() else 'file'} {str(path)!r} is {who}; it is not read "
+            "(cache files are pickles: reading one runs what it says). Delete it, or use a --cache-dir of your own"
+        )
 
 
 @contextlib.contextmanager

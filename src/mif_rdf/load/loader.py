@@ -6,10 +6,12 @@ use on their own.  The incremental functions (:func:`reload`, :func:`relink`,
 :func:`rebuild_links`, :func:`add_content_hashes`) keep a loaded bundle equal
 to a fresh load of its files after some of them changed.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TypeVar
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
@@ -20,14 +22,39 @@ from mif_rdf.core.context import is_absolute_iri, is_valid_iri
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.progress import progress_bar
-from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH, EntityRecord, LoadedBundle, MemoryRecord, new_dataset, target_keys
+from mif_rdf.load.bundle import (
+    LOCATION,
+    NAMESPACE_URI,
+    PATH,
+    EntityRecord,
+    LoadedBundle,
+    MemoryRecord,
+    new_dataset,
+    target_keys,
+)
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.oxigraph_sink import sink_for
-from mif_rdf.load.pipeline import Engine, Output, PreparedMemory, complete, prepare_memories, prepare_memory, triples, worker_count
+from mif_rdf.load.pipeline import (
+    Engine,
+    Output,
+    PreparedMemory,
+    complete,
+    prepare_memories,
+    prepare_memory,
+    triples,
+    worker_count,
+)
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem, namespace_uri
 from mif_rdf.nsmodel.model import authority_of
-from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, is_projection, json_pointer, pair_twins, projection_problems
+from mif_rdf.rdf.jsonld_source import (
+    Authored,
+    is_jsonld_path,
+    is_projection,
+    json_pointer,
+    pair_twins,
+    projection_problems,
+)
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
 from mif_rdf.rdf.tordf import Triple
@@ -42,7 +69,17 @@ from mif_rdf.source.identity import (
     relationship_iri,
 )
 from mif_rdf.source.integrity import with_hash
-from mif_rdf.source.parse import BundleFiles, bundle_base_iri, ParsedEntity, ParsedMemory, discover, is_entity_path, loadable, parse_config, parse_entity
+from mif_rdf.source.parse import (
+    BundleFiles,
+    ParsedEntity,
+    ParsedMemory,
+    bundle_base_iri,
+    discover,
+    is_entity_path,
+    loadable,
+    parse_config,
+    parse_entity,
+)
 
 B = TypeVar("B", bound=LoadedBundle)
 
@@ -54,7 +91,9 @@ def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
     (:func:`relink`); returns the links-graph subjects whose triples were
     written again.
     """
-    relpaths = tuple(dict.fromkeys([*relpaths, *pair_twins(bundle.root, relpaths)]))  # which of a .md/.jsonld pair loads depends on both
+    relpaths = tuple(
+        dict.fromkeys([*relpaths, *pair_twins(bundle.root, relpaths)])
+    )  # which of a .md/.jsonld pair loads depends on both
     changed = set(relpaths)
     old_keys, old_subjects = _keys_of(bundle, changed)
     for relpath in relpaths:
@@ -76,6 +115,7 @@ def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
     refresh_namespace_graphs(bundle)
     return subjects
 
+
 def _keys_of(bundle: LoadedBundle, relpaths: set[str]) -> tuple[set[str], set[str]]:
     """The target IRIs the files at ``relpaths`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
     keys: set[str] = set()
@@ -89,6 +129,7 @@ def _keys_of(bundle: LoadedBundle, relpaths: set[str]) -> tuple[set[str], set[st
             keys.add(e.iri)
             subjects.add(e.iri)
     return keys, subjects
+
 
 def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: set[str]) -> set[str]:
     """Bring the links graph up to date after the files at ``relpaths`` changed, touching only what they touch.
@@ -105,8 +146,12 @@ def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: s
     layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     for subject in subjects:
         layout.remove((URIRef(subject), None, None))
-    sources = [m for m in bundle.memories.values()
-               if m.relpath in relpaths or any(key in keys for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri))]
+    sources = [
+        m
+        for m in bundle.memories.values()
+        if m.relpath in relpaths
+        or any(key in keys for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri))
+    ]
     resolved_again = {m.relpath for m in sources}
     bundle.problems.items = [p for p in bundle.problems if not (p.rule == "link" and p.path in resolved_again)]
     graph = bundle.links
@@ -118,9 +163,12 @@ def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: s
     triples = [t for m in sources for t in loader.source_triples(m, targets)]
     triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in bundle.entities.values() if e.relpath in relpaths]
     loader.add_graph(bundle.links_graph_iri, triples)
-    loader.add_graph(bundle.layout_graph_iri, layout_triples(m for m in bundle.memories.values() if m.relpath in relpaths))
+    loader.add_graph(
+        bundle.layout_graph_iri, layout_triples(m for m in bundle.memories.values() if m.relpath in relpaths)
+    )
     loader.flush()
     return subjects
+
 
 def forget(bundle: LoadedBundle, relpath: str) -> None:
     """Drop what one file contributed: its graph, its record and its problems (not its links)."""
@@ -136,6 +184,7 @@ def forget(bundle: LoadedBundle, relpath: str) -> None:
             del bundle.memories[old.id]
     bundle.problems.drop_path(relpath)
 
+
 def add_content_hashes(bundle: LoadedBundle) -> None:
     """Give every memory ``extensions.mif-rdf.hash`` (spec 18.2) in the dataset; files are untouched."""
     bundle.problems.items = [p for p in bundle.problems if p.rule != "integrity"]  # checked again below
@@ -149,6 +198,7 @@ def add_content_hashes(bundle: LoadedBundle) -> None:
     loader.flush()
     rebuild_links(bundle)  # the layout graph holds the frontmatter, which now has the hash
 
+
 def refresh_namespace_graphs(bundle: LoadedBundle) -> None:
     """Read the namespace model again (:mod:`mif_rdf.nsmodel`) and replace the ``#namespaces`` and ``#inherited`` graphs.
 
@@ -160,15 +210,22 @@ def refresh_namespace_graphs(bundle: LoadedBundle) -> None:
     bundle.problems.items = [p for p in bundle.problems if not is_model_problem(p, model.config_path)] + model.problems
     names = set(model_graphs(model, bundle.base_iri, ()))
     # one index lookup per graph (listing every graph costs a term per memory; dataset.graph() would create them)
-    present = [URIRef(name) for name in sorted(names) if next(iter(bundle.dataset.quads((None, None, None, URIRef(name)))), None) is not None]
+    present = [
+        URIRef(name)
+        for name in sorted(names)
+        if next(iter(bundle.dataset.quads((None, None, None, URIRef(name)))), None) is not None
+    ]
     if not model and not present:
         return
     for name in present:
         bundle.dataset.remove_graph(name)
     loader = _Loader(bundle)
-    for name, content in model_graphs(model, bundle.base_iri, ((m.id, m.frontmatter) for m in bundle.memories.values())).items():
+    for name, content in model_graphs(
+        model, bundle.base_iri, ((m.id, m.frontmatter) for m in bundle.memories.values())
+    ).items():
         loader.add_graph(name, content)
     loader.flush()
+
 
 def rebuild_links(bundle: LoadedBundle) -> None:
     """Bring the links and layout graphs up to date with the memories: only triples that differ are removed or added.
@@ -179,9 +236,14 @@ def rebuild_links(bundle: LoadedBundle) -> None:
     """
     bundle.problems.items = [p for p in bundle.problems if p.rule != "link"]  # found again below
     loader = _Loader(bundle)
-    for name, wanted in ((bundle.links_graph_iri, set(loader.link_triples())), (bundle.layout_graph_iri, set(layout_triples(bundle.memories.values())))):
+    for name, wanted in (
+        (bundle.links_graph_iri, set(loader.link_triples())),
+        (bundle.layout_graph_iri, set(layout_triples(bundle.memories.values()))),
+    ):
         graph = bundle.dataset.graph(URIRef(name))
-        stored = {_plain_strings(triple): triple for triple in graph}  # Oxigraph hands back xsd:string, the loader wrote plain
+        stored = {
+            _plain_strings(triple): triple for triple in graph
+        }  # Oxigraph hands back xsd:string, the loader wrote plain
         for key, triple in stored.items():
             if key not in wanted:
                 graph.remove(triple)
@@ -238,7 +300,9 @@ class _Loader:
             self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
             return
         self.bundle.problems.extend(prepared.notes)
-        record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document)
+        record = MemoryRecord(
+            parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document
+        )
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
@@ -252,14 +316,22 @@ class _Loader:
         if record is None:  # pragma: no cover - the sink only queues memory graphs as text
             return
         del self.bundle.memories[record.id]
-        self.bundle.problems.add(record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store")
+        self.bundle.problems.add(
+            record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store"
+        )
 
     def add_memory(self, parsed: ParsedMemory) -> None:
         self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
 
     def entity(self, relpath: str) -> None:
         bundle = self.bundle
-        parsed = read_entity(bundle, relpath, lambda iri: getattr(bundle.entities.get(iri) or bundle.memories.get(iri[len(MEMORY_PREFIX):]), "relpath", None))
+        parsed = read_entity(
+            bundle,
+            relpath,
+            lambda iri: getattr(
+                bundle.entities.get(iri) or bundle.memories.get(iri[len(MEMORY_PREFIX) :]), "relpath", None
+            ),
+        )
         if parsed is not None:
             self.add_entity(parsed)
 
@@ -284,7 +356,12 @@ class _Loader:
 
     def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
         """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
-        yield from place_triples(record.iri, record.relpath, record.doc_iri, namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id))
+        yield from place_triples(
+            record.iri,
+            record.relpath,
+            record.doc_iri,
+            namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id),
+        )
         for link in self.bundle.links_of(record, targets):
             if link.resolved is not None:
                 predicate = link_predicate(link.type)
@@ -308,7 +385,12 @@ def read_entity(bundle: LoadedBundle, relpath: str, defined_by: Callable[[str], 
         return None
     other = defined_by(parsed.iri)
     if other is not None:
-        bundle.problems.add(relpath, f"duplicate entity {parsed.iri}: already defined by {other}; not loaded", key="id", rule="duplicate-id")
+        bundle.problems.add(
+            relpath,
+            f"duplicate entity {parsed.iri}: already defined by {other}; not loaded",
+            key="id",
+            rule="duplicate-id",
+        )
         return None
     return parsed
 
@@ -329,19 +411,35 @@ def link_predicate(relationship_type: str) -> URIRef | None:
 def broken_link(relpath: str, index: int, target: str) -> Problem:
     """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
     key = f"relationships[{index}].target"
-    return Problem(relpath, f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
-                   Severity.WARNING, key=json_pointer(key) if is_jsonld_path(relpath) else key, value=target, rule="link")
+    return Problem(
+        relpath,
+        f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
+        Severity.WARNING,
+        key=json_pointer(key) if is_jsonld_path(relpath) else key,
+        value=target,
+        rule="link",
+    )
 
 
 def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
     """The error for a memory whose id an earlier file (in path order) already has: the later file is not loaded."""
-    return Problem(relpath, f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file is not loaded",
-                   key="id", value=memory_id, rule="duplicate-id")
+    return Problem(
+        relpath,
+        f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file is not loaded",
+        key="id",
+        value=memory_id,
+        rule="duplicate-id",
+    )
 
 
 def duplicate_location(relpath: str, doc_iri: str, other: str) -> Problem:
     """The error for two paths with one document IRI ('a b.md' and 'a%20b.md'): links could not tell them apart."""
-    return Problem(relpath, f"path has the same location <{doc_iri}> as {other}; this file is not loaded", value=relpath, rule="duplicate-path")
+    return Problem(
+        relpath,
+        f"path has the same location <{doc_iri}> as {other}; this file is not loaded",
+        value=relpath,
+        rule="duplicate-path",
+    )
 
 
 def _plain_strings(triple: Triple) -> Triple:
@@ -381,15 +479,33 @@ def load(
     if cache is not None and cache is not False:
         folder = default_cache_dir() if cache is True else Path(cache)
         root, base = _located(root, base_iri, engine)
-        bundle = load_cached(root, base, engine=engine, store=store, limits=limits, cache_dir=folder, progress=progress, workers=workers,
-                             into=into, fill=fill, reload=reload)
+        bundle = load_cached(
+            root,
+            base,
+            engine=engine,
+            store=store,
+            limits=limits,
+            cache_dir=folder,
+            progress=progress,
+            workers=workers,
+            into=into,
+            fill=fill,
+            reload=reload,
+        )
         refresh_namespace_graphs(bundle)  # the cache does not watch .mif/shared-agreements and .mif/namespaces
         return bundle
-    return fill(open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits, into=into), progress, workers)
+    return fill(
+        open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits, into=into), progress, workers
+    )
 
 
 def open_bundle(
-    root: str | Path, *, base_iri: str | None = None, engine: Engine = "fast", store: str | Store = "memory", limits: Limits = DEFAULT_LIMITS,
+    root: str | Path,
+    *,
+    base_iri: str | None = None,
+    engine: Engine = "fast",
+    store: str | Store = "memory",
+    limits: Limits = DEFAULT_LIMITS,
     into: type[LoadedBundle] = LoadedBundle,
 ) -> LoadedBundle:
     """An empty bundle for the folder ``root``, its arguments checked: what :func:`fill` reads the files into.
@@ -435,15 +551,29 @@ def memory_files(bundle: LoadedBundle) -> BundleFiles:
         bundle.problems.extend(problems)
         why = bundle_id_problem(bundle.config[BUNDLE_ID_KEY]) if BUNDLE_ID_KEY in bundle.config else None
         if why is not None:
-            bundle.problems.add(files.config, why, Severity.WARNING, key=BUNDLE_ID_KEY, value=bundle.config[BUNDLE_ID_KEY], rule="config")
+            bundle.problems.add(
+                files.config,
+                why,
+                Severity.WARNING,
+                key=BUNDLE_ID_KEY,
+                value=bundle.config[BUNDLE_ID_KEY],
+                rule="config",
+            )
     memories = files.memories
     if not memories:
-        bundle.problems.add(".", "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log are reserved names)",
-                            Severity.WARNING, rule="empty")
+        bundle.problems.add(
+            ".",
+            "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log are reserved names)",
+            Severity.WARNING,
+            rule="empty",
+        )
     if len(memories) > bundle.limits.max_memories:
         bundle.problems.add(
-            ".", f"{len(memories):,} memory files, over the limit of {bundle.limits.max_memories:,} (--max-memories); "
-            f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded", rule="limit")
+            ".",
+            f"{len(memories):,} memory files, over the limit of {bundle.limits.max_memories:,} (--max-memories); "
+            f"files after {memories[bundle.limits.max_memories - 1]} (in path order) are not loaded",
+            rule="limit",
+        )
         files.memories = memories[: bundle.limits.max_memories]
     return files
 
@@ -461,7 +591,9 @@ def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None) -> N
     memories = files.memories
     loader = _Loader(bundle)
     workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
-    prepared = prepare_memories(bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output)
+    prepared = prepare_memories(
+        bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output
+    )
     for memory in progress_bar(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
     check_projections(bundle, files.projections)

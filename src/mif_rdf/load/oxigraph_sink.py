@@ -16,10 +16,12 @@ removed and loaded again on its own with ``Store.load``, which is all or
 nothing; only the memories it still refuses are reported, through
 ``on_failure``.
 """
+
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -178,7 +180,10 @@ def memory_copy(graph: Graph) -> Graph | None:
         return None
     term = rdflib_terms()
     copy = Graph()
-    copy.addN((term(q.subject), term(q.predicate), term(q.object), copy) for q in inner.quads_for_pattern(None, None, None, _graph_name(graph)))
+    copy.addN(
+        (term(q.subject), term(q.predicate), term(q.object), copy)
+        for q in inner.quads_for_pattern(None, None, None, _graph_name(graph))
+    )
     return copy
 
 
@@ -186,4 +191,3 @@ def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = N
     """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
     inner = oxigraph_store(dataset)
     return None if inner is None else OxigraphSink(inner, on_failure)
-

@@ -13,6 +13,7 @@ When worker processes cannot start (no ``fork`` and a script whose ``__main__``
 is not import-safe, a sandbox without semaphores), the load quietly goes on in
 this process: workers change the speed of a load, never its result.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,24 +26,26 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal as TypingLiteral, TypeVar, overload
+from typing import Any, TypeVar, overload
+from typing import Literal as TypingLiteral
 
-from mif_rdf.load import termpickle
 from mif_rdf.core.errors import Problem
-from mif_rdf.source.identity import document_iri, memory_iri
-from mif_rdf.source.integrity import hash_problems
-from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
-from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import process_exists
-from mif_rdf.source.parse import ParsedMemory
+from mif_rdf.load import termpickle
+from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
+from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.rdf.projection import Projection, project_memory
 from mif_rdf.rdf.reference import pyld_graph
 from mif_rdf.rdf.tordf import Triple, document_nquads, document_triples
+from mif_rdf.source.identity import document_iri, memory_iri
+from mif_rdf.source.integrity import hash_problems
+from mif_rdf.source.parse import ParsedMemory
 
 T = TypeVar("T")
 Engine = TypingLiteral["fast", "pyld"]
@@ -69,7 +72,9 @@ class PreparedMemory:
     ill_typed: list[Problem] = field(default_factory=list)  # ill-typed literals of the graph, which exports warn about
 
 
-def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib") -> PreparedMemory:
+def prepare_memory(
+    root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib"
+) -> PreparedMemory:
     """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
     parsed, problems = read_memory(root, relpath, base, limits)
     if parsed is None:
@@ -77,7 +82,9 @@ def prepare_memory(root: Path, relpath: str, base: str, limits: Limits, engine: 
     return complete(parsed, base, engine, problems, output)
 
 
-def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib") -> PreparedMemory:
+def complete(
+    parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib"
+) -> PreparedMemory:
     """The rest of :func:`prepare_memory`, for a memory already parsed.
 
     ``output="nquads"`` gives the fast engine's graph as N-Quads text in the
@@ -91,7 +98,9 @@ def complete(parsed: ParsedMemory, base: str, engine: Engine, problems: list[Pro
     ill_typed = projection.ill_typed
     if is_jsonld_path(parsed.relpath):
         notes, ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
-    prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed)
+    prepared = PreparedMemory(
+        parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed
+    )
     if output == "nquads" and engine == "fast":
         prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
     else:
@@ -158,6 +167,7 @@ def usable_cores() -> int:
 
 def _busy_cores(interval: float = 0.1) -> float:
     """How many cores other processes keep busy now, from two readings of ``/proc/stat`` (0 where there is none)."""
+
     def sample() -> tuple[int, int, int]:
         with open("/proc/stat", encoding="ascii") as handle:
             lines = handle.read().splitlines()
@@ -180,13 +190,28 @@ def _as_is(prepared: PreparedMemory) -> PreparedMemory:
 
 
 @overload
-def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
-                     output: Output = "rdflib") -> Iterator[PreparedMemory]: ...
-@overload
-def prepare_memories(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int,
-                     output: Output, shape: Callable[[PreparedMemory], T]) -> Iterator[T]: ...
 def prepare_memories(
-    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib",
+    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib"
+) -> Iterator[PreparedMemory]: ...
+@overload
+def prepare_memories(
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: Engine,
+    workers: int,
+    output: Output,
+    shape: Callable[[PreparedMemory], T],
+) -> Iterator[T]: ...
+def prepare_memories(
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: Engine,
+    workers: int,
+    output: Output = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
 ) -> Iterator[Any]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
@@ -202,9 +227,13 @@ def prepare_memories(
     pending: deque[tuple[int, Future[bytes]]] = deque()
     pool: ProcessPoolExecutor | None = None
     try:
-        with _interrupts_held():  # a Ctrl-C while the pool forks its workers would leave it half made, and exit waiting on it
+        with (
+            _interrupts_held()
+        ):  # a Ctrl-C while the pool forks its workers would leave it half made, and exit waiting on it
             try:
-                pool = ProcessPoolExecutor(workers, mp_context=_start_method(), initializer=_worker_start, initargs=(os.getpid(),))
+                pool = ProcessPoolExecutor(
+                    workers, mp_context=_start_method(), initializer=_worker_start, initargs=(os.getpid(),)
+                )
             except (OSError, ValueError, ImportError):  # no process support here: one process it is
                 pool = None
             else:
@@ -227,12 +256,27 @@ def prepare_memories(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _submit(pool: ProcessPoolExecutor, starts: deque[int], pending: deque[tuple[int, Future[bytes]]], root: Path, relpaths: list[str],
-            base: str, limits: Limits, engine: Engine, output: Output, shape: Callable[[PreparedMemory], Any]) -> None:
+def _submit(
+    pool: ProcessPoolExecutor,
+    starts: deque[int],
+    pending: deque[tuple[int, Future[bytes]]],
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: Engine,
+    output: Output,
+    shape: Callable[[PreparedMemory], Any],
+) -> None:
     """Give the pool the next chunk of paths, if any are left."""
     if starts:
         start = starts.popleft()
-        pending.append((start, pool.submit(_prepare_chunk, root, relpaths[start:start + CHUNK], base, limits, engine, output, shape)))
+        pending.append(
+            (
+                start,
+                pool.submit(_prepare_chunk, root, relpaths[start : start + CHUNK], base, limits, engine, output, shape),
+            )
+        )
 
 
 _INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
@@ -275,9 +319,18 @@ def _end_with(parent: int, spawner: int) -> None:
     os._exit(1)
 
 
-def _prepare_chunk(root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, output: Output,
-                   shape: Callable[[PreparedMemory], Any]) -> bytes:
-    return termpickle.dumps([shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths])
+def _prepare_chunk(
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: Engine,
+    output: Output,
+    shape: Callable[[PreparedMemory], Any],
+) -> bytes:
+    return termpickle.dumps(
+        [shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths]
+    )
 
 
 def _start_method() -> multiprocessing.context.BaseContext:

@@ -16,6 +16,7 @@ A revision's bundle keeps the base IRI the folder has in the working tree
 identity), so the graphs of two revisions name the same memories alike and
 can be compared.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,10 @@ import shutil
 import subprocess
 import tempfile
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.loader import load
@@ -67,7 +69,9 @@ def resolve(folder: str | Path, rev: str) -> str:
     except MifRdfError:
         raise MifRdfError(f"{str(folder)!r} is not in a git repository: reading a revision needs one") from None
     try:
-        return _git(folder, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+        return (
+            _git(folder, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+        )
     except MifRdfError:
         raise MifRdfError(f"{rev!r} names no commit in the repository of {str(folder)!r}") from None
 
@@ -82,8 +86,10 @@ def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
         meta, _, name = entry.partition(b"\t")
         mode, kind, blob = meta.decode().split()
         path = os.fsdecode(name)
-        relpath = path[len(prefix):]
-        unsafe = any(part in ("", ".", "..") for part in relpath.split("/"))  # a crafted tree must not write outside the copy
+        relpath = path[len(prefix) :]
+        unsafe = any(
+            part in ("", ".", "..") for part in relpath.split("/")
+        )  # a crafted tree must not write outside the copy
         if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix) and not unsafe:
             files.append(TreeFile(relpath, mode, blob))
     return files
@@ -125,6 +131,7 @@ def revision_loader(rev: str) -> Callable[..., Any]:
     The cache is not used: it keys on the folder, and a revision's folder is
     a new temporary one each time.
     """
+
     def load(folder: str | Path, **options: Any) -> Any:
         options.pop("cache", None)
         return load_at_revision(folder, rev, **options)

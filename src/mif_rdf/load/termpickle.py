@@ -7,6 +7,7 @@ the author's form, so everything that moves terms between processes or onto
 disk (worker processes, the load cache) pickles them through here.  IRIs were
 checked when first made and are not checked again.
 """
+
 from __future__ import annotations
 
 import copyreg
@@ -40,7 +41,9 @@ def _literal(lexical: str, language: str | None, datatype: URIRef | None) -> Lit
     return Literal(lexical, language, datatype, normalize=False)
 
 
-def _literal_as_is(lexical: str, language: str | None, datatype: URIRef | None, value: Any, ill_typed: bool | None) -> Literal:
+def _literal_as_is(
+    lexical: str, language: str | None, datatype: URIRef | None, value: Any, ill_typed: bool | None
+) -> Literal:
     """The Literal with its attributes as they were: no parsing of the lexical form again (7x faster)."""
     literal = str.__new__(Literal, lexical)
     literal._language, literal._datatype, literal._value, literal._ill_typed = language, datatype, value, ill_typed
@@ -48,7 +51,18 @@ def _literal_as_is(lexical: str, language: str | None, datatype: URIRef | None, 
 
 
 #: Python values of literals that pickle exactly and cheaply; others are parsed again from the lexical form.
-_PLAIN_VALUES = (str, bool, int, float, Decimal, datetime.datetime, datetime.date, datetime.time, datetime.timedelta, type(None))
+_PLAIN_VALUES = (
+    str,
+    bool,
+    int,
+    float,
+    Decimal,
+    datetime.datetime,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    type(None),
+)
 
 
 def _reduce_literal(literal: Literal) -> tuple[Any, tuple[Any, ...]]:

@@ -2,6 +2,7 @@
 
 Plain, escaped HTML only: no scripts, no external styles, nothing a notebook trusts.
 """
+
 from __future__ import annotations
 
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -24,7 +25,10 @@ def bundle_html(bundle: LoadedBundle) -> str:
         ("named graphs", graphs),
         ("triples", counts["triples"]),
         ("link triples", counts["links"]),
-        ("problems", f"{counted(problems['error'], 'error')}, {counted(problems['warning'], 'warning')}, {counted(problems['info'], 'note')}"),
+        (
+            "problems",
+            f"{counted(problems['error'], 'error')}, {counted(problems['warning'], 'warning')}, {counted(problems['info'], 'note')}",
+        ),
     ]
     title = f"Bundle {bundle.root.name}"
     worst_first = sorted(bundle.problems, key=lambda p: (-p.severity.rank, p.path, p.line or 0))

@@ -20,6 +20,7 @@ few dozen nodes; larger ones are better explored with the query helpers.
 Needs matplotlib and networkx (``pip install 'mif-rdf[notebook]'``); they are
 imported when a figure is drawn, so this module imports without them.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,8 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.source.identity import BASE_TYPES
 from mif_rdf.queries import compact_iri, memories_of_type, relationship_edges
+from mif_rdf.source.identity import BASE_TYPES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -43,8 +44,21 @@ TYPE_COLOURS = {"semantic": "#4c72b0", "episodic": "#dd8452", "procedural": "#55
 ENTITY_COLOUR = "#8c8c8c"
 #: Relationship colours, given in order of first use (sorted relationship names).
 RELATIONSHIP_COLOURS = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f",
-    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#ff7f0e",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
 )
 #: Characters per line of a wrapped title.
 WRAP = 20
@@ -76,14 +90,18 @@ def relationship_figure(graph: GraphLike, *, wrap: int = WRAP, font_size: float 
         from matplotlib.figure import Figure
         from matplotlib.patches import FancyArrowPatch, Rectangle
     except ImportError:
-        raise MifRdfError("the relationship figure needs matplotlib and networkx: pip install 'mif-rdf[notebook]'") from None
+        raise MifRdfError(
+            "the relationship figure needs matplotlib and networkx: pip install 'mif-rdf[notebook]'"
+        ) from None
 
     kinds = {row["memory"]: kind for kind in BASE_TYPES for row in memories_of_type(graph, kind)}
     network = nx.MultiDiGraph()
     for edge in relationship_edges(graph):
         network.add_node(edge["source"], label=edge["source_label"])
         network.add_node(edge["target"], label=edge["target_label"])
-        network.add_edge(edge["source"], edge["target"], relationship=compact_iri(edge["relationship"]).removeprefix("mif:"))
+        network.add_edge(
+            edge["source"], edge["target"], relationship=compact_iri(edge["relationship"]).removeprefix("mif:")
+        )
     if not network:
         raise MifRdfError("no relationships between memories or entities to draw")
     relationships = sorted({name for *_, name in network.edges(data="relationship")})
@@ -112,25 +130,62 @@ def relationship_figure(graph: GraphLike, *, wrap: int = WRAP, font_size: float 
     axes.set_ylim(bottom, top)  # one data unit is one inch: the sizes measured above hold
     axes.set_axis_off()
     legend_top = band / (height + band)
-    figure.legend(handles=node_handles, title="memory type", loc="upper left", bbox_to_anchor=(0.1 * scale / width, legend_top),
-                  fontsize=font_size, title_fontsize=font_size, alignment="left", frameon=False)
-    figure.legend(handles=edge_handles, title="relationship", loc="upper left", bbox_to_anchor=(_EDGE_LEGEND_AT * scale / width, legend_top), ncols=columns,
-                  fontsize=font_size, title_fontsize=font_size, alignment="left", frameon=False)
+    figure.legend(
+        handles=node_handles,
+        title="memory type",
+        loc="upper left",
+        bbox_to_anchor=(0.1 * scale / width, legend_top),
+        fontsize=font_size,
+        title_fontsize=font_size,
+        alignment="left",
+        frameon=False,
+    )
+    figure.legend(
+        handles=edge_handles,
+        title="relationship",
+        loc="upper left",
+        bbox_to_anchor=(_EDGE_LEGEND_AT * scale / width, legend_top),
+        ncols=columns,
+        fontsize=font_size,
+        title_fontsize=font_size,
+        alignment="left",
+        frameon=False,
+    )
 
     outlines = {}
     for node, (x, y) in positions.items():
         colour = TYPE_COLOURS.get(kinds.get(node, ""), ENTITY_COLOUR)
-        text = axes.text(x, y, labels[node], fontsize=font_size, ha="center", va="center", zorder=3,
-                         bbox={"boxstyle": "round,pad=0.3", "facecolor": _tint(colour), "edgecolor": colour, "linewidth": 1.5})
+        text = axes.text(
+            x,
+            y,
+            labels[node],
+            fontsize=font_size,
+            ha="center",
+            va="center",
+            zorder=3,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": _tint(colour), "edgecolor": colour, "linewidth": 1.5},
+        )
         text.set_gid(str(node))
         # the box in data units (inches), for clipping the arrows: a text's own box is placed only
         # when it is drawn, for the dpi of that drawing, after the arrows beneath it
         w, h = sizes[node]
         outlines[node] = Rectangle((x - w / 2, y - h / 2), w, h, transform=axes.transData)
     for source, target, relationship in network.edges(data="relationship"):
-        axes.add_patch(FancyArrowPatch(positions[source], positions[target], patchA=outlines[source], patchB=outlines[target],
-                                       arrowstyle="-|>", mutation_scale=14, connectionstyle="arc3,rad=0.12",
-                                       color=edge_colours[relationship], linewidth=1.4, alpha=0.85, zorder=2))
+        axes.add_patch(
+            FancyArrowPatch(
+                positions[source],
+                positions[target],
+                patchA=outlines[source],
+                patchB=outlines[target],
+                arrowstyle="-|>",
+                mutation_scale=14,
+                connectionstyle="arc3,rad=0.12",
+                color=edge_colours[relationship],
+                linewidth=1.4,
+                alpha=0.85,
+                zorder=2,
+            )
+        )
     return figure
 
 
@@ -142,8 +197,13 @@ def _legend_handles(network: Any, kinds: dict[Any, str], edge_colours: dict[str,
     drawn = {kinds.get(node, "entity") for node in network}
     colours = {**TYPE_COLOURS, "entity": ENTITY_COLOUR}
     nodes = [
-        Patch(facecolor=_tint(colours[kind]), edgecolor=colours[kind], label=kind if kind == "entity" else f"{kind} memory")
-        for kind in (*BASE_TYPES, "entity") if kind in drawn
+        Patch(
+            facecolor=_tint(colours[kind]),
+            edgecolor=colours[kind],
+            label=kind if kind == "entity" else f"{kind} memory",
+        )
+        for kind in (*BASE_TYPES, "entity")
+        if kind in drawn
     ]
     edges = [Line2D([], [], color=colour, linewidth=2, label=name) for name, colour in edge_colours.items()]
     return nodes, edges
@@ -177,7 +237,10 @@ def _cluster_layout(nx: Any, network: Any, sizes: dict[Any, tuple[float, float]]
     A community's radius grows with the room its labels need; the circle
     carrying the communities is just long enough for them to sit side by side.
     """
-    communities = sorted((sorted(c, key=str) for c in nx.community.greedy_modularity_communities(network)), key=lambda c: (-len(c), str(c[0])))
+    communities = sorted(
+        (sorted(c, key=str) for c in nx.community.greedy_modularity_communities(network)),
+        key=lambda c: (-len(c), str(c[0])),
+    )
     radii = [math.sqrt(sum(sizes[n][0] * sizes[n][1] for n in c) * ROOM / math.pi) for c in communities]
     ring = sum(2 * r + CLUSTER_GAP for r in radii) / (2 * math.pi) if len(communities) > 1 else 0.0
     positions: dict[Any, tuple[float, float]] = {}
@@ -195,7 +258,9 @@ def _cluster_layout(nx: Any, network: Any, sizes: dict[Any, tuple[float, float]]
     return positions
 
 
-def _spread(positions: dict[Any, tuple[float, float]], sizes: dict[Any, tuple[float, float]], rounds: int = 500) -> dict[Any, tuple[float, float]]:
+def _spread(
+    positions: dict[Any, tuple[float, float]], sizes: dict[Any, tuple[float, float]], rounds: int = 500
+) -> dict[Any, tuple[float, float]]:
     """Push apart every two boxes closer than :data:`GAP`, each by half, along the axis that needs less."""
     points = {node: list(xy) for node, xy in positions.items()}
     for _ in range(rounds):

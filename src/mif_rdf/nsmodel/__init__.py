@@ -18,16 +18,23 @@ In Python::
     bundle = load_bundle("tests/fixtures/bundles/namespaces")
     policy = export_policy(bundle, audience_for(bundle, "bigcorp-inc"))
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Protocol
 
+from mif_rdf.core.limits import Limits
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, model_graphs, namespace_uri
-from mif_rdf.nsmodel.model import Agreement, Inherited, NamespaceFile, NamespaceModel, ReservedPrefix, read_namespace_model
-
-from mif_rdf.core.limits import Limits
+from mif_rdf.nsmodel.model import (
+    Agreement,
+    Inherited,
+    NamespaceFile,
+    NamespaceModel,
+    ReservedPrefix,
+    read_namespace_model,
+)
 
 
 class _BundleFolder(Protocol):
@@ -46,6 +53,16 @@ def audience_for(bundle: _BundleFolder | str | Path, party: str, *, include_syst
 
 
 __all__ = [
-    "GRAPH_INHERITED", "GRAPH_NAMESPACES", "Agreement", "Audience", "Inherited", "NamespaceFile", "NamespaceModel",
-    "ReservedPrefix", "audience_for", "model_graphs", "namespace_uri", "read_namespace_model",
+    "GRAPH_INHERITED",
+    "GRAPH_NAMESPACES",
+    "Agreement",
+    "Audience",
+    "Inherited",
+    "NamespaceFile",
+    "NamespaceModel",
+    "ReservedPrefix",
+    "audience_for",
+    "model_graphs",
+    "namespace_uri",
+    "read_namespace_model",
 ]

@@ -6,6 +6,7 @@ and discovery all ask :func:`withheld_reason`.  A namespace that is not a
 string, or that only looks like ``_local`` once normalized, is withheld too:
 withholding by mistake is fixable, leaking is not.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,9 @@ class Withheld:
     @classmethod
     def namespaces_graph(cls, name: str, party: str) -> Withheld:
         """The ``#namespaces`` graph, which an export for one party leaves out."""
-        return cls(name, name, f"it describes every party's agreements and namespaces; an export for {party} leaves it out")
+        return cls(
+            name, name, f"it describes every party's agreements and namespaces; an export for {party} leaves it out"
+        )
 
 
 def withheld_reason(namespace: object, audience: Audience | None = None, *, include_local: bool = False) -> str | None:

@@ -16,6 +16,7 @@ invisible or full-width characters) or whose root is a lookalike
 (``_Shared``, ``_shared `` with a space, a Cyrillic ``ѕ``) matches nothing,
 so it is withheld.  Every rule says why it withholds.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,7 +38,11 @@ class Audience:
         """The audience ``party``; raises :class:`MifRdfError` when the bundle names no such organization."""
         known = model.parties()
         if party not in known:
-            named = f"the organizations it names: {', '.join(sorted(known))}" if known else "it names none (no .mif/shared-agreements, no organization namespace files)"
+            named = (
+                f"the organizations it names: {', '.join(sorted(known))}"
+                if known
+                else "it names none (no .mif/shared-agreements, no organization namespace files)"
+            )
             raise MifRdfError(f"--audience {party!r}: not an organization of this bundle; {named}")
         return cls(party, model, include_system)
 
@@ -62,7 +67,11 @@ class Audience:
                 return None
             return f"namespace {namespace!r}: {party} is not a reader of {', '.join(a.id for a in covering)}"
         if root == "_system":
-            return None if self.include_system else f"namespace {namespace!r} is _system (implementation use): left out unless asked for (--include-system)"
+            return (
+                None
+                if self.include_system
+                else f"namespace {namespace!r} is _system (implementation use): left out unless asked for (--include-system)"
+            )
         if root.startswith("_"):
             return f"namespace {namespace!r} is under the reserved prefix {root}, which is not for an audience"
         return f"namespace {namespace!r} belongs to the organization {root!r}, not to {party}"

@@ -13,19 +13,21 @@
   never written into a memory's own graph: that graph stays exactly what
   JSON-LD toRdf gives for the memory's projection.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, RDFS, XSD
 
-from mif_rdf.source.identity import graph_iri, memory_iri
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.nsmodel.model import Agreement, NamespaceModel, segments
+from mif_rdf.source.identity import graph_iri, memory_iri
 
 GRAPH_NAMESPACES, GRAPH_INHERITED = "namespaces", "inherited"
 Triple = tuple[Any, Any, Any]
@@ -42,17 +44,31 @@ def namespaces_triples(model: NamespaceModel, base: str) -> Iterator[Triple]:
     for agreement in model.agreements:
         yield from _agreement_triples(agreement, base, parties)
     for ns in model.namespaces.values():
-        yield from _described(node(base, "namespace", ns.path), MIF.Namespace, [
-            (MIF.namespacePath, Literal(ns.path)), (MIF.path, Literal(ns.relpath)), (MIF.namespaceType, _text(ns.type)),
-            (MIF.parentNamespace, node(base, "namespace", ns.parent) if ns.parent is not None else None),
-            (MIF.defaultTtl, _duration(ns.default_ttl)), (MIF.defaultVisibility, _text(ns.default_visibility)),
-            *((MIF.defaultTag, Literal(tag)) for tag in ns.default_tags or ()),
-        ])
+        yield from _described(
+            node(base, "namespace", ns.path),
+            MIF.Namespace,
+            [
+                (MIF.namespacePath, Literal(ns.path)),
+                (MIF.path, Literal(ns.relpath)),
+                (MIF.namespaceType, _text(ns.type)),
+                (MIF.parentNamespace, node(base, "namespace", ns.parent) if ns.parent is not None else None),
+                (MIF.defaultTtl, _duration(ns.default_ttl)),
+                (MIF.defaultVisibility, _text(ns.default_visibility)),
+                *((MIF.defaultTag, Literal(tag)) for tag in ns.default_tags or ()),
+            ],
+        )
     for prefix in model.prefixes.values():
-        yield from _described(node(base, "prefix", prefix.name), MIF.ReservedPrefix, [
-            (MIF.prefixName, Literal(prefix.name)), (RDFS.comment, _text(prefix.description)), (MIF.prefixAccess, _text(prefix.access)),
-            (MIF.prefixTtl, _duration(prefix.ttl)), (MIF.provenanceRequired, Literal(prefix.provenance_required)),
-        ])
+        yield from _described(
+            node(base, "prefix", prefix.name),
+            MIF.ReservedPrefix,
+            [
+                (MIF.prefixName, Literal(prefix.name)),
+                (RDFS.comment, _text(prefix.description)),
+                (MIF.prefixAccess, _text(prefix.access)),
+                (MIF.prefixTtl, _duration(prefix.ttl)),
+                (MIF.provenanceRequired, Literal(prefix.provenance_required)),
+            ],
+        )
     for name in sorted(parties):
         yield from _described(node(base, "party", name), MIF.Party, [(RDFS.label, Literal(name))])
 
@@ -75,20 +91,38 @@ def _duration(value: str | None) -> Literal | None:
 
 def _agreement_triples(agreement: Agreement, base: str, parties: set[str]) -> Iterator[Triple]:
     subject = node(base, "agreement", agreement.id)
-    named = [(MIF.party, agreement.parties), (MIF.member, agreement.members), (MIF.admin, (agreement.admin,) if agreement.admin else ()),
-             (MIF.readAccess, sorted(agreement.readers())), (MIF.writeAccess, sorted(agreement.writers()))]
+    named = [
+        (MIF.party, agreement.parties),
+        (MIF.member, agreement.members),
+        (MIF.admin, (agreement.admin,) if agreement.admin else ()),
+        (MIF.readAccess, sorted(agreement.readers())),
+        (MIF.writeAccess, sorted(agreement.writers())),
+    ]
     for _, names in named:
         parties.update(names)
-    words = [(predicate, Literal(value)) for predicate, value in ((MIF.readAccessRule, agreement.read), (MIF.writeAccessRule, agreement.write))
-             if isinstance(value, str) and value]
-    yield from _described(subject, MIF.SharedAgreement, [
-        (MIF.agreementId, Literal(agreement.id)), (MIF.path, Literal(agreement.relpath)), (MIF.agreementType, _text(agreement.type)),
-        (DCTERMS.created, _text(agreement.created)), *((MIF.coversNamespace, Literal(p)) for p in agreement.namespaces),
-        *((predicate, node(base, "party", name)) for predicate, names in named for name in names), *words,
-    ])
+    words = [
+        (predicate, Literal(value))
+        for predicate, value in ((MIF.readAccessRule, agreement.read), (MIF.writeAccessRule, agreement.write))
+        if isinstance(value, str) and value
+    ]
+    yield from _described(
+        subject,
+        MIF.SharedAgreement,
+        [
+            (MIF.agreementId, Literal(agreement.id)),
+            (MIF.path, Literal(agreement.relpath)),
+            (MIF.agreementType, _text(agreement.type)),
+            (DCTERMS.created, _text(agreement.created)),
+            *((MIF.coversNamespace, Literal(p)) for p in agreement.namespaces),
+            *((predicate, node(base, "party", name)) for predicate, names in named for name in names),
+            *words,
+        ],
+    )
 
 
-def inherited_triples(model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator[Triple]:
+def inherited_triples(
+    model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]
+) -> Iterator[Triple]:
     """The ``#inherited`` graph: for each ``(memory id, frontmatter)``, what its namespace gives it and it does not say itself."""
     if not model.namespaces and not any(p.ttl for p in model.prefixes.values()):
         return
@@ -96,7 +130,9 @@ def inherited_triples(model: NamespaceModel, base: str, memories: Iterable[tuple
         yield from memory_inherited(model, base, memory_id, frontmatter)
 
 
-def memory_inherited(model: NamespaceModel, base: str, memory_id: str, frontmatter: Mapping[str, Any]) -> Iterator[Triple]:
+def memory_inherited(
+    model: NamespaceModel, base: str, memory_id: str, frontmatter: Mapping[str, Any]
+) -> Iterator[Triple]:
     """One memory's triples of the ``#inherited`` graph (none when its own values cover everything)."""
     inherited = model.inherited(frontmatter.get("namespace"))
     subject = URIRef(memory_iri(memory_id))
@@ -140,16 +176,23 @@ def _namespace_path(namespace: str) -> str | None:
     return None if parts is None else quote("/".join(parts), safe="/+-._~")
 
 
-def model_graphs(model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, list[Triple]]:
+def model_graphs(
+    model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]
+) -> dict[str, list[Triple]]:
     """Both graphs of the model, by graph IRI (empty lists for a bundle without a namespace model)."""
-    return {graph_iri(base, GRAPH_NAMESPACES): list(namespaces_triples(model, base)),
-            graph_iri(base, GRAPH_INHERITED): list(inherited_triples(model, base, memories))}
+    return {
+        graph_iri(base, GRAPH_NAMESPACES): list(namespaces_triples(model, base)),
+        graph_iri(base, GRAPH_INHERITED): list(inherited_triples(model, base, memories)),
+    }
 
 
 def is_model_problem(problem: Any, config_path: str | None) -> bool:
     """Whether a load problem is one reading the namespace model reports (so a fresh read replaces it)."""
     from mif_rdf.nsmodel.model import AGREEMENTS_DIR, NAMESPACES_DIR
 
-    if problem.path.startswith((AGREEMENTS_DIR + "/", NAMESPACES_DIR + "/")) or problem.path in (AGREEMENTS_DIR, NAMESPACES_DIR):
+    if problem.path.startswith((AGREEMENTS_DIR + "/", NAMESPACES_DIR + "/")) or problem.path in (
+        AGREEMENTS_DIR,
+        NAMESPACES_DIR,
+    ):
         return True
     return problem.path == config_path and problem.rule in ("reserved-prefix", "system-namespace", "authority")

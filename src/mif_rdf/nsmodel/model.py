@@ -15,18 +15,20 @@ regular files, a problem naming file and key instead of an exception):
 What is malformed is reported and left out, so a broken agreement grants
 nothing (access fails closed); it never makes a memory leave.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.freshness import parse_duration
-from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem
 from mif_rdf.source.parse import BundleFiles, _walk, config_file, parse_config, parse_yaml_mapping, read_text
 
 AGREEMENTS_DIR = ".mif/shared-agreements"
@@ -131,8 +133,13 @@ class Agreement:
 
     def names(self) -> set[str]:
         """Every organization this agreement names."""
-        return {*self.parties, *self.members, *([self.admin] if self.admin else []),
-                *(self.read if isinstance(self.read, tuple) else ()), *(self.write if isinstance(self.write, tuple) else ())}
+        return {
+            *self.parties,
+            *self.members,
+            *([self.admin] if self.admin else []),
+            *(self.read if isinstance(self.read, tuple) else ()),
+            *(self.write if isinstance(self.write, tuple) else ()),
+        }
 
     def covers(self, namespace: str) -> bool:
         return any(pattern_matches(p, namespace) for p in self.namespaces)
@@ -226,7 +233,11 @@ class NamespaceModel:
             return Inherited()
         found: dict[str, Any] = {}
         for ns in self._chain(parts):
-            for key, value in (("ttl", ns.default_ttl), ("visibility", ns.default_visibility), ("tags", ns.default_tags)):
+            for key, value in (
+                ("ttl", ns.default_ttl),
+                ("visibility", ns.default_visibility),
+                ("tags", ns.default_tags),
+            ):
                 if value is not None and key not in found:
                     found[key] = (value, ns.path)
         prefix = self.prefixes.get(parts[0])
@@ -250,7 +261,9 @@ class NamespaceModel:
             path = ns.parent if ns.parent is not None else path.rpartition("/")[0]
 
 
-def read_namespace_model(root: str | Path, config: dict[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS) -> NamespaceModel:
+def read_namespace_model(
+    root: str | Path, config: dict[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS
+) -> NamespaceModel:
     """Read and check the namespace model of the bundle at ``root``; never raises for what the files say.
 
     ``config`` is the parsed ``.mif/config.yaml`` when the caller has it
@@ -295,7 +308,13 @@ def _files(root: Path, folder: str, problems: list[Problem]) -> list[str]:
     _walk(root, folder + "/", found, files, lambda name: name.endswith((".yaml", ".yml")), skip_hidden=True)
     problems.extend(found.problems)
     if len(files) > MAX_MODEL_FILES:
-        problems.append(Problem(folder, f"{len(files):,} files, over the limit of {MAX_MODEL_FILES:,}; files after {sorted(files)[MAX_MODEL_FILES - 1]} are not read", rule="limit"))
+        problems.append(
+            Problem(
+                folder,
+                f"{len(files):,} files, over the limit of {MAX_MODEL_FILES:,}; files after {sorted(files)[MAX_MODEL_FILES - 1]} are not read",
+                rule="limit",
+            )
+        )
     return sorted(files)[:MAX_MODEL_FILES]
 
 
@@ -304,7 +323,15 @@ def _mapping(root: Path, relpath: str, limits: Limits, problems: list[Problem]) 
     return None if text is None else parse_yaml_mapping(text, relpath, problems, limits=limits)
 
 
-def _problem(problems: list[Problem], relpath: str, key: str, value: Any, message: str, rule: str, severity: Severity = Severity.ERROR) -> None:
+def _problem(
+    problems: list[Problem],
+    relpath: str,
+    key: str,
+    value: Any,
+    message: str,
+    rule: str,
+    severity: Severity = Severity.ERROR,
+) -> None:
     problems.append(Problem(relpath, message, severity, key=key, value=_shown(value), rule=rule))
 
 
@@ -332,7 +359,14 @@ def _names(relpath: str, key: str, value: Any, problems: list[Problem], rule: st
         if _name(item):
             kept.append(item)
         else:
-            _problem(problems, relpath, f"{key}[{index}]", item, f"{item!r} is not an organization name (letters, digits, '.', '_', '+' and '-', no spaces); left out", rule)
+            _problem(
+                problems,
+                relpath,
+                f"{key}[{index}]",
+                item,
+                f"{item!r} is not an organization name (letters, digits, '.', '_', '+' and '-', no spaces); left out",
+                rule,
+            )
     return tuple(kept)
 
 
@@ -348,14 +382,37 @@ def _agreement(relpath: str, data: dict[str, Any], problems: list[Problem]) -> A
     rule = "agreement"
     ident = data.get("id")
     if not _name(ident):
-        _problem(problems, relpath, "id", ident, "an agreement needs an id (letters, digits, '.', '_', '+' and '-'); this agreement is not used", rule)
+        _problem(
+            problems,
+            relpath,
+            "id",
+            ident,
+            "an agreement needs an id (letters, digits, '.', '_', '+' and '-'); this agreement is not used",
+            rule,
+        )
         return None
     stem = relpath.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     if ident != stem:
-        _problem(problems, relpath, "id", ident, f"id {ident!r} differs from the file name {stem!r} (spec 10.4 names the file after the agreement)", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "id",
+            ident,
+            f"id {ident!r} differs from the file name {stem!r} (spec 10.4 names the file after the agreement)",
+            rule,
+            Severity.WARNING,
+        )
     kind = _text(relpath, "type", data.get("type"), problems, rule)
     if kind is not None and kind not in ("bilateral", "consortium"):
-        _problem(problems, relpath, "type", kind, f"type {kind!r} is not one spec 10.4 shows (bilateral, consortium); read as written", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "type",
+            kind,
+            f"type {kind!r} is not one spec 10.4 shows (bilateral, consortium); read as written",
+            rule,
+            Severity.WARNING,
+        )
     admin = data.get("admin")
     if admin is not None and not _name(admin):
         _problem(problems, relpath, "admin", admin, "admin must be an organization name", rule)
@@ -367,16 +424,47 @@ def _agreement(relpath: str, data: dict[str, Any], problems: list[Problem]) -> A
         access = None
     access = access or {}
     agreement = Agreement(
-        relpath, ident, kind, _names(relpath, "parties", data.get("parties"), problems, rule), admin,
-        _names(relpath, "members", data.get("members"), problems, rule), _created(relpath, data.get("created"), problems),
-        patterns, _access(relpath, "access.read", access.get("read"), problems), _access(relpath, "access.write", access.get("write"), problems),
+        relpath,
+        ident,
+        kind,
+        _names(relpath, "parties", data.get("parties"), problems, rule),
+        admin,
+        _names(relpath, "members", data.get("members"), problems, rule),
+        _created(relpath, data.get("created"), problems),
+        patterns,
+        _access(relpath, "access.read", access.get("read"), problems),
+        _access(relpath, "access.write", access.get("write"), problems),
     )
     if agreement.read is None:
-        _problem(problems, relpath, "access.read", None, "no access.read: nobody may read what this agreement covers (access fails closed)", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "access.read",
+            None,
+            "no access.read: nobody may read what this agreement covers (access fails closed)",
+            rule,
+            Severity.WARNING,
+        )
     elif isinstance(agreement.read, str) and not agreement.readers():
-        _problem(problems, relpath, "access.read", agreement.read, f"read: {agreement.read} names nobody (the agreement has no {agreement.read})", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "access.read",
+            agreement.read,
+            f"read: {agreement.read} names nobody (the agreement has no {agreement.read})",
+            rule,
+            Severity.WARNING,
+        )
     if kind == "bilateral" and len(agreement.parties) != 2:
-        _problem(problems, relpath, "parties", data.get("parties"), "a bilateral agreement has two parties", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "parties",
+            data.get("parties"),
+            "a bilateral agreement has two parties",
+            rule,
+            Severity.WARNING,
+        )
     return agreement
 
 
@@ -392,13 +480,31 @@ def _created(relpath: str, value: Any, problems: list[Problem]) -> str | None:
 def _patterns(relpath: str, value: Any, problems: list[Problem]) -> tuple[str, ...]:
     """The ``namespaces`` an agreement covers: ``_shared/...`` paths, with ``*`` wildcards."""
     if not isinstance(value, list) or not value:
-        _problem(problems, relpath, "namespaces", value, "an agreement needs a list of the _shared namespaces it covers; it covers nothing", "agreement")
+        _problem(
+            problems,
+            relpath,
+            "namespaces",
+            value,
+            "an agreement needs a list of the _shared namespaces it covers; it covers nothing",
+            "agreement",
+        )
         return ()
     kept = []
     for index, item in enumerate(value):
         parts = item.split("/") if isinstance(item, str) else []
-        if len(parts) < 2 or parts[0] != "_shared" or not all(_PATTERN_SEGMENT.match(p) and p not in (".", "..") for p in parts[1:]):
-            _problem(problems, relpath, f"namespaces[{index}]", item, f"{item!r} is not a _shared namespace (as in _shared/acme+bigcorp/api or _shared/cncf/*); left out", "agreement-namespace")
+        if (
+            len(parts) < 2
+            or parts[0] != "_shared"
+            or not all(_PATTERN_SEGMENT.match(p) and p not in (".", "..") for p in parts[1:])
+        ):
+            _problem(
+                problems,
+                relpath,
+                f"namespaces[{index}]",
+                item,
+                f"{item!r} is not a _shared namespace (as in _shared/acme+bigcorp/api or _shared/cncf/*); left out",
+                "agreement-namespace",
+            )
         else:
             kept.append(item)
     return tuple(kept)
@@ -412,7 +518,14 @@ def _access(relpath: str, key: str, value: Any, problems: list[Problem]) -> str 
             return value
         if _name(value):  # one name written without brackets
             return (value,)
-        _problem(problems, relpath, key, value, f"{key} must be a list of organization names or one of {', '.join(READ_WORDS)}; nobody is granted it", "agreement")
+        _problem(
+            problems,
+            relpath,
+            key,
+            value,
+            f"{key} must be a list of organization names or one of {', '.join(READ_WORDS)}; nobody is granted it",
+            "agreement",
+        )
         return ""
     return _names(relpath, key, value, problems, "agreement")
 
@@ -422,7 +535,14 @@ def _check_agreement_ids(model: NamespaceModel) -> None:
     kept = []
     for agreement in model.agreements:
         if agreement.id in seen:
-            _problem(model.problems, agreement.relpath, "id", agreement.id, f"agreement id {agreement.id!r} is already used by {seen[agreement.id]}; this one is not used", "agreement")
+            _problem(
+                model.problems,
+                agreement.relpath,
+                "id",
+                agreement.id,
+                f"agreement id {agreement.id!r} is already used by {seen[agreement.id]}; this one is not used",
+                "agreement",
+            )
             continue
         seen[agreement.id] = agreement.relpath
         kept.append(agreement)
@@ -431,38 +551,80 @@ def _check_agreement_ids(model: NamespaceModel) -> None:
 
 def _namespace_file(relpath: str, data: dict[str, Any], problems: list[Problem]) -> NamespaceFile | None:
     rule = "namespace-file"
-    path = relpath[len(NAMESPACES_DIR) + 1:].rsplit(".", 1)[0]
+    path = relpath[len(NAMESPACES_DIR) + 1 :].rsplit(".", 1)[0]
     if segments(path) is None or any(not _NAME.match(p) for p in path.split("/") if not p.startswith("_")):
-        _problem(problems, relpath, "id", path, f"{path!r} (from the file's place) is not a namespace name; not used", rule)
+        _problem(
+            problems, relpath, "id", path, f"{path!r} (from the file's place) is not a namespace name; not used", rule
+        )
         return None
     ident = _text(relpath, "id", data.get("id"), problems, rule)
     if ident is not None and ident != path.rsplit("/", 1)[-1]:
-        _problem(problems, relpath, "id", ident, f"id {ident!r} differs from the file name {path.rsplit('/', 1)[-1]!r}; the file's place decides the namespace ({path})", rule, Severity.WARNING)
+        _problem(
+            problems,
+            relpath,
+            "id",
+            ident,
+            f"id {ident!r} differs from the file name {path.rsplit('/', 1)[-1]!r}; the file's place decides the namespace ({path})",
+            rule,
+            Severity.WARNING,
+        )
     parent = _text(relpath, "parent", data.get("parent"), problems, rule)
     folder = path.rpartition("/")[0] or None
     if parent is not None and segments(parent) is None:
         _problem(problems, relpath, "parent", parent, "parent is not a namespace name; the file's folder is used", rule)
         parent = None
     if parent is not None and folder is not None and parent != folder and parent != folder.rsplit("/", 1)[-1]:
-        _problem(problems, relpath, "parent", parent, f"parent {parent!r} is not the folder the file is in ({folder}); the folder is used", rule)
+        _problem(
+            problems,
+            relpath,
+            "parent",
+            parent,
+            f"parent {parent!r} is not the folder the file is in ({folder}); the folder is used",
+            rule,
+        )
     parent = folder if folder is not None else parent
     ttl = _text(relpath, "default_ttl", data.get("default_ttl"), problems, rule)
     if ttl is not None and not _duration(ttl):
-        _problem(problems, relpath, "default_ttl", ttl, f"default_ttl {ttl!r} is not an ISO 8601 duration (as in P365D); not inherited", rule)
+        _problem(
+            problems,
+            relpath,
+            "default_ttl",
+            ttl,
+            f"default_ttl {ttl!r} is not an ISO 8601 duration (as in P365D); not inherited",
+            rule,
+        )
         ttl = None
     visibility = _text(relpath, "default_visibility", data.get("default_visibility"), problems, rule)
     tags = data.get("default_tags")
     if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) and t for t in tags)):
-        _problem(problems, relpath, "default_tags", tags, "default_tags must be a list of tags (text); not inherited", rule)
+        _problem(
+            problems, relpath, "default_tags", tags, "default_tags must be a list of tags (text); not inherited", rule
+        )
         tags = None
-    return NamespaceFile(relpath, path, ident, _text(relpath, "type", data.get("type"), problems, rule), parent, ttl, visibility,
-                         tuple(tags) if tags is not None else None)
+    return NamespaceFile(
+        relpath,
+        path,
+        ident,
+        _text(relpath, "type", data.get("type"), problems, rule),
+        parent,
+        ttl,
+        visibility,
+        tuple(tags) if tags is not None else None,
+    )
 
 
 def _check_parents(model: NamespaceModel) -> None:
     for ns in model.namespaces.values():
         if ns.parent is not None and ns.parent not in model.namespaces:
-            _problem(model.problems, ns.relpath, "parent", ns.parent, f"parent namespace {ns.parent!r} has no namespace file; nothing is inherited from it", "namespace-file", Severity.WARNING)
+            _problem(
+                model.problems,
+                ns.relpath,
+                "parent",
+                ns.parent,
+                f"parent namespace {ns.parent!r} has no namespace file; nothing is inherited from it",
+                "namespace-file",
+                Severity.WARNING,
+            )
 
 
 def _duration(text: str) -> bool:
@@ -479,44 +641,108 @@ def _read_config(config: dict[str, Any], model: NamespaceModel) -> None:
     problems, rule = model.problems, "reserved-prefix"
     declared = config.get("reserved_prefixes")
     if declared is not None and not isinstance(declared, dict):
-        _problem(problems, relpath, "reserved_prefixes", declared, "reserved_prefixes must map each prefix to its rules", rule)
+        _problem(
+            problems,
+            relpath,
+            "reserved_prefixes",
+            declared,
+            "reserved_prefixes must map each prefix to its rules",
+            rule,
+        )
         declared = None
     for name, rules in (declared or {}).items():
         key = f"reserved_prefixes.{name}"
         if not isinstance(name, str) or not _PREFIX.match(name):
-            _problem(problems, relpath, key, name, "a reserved prefix starts with '_' then lower-case letters, digits, '_' or '-' (spec 10.5); not used", rule)
+            _problem(
+                problems,
+                relpath,
+                key,
+                name,
+                "a reserved prefix starts with '_' then lower-case letters, digits, '_' or '-' (spec 10.5); not used",
+                rule,
+            )
             continue
         if name in SPEC_PREFIXES:
-            _problem(problems, relpath, key, name, f"{name} is reserved by the spec (10.2) and keeps the spec's meaning; this entry is not used", rule)
+            _problem(
+                problems,
+                relpath,
+                key,
+                name,
+                f"{name} is reserved by the spec (10.2) and keeps the spec's meaning; this entry is not used",
+                rule,
+            )
             continue
         if rules is None:
             rules = {}
         if not isinstance(rules, dict):
-            _problem(problems, relpath, key, rules, "a reserved prefix's rules are a mapping (description, access, ttl, provenance_required); not used", rule)
+            _problem(
+                problems,
+                relpath,
+                key,
+                rules,
+                "a reserved prefix's rules are a mapping (description, access, ttl, provenance_required); not used",
+                rule,
+            )
             continue
         access = rules.get("access")
         if access is not None and access not in PREFIX_ACCESS:
-            _problem(problems, relpath, f"{key}.access", access, f"access must be one of {', '.join(PREFIX_ACCESS)}; read as read-only (the safer reading)", rule)
+            _problem(
+                problems,
+                relpath,
+                f"{key}.access",
+                access,
+                f"access must be one of {', '.join(PREFIX_ACCESS)}; read as read-only (the safer reading)",
+                rule,
+            )
             access = "read-only"
         ttl = rules.get("ttl")
         if ttl is not None and not (isinstance(ttl, str) and _duration(ttl)):
-            _problem(problems, relpath, f"{key}.ttl", ttl, "ttl must be an ISO 8601 duration (as in P30D); not inherited", rule)
+            _problem(
+                problems,
+                relpath,
+                f"{key}.ttl",
+                ttl,
+                "ttl must be an ISO 8601 duration (as in P30D); not inherited",
+                rule,
+            )
             ttl = None
         required = rules.get("provenance_required", False)
         if not isinstance(required, bool):
-            _problem(problems, relpath, f"{key}.provenance_required", required, "provenance_required must be true or false; read as true (the stricter reading)", rule)
+            _problem(
+                problems,
+                relpath,
+                f"{key}.provenance_required",
+                required,
+                "provenance_required must be true or false; read as true (the stricter reading)",
+                rule,
+            )
             required = True
         description = rules.get("description")
-        model.prefixes[name] = ReservedPrefix(name, description if isinstance(description, str) else None, access, ttl, required)
+        model.prefixes[name] = ReservedPrefix(
+            name, description if isinstance(description, str) else None, access, ttl, required
+        )
     allow = config.get(SYSTEM_KEY, False)
     if not isinstance(allow, bool):
-        _problem(problems, relpath, SYSTEM_KEY, allow, f"{SYSTEM_KEY} must be true or false; read as false", "system-namespace")
+        _problem(
+            problems,
+            relpath,
+            SYSTEM_KEY,
+            allow,
+            f"{SYSTEM_KEY} must be true or false; read as false",
+            "system-namespace",
+        )
         allow = False
     model.allow_system = allow
     model.authority = authority_of(config)
     if config.get(AUTHORITY_KEY) is not None and model.authority != config[AUTHORITY_KEY]:
-        _problem(problems, relpath, AUTHORITY_KEY, config[AUTHORITY_KEY], f"{AUTHORITY_KEY} must be a host name (as in github.com or registry); "
-                 f"{model.authority!r} is used", "authority")
+        _problem(
+            problems,
+            relpath,
+            AUTHORITY_KEY,
+            config[AUTHORITY_KEY],
+            f"{AUTHORITY_KEY} must be a host name (as in github.com or registry); {model.authority!r} is used",
+            "authority",
+        )
 
 
 def authority_of(config: dict[str, Any]) -> str:

@@ -8,14 +8,15 @@ one about to be written, has a namespace under such a prefix.  So an archived
 memory is neither overwritten nor written into the archive by conversion or
 write-back.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.nsmodel.model import NamespaceModel, read_namespace_model
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.parse import parse_yaml_mapping, read_text
-from mif_rdf.nsmodel.model import NamespaceModel, read_namespace_model
 
 
 def read_only_refusals(out_dir: Path, texts: dict[str, str]) -> tuple[dict[str, str], list[Problem]]:
@@ -31,7 +32,9 @@ def read_only_refusals(out_dir: Path, texts: dict[str, str]) -> tuple[dict[str, 
     for relpath, text in texts.items():
         existing = out_dir / relpath
         written = read_text(existing, relpath, []) if existing.is_file() and not existing.is_symlink() else None
-        why = _read_only(model, written, "the memory already at this path") or _read_only(model, text, "the memory to be written")
+        why = _read_only(model, written, "the memory already at this path") or _read_only(
+            model, text, "the memory to be written"
+        )
         if why is None:
             kept[relpath] = text
         else:

@@ -13,9 +13,11 @@ problems; these rules look at each memory's ``namespace`` against the model:
   spec nor the config reserves (``_Shared``, a Cyrillic ``_ѕhared``): it goes
   to no audience.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.nsmodel.model import SPEC_PREFIXES, NamespaceModel, segments
@@ -32,7 +34,14 @@ def namespace_problems(model: NamespaceModel, memories: Iterable[tuple[str, dict
         if not isinstance(namespace, str):
             continue
 
-        def add(message: str, rule: str, severity: Severity = Severity.ERROR, key: str = "namespace", value: Any = namespace) -> None:
+        def add(
+            message: str,
+            rule: str,
+            severity: Severity = Severity.ERROR,
+            key: str = "namespace",
+            value: Any = namespace,
+            relpath: str = relpath,
+        ) -> None:
             problems.append(Problem(relpath, message, severity, key=key, value=value, rule=rule, level=LEVEL))
 
         parts = segments(namespace)
@@ -40,16 +49,31 @@ def namespace_problems(model: NamespaceModel, memories: Iterable[tuple[str, dict
             continue
         root = parts[0]
         if root == "_shared" and not model.covering(namespace):
-            add(f"namespace {namespace!r} is under _shared but no agreement in .mif/shared-agreements covers it (spec 10.4): "
-                "it is shared with nobody", "shared-agreement")
+            add(
+                f"namespace {namespace!r} is under _shared but no agreement in .mif/shared-agreements covers it (spec 10.4): "
+                "it is shared with nobody",
+                "shared-agreement",
+            )
         elif root == "_system" and not model.allow_system:
-            add("_system is reserved for implementation use (spec 10.2); a memory may sit there only when .mif/config.yaml "
-                "says allow_system_namespace: true", "system-namespace")
+            add(
+                "_system is reserved for implementation use (spec 10.2); a memory may sit there only when .mif/config.yaml "
+                "says allow_system_namespace: true",
+                "system-namespace",
+            )
         elif root.startswith("_") and root not in SPEC_PREFIXES and root not in model.prefixes:
-            add(f"{root} is not a reserved prefix the spec (10.2) or .mif/config.yaml (reserved_prefixes) defines; names starting "
-                "with '_' are reserved, and this one goes to no audience", "reserved-prefix-unknown", Severity.WARNING)
+            add(
+                f"{root} is not a reserved prefix the spec (10.2) or .mif/config.yaml (reserved_prefixes) defines; names starting "
+                "with '_' are reserved, and this one goes to no audience",
+                "reserved-prefix-unknown",
+                Severity.WARNING,
+            )
         prefix = model.prefixes.get(root)
         if prefix is not None and prefix.provenance_required and not frontmatter.get("provenance"):
-            add(f"memories under {root} must say where they come from (reserved_prefixes.{root}.provenance_required); "
-                "this one has no provenance", "provenance-required", key="provenance", value=None)
+            add(
+                f"memories under {root} must say where they come from (reserved_prefixes.{root}.provenance_required); "
+                "this one has no provenance",
+                "provenance-required",
+                key="provenance",
+                value=None,
+            )
     return problems

@@ -13,11 +13,12 @@ folders) or by file.  :func:`bundle_ontologies` resolves what a bundle's
 memories name in their ``ontology`` field.
 See docs/ontology.md.
 """
+
 from __future__ import annotations
 
 from mif_rdf.ontology.binding import BoundOntologies, OntologyReference, bundle_ontologies, memory_references
-from mif_rdf.ontology.extended_types import add_types_graph
 from mif_rdf.ontology.compiler import Compilation, compile_ontologies, compile_owl, compile_shapes
+from mif_rdf.ontology.extended_types import add_types_graph
 from mif_rdf.ontology.registry import Registry, builtin_dir, search_path, user_ontology_dirs
 from mif_rdf.ontology.vocabulary import vocabulary
 

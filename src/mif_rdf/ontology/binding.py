@@ -19,6 +19,7 @@ The compilation is memoised per search path, ids and the ontology files'
 sizes and modification times, so a load, its validation and its types graph
 compile the set once.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -80,10 +81,14 @@ def memory_references(memories: Iterable[Any]) -> list[OntologyReference]:
         value = record.frontmatter.get("ontology")
         if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"].strip():
             version, uri = value.get("version"), value.get("uri")
-            found.append(OntologyReference(
-                record.relpath, value["id"].strip(),
-                None if version is None else str(version), None if uri is None else str(uri),
-            ))
+            found.append(
+                OntologyReference(
+                    record.relpath,
+                    value["id"].strip(),
+                    None if version is None else str(version),
+                    None if uri is None else str(uri),
+                )
+            )
     return found
 
 
@@ -123,18 +128,33 @@ def bundle_ontologies(
 _MEMO: OrderedDict[tuple[Any, ...], BoundOntologies] = OrderedDict()
 
 
-def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
-          references: list[OntologyReference], extra: list[str | Path]) -> BoundOntologies:
+def _bind(
+    root: Path,
+    dirs: list[Path],
+    users: list[Path],
+    paths: list[Path],
+    references: list[OntologyReference],
+    extra: list[str | Path],
+) -> BoundOntologies:
     bound = BoundOntologies(search_path=dirs)
     try:
         registry = Registry(dirs)
     except MifRdfError as error:  # an unreadable ontology file in a search folder: report, bind nothing
         if extra:
             raise  # the user named ontologies on the command line: say it at once, as before
-        bound.problems.append(Problem(".", f"no ontology is applied: the ontology folders could not be read: {error}",
-                                      Severity.WARNING, key="ontology", rule=RULE_COMPILE))
+        bound.problems.append(
+            Problem(
+                ".",
+                f"no ontology is applied: the ontology folders could not be read: {error}",
+                Severity.WARNING,
+                key="ontology",
+                rule=RULE_COMPILE,
+            )
+        )
         return bound
-    bound.problems += [_unread(problem, root) for problem in registry.problems]  # the other files of the folder still bind
+    bound.problems += [
+        _unread(problem, root) for problem in registry.problems
+    ]  # the other files of the folder still bind
     users_of: dict[str, list[OntologyReference]] = {}
     for ref in references:
         users_of.setdefault(ref.id, []).append(ref)
@@ -159,8 +179,16 @@ def _bind(root: Path, dirs: list[Path], users: list[Path], paths: list[Path],
             except MifRdfError as error:
                 if isinstance(ref, str) and ref in users_of:
                     names = _memories(users_of[ref])
-                    bound.problems.append(Problem(names[0], f"ontology '{ref}' (named by {_listed(names)}) does not compile: {error}",
-                                                  Severity.WARNING, key="ontology.id", value=ref, rule=RULE_COMPILE))
+                    bound.problems.append(
+                        Problem(
+                            names[0],
+                            f"ontology '{ref}' (named by {_listed(names)}) does not compile: {error}",
+                            Severity.WARNING,
+                            key="ontology.id",
+                            value=ref,
+                            rule=RULE_COMPILE,
+                        )
+                    )
                 else:
                     raise  # an --ontology the user named on the command line: their mistake, said at once
         bound.compilation = compile_ontologies(usable, **options) if usable else None
@@ -206,7 +234,10 @@ def _unknown(ontology_id: str, refs: list[OntologyReference], registry: Registry
         f"ontology '{ontology_id}' is not found in the ontology search path ({where}); named by {len(names)} "
         f"memor{'y' if len(names) == 1 else 'ies'}: {shown}{note}. Put its YAML in the bundle's .mif/ontologies/, "
         f"a user ontology folder (--ontology-dir, MIF_RDF_ONTOLOGY_PATH) or a --path folder",
-        Severity.WARNING, key="ontology.id", value=ontology_id, rule=RULE_UNKNOWN,
+        Severity.WARNING,
+        key="ontology.id",
+        value=ontology_id,
+        rule=RULE_UNKNOWN,
     )
 
 
@@ -220,16 +251,23 @@ def _version_problems(view: ResolvedOntology, refs: list[OntologyReference]) -> 
     for version, group in sorted(by_version.items()):
         names = _memories(group)
         shown = _listed(names)
-        problems.append(Problem(
-            names[0],
-            f"ontology '{view.id}' version {version} is named by {len(names)} memor{'y' if len(names) == 1 else 'ies'} "
-            f"({shown}), but the resolved file {view.file.path} has version {actual}",
-            Severity.WARNING, key="ontology.version", value=version, rule=RULE_VERSION,
-        ))
+        problems.append(
+            Problem(
+                names[0],
+                f"ontology '{view.id}' version {version} is named by {len(names)} memor{'y' if len(names) == 1 else 'ies'} "
+                f"({shown}), but the resolved file {view.file.path} has version {actual}",
+                Severity.WARNING,
+                key="ontology.version",
+                value=version,
+                rule=RULE_VERSION,
+            )
+        )
     return problems
 
 
-def _memo_key(dirs: list[Path], root: Path, references: list[OntologyReference], extra: list[str | Path]) -> tuple[Any, ...]:
+def _memo_key(
+    dirs: list[Path], root: Path, references: list[OntologyReference], extra: list[str | Path]
+) -> tuple[Any, ...]:
     """What the compilation depends on: the folders, the ontology files as they are now, the names asked for."""
     files: list[tuple[str, int, int]] = []
     for folder in dirs:

@@ -7,6 +7,7 @@ An OASIS XML catalog named ``catalog-v001.xml`` beside the files (the name
 Protégé looks for) maps each IRI to its local file, so the whole ``extends``
 chain opens from the folder.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,11 @@ CATALOG_NS = "urn:oasis:names:tc:entity:xmlns:xml:catalog"
 
 def file_name(iri: URIRef) -> str:
     """The document's file name: the ontology id (``mif-base.ttl``); a bundle config's (``.mif/config.yaml``) ``bundle-config.ttl``."""
-    local = str(iri)[len(ONTOLOGIES_BASE):] if str(iri).startswith(ONTOLOGIES_BASE) else "bundle-" + str(iri).rsplit("/", 1)[-1].split(".")[0]
+    local = (
+        str(iri)[len(ONTOLOGIES_BASE) :]
+        if str(iri).startswith(ONTOLOGIES_BASE)
+        else "bundle-" + str(iri).rsplit("/", 1)[-1].split(".")[0]
+    )
     return re.sub(r"[^A-Za-z0-9._-]", "_", local).lstrip(".") + ".ttl"  # never a path: stays in the folder
 
 

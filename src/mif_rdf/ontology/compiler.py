@@ -7,6 +7,7 @@ Warnings (things that compile but deserve a look) are collected in
 ``Compilation.warnings``; with ``strict`` the ones where a precedence chose
 between two definitions, or a trait is undefined, are errors.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -17,12 +18,10 @@ from typing import Any
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import document_iri
 from mif_rdf.core.limits import MAX_ONTOLOGY_FIELDS
 from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.source.parse import bundle_base_iri, parse_config
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
@@ -33,6 +32,8 @@ from mif_rdf.ontology.resolution import ResolvedOntology, resolve
 from mif_rdf.ontology.shapes import ShapeWriter, Target
 from mif_rdf.ontology.subtypes import check_subtypes
 from mif_rdf.ontology.traits import ComposedEntity, Composer
+from mif_rdf.source.identity import document_iri
+from mif_rdf.source.parse import bundle_base_iri, parse_config
 
 OntologyRef = str | Path
 BundleRef = LoadedBundle | Path | str | None
@@ -80,10 +81,16 @@ class Compilation:
             graph.add((main, OWL.imports, target))
         if others:
             held = ", ".join(sorted(str(o) for o in others))
-            graph.add((main, RDFS.comment, Literal(
-                f"merged view: this one file also holds {held} (their terms, their headers as annotations); "
-                "`mif-rdf ontology compile --output-dir DIR` writes each ontology as its own document"
-            )))
+            graph.add(
+                (
+                    main,
+                    RDFS.comment,
+                    Literal(
+                        f"merged view: this one file also holds {held} (their terms, their headers as annotations); "
+                        "`mif-rdf ontology compile --output-dir DIR` writes each ontology as its own document"
+                    ),
+                )
+            )
         return graph
 
 
@@ -124,7 +131,10 @@ def compile_ontologies(
     cache: dict[int, ResolvedOntology] = {}
     roots = [resolve(registry, registry.get(ref), cache) for ref in ontologies]
     composers = [Composer(view) for view in cache.values()]  # parents first
-    warnings = [*registry.problems, *(w for composer in composers for w in composer.view.file.warnings + composer.view.warnings)]
+    warnings = [
+        *registry.problems,
+        *(w for composer in composers for w in composer.view.file.warnings + composer.view.warnings),
+    ]
     for composer in composers:
         composer.all_traits()
         warnings.extend(check_subtypes(composer.view, composer))
@@ -159,9 +169,11 @@ def _check_size(composers: list[Composer]) -> None:
     sizes = {c.view.id: sum(len(c.compose(name).fields) for name in c.view.entity_types) for c in composers}
     if sum(sizes.values()) > MAX_ONTOLOGY_FIELDS:
         largest = max(sizes, key=sizes.__getitem__)
-        raise MifRdfError(f"the ontologies compose to {sum(sizes.values()):,} entity-type fields (traits and supertypes included; "
-                          f"'{largest}' alone {sizes[largest]:,}), over the limit of {MAX_ONTOLOGY_FIELDS:,} "
-                          "(mif_rdf.core.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples")
+        raise MifRdfError(
+            f"the ontologies compose to {sum(sizes.values()):,} entity-type fields (traits and supertypes included; "
+            f"'{largest}' alone {sizes[largest]:,}), over the limit of {MAX_ONTOLOGY_FIELDS:,} "
+            "(mif_rdf.core.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples"
+        )
 
 
 def _refuse(warnings: list[Problem]) -> None:
@@ -236,12 +248,16 @@ def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: 
             continue
         described = "; ".join(f"{c.entity.origin} as seen by {', '.join(ids)}" for c, ids in found.values())
         first = next(iter(found.values()))[0]
-        warnings.append(Problem(
-            str(first.entity.origin.file),
-            f"entity type '{name}' composes differently in the compiled ontologies ({described}); memories are checked "
-            f"against the version of the ontology their 'ontology: id' names, memories naming none against the named ontologies' versions",
-            Severity.WARNING, key=name, rule="ontology",
-        ))
+        warnings.append(
+            Problem(
+                str(first.entity.origin.file),
+                f"entity type '{name}' composes differently in the compiled ontologies ({described}); memories are checked "
+                f"against the version of the ontology their 'ontology: id' names, memories naming none against the named ontologies' versions",
+                Severity.WARNING,
+                key=name,
+                rule="ontology",
+            )
+        )
         for composed, ids in found.values():
             owner = composed.entity.origin.ontology if composed.entity.origin.ontology in ids else ids[0]
             target = Target(name, tuple(ids), any(i in root_ids for i in ids), known)

@@ -22,6 +22,7 @@ A suggestion names only what the memory does not have yet: a namespace the
 memory's ``namespace`` is neither equal to nor below, an entity type that
 neither ``entity.entity_type`` nor any ``entities[].entityType`` names.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,21 +33,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rdflib import Graph, Literal as RdfLiteral, URIRef
+from rdflib import Graph, URIRef
+from rdflib import Literal as RdfLiteral
 from rdflib.namespace import RDF, XSD
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import memory_iri
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.namespaces import MIF, bind_prefixes
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
+from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
 from mif_rdf.ontology.iris import MIFO
 from mif_rdf.ontology.model import OntologyFile
-from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
+from mif_rdf.source.identity import memory_iri
 
 if TYPE_CHECKING:
-    from mif_rdf.nsmodel.audience import Audience
     from mif_rdf.load.bundle import LoadedBundle
+    from mif_rdf.nsmodel.audience import Audience
 
 Kind = Literal["content", "file"]
 DEFAULT_THRESHOLD = 0.8
@@ -117,24 +119,43 @@ class SuggestionReport:
         return grouped
 
     def to_json(self) -> str:
-        return json.dumps({
-            "memories": self.memories, "ontologies": self.ontologies, "patterns": self.patterns,
-            "suggested": len(self.by_memory()),
-            "suggestions": [s.to_dict() for s in self.suggestions],
-            "problems": [p.to_dict() for p in self.problems],
-        }, indent=2, default=str)
+        return json.dumps(
+            {
+                "memories": self.memories,
+                "ontologies": self.ontologies,
+                "patterns": self.patterns,
+                "suggested": len(self.by_memory()),
+                "suggestions": [s.to_dict() for s in self.suggestions],
+                "problems": [p.to_dict() for p in self.problems],
+            },
+            indent=2,
+            default=str,
+        )
 
     def to_text(self) -> str:
         lines = []
         for relpath, items in self.by_memory().items():
             lines.append(relpath)
             for item in items:
-                what = ", ".join(([f"entity type {item.entity_type}"] if item.entity_type else []) + [f"namespace {n}" for n in item.namespaces])
-                where = f"line {item.line}, column {item.column}" if item.line is not None else f"path column {item.column}" if item.column is not None else "position unknown"
+                what = ", ".join(
+                    ([f"entity type {item.entity_type}"] if item.entity_type else [])
+                    + [f"namespace {n}" for n in item.namespaces]
+                )
+                where = (
+                    f"line {item.line}, column {item.column}"
+                    if item.line is not None
+                    else f"path column {item.column}"
+                    if item.column is not None
+                    else "position unknown"
+                )
                 hint = f" [{item.context}]" if item.context else ""
-                lines.append(f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}")
-        lines.append(f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
-                     f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})")
+                lines.append(
+                    f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}"
+                )
+        lines.append(
+            f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
+            f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})"
+        )
         return "\n".join(lines)
 
     def graph(self, base_iri: str) -> Graph:
@@ -150,9 +171,17 @@ class SuggestionReport:
             graph.add((node, RDF.type, MIF.Suggestion))
             graph.add((node, MIF.suggestionFor, URIRef(memory_iri(item.memory_id))))
             graph.add((node, MIF.sourceOntology, RdfLiteral(item.ontology)))
-            graph.add((node, MIF.contentPattern if item.kind == "content" else MIF.filePattern, RdfLiteral(item.pattern)))
+            graph.add(
+                (node, MIF.contentPattern if item.kind == "content" else MIF.filePattern, RdfLiteral(item.pattern))
+            )
             graph.add((node, MIF.matchedText, RdfLiteral(item.match)))
-            graph.add((node, MIF.confidence, RdfLiteral(format(item.confidence, "f").rstrip("0").rstrip(".") or "0", datatype=XSD.decimal)))
+            graph.add(
+                (
+                    node,
+                    MIF.confidence,
+                    RdfLiteral(format(item.confidence, "f").rstrip("0").rstrip(".") or "0", datatype=XSD.decimal),
+                )
+            )
             if item.entity_type:
                 graph.add((node, MIF.suggestsEntityType, RdfLiteral(item.entity_type)))
             for namespace in item.namespaces:
@@ -196,7 +225,9 @@ def add_suggestions(bundle: LoadedBundle, report: SuggestionReport, audience: Au
 
 
 # -- reading a discovery section -----------------------------------------------------------------------
-def discovery_patterns(onto: OntologyFile, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[list[DiscoveryPattern], list[Problem]]:
+def discovery_patterns(
+    onto: OntologyFile, time_limit: float = DEFAULT_TIME_LIMIT
+) -> tuple[list[DiscoveryPattern], list[Problem]]:
     """The patterns of ``onto`` that run (enabled, at or above the threshold, compiled), and warnings for the rest."""
     problems: list[Problem] = []
     section = onto.discovery
@@ -204,21 +235,33 @@ def discovery_patterns(onto: OntologyFile, time_limit: float = DEFAULT_TIME_LIMI
         return [], problems
 
     def warn(key: str, message: str, severity: Severity = Severity.WARNING) -> None:
-        problems.append(Problem(str(onto.path), f"ontology '{onto.id}', {key}: {message}", severity, key=key, rule=RULE))
+        problems.append(
+            Problem(str(onto.path), f"ontology '{onto.id}', {key}: {message}", severity, key=key, rule=RULE)
+        )
 
-    entries = [(kind_key, index, entry) for kind_key in ("patterns", "content_patterns", "file_patterns")
-               for index, entry in enumerate(_listed(section.get(kind_key), f"discovery.{kind_key}", warn))]
+    entries = [
+        (kind_key, index, entry)
+        for kind_key in ("patterns", "content_patterns", "file_patterns")
+        for index, entry in enumerate(_listed(section.get(kind_key), f"discovery.{kind_key}", warn))
+    ]
     enabled = section.get("enabled", False)
     if enabled is not True:
         if enabled is not False:
             warn("discovery.enabled", f"must be true or false, not {enabled!r}; discovery stays off")
         elif entries:
             why = "enabled: false" if "enabled" in section else "'enabled' is not set (the schema's default is false)"
-            warn("discovery.enabled", f"{len(entries)} pattern{'s do' if len(entries) > 1 else ' does'} not run: {why}", Severity.INFO)
+            warn(
+                "discovery.enabled",
+                f"{len(entries)} pattern{'s do' if len(entries) > 1 else ' does'} not run: {why}",
+                Severity.INFO,
+            )
         return [], problems
     threshold = section.get("confidence_threshold", DEFAULT_THRESHOLD)
     if not _unit_number(threshold):
-        warn("discovery.confidence_threshold", f"must be a number from 0 to 1, not {threshold!r}; {DEFAULT_THRESHOLD} is used")
+        warn(
+            "discovery.confidence_threshold",
+            f"must be a number from 0 to 1, not {threshold!r}; {DEFAULT_THRESHOLD} is used",
+        )
         threshold = DEFAULT_THRESHOLD
     found = []
     for kind_key, index, entry in entries:
@@ -241,7 +284,9 @@ def _unit_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
 
 
-def _pattern(onto: OntologyFile, kind_key: str, index: int, entry: Any, time_limit: float, warn: Any) -> DiscoveryPattern | None:
+def _pattern(
+    onto: OntologyFile, kind_key: str, index: int, entry: Any, time_limit: float, warn: Any
+) -> DiscoveryPattern | None:
     where = f"discovery.{kind_key}[{index}]"
     if not isinstance(entry, dict):
         warn(where, f"must be a mapping with a pattern, not {entry!r}; ignored")
@@ -280,8 +325,18 @@ def _pattern(onto: OntologyFile, kind_key: str, index: int, entry: Any, time_lim
         warn(f"{where}.{key}", f"{exc}; ignored")
         return None
     context = entry.get("context")
-    return DiscoveryPattern(onto.id, onto.path, f"{where}.{key}", kind, source, compiled, entity or None,
-                            tuple(dict.fromkeys(namespaces)), context if isinstance(context, str) else None, float(confidence))
+    return DiscoveryPattern(
+        onto.id,
+        onto.path,
+        f"{where}.{key}",
+        kind,
+        source,
+        compiled,
+        entity or None,
+        tuple(dict.fromkeys(namespaces)),
+        context if isinstance(context, str) else None,
+        float(confidence),
+    )
 
 
 def _strings(value: Any) -> tuple[str, ...] | None:
@@ -318,7 +373,7 @@ def glob_regex(glob: str) -> str:
             out.append("[^/]")
             i += 1
         elif c == "[":
-            start = i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1
+            start = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
             end = glob.find("]", start + 1)  # a ']' first in the class is a member
             if end < 0:
                 out.append(re.escape(c))
@@ -378,7 +433,9 @@ def suggest(
     one memory (see :mod:`mif_rdf.core.patterns`).
     """
     root, memories, problems = _memories(bundle, limits)
-    bound = bundle_ontologies(root, memory_references(memories), user_dirs=user_dirs, path_dirs=search_path, extra=ontologies)
+    bound = bundle_ontologies(
+        root, memory_references(memories), user_dirs=user_dirs, path_dirs=search_path, extra=ontologies
+    )
     files = discovery_ontologies(bound)
     report = SuggestionReport(problems=problems + list(bound.problems), memories=len(memories))
     patterns: list[DiscoveryPattern] = []
@@ -397,13 +454,26 @@ def suggest(
     return report
 
 
-def _run(memory: _Memory, patterns: list[DiscoveryPattern], scan: Scan, root: Path, time_limit: float, report: SuggestionReport) -> None:
+def _run(
+    memory: _Memory,
+    patterns: list[DiscoveryPattern],
+    scan: Scan,
+    root: Path,
+    time_limit: float,
+    report: SuggestionReport,
+) -> None:
     """What one scan of a memory's body or path suggests, and the patterns its time limit stopped, into ``report``."""
     for index in scan.timed_out:
         pattern = patterns[index]
-        report.problems.append(Problem(memory.relpath, f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
-                                       f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
-                                       Severity.WARNING, rule=RULE))
+        report.problems.append(
+            Problem(
+                memory.relpath,
+                f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
+                f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
+                Severity.WARNING,
+                rule=RULE,
+            )
+        )
     have_types, have_namespace = _has(memory.frontmatter)
     first_line = memory.body_line or None
     for hit in scan.hits:
@@ -417,9 +487,24 @@ def _run(memory: _Memory, patterns: list[DiscoveryPattern], scan: Scan, root: Pa
             line, column = _position(memory.body, hit.first.start, first_line)
         else:
             line, column = None, hit.first.start + 1
-        report.suggestions.append(Suggestion(
-            memory.relpath, memory.id, pattern.ontology, str(pattern.file), pattern.source, pattern.key, pattern.kind,
-            entity, namespaces, pattern.context, pattern.confidence, hit.first.text, line, column))
+        report.suggestions.append(
+            Suggestion(
+                memory.relpath,
+                memory.id,
+                pattern.ontology,
+                str(pattern.file),
+                pattern.source,
+                pattern.key,
+                pattern.kind,
+                entity,
+                namespaces,
+                pattern.context,
+                pattern.confidence,
+                hit.first.text,
+                line,
+                column,
+            )
+        )
 
 
 def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, list[_Memory], list[Problem]]:
@@ -427,9 +512,8 @@ def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, 
     if not isinstance(bundle, (str, Path)):
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
         return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
-    from mif_rdf.source.parse import bundle_base_iri
     from mif_rdf.rdf.jsonld_source import read_memory
-    from mif_rdf.source.parse import discover
+    from mif_rdf.source.parse import bundle_base_iri, discover
 
     root = Path(bundle)
     if not root.is_dir():
@@ -437,7 +521,7 @@ def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, 
     problems: list[Problem] = []
     memories = []
     base = bundle_base_iri(root.resolve())  # once: it reads the bundle's config
-    for relpath in discover(root).memories[:limits.max_memories]:
+    for relpath in discover(root).memories[: limits.max_memories]:
         parsed, found = read_memory(root, relpath, base, limits)  # .md or .jsonld
         if parsed is None:
             problems += [p for p in found if p.severity == Severity.ERROR]
@@ -480,7 +564,7 @@ def _body_first_line(root: Path, memory: _Memory) -> int | None:
         return None
     if not text.endswith(memory.body):
         return None
-    return text[:len(text) - len(memory.body)].count("\n") + 1
+    return text[: len(text) - len(memory.body)].count("\n") + 1
 
 
 def _position(body: str, offset: int, first_line: int | None) -> tuple[int | None, int | None]:

@@ -26,6 +26,7 @@ graph stays exactly the JSON-LD of its projection): ``<memory> rdf:type
 base class (``mif:EpisodicType``) and its label, so ``?m a <class>`` and
 ``?m a/rdfs:subClassOf* mif:EpisodicType`` both work without a reasoner.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,15 +38,15 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, RDFS
 from rdflib.term import Node
 
-from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.ontology.binding import BoundOntologies, OntologyReference, bundle_ontologies
 from mif_rdf.ontology.iris import entity_class
 from mif_rdf.ontology.model import EntityTypeDef
 from mif_rdf.ontology.namespace_tree import NamespaceTree, normalized_namespace, root_type
 from mif_rdf.ontology.resolution import ResolvedOntology
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 
 Triple = tuple[Node, Node, Node]
 
@@ -139,8 +140,15 @@ def placements(bundle: LoadedBundle) -> list[Placement]:
     if store is not None:  # Oxigraph answers the query natively (its own terms: no rdflib term per value)
         query = f"PREFIX mif: <{MIF}>\n{PLACEMENTS}"
         for memory, ontology, namespace, payload in store.query(query, use_default_graph_as_union=True):
-            found.setdefault(memory.value, Placement(memory.value, re.sub(r"^.*[/#:]", "", ontology.value), namespace.value,
-                                                     None if payload is None else payload.value))
+            found.setdefault(
+                memory.value,
+                Placement(
+                    memory.value,
+                    re.sub(r"^.*[/#:]", "", ontology.value),
+                    namespace.value,
+                    None if payload is None else payload.value,
+                ),
+            )
         return list(found.values())
     for memory, ontology in dataset.subject_objects(MIF.ontology):
         if not isinstance(ontology, URIRef) or str(memory) in found:
@@ -148,10 +156,21 @@ def placements(bundle: LoadedBundle) -> list[Placement]:
         namespace = next(dataset.objects(memory, MIF.namespace), None)
         if namespace is None:
             continue
-        payload = next((t for e in dataset.objects(memory, MIF.entity) for p in (MIF.entity_type, MIF.entityType)
-                        for t in dataset.objects(e, p)), None)
-        found[str(memory)] = Placement(str(memory), re.sub(r"^.*[/#:]", "", str(ontology)), str(namespace),
-                                       None if payload is None else str(payload))
+        payload = next(
+            (
+                t
+                for e in dataset.objects(memory, MIF.entity)
+                for p in (MIF.entity_type, MIF.entityType)
+                for t in dataset.objects(e, p)
+            ),
+            None,
+        )
+        found[str(memory)] = Placement(
+            str(memory),
+            re.sub(r"^.*[/#:]", "", str(ontology)),
+            str(namespace),
+            None if payload is None else str(payload),
+        )
     return list(found.values())
 
 
@@ -164,7 +183,9 @@ class Typer:
     ``rdfs:subClassOf`` chain of every class used, to write once.
     """
 
-    def __init__(self, root: Path, user_dirs: Iterable[Path | str] | None = None, path_dirs: Iterable[Path | str] = ()) -> None:
+    def __init__(
+        self, root: Path, user_dirs: Iterable[Path | str] | None = None, path_dirs: Iterable[Path | str] = ()
+    ) -> None:
         self.root = root
         self.user_dirs = None if user_dirs is None else list(user_dirs)
         self.path_dirs = list(path_dirs)
@@ -175,8 +196,9 @@ class Typer:
     def class_of(self, place: Placement) -> URIRef | None:
         if place.ontology not in self._maps:
             # no path: binding problems are validation's to show, not this step's (and the memo key stays the same)
-            bound = bundle_ontologies(self.root, [OntologyReference(".", place.ontology)],
-                                      user_dirs=self.user_dirs, path_dirs=self.path_dirs)
+            bound = bundle_ontologies(
+                self.root, [OntologyReference(".", place.ontology)], user_dirs=self.user_dirs, path_dirs=self.path_dirs
+            )
             view = bound.view(place.ontology)
             self._bound[place.ontology] = bound
             self._maps[place.ontology] = TypeMap.of(view) if view is not None else None
@@ -226,7 +248,11 @@ def placement_of(memory: str, frontmatter: Mapping[str, object]) -> Placement | 
     if not isinstance(ontology_id, str) or not isinstance(namespace, str):
         return None
     payload = frontmatter.get("entity")
-    kind = next((payload[k] for k in ("entity_type", "entityType") if k in payload), None) if isinstance(payload, dict) else None
+    kind = (
+        next((payload[k] for k in ("entity_type", "entityType") if k in payload), None)
+        if isinstance(payload, dict)
+        else None
+    )
     return Placement(memory, ontology_id.strip(), namespace, kind if isinstance(kind, str) else None)
 
 

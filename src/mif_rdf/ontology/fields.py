@@ -29,6 +29,7 @@ ontology engineer reads a JSON Schema, within the OWL 2 datatype map
 (:data:`OWL2_DATATYPES`): a ``date`` or ``duration`` field gets no OWL range,
 its SHACL shape checks it; see docs/ontology.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,14 @@ from mif_rdf.rdf.tordf import Walker, lexical_form
 RDF_JSON = URIRef(str(RDF) + "JSON")
 #: Formats with an XSD datatype; others stay ``xsd:string``.
 FORMAT_DATATYPES = {
-    "date-time": XSD.dateTime, "date": XSD.date, "time": XSD.time, "duration": XSD.duration,
-    "uri": XSD.anyURI, "uri-reference": XSD.anyURI, "iri": XSD.anyURI, "iri-reference": XSD.anyURI,
+    "date-time": XSD.dateTime,
+    "date": XSD.date,
+    "time": XSD.time,
+    "duration": XSD.duration,
+    "uri": XSD.anyURI,
+    "uri-reference": XSD.anyURI,
+    "iri": XSD.anyURI,
+    "iri-reference": XSD.anyURI,
 }
 #: The characters Python's ``re`` reads as ``\s`` (``str.isspace``), spelled out: XPath's ``\s`` is only four of them,
 #: and a class read alike by XPath, RE2 and Python keeps the formats' verdicts what they were under pySHACL.
@@ -64,33 +71,94 @@ FORMAT_PATTERNS = {
     "email": f"^[^@{_SPACE}]+@[^@{_SPACE}][^@.{_SPACE}]*\\.[^@{_SPACE}]+$",
     "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
 }
-_EXAMPLES = {"date-time": "2026-01-15T10:30:00Z", "date": "2026-01-15", "time": "10:30:00", "duration": "P30D",
-             "uri": "https://example.org/x", "iri": "https://example.org/x", "email": "name@example.org"}
-_JSON_DATATYPES = {"string": (XSD.string,), "integer": (XSD.integer,), "number": (XSD.integer, XSD.decimal, XSD.double), "boolean": (XSD.boolean,), "null": (RDF_JSON,)}
+_EXAMPLES = {
+    "date-time": "2026-01-15T10:30:00Z",
+    "date": "2026-01-15",
+    "time": "10:30:00",
+    "duration": "P30D",
+    "uri": "https://example.org/x",
+    "iri": "https://example.org/x",
+    "email": "name@example.org",
+}
+_JSON_DATATYPES = {
+    "string": (XSD.string,),
+    "integer": (XSD.integer,),
+    "number": (XSD.integer, XSD.decimal, XSD.double),
+    "boolean": (XSD.boolean,),
+    "null": (RDF_JSON,),
+}
 _OWL_RANGES = {"string": XSD.string, "integer": XSD.integer, "number": XSD.decimal, "boolean": XSD.boolean}
-_LABELS = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-           "object": "a mapping", "array": "a list", "null": "null"}
+_LABELS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "a mapping",
+    "array": "a list",
+    "null": "null",
+}
 _DATATYPE_LABELS = {
-    XSD.dateTime: f"a date-time such as {_EXAMPLES['date-time']}", XSD.date: f"a date such as {_EXAMPLES['date']}",
-    XSD.duration: f"a duration such as {_EXAMPLES['duration']}", XSD.integer: _LABELS["integer"],
-    XSD.decimal: "a decimal number", XSD.boolean: _LABELS["boolean"], XSD.string: _LABELS["string"],
+    XSD.dateTime: f"a date-time such as {_EXAMPLES['date-time']}",
+    XSD.date: f"a date such as {_EXAMPLES['date']}",
+    XSD.duration: f"a duration such as {_EXAMPLES['duration']}",
+    XSD.integer: _LABELS["integer"],
+    XSD.decimal: "a decimal number",
+    XSD.boolean: _LABELS["boolean"],
+    XSD.string: _LABELS["string"],
 }
 #: The OWL 2 datatype map (OWL 2 Structural Specification 4): the only datatypes an OWL 2 DL
 #: axiom may use.  ``xsd:date``, ``xsd:time``, ``xsd:duration`` and ``rdf:JSON`` are not in it
 #: (HermiT refuses ontologies that use them), so OWL leaves them out and SHACL checks them.
 OWL2_DATATYPES = frozenset(
-    [RDF.PlainLiteral, RDF.XMLLiteral, URIRef("http://www.w3.org/2000/01/rdf-schema#Literal"), URIRef(str(RDF) + "langString")]
-    + [XSD[n] for n in (
-        "decimal", "integer", "nonNegativeInteger", "nonPositiveInteger", "positiveInteger", "negativeInteger",
-        "long", "int", "short", "byte", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte",
-        "double", "float", "string", "normalizedString", "token", "language", "Name", "NCName", "NMTOKEN",
-        "boolean", "hexBinary", "base64Binary", "anyURI", "dateTime", "dateTimeStamp",
-    )]
+    [
+        RDF.PlainLiteral,
+        RDF.XMLLiteral,
+        URIRef("http://www.w3.org/2000/01/rdf-schema#Literal"),
+        URIRef(str(RDF) + "langString"),
+    ]
+    + [
+        XSD[n]
+        for n in (
+            "decimal",
+            "integer",
+            "nonNegativeInteger",
+            "nonPositiveInteger",
+            "positiveInteger",
+            "negativeInteger",
+            "long",
+            "int",
+            "short",
+            "byte",
+            "unsignedLong",
+            "unsignedInt",
+            "unsignedShort",
+            "unsignedByte",
+            "double",
+            "float",
+            "string",
+            "normalizedString",
+            "token",
+            "language",
+            "Name",
+            "NCName",
+            "NMTOKEN",
+            "boolean",
+            "hexBinary",
+            "base64Binary",
+            "anyURI",
+            "dateTime",
+            "dateTimeStamp",
+        )
+    ]
 )
 _walker = Walker("urn:mif-rdf:enum")
 #: JSON types whose values fit a term's datatype (types not listed: text, checked by _LEXICAL where it has a form).
 _DATATYPE_KINDS = {XSD.decimal: ("number", "integer"), XSD.integer: ("integer",), XSD.boolean: ("boolean",)}
-_LEXICAL = {XSD.dateTime: FORMAT_PATTERNS["date-time"], XSD.date: FORMAT_PATTERNS["date"], XSD.duration: FORMAT_PATTERNS["duration"]}
+_LEXICAL = {
+    XSD.dateTime: FORMAT_PATTERNS["date-time"],
+    XSD.date: FORMAT_PATTERNS["date"],
+    XSD.duration: FORMAT_PATTERNS["duration"],
+}
 _PYTHON_KINDS = {"number": (int, float), "integer": (int,), "boolean": (bool,)}
 
 
@@ -158,11 +226,15 @@ def _types(schema: dict[str, Any]) -> list[str]:
 def _enum(schema: dict[str, Any], coerce: str | None, ctx: ActiveContext) -> tuple[Node, ...]:
     """The RDF terms the loader writes for the enum's values (so ``sh:in`` compares like for like)."""
     values = schema.get("enum") or []
-    return tuple(t for t in (_walker.object(v, coerce, ctx) for v in values if not isinstance(v, (dict, list))) if t is not None)
+    return tuple(
+        t for t in (_walker.object(v, coerce, ctx) for v in values if not isinstance(v, (dict, list))) if t is not None
+    )
 
 
 def _iris(schema: dict[str, Any], ctx: ActiveContext, *, vocab: bool) -> ValueSpec:
-    enum = tuple(URIRef(i) for i in (ctx.expand_iri(v, vocab=vocab) for v in schema.get("enum") or [] if isinstance(v, str)) if i)
+    enum = tuple(
+        URIRef(i) for i in (ctx.expand_iri(v, vocab=vocab) for v in schema.get("enum") or [] if isinstance(v, str)) if i
+    )
     return ValueSpec("an IRI", node_kind=SH.IRI, enum=enum)
 
 
@@ -183,7 +255,9 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
         return ValueSpec(label, (datatype,), enum=_enum(schema, coerce, ctx), owl_range=datatype)
     if types == ["object"]:
         nested = tuple(field_spec(k, v or {}, ctx) for k, v in (schema.get("properties") or {}).items())
-        return ValueSpec("a mapping", node_kind=SH.BlankNodeOrIRI, nested=nested, nested_required=tuple(schema.get("required") or ()))
+        return ValueSpec(
+            "a mapping", node_kind=SH.BlankNodeOrIRI, nested=nested, nested_required=tuple(schema.get("required") or ())
+        )
     if types == ["array"]:  # an array inside an array: JSON-LD flattens it into the outer one
         return value_spec(schema.get("items") or {}, None, ctx)
     if len(types) != 1:  # no type, or several: a datatype check only when all are scalars
@@ -210,7 +284,6 @@ def value_spec(schema: dict[str, Any], term: Term | None, ctx: ActiveContext) ->
         enum=_enum(schema, None, ctx),
         owl_range=format_datatype or _OWL_RANGES.get(kind),
     )
-
 
 
 def fits(types: list[str], enum: list[Any], datatype: URIRef) -> bool:
@@ -241,9 +314,21 @@ def _text_of(schema: dict[str, Any], datatype: URIRef, ctx: ActiveContext) -> Va
     if values:
         texts = [lexical_form(v, str(datatype))[0] for v in values]
         alternatives = "|".join(_escape(t) for t in texts)
-        return ValueSpec(f"one of: {', '.join(texts)}", node_kind=SH.Literal, pattern=f"^({alternatives})$",
-                         owl_range=declared.owl_range, owl_enum=declared.enum, written_as=datatype)
-    return ValueSpec(declared.label, node_kind=SH.Literal, pattern=declared.pattern, owl_range=declared.owl_range, written_as=datatype)
+        return ValueSpec(
+            f"one of: {', '.join(texts)}",
+            node_kind=SH.Literal,
+            pattern=f"^({alternatives})$",
+            owl_range=declared.owl_range,
+            owl_enum=declared.enum,
+            written_as=datatype,
+        )
+    return ValueSpec(
+        declared.label,
+        node_kind=SH.Literal,
+        pattern=declared.pattern,
+        owl_range=declared.owl_range,
+        written_as=datatype,
+    )
 
 
 def _escape(text: str) -> str:

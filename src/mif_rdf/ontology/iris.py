@@ -12,6 +12,7 @@
 * annotation keys of the ontology YAML that have no standard RDF term use the
   upstream ontology context's vocabulary, ``https://mif-spec.dev/ns/ontology#``.
 """
+
 from __future__ import annotations
 
 from urllib.parse import quote

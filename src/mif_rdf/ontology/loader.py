@@ -5,19 +5,18 @@ clear message naming the file, the element and what is wrong instead of a
 traceback somewhere in the compiler.  Keys the spec does not define are kept
 as annotations, never dropped.
 """
+
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import canonical_relationship_name
 from mif_rdf.core.limits import ONTOLOGY_LIMITS, yaml_shape_problem
-from mif_rdf.source.yamlio import load_yaml, yaml_error_line
 from mif_rdf.ontology.model import (
     BASE_TYPES,
     EntityTypeDef,
@@ -28,6 +27,8 @@ from mif_rdf.ontology.model import (
     RelationshipDef,
     TraitDef,
 )
+from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.source.yamlio import load_yaml, yaml_error_line
 
 ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
@@ -49,7 +50,11 @@ class _Reader:
         return MifRdfError(f"{self.path}: {self.label}, {element}: {message}")
 
     def warn(self, element: str, message: str) -> None:
-        self.warnings.append(Problem(str(self.path), f"{self.label}, {element}: {message}", Severity.WARNING, key=element, rule="ontology"))
+        self.warnings.append(
+            Problem(
+                str(self.path), f"{self.label}, {element}: {message}", Severity.WARNING, key=element, rule="ontology"
+            )
+        )
 
     def origin(self, kind: str, name: str) -> Origin:
         return Origin(self.id, self.path, kind, name)
@@ -81,7 +86,9 @@ class _Reader:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", type(None): "empty"}.get(type(value), type(value).__name__)
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", type(None): "empty"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
@@ -92,7 +99,9 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
     try:
         size = path.stat().st_size
         if size > limit:  # never read: a 50 MB ontology took minutes and gigabytes to compile
-            raise MifRdfError(f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read")
+            raise MifRdfError(
+                f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
+            )
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise MifRdfError(f"cannot read ontology file {path}: {exc}") from None
@@ -103,19 +112,25 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise MifRdfError(f"{path}{f':{line}' if line else ''}: YAML syntax error: {problem}") from None
     except RecursionError:
-        raise MifRdfError(f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read") from None
+        raise MifRdfError(
+            f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
+        ) from None
     too_big = yaml_shape_problem(result.data, ONTOLOGY_LIMITS)
     if too_big is not None:
         raise MifRdfError(f"{path}: {too_big} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read")
     data = result.data
     if not isinstance(data, dict):
-        raise MifRdfError(f"{path}: an ontology file must be a YAML mapping with an 'ontology' section, not {_kind(data)}")
+        raise MifRdfError(
+            f"{path}: an ontology file must be a YAML mapping with an 'ontology' section, not {_kind(data)}"
+        )
     header = reader.mapping(data.get("ontology"), "ontology", empty_ok=False) if "ontology" in data else None
     if header is None:
         raise MifRdfError(f"{path}: no 'ontology' section (ontology: {{id: ..., version: ...}})")
     ontology_id = header.get("id")
     if not isinstance(ontology_id, str) or not ID_RE.match(ontology_id):
-        raise MifRdfError(f"{path}: ontology.id {ontology_id!r} must be a lowercase identifier like 'mif-base' ([a-z][a-z0-9-]*)")
+        raise MifRdfError(
+            f"{path}: ontology.id {ontology_id!r} must be a lowercase identifier like 'mif-base' ([a-z][a-z0-9-]*)"
+        )
     reader.id, reader.label = ontology_id, f"ontology '{ontology_id}'"
     for issue in result.issues:
         reader.warn(f"line {issue.line}", issue.message)
@@ -134,7 +149,9 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         warnings=warnings,
         annotations={k: v for k, v in data.items() if k not in _TOP_KEYS},
     )
-    onto.annotations.update({k: v for k, v in header.items() if k not in ("id", "version", "description", "schema_url", "extends")})
+    onto.annotations.update(
+        {k: v for k, v in header.items() if k not in ("id", "version", "description", "schema_url", "extends")}
+    )
     onto.namespaces = _namespaces(reader, data.get("namespaces"))
     onto.traits = _traits(reader, data.get("traits"))
     onto.entity_types = _entity_types(reader, data.get("entity_types"))
@@ -155,7 +172,10 @@ def _namespaces(reader: _Reader, value: Any, parent: str = "") -> dict[str, Name
         if hint is not None and hint not in BASE_TYPES:
             raise reader.fail(where, f"type_hint {hint!r} must be one of {', '.join(BASE_TYPES)}")
         if not parent and name in BASE_TYPES:
-            reader.warn(where, f"top-level namespace '{name}' is not the base-type prefix '_{name}' of spec 10.2; it is kept as its own namespace")
+            reader.warn(
+                where,
+                f"top-level namespace '{name}' is not the base-type prefix '_{name}' of spec 10.2; it is kept as its own namespace",
+            )
         out[name] = NamespaceDef(
             path=path,
             origin=reader.origin("namespace", path),
@@ -199,7 +219,9 @@ def check_schema(schema: Any, element: str, fail: Callable[[str, str], MifRdfErr
             if not isinstance(name, str):
                 raise fail(f"{element}.properties", f"field name {name!r} must be a string")
             check_schema(sub, f"{element}.properties.{name}", fail)
-    if "required" in schema and not (isinstance(schema["required"], list) and all(isinstance(r, str) for r in schema["required"])):
+    if "required" in schema and not (
+        isinstance(schema["required"], list) and all(isinstance(r, str) for r in schema["required"])
+    ):
         raise fail(f"{element}.required", "must be a list of field names")
     return schema
 
@@ -331,7 +353,9 @@ def config_relationships(path: Path, value: Any, warnings: list[Problem] | None 
             descriptions=(description,) if description else (),
             symmetric=symmetric,
             inverse=inverse,
-            annotations={k: v for k, v in spec.items() if k not in ("name", "namespace", "description", "symmetric", "inverse")},
+            annotations={
+                k: v for k, v in spec.items() if k not in ("name", "namespace", "description", "symmetric", "inverse")
+            },
         )
         _add_relationship(reader, out, rel, where)
     return out
@@ -343,9 +367,19 @@ def _add_relationship(reader: _Reader, out: dict[str, RelationshipDef], rel: Rel
     if other is None:
         out[rel.name] = rel
         return
-    if other.symmetric != rel.symmetric or (other.inverse and rel.inverse and canonical_relationship_name(other.inverse) != canonical_relationship_name(rel.inverse)):
-        raise reader.fail(where, f"'{rel.spellings[0]}' and '{other.spellings[0]}' are the same relationship type ('{rel.name}') but disagree on symmetric/inverse")
-    reader.warn(where, f"'{rel.spellings[0]}' and '{other.spellings[0]}' are spellings of the same relationship type '{rel.name}'; their definitions are merged")
+    if other.symmetric != rel.symmetric or (
+        other.inverse
+        and rel.inverse
+        and canonical_relationship_name(other.inverse) != canonical_relationship_name(rel.inverse)
+    ):
+        raise reader.fail(
+            where,
+            f"'{rel.spellings[0]}' and '{other.spellings[0]}' are the same relationship type ('{rel.name}') but disagree on symmetric/inverse",
+        )
+    reader.warn(
+        where,
+        f"'{rel.spellings[0]}' and '{other.spellings[0]}' are spellings of the same relationship type '{rel.name}'; their definitions are merged",
+    )
     out[rel.name] = RelationshipDef(
         name=rel.name,
         origin=other.origin,

@@ -4,6 +4,7 @@ Every definition remembers where it came from (:class:`Origin`: ontology id,
 file, element), because the spec asks that conflict errors name both sources
 and SHACL reports must name the ontology a rule comes from.
 """
+
 from __future__ import annotations
 
 import json

@@ -7,6 +7,7 @@ children, while its discovery patterns suggest ``_semantic/science``), so a
 top-level node named after a base type is read as that base-type prefix, and
 a memory may write either form.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -25,6 +25,7 @@
 * traits, discovery patterns, aliases, exemplars and every other key kept as
   annotations (upstream ontology context IRIs where it has one).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -36,9 +37,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
 
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.source.identity import relationship_iri
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.rdf.tordf import canonical_decimal, json_lexical
 from mif_rdf.ontology.fields import OWL2_DATATYPES, FieldSpec, field_spec
 from mif_rdf.ontology.iris import (
     BASE_CLASSES,
@@ -54,6 +53,8 @@ from mif_rdf.ontology.model import FieldDef, NamespaceDef, OntologyFile, Origin,
 from mif_rdf.ontology.resolution import ResolvedOntology
 from mif_rdf.ontology.traits import ComposedEntity, Composer
 from mif_rdf.ontology.vocabulary import vocabulary_kinds, vocabulary_terms
+from mif_rdf.rdf.tordf import canonical_decimal, json_lexical
+from mif_rdf.source.identity import relationship_iri
 
 #: YAML keys with a standard RDF term (the rest become ``mifo:<key>`` annotations).
 ANNOTATION_TERMS = {"aliases": SKOS.altLabel, "exemplars": SKOS.example}
@@ -61,9 +62,15 @@ ANNOTATION_TERMS = {"aliases": SKOS.altLabel, "exemplars": SKOS.example}
 #: kind): the concept scheme's nodes are individuals linked by SKOS's own object properties, the
 #: labels, notations and examples are annotations.
 SKOS_KINDS = {
-    SKOS.Concept: OWL.Class, SKOS.ConceptScheme: OWL.Class,
-    **{p: OWL.ObjectProperty for p in (SKOS.inScheme, SKOS.broader, SKOS.narrower, SKOS.topConceptOf, SKOS.hasTopConcept)},
-    **{p: OWL.AnnotationProperty for p in (SKOS.prefLabel, SKOS.altLabel, SKOS.definition, SKOS.notation, SKOS.example)},
+    SKOS.Concept: OWL.Class,
+    SKOS.ConceptScheme: OWL.Class,
+    **{
+        p: OWL.ObjectProperty
+        for p in (SKOS.inScheme, SKOS.broader, SKOS.narrower, SKOS.topConceptOf, SKOS.hasTopConcept)
+    },
+    **{
+        p: OWL.AnnotationProperty for p in (SKOS.prefLabel, SKOS.altLabel, SKOS.definition, SKOS.notation, SKOS.example)
+    },
 }
 
 
@@ -119,32 +126,44 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
         for fdef in own_fields(composer.view.file):
             spec = field_spec(fdef.name, fdef.schema)
             if spec.value.written_as is not None:
-                warnings.append(Problem(
-                    str(fdef.origin.file),
-                    f"{fdef.origin.short}: field '{fdef.name}' is declared {shown(fdef.schema)}, but the MIF context "
-                    f"types '{fdef.name}' ({spec.predicate}) as xsd:{spec.value.written_as.split('#')[-1]}, so the loader writes "
-                    f"its values with that datatype, as JSON-LD does (ill-typed for text that is not one); OWL states "
-                    f"the declared type and SHACL checks the text; a key the context does not define avoids this",
-                    Severity.WARNING, key=fdef.name, rule="ontology",
-                ))
+                warnings.append(
+                    Problem(
+                        str(fdef.origin.file),
+                        f"{fdef.origin.short}: field '{fdef.name}' is declared {shown(fdef.schema)}, but the MIF context "
+                        f"types '{fdef.name}' ({spec.predicate}) as xsd:{spec.value.written_as.split('#')[-1]}, so the loader writes "
+                        f"its values with that datatype, as JSON-LD does (ill-typed for text that is not one); OWL states "
+                        f"the declared type and SHACL checks the text; a key the context does not define avoids this",
+                        Severity.WARNING,
+                        key=fdef.name,
+                        rule="ontology",
+                    )
+                )
             if spec.predicate is None:
-                warnings.append(Problem(
-                    str(fdef.origin.file),
-                    f"{fdef.origin.short}: field '{fdef.name}' is JSON-LD's @id in the MIF context (it names the "
-                    f"entity node), so no property, range or SHACL rule can describe it",
-                    Severity.WARNING, key=fdef.name, rule="ontology",
-                ))
+                warnings.append(
+                    Problem(
+                        str(fdef.origin.file),
+                        f"{fdef.origin.short}: field '{fdef.name}' is JSON-LD's @id in the MIF context (it names the "
+                        f"entity node), so no property, range or SHACL rule can describe it",
+                        Severity.WARNING,
+                        key=fdef.name,
+                        rule="ontology",
+                    )
+                )
             elif spec.predicate == RDF.type:
                 continue
             elif spec.predicate in relationships:  # the relationship type's object property, declared with it
                 if _field_kind(spec)[0] != "object":
-                    warnings.append(Problem(
-                        str(fdef.origin.file),
-                        f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type ({spec.predicate}), an "
-                        f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or restriction for "
-                        f"the field (one kind per IRI); SHACL checks its values",
-                        Severity.WARNING, key=fdef.name, rule="ontology",
-                    ))
+                    warnings.append(
+                        Problem(
+                            str(fdef.origin.file),
+                            f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type ({spec.predicate}), an "
+                            f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or restriction for "
+                            f"the field (one kind per IRI); SHACL checks its values",
+                            Severity.WARNING,
+                            key=fdef.name,
+                            rule="ontology",
+                        )
+                    )
             elif not spec.core and spec.predicate not in vocabulary_terms():
                 uses.setdefault(spec.predicate, []).append((fdef, *_field_kind(spec)))
             elif spec.predicate not in vocabulary_terms():
@@ -152,22 +171,30 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
     out: dict[URIRef, PropertyDeclaration] = {}
     for predicate, found in borrowed.items():
         kinds = {kind for _, kind, _ in found if kind}
-        out[predicate] = PropertyDeclaration(found[0][0].name, _KINDS[kinds.pop()] if len(kinds) == 1 else OWL.AnnotationProperty, None, None, True)
+        out[predicate] = PropertyDeclaration(
+            found[0][0].name, _KINDS[kinds.pop()] if len(kinds) == 1 else OWL.AnnotationProperty, None, None, True
+        )
     for predicate, found in uses.items():
         typed = [(fdef, kind, range_) for fdef, kind, range_ in found if kind]
         kinds = {kind for _, kind, _ in typed}
         ranges = {range_ for _, _, range_ in typed}
         if len(kinds) > 1:
             by_kind = {kind: fdef for fdef, kind, _ in typed}
-            warnings.append(Problem(
-                str(by_kind["object"].origin.file),
-                f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a plain "
-                f"value in {by_kind['datatype'].origin}: declared as an owl:AnnotationProperty (OWL 2 DL gives an IRI one "
-                f"kind), without a range or class restrictions; SHACL checks each entity type's values",
-                Severity.WARNING, key=found[0][0].name, rule="ontology",
-            ))
+            warnings.append(
+                Problem(
+                    str(by_kind["object"].origin.file),
+                    f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a plain "
+                    f"value in {by_kind['datatype'].origin}: declared as an owl:AnnotationProperty (OWL 2 DL gives an IRI one "
+                    f"kind), without a range or class restrictions; SHACL checks each entity type's values",
+                    Severity.WARNING,
+                    key=found[0][0].name,
+                    rule="ontology",
+                )
+            )
         agreed = len(kinds) == 1
-        description = next((d.schema["description"] for d, _, _ in found if isinstance(d.schema.get("description"), str)), None)
+        description = next(
+            (d.schema["description"] for d, _, _ in found if isinstance(d.schema.get("description"), str)), None
+        )
         out[predicate] = PropertyDeclaration(
             found[0][0].name,
             _KINDS[next(iter(kinds))] if agreed else OWL.AnnotationProperty,
@@ -193,12 +220,16 @@ def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> Non
         if isinstance(item, (dict, list)):
             graph.add((subject, predicate, Literal(json_lexical(item))))
         else:
-            graph.add((subject, predicate, Literal(item) if isinstance(item, (bool, int, float)) else Literal(str(item))))
+            graph.add(
+                (subject, predicate, Literal(item) if isinstance(item, (bool, int, float)) else Literal(str(item)))
+            )
 
 
 def declare_borrowed(graph: Graph) -> None:
     """Declare the SKOS terms ``graph`` uses (each document declares what it uses, OWL 2 DL)."""
-    used = {p for p in graph.predicates() if p in SKOS_KINDS} | {o for o in graph.objects(None, RDF.type) if o in SKOS_KINDS}
+    used = {p for p in graph.predicates() if p in SKOS_KINDS} | {
+        o for o in graph.objects(None, RDF.type) if o in SKOS_KINDS
+    }
     for term in used:
         graph.add((term, RDF.type, SKOS_KINDS[term]))
 
@@ -215,7 +246,9 @@ def _union(graph: Graph, members: list[URIRef]) -> URIRef | BNode:
 class OwlWriter:
     """Writes one ontology's view into a graph."""
 
-    def __init__(self, graph: Graph, composer: Composer, declarations: dict[URIRef, PropertyDeclaration], warnings: list[Problem]) -> None:
+    def __init__(
+        self, graph: Graph, composer: Composer, declarations: dict[URIRef, PropertyDeclaration], warnings: list[Problem]
+    ) -> None:
         self.g = graph
         self.composer = composer
         self.view: ResolvedOntology = composer.view
@@ -225,7 +258,15 @@ class OwlWriter:
         self.warnings = warnings
 
     def warn(self, element: str, message: str) -> None:
-        self.warnings.append(Problem(str(self.file.path), f"ontology '{self.file.id}', {element}: {message}", Severity.WARNING, key=element, rule="ontology"))
+        self.warnings.append(
+            Problem(
+                str(self.file.path),
+                f"ontology '{self.file.id}', {element}: {message}",
+                Severity.WARNING,
+                key=element,
+                rule="ontology",
+            )
+        )
 
     def write(self) -> None:
         self.header()
@@ -235,7 +276,13 @@ class OwlWriter:
             self.entity(self.composer.compose(entity.name))
         self.properties()
         for rel in self.file.relationships.values():
-            relationship(self.g, rel, self.iri, self.endpoint_classes(rel, rel.sources, "from"), self.endpoint_classes(rel, rel.targets, "to"))
+            relationship(
+                self.g,
+                rel,
+                self.iri,
+                self.endpoint_classes(rel, rel.sources, "from"),
+                self.endpoint_classes(rel, rel.targets, "to"),
+            )
         for node in self.file.namespaces.values():
             self.namespace(node, None)
         if self.file.discovery:
@@ -320,7 +367,9 @@ class OwlWriter:
             return declaration.kind
         if predicate == RDF.type:
             return None
-        return vocabulary_kinds().get(predicate, OWL.ObjectProperty)  # otherwise a relationship type (fields skip those)
+        return vocabulary_kinds().get(
+            predicate, OWL.ObjectProperty
+        )  # otherwise a relationship type (fields skip those)
 
     def restriction(self, subject: URIRef, predicate: URIRef, kind: URIRef, value: Any) -> None:
         node = BNode()
@@ -423,7 +472,9 @@ class OwlWriter:
             if key == "pattern" and list_key in keyed:
                 self.g.add((node, keyed[list_key], Literal(str(value))))
             elif key in ("content_pattern", "file_pattern"):
-                self.g.add((node, MIF.contentPattern if key == "content_pattern" else MIF.filePattern, Literal(str(value))))
+                self.g.add(
+                    (node, MIF.contentPattern if key == "content_pattern" else MIF.filePattern, Literal(str(value)))
+                )
             elif key in ("namespace", "namespaces", "suggest_namespace"):
                 for ns in value if isinstance(value, list) else [value]:
                     self.g.add((node, MIF.suggestsNamespace, Literal(str(ns))))
@@ -431,14 +482,19 @@ class OwlWriter:
                 if value in self.view.entity_types:
                     self.g.add((node, MIF.suggestsEntityType, self.class_ref(value)))
                 else:
-                    self.warn("discovery", f"suggest_entity '{value}' is not an entity type of this ontology or those it extends; kept as text")
+                    self.warn(
+                        "discovery",
+                        f"suggest_entity '{value}' is not an entity type of this ontology or those it extends; kept as text",
+                    )
                     self.g.add((node, MIF.suggestsEntityType, Literal(value)))
             else:
                 annotate(self.g, node, key, value)
         return node
 
 
-def relationship(graph: Graph, rel: RelationshipDef, defined_by: URIRef, domain: list[URIRef] | None, range_: list[URIRef] | None) -> None:
+def relationship(
+    graph: Graph, rel: RelationshipDef, defined_by: URIRef, domain: list[URIRef] | None, range_: list[URIRef] | None
+) -> None:
     """A relationship type as an object property (with its inverse)."""
     subject = URIRef(relationship_iri(rel.name))
     graph.add((subject, RDF.type, OWL.ObjectProperty))
@@ -449,7 +505,10 @@ def relationship(graph: Graph, rel: RelationshipDef, defined_by: URIRef, domain:
         graph.add((subject, RDFS.comment, Literal(description)))
     if rel.symmetric:
         graph.add((subject, RDF.type, OWL.SymmetricProperty))
-    for side, names, classes, axiom in (("from", rel.sources, domain, RDFS.domain), ("to", rel.targets, range_, RDFS.range)):
+    for side, names, classes, axiom in (
+        ("from", rel.sources, domain, RDFS.domain),
+        ("to", rel.targets, range_, RDFS.range),
+    ):
         if classes:
             graph.add((subject, axiom, _union(graph, classes)))
         elif names:
@@ -462,4 +521,3 @@ def relationship(graph: Graph, rel: RelationshipDef, defined_by: URIRef, domain:
         graph.add((inverse, RDFS.isDefinedBy, defined_by))
     for key, value in rel.annotations.items():
         annotate(graph, subject, key, value)
-

@@ -9,6 +9,7 @@ of its own id (``id: mif-base`` with ``extends: [mif-base]``), which then
 resolves to the next earlier source.  Two files with one id in the same
 source are ambiguous and an error.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,8 +83,14 @@ class Registry:
         for index, folder in enumerate(self.dirs):
             files = _ontology_files(folder)
             if len(files) > MAX_ONTOLOGY_FILES:
-                self.problems.append(Problem(str(folder), f"{len(files):,} ontology files, over the limit of {MAX_ONTOLOGY_FILES:,} "
-                                             f"(mif_rdf.core.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read", rule="limit"))
+                self.problems.append(
+                    Problem(
+                        str(folder),
+                        f"{len(files):,} ontology files, over the limit of {MAX_ONTOLOGY_FILES:,} "
+                        f"(mif_rdf.core.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read",
+                        rule="limit",
+                    )
+                )
                 files = files[:MAX_ONTOLOGY_FILES]
             for path in files:
                 self._add(path, index, tolerant=True)
@@ -99,11 +106,17 @@ class Registry:
         except MifRdfError as exc:
             if not tolerant:
                 raise
-            self.problems.append(Problem(str(path), f"{exc}; the other ontologies of the folder are used", Severity.WARNING, rule="ontology"))
+            self.problems.append(
+                Problem(
+                    str(path), f"{exc}; the other ontologies of the folder are used", Severity.WARNING, rule="ontology"
+                )
+            )
             return None
         same = [o for o in self._by_id.get(onto.id, []) if o.source_index == index]
         if same:
-            raise MifRdfError(f"ontology id '{onto.id}' is defined by two files of the same source: {same[0].path} and {path}")
+            raise MifRdfError(
+                f"ontology id '{onto.id}' is defined by two files of the same source: {same[0].path} and {path}"
+            )
         self._by_path[key] = onto
         self._by_id.setdefault(onto.id, []).append(onto)
         return onto
@@ -136,8 +149,10 @@ class Registry:
         if candidates and candidates[-1] is child:
             candidates = [o for o in candidates if o.source_index < child.source_index]
             if not candidates:  # no earlier definition to extend: the ontology extends itself
-                raise MifRdfError(f"ontology extends cycle: '{child.id}' ({child.path}) -> '{child.id}' ({child.path}): it extends "
-                                  "itself, and no earlier source of the search path defines that id")
+                raise MifRdfError(
+                    f"ontology extends cycle: '{child.id}' ({child.path}) -> '{child.id}' ({child.path}): it extends "
+                    "itself, and no earlier source of the search path defines that id"
+                )
         if not candidates:
             raise MifRdfError(
                 f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path ({self._where()}){self._unread()}"
@@ -153,7 +168,9 @@ class Registry:
             if id(node) in done:
                 return
             if any(node is s for s in stack):
-                cycle = " -> ".join(f"'{o.id}' ({o.path})" for o in stack[[s is node for s in stack].index(True):] + (node,))
+                cycle = " -> ".join(
+                    f"'{o.id}' ({o.path})" for o in stack[[s is node for s in stack].index(True) :] + (node,)
+                )
                 raise MifRdfError(f"ontology extends cycle: {cycle}")
             for parent_id in node.extends:
                 visit(self.parent(node, parent_id), stack + (node,))

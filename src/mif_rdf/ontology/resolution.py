@@ -12,6 +12,7 @@ has such a pair (a trait two parents define differently that no entity type
 composes), which the upstream validator accepts.  Nothing is resolved
 silently.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -86,26 +87,32 @@ def inherit(
             if known is None or descends(definition.origin, known.origin):
                 merged[name], via[name] = definition, parent.id
             elif not known.same_as(definition) and not descends(known.origin, definition.origin):
-                warnings.append(lenient(
-                    child.path,
-                    f"ontology '{child.id}' extends '{via[name]}' and '{parent.id}', which define {kind} '{name}' "
-                    f"differently: {known.origin} and {definition.origin}; the later parent in extends wins "
-                    f"('{parent.id}'); define {kind} '{name}' in '{child.id}' to choose",
-                    name,
-                ))
+                warnings.append(
+                    lenient(
+                        child.path,
+                        f"ontology '{child.id}' extends '{via[name]}' and '{parent.id}', which define {kind} '{name}' "
+                        f"differently: {known.origin} and {definition.origin}; the later parent in extends wins "
+                        f"('{parent.id}'); define {kind} '{name}' in '{child.id}' to choose",
+                        name,
+                    )
+                )
                 merged[name], via[name] = definition, parent.id
     merged.update(own)
     return merged
 
 
-def resolve(registry: Registry, root: OntologyFile, cache: dict[int, ResolvedOntology] | None = None) -> ResolvedOntology:
+def resolve(
+    registry: Registry, root: OntologyFile, cache: dict[int, ResolvedOntology] | None = None
+) -> ResolvedOntology:
     """The view of ``root`` (and, through ``cache``, of every ontology it extends)."""
     cache = cache if cache is not None else {}
     by_file = {view.file.path: view for view in cache.values()}
 
     def descends(newer: Origin, older: Origin) -> bool:
         view = by_file.get(newer.file)
-        return view is not None and newer.file != older.file and any(a.file.path == older.file for a in view.ancestors())
+        return (
+            view is not None and newer.file != older.file and any(a.file.path == older.file for a in view.ancestors())
+        )
 
     for onto in registry.closure(root):  # parents come first
         if id(onto) in cache:
@@ -113,7 +120,11 @@ def resolve(registry: Registry, root: OntologyFile, cache: dict[int, ResolvedOnt
         parents = [cache[id(registry.parent(onto, p))] for p in onto.extends]
         view = ResolvedOntology(onto, parents)
         view.traits = inherit("trait", onto, onto.traits, parents, lambda r: r.traits, descends, view.warnings)
-        view.entity_types = inherit("entity type", onto, onto.entity_types, parents, lambda r: r.entity_types, descends, view.warnings)
-        view.relationships = inherit("relationship", onto, onto.relationships, parents, lambda r: r.relationships, descends, view.warnings)
+        view.entity_types = inherit(
+            "entity type", onto, onto.entity_types, parents, lambda r: r.entity_types, descends, view.warnings
+        )
+        view.relationships = inherit(
+            "relationship", onto, onto.relationships, parents, lambda r: r.relationships, descends, view.warnings
+        )
         cache[id(onto)] = by_file[onto.path] = view
     return cache[id(root)]

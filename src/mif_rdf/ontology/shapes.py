@@ -21,6 +21,7 @@ and names where the rule comes from: ``mif:sourceOntology`` (ontology id),
 | ``type: object`` with ``properties`` | the nested fields, by longer paths |
 | trait ``requires`` | ``sh:minCount 1`` on the memory's own field (``citations`` ...) |
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -101,7 +102,9 @@ class ShapeWriter:
         for name in composed.required:
             spec = field_spec(name, composed.fields[name].schema if name in composed.fields else {})
             if spec.predicate is not None:
-                self.rule([MIF.entity, spec.predicate], f"required field '{name}' is missing", entity.origin, name, minCount=1)
+                self.rule(
+                    [MIF.entity, spec.predicate], f"required field '{name}' is missing", entity.origin, name, minCount=1
+                )
         for key, origin in composed.requires.items():
             predicate = field_spec(key, {}).predicate
             if predicate is not None:
@@ -142,7 +145,13 @@ class ShapeWriter:
         if spec.encoding == "json":
             self.rule(steps, f"field '{name}' must be JSON", origin, name, datatype=spec.value.datatypes[0])
         elif spec.encoding == "list":
-            self.rule(steps, f"field '{name}' must be a list", origin, name, **{"or": [self.shape(nil=True), self.shape(first=True)]})
+            self.rule(
+                steps,
+                f"field '{name}' must be a list",
+                origin,
+                name,
+                **{"or": [self.shape(nil=True), self.shape(first=True)]},
+            )
             self.values(spec.value, steps + self.items(), f"items of field '{name}'", name, origin)
         else:
             self.values(spec.value, steps, f"field '{name}'", name, origin)
@@ -153,7 +162,9 @@ class ShapeWriter:
         self.g.add((rest, SH.zeroOrMorePath, RDF.rest))
         return [rest, RDF.first]
 
-    def shape(self, *, nil: bool = False, first: bool = False, datatype: URIRef | None = None, pattern: str | None = None) -> BNode:
+    def shape(
+        self, *, nil: bool = False, first: bool = False, datatype: URIRef | None = None, pattern: str | None = None
+    ) -> BNode:
         """A small anonymous shape for ``sh:or`` alternatives."""
         node = BNode()
         if nil:
@@ -191,7 +202,10 @@ class ShapeWriter:
         for nested in value.nested:
             self.field(nested, steps, f"{name}.{nested.name}", origin)
         for required in value.nested_required:
-            predicate = next((n.predicate for n in value.nested if n.name == required), None) or field_spec(required, {}).predicate
+            predicate = (
+                next((n.predicate for n in value.nested if n.name == required), None)
+                or field_spec(required, {}).predicate
+            )
             if predicate is not None:
                 inner = BNode()
                 self.g.add((inner, SH.path, predicate))

@@ -13,6 +13,7 @@ published corpus has them (``physical-quantity.value`` a number under
 a supertype's text) and the upstream validator accepts them.  The subtype's
 definition is used for its memories (most specific wins).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,7 +40,8 @@ def check_subtypes(view: ResolvedOntology, composer: Composer) -> list[Problem]:
             if parent not in view.entity_types:
                 reach = (
                     f"ontology '{view.id}' or the ontologies it extends ({', '.join(a.id for a in view.ancestors())})"
-                    if view.parents else f"ontology '{view.id}', which extends no other ontology"
+                    if view.parents
+                    else f"ontology '{view.id}', which extends no other ontology"
                 )
                 raise _error(entity, f"is subtype_of '{parent}', which is not an entity type of {reach}")
     _check_cycles(view)
@@ -61,8 +63,11 @@ def _check_cycles(view: ResolvedOntology) -> None:
         if state.get(name) == 2:
             return
         if state.get(name) == 1:
-            cycle = path[path.index(name):] + (name,)
-            raise _error(view.entity_types[name], f"is part of a subtype_of cycle: {' -> '.join(cycle)}; the subtype_of graph must be acyclic")
+            cycle = path[path.index(name) :] + (name,)
+            raise _error(
+                view.entity_types[name],
+                f"is part of a subtype_of cycle: {' -> '.join(cycle)}; the subtype_of graph must be acyclic",
+            )
         state[name] = 1
         for parent in view.entity_types[name].subtype_of:
             visit(parent, path + (name,))
@@ -75,11 +80,15 @@ def _check_cycles(view: ResolvedOntology) -> None:
 def _check_compatible(sub: EntityTypeDef, parent: EntityTypeDef, composer: Composer) -> list[Problem]:
     warnings: list[Problem] = []
     if sub.base != parent.base:
-        warnings.append(Problem(
-            str(sub.origin.file),
-            f"{sub.origin.short} has base '{sub.base}' but its supertype '{parent.name}' has base '{parent.base}': its class is under both base types",
-            Severity.WARNING, key=sub.name, rule="ontology",
-        ))
+        warnings.append(
+            Problem(
+                str(sub.origin.file),
+                f"{sub.origin.short} has base '{sub.base}' but its supertype '{parent.name}' has base '{parent.base}': its class is under both base types",
+                Severity.WARNING,
+                key=sub.name,
+                rule="ontology",
+            )
+        )
     parent_required = composer.compose(parent.name).required
     missing = [r for r in parent_required if sub.required is not None and r not in sub.required]
     if missing:
@@ -95,14 +104,16 @@ def _check_compatible(sub: EntityTypeDef, parent: EntityTypeDef, composer: Compo
             continue
         why = narrowing_problem(parent_field.schema, child_field.schema)
         if why:
-            warnings.append(lenient(
-                sub.origin.file,
-                f"{sub.origin.short}: field '{name}' is {shown(child_field.schema)} in {child_field.origin} but "
-                f"{shown(parent_field.schema)} in its supertype '{parent.name}' ({parent_field.origin}): {why}; "
-                f"the subtype's definition is used for memories of type '{sub.name}' (most specific wins), so a "
-                f"'{sub.name}' may not fit where a '{parent.name}' is expected",
-                name,
-            ))
+            warnings.append(
+                lenient(
+                    sub.origin.file,
+                    f"{sub.origin.short}: field '{name}' is {shown(child_field.schema)} in {child_field.origin} but "
+                    f"{shown(parent_field.schema)} in its supertype '{parent.name}' ({parent_field.origin}): {why}; "
+                    f"the subtype's definition is used for memories of type '{sub.name}' (most specific wins), so a "
+                    f"'{sub.name}' may not fit where a '{parent.name}' is expected",
+                    name,
+                )
+            )
     return warnings
 
 

@@ -18,13 +18,23 @@ Definitions are "the same" when they are one definition reached twice or have
 equal content (descriptions aside): the corpus repeats traits verbatim across
 ontologies.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mif_rdf.core.errors import MifRdfError, Problem
-from mif_rdf.ontology.model import UNDEFINED_TRAIT, EntityTypeDef, FieldDef, Origin, TraitDef, fingerprint, lenient, shown
+from mif_rdf.ontology.model import (
+    UNDEFINED_TRAIT,
+    EntityTypeDef,
+    FieldDef,
+    Origin,
+    TraitDef,
+    fingerprint,
+    lenient,
+    shown,
+)
 from mif_rdf.ontology.resolution import ResolvedOntology
 
 Sources = list[tuple[str, dict[str, FieldDef]]]
@@ -47,13 +57,19 @@ class ComposedEntity:
 
     def fingerprint(self) -> str:
         """Content of the composition, to tell apart two views of one entity type."""
-        return fingerprint({
-            "entity": self.entity.raw, "fields": {k: v.schema for k, v in sorted(self.fields.items())},
-            "required": self.required, "requires": sorted(self.requires),
-        })
+        return fingerprint(
+            {
+                "entity": self.entity.raw,
+                "fields": {k: v.schema for k, v in sorted(self.fields.items())},
+                "required": self.required,
+                "requires": sorted(self.requires),
+            }
+        )
 
 
-def merge(sources: Sources, descends: Callable[[Origin, Origin], bool]) -> tuple[dict[str, FieldDef], dict[str, list[tuple[str, FieldDef]]]]:
+def merge(
+    sources: Sources, descends: Callable[[Origin, Origin], bool]
+) -> tuple[dict[str, FieldDef], dict[str, list[tuple[str, FieldDef]]]]:
     """Union of the sources' fields, and the fields two independent sources define differently.
 
     ``descends(a, b)``: the trait (or entity type) that wrote ``a`` extends the
@@ -76,7 +92,8 @@ def merge(sources: Sources, descends: Callable[[Origin, Origin], bool]) -> tuple
 
 def conflict_error(owner: Origin, name: str, entries: list[tuple[str, FieldDef]], how: str) -> MifRdfError:
     sides = " and ".join(
-        f"{d.origin if label == d.origin.element else f'{label} (from {d.origin})'} as {shown(d.schema)}" for label, d in entries
+        f"{d.origin if label == d.origin.element else f'{label} (from {d.origin})'} as {shown(d.schema)}"
+        for label, d in entries
     )
     return MifRdfError(
         f"{owner.file}: {owner.short}: field '{name}' is defined differently by {sides}; {how} (spec 10.8.6)"
@@ -97,15 +114,21 @@ class Composer:
         """The trait ``name`` as this view sees it; None (and a warning) when nothing defines it."""
         trait = self.view.traits.get(name)
         if trait is None:
-            self.warnings.setdefault((used_by, name), lenient(
-                used_by.file,
-                f"{used_by.short} uses trait '{name}', which is not defined by ontology '{self.view.id}' or any "
-                f"ontology it extends; it compiles without that trait's fields",
-                name, UNDEFINED_TRAIT,
-            ))
+            self.warnings.setdefault(
+                (used_by, name),
+                lenient(
+                    used_by.file,
+                    f"{used_by.short} uses trait '{name}', which is not defined by ontology '{self.view.id}' or any "
+                    f"ontology it extends; it compiles without that trait's fields",
+                    name,
+                    UNDEFINED_TRAIT,
+                ),
+            )
             return None
         if name in stack:
-            raise MifRdfError(f"{trait.origin.file}: trait extends cycle: {' -> '.join(stack + (name,))} ({trait.origin})")
+            raise MifRdfError(
+                f"{trait.origin.file}: trait extends cycle: {' -> '.join(stack + (name,))} ({trait.origin})"
+            )
         return trait
 
     def trait_fields(self, name: str, used_by: Origin, stack: tuple[str, ...] = ()) -> dict[str, FieldDef]:
@@ -116,11 +139,15 @@ class Composer:
         trait = self.trait(name, used_by, stack)
         if trait is None:
             return {}
-        sources: Sources = [(f"trait '{p}'", self.trait_fields(p, trait.origin, stack + (name,))) for p in trait.extends]
+        sources: Sources = [
+            (f"trait '{p}'", self.trait_fields(p, trait.origin, stack + (name,))) for p in trait.extends
+        ]
         merged, conflicts = merge(sources, self.descends)
         for field_name, entries in conflicts.items():
             if field_name not in trait.fields:
-                raise conflict_error(trait.origin, field_name, entries, f"define '{field_name}' in trait '{name}' to resolve")
+                raise conflict_error(
+                    trait.origin, field_name, entries, f"define '{field_name}' in trait '{name}' to resolve"
+                )
         result = {**merged, **trait.fields}
         self._traits[name] = result
         return result
@@ -145,13 +172,19 @@ class Composer:
         entity = self.view.entity_types[name]
         if name in stack:
             raise MifRdfError(f"{entity.origin.file}: subtype_of cycle: {' -> '.join(stack + (name,))}")
-        supers = [self.compose(parent, stack + (name,)) for parent in entity.subtype_of if parent in self.view.entity_types]
+        supers = [
+            self.compose(parent, stack + (name,)) for parent in entity.subtype_of if parent in self.view.entity_types
+        ]
         inherited_fields, _ = merge([(f"supertype '{s.entity.name}'", s.fields) for s in supers], self.descends)
-        merged, conflicts = merge([(f"trait '{t}'", self.trait_fields(t, entity.origin)) for t in entity.traits], self.descends)
+        merged, conflicts = merge(
+            [(f"trait '{t}'", self.trait_fields(t, entity.origin)) for t in entity.traits], self.descends
+        )
         for field_name, entries in conflicts.items():
             if field_name not in entity.properties:
                 raise conflict_error(
-                    entity.origin, field_name, entries,
+                    entity.origin,
+                    field_name,
+                    entries,
                     f"override '{field_name}' in the entity type's schema.properties to resolve",
                 )
         fields = {**inherited_fields, **merged, **entity.properties}
@@ -163,7 +196,11 @@ class Composer:
         for used in traits.values():
             for key in used.requires:
                 requires.setdefault(key, used.origin)
-        required = entity.required if entity.required is not None else tuple(dict.fromkeys(r for s in supers for r in s.required))
+        required = (
+            entity.required
+            if entity.required is not None
+            else tuple(dict.fromkeys(r for s in supers for r in s.required))
+        )
         composed = ComposedEntity(entity, fields, required, inherited, requires, traits)
         self._entities[name] = composed
         return composed

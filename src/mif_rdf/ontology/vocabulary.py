@@ -4,6 +4,7 @@ It is the published MIF vocabulary plus the terms mif-rdf's loader and
 compiler use (see the file's header); reasoning puts it in the ontology graph
 so that the core relationship types' inverses and symmetry apply.
 """
+
 from __future__ import annotations
 
 from functools import cache

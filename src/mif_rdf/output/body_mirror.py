@@ -9,9 +9,11 @@ titled with the target memory's title (or entity's name).  A body without the
 section gets one at its end only when relationships are added.  Every other
 line stays as it was.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mif_rdf.source.identity import canonical_relationship_name
 from mif_rdf.validation.bundle_rules import body_relationships
@@ -38,7 +40,9 @@ def mirrored_body(body: str, old: Any, new: Any, title_of: Callable[[str], str])
         return body
     lines = body.split("\n")
     links = list(body_relationships(body))
-    drop = {number - 1 for number, _, kind, target in links if (canonical_relationship_name(kind or ""), target) in removed}
+    drop = {
+        number - 1 for number, _, kind, target in links if (canonical_relationship_name(kind or ""), target) in removed
+    }
     kept_links = [number - 1 for number, *_ in links if number - 1 not in drop]
     new_lines = [f"- {spelling} [{title_of(target)}]({target})" for (_, target), spelling in added]
     if new_lines and kept_links:

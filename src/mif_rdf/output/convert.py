@@ -8,6 +8,7 @@ gives the same graph without extra options.  A file with no bundle root gets
 no ``@base``: its references stay relative, as written, to whatever location
 the reader gives the document, and no bundle path is invented.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,21 +17,28 @@ from typing import Any
 
 from rdflib import Dataset, Graph, URIRef
 
-from mif_rdf.load.loader import load
 from mif_rdf.core.context import projection_context
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import document_iri, normalize_base_iri
-from mif_rdf.rdf.jsonld_source import Authored, document_base, frontmatter_of_document, markdown_path, memory_of_document, stale_keys
+from mif_rdf.load.loader import load
+from mif_rdf.output.serialize import nquad_line
+from mif_rdf.output.writeback import read_dataset, recover_files
+from mif_rdf.rdf.jsonld_source import (
+    Authored,
+    document_base,
+    frontmatter_of_document,
+    markdown_path,
+    memory_of_document,
+    stale_keys,
+)
 from mif_rdf.rdf.layout import authored_frontmatter
-from mif_rdf.source.markdown import render_memory
-from mif_rdf.source.parse import RESERVED_NAMES, bundle_base_iri, parse_memory
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.rdf.reverse import recover_memory
 from mif_rdf.rdf.roundtrip import differences
-from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.tordf import document_triples
-from mif_rdf.output.writeback import read_dataset, recover_files
+from mif_rdf.source.identity import document_iri, normalize_base_iri
+from mif_rdf.source.markdown import render_memory
+from mif_rdf.source.parse import RESERVED_NAMES, bundle_base_iri, parse_memory
 
 #: What marks a bundle folder: its ``.mif/`` configuration, or the OKF ``index.md``.
 BUNDLE_MARKERS = (".mif", "index.md")
@@ -58,7 +66,9 @@ def jsonld_text(document: dict[str, Any], doc_iri: str | None) -> str:
     return json.dumps(standalone, indent=2, ensure_ascii=False) + "\n"
 
 
-def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = None) -> tuple[dict[str, str], list[Problem]]:
+def jsonld_files(
+    path: Path, base_iri: str | None = None, root: Path | None = None
+) -> tuple[dict[str, str], list[Problem]]:
     """Projection documents of one memory file or of every memory of a bundle.
 
     ``root`` is the bundle folder of a single file (default: found by
@@ -68,10 +78,15 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
         raise MifRdfError(f"{str(path)!r} does not exist")
     if path.is_dir():
         bundle = load(path, base_iri=base_iri, progress=False)
-        docs = {markdown_path(r.relpath)[:-3] + ".jsonld": jsonld_text(r.document, r.doc_iri) for r in bundle.memories.values()}
+        docs = {
+            markdown_path(r.relpath)[:-3] + ".jsonld": jsonld_text(r.document, r.doc_iri)
+            for r in bundle.memories.values()
+        }
         return dict(sorted(docs.items())), list(bundle.problems)
     if path.name in RESERVED_NAMES or path.suffix != ".md":
-        raise MifRdfError(f"{str(path)!r} is not a memory file: memories are .md files other than {' and '.join(sorted(RESERVED_NAMES))}")
+        raise MifRdfError(
+            f"{str(path)!r} is not a memory file: memories are .md files other than {' and '.join(sorted(RESERVED_NAMES))}"
+        )
     if root is not None and not path.resolve().is_relative_to(root.resolve()):
         raise MifRdfError(f"{str(path)!r} is not inside the bundle root {str(root)!r}")
     root = root.resolve() if root is not None else bundle_root_of(path)
@@ -84,7 +99,9 @@ def jsonld_files(path: Path, base_iri: str | None = None, root: Path | None = No
     if root is not None or base_iri is not None:
         doc_iri = document_iri(normalize_base_iri(base_iri) if base_iri else bundle_base_iri(folder), relpath)
     # with no bundle, references are checked against the file's own location, the base a reader would use
-    projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri())
+    projection = project_memory(
+        parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri or path.resolve().as_uri()
+    )
     return {relpath[:-3] + ".jsonld": jsonld_text(projection.document, doc_iri)}, problems + projection.notes
 
 
@@ -99,7 +116,14 @@ def check_projections(docs: dict[str, str], folder: Path) -> list[Problem]:
     problems: list[Problem] = []
     for relpath, text in docs.items():
         if not (folder / relpath).is_file():
-            problems.append(Problem(relpath, f"missing projection of {markdown_path(relpath)}", Severity.WARNING, rule="missing-projection"))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"missing projection of {markdown_path(relpath)}",
+                    Severity.WARNING,
+                    rule="missing-projection",
+                )
+            )
             continue
         document = json.loads(text)
         doc_iri = document_base(document) or (folder / markdown_path(relpath)).resolve().as_uri()
@@ -107,7 +131,14 @@ def check_projections(docs: dict[str, str], folder: Path) -> list[Problem]:
         keys, unreadable = stale_keys(relpath, Authored(expected.frontmatter, expected.body, doc_iri), folder)
         problems.extend(unreadable)
         if keys:
-            problems.append(Problem(relpath, f"stale projection of {markdown_path(relpath)}; keys that differ: {', '.join(keys)}", Severity.WARNING, rule="stale-projection"))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"stale projection of {markdown_path(relpath)}; keys that differ: {', '.join(keys)}",
+                    Severity.WARNING,
+                    rule="stale-projection",
+                )
+            )
     return problems
 
 
@@ -133,7 +164,9 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
         relpath = file.relative_to(folder).as_posix()
         md_relpath = relpath[: -len(".jsonld")] + ".md"
         # Without a @base, a reader resolves the document's references against its own location.
-        fallback = document_iri(bundle_base_iri(root), md_relpath) if root is not None else file.with_suffix(".md").as_uri()
+        fallback = (
+            document_iri(bundle_base_iri(root), md_relpath) if root is not None else file.with_suffix(".md").as_uri()
+        )
         try:
             text = markdown_of_document(json.loads(file.read_text(encoding="utf-8")), md_relpath, fallback, problems)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -156,7 +189,9 @@ def markdown_of_document(document: Any, md_relpath: str, fallback_iri: str, prob
     return render_memory(recovered.frontmatter, recovered.body)
 
 
-def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = None) -> tuple[list[str], list[Problem], bool]:
+def roundtrip_report(
+    path: Path, *, via: str = "nquads", base_iri: str | None = None
+) -> tuple[list[str], list[Problem], bool]:
     """Check markdown -> RDF -> markdown for every memory of a bundle, form included.
 
     ``via="nquads"``: the memory's graph and its layout triple as N-Quads text,
@@ -183,7 +218,9 @@ def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = 
             with lexical_literals():
                 dataset.parse(data="".join(nquad_line(*quad) for quad in quads), format="nquads")
             graph, template = dataset.graph(URIRef(record.iri)), authored_frontmatter(dataset, record.iri)
-        recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath, template=template)
+        recovered = recover_memory(
+            graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath, template=template
+        )
         diffs = differences(record.frontmatter, recovered.frontmatter, doc_iri=record.doc_iri)
         if not diffs and _form(recovered.frontmatter) != _form(record.frontmatter):
             diffs.append("same values, but key order, list order or spelling differs")
@@ -196,7 +233,9 @@ def roundtrip_report(path: Path, *, via: str = "nquads", base_iri: str | None = 
         else:
             lines.append(f"ok    {record.relpath}")
     verdict = "lossless" if lossless else "DATA LOST"
-    lines.append(f"{len(bundle.memories)} memories via {via}: {verdict} (frontmatter compared with its order and spelling)")
+    lines.append(
+        f"{len(bundle.memories)} memories via {via}: {verdict} (frontmatter compared with its order and spelling)"
+    )
     problems = [p for p in bundle.problems if p.severity != Severity.INFO]
     return lines, problems, lossless
 

@@ -7,6 +7,7 @@ top-level frontmatter keys whose values differ (old and new value, as the
 author wrote them), the relationships added and removed (type and target),
 and whether the body changed (its line counts).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mif_rdf.validation.baseline import Comparison
     from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
+    from mif_rdf.validation.baseline import Comparison
 
 FORMATS = ("text", "json", "markdown")
 
@@ -38,12 +39,19 @@ class MemoryChange:
         return self.new_path or self.old_path or ""
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"id": self.id, "status": self.status, "old_path": self.old_path, "new_path": self.new_path}
+        data: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "old_path": self.old_path,
+            "new_path": self.new_path,
+        }
         if self.keys:
             data["keys"] = {key: {"old": old, "new": new} for key, (old, new) in self.keys.items()}
         if self.relationships_added or self.relationships_removed:
-            data["relationships"] = {"added": [{"type": t, "target": g} for t, g in self.relationships_added],
-                                     "removed": [{"type": t, "target": g} for t, g in self.relationships_removed]}
+            data["relationships"] = {
+                "added": [{"type": t, "target": g} for t, g in self.relationships_added],
+                "removed": [{"type": t, "target": g} for t, g in self.relationships_removed],
+            }
         if self.body_lines:
             data["body"] = {"old_lines": self.body_lines[0], "new_lines": self.body_lines[1]}
         return {k: v for k, v in data.items() if v is not None}
@@ -59,25 +67,40 @@ class BundleDiff:
     findings: Comparison | None = None  # validation findings the change introduced and fixed (see with_findings)
 
     def counts(self) -> dict[str, int]:
-        return {status: sum(1 for c in self.changes if c.status == status) for status in ("added", "removed", "moved", "changed")}
+        return {
+            status: sum(1 for c in self.changes if c.status == status)
+            for status in ("added", "removed", "moved", "changed")
+        }
 
     def summary(self) -> str:
         counts = self.counts()
-        found = "" if self.findings is None else f"; findings: {len(self.findings.new)} introduced, {len(self.findings.absent)} fixed"
+        found = (
+            ""
+            if self.findings is None
+            else f"; findings: {len(self.findings.new)} introduced, {len(self.findings.absent)} fixed"
+        )
         return f"{self.old} -> {self.new}: " + ", ".join(f"{n} {status}" for status, n in counts.items()) + found
 
     def finding_lines(self) -> list[str]:
         """The validation findings the change introduced (``+``) and fixed (``-``), one line each."""
         if self.findings is None:
             return []
-        return ([f"+ {f.severity.value} {f.path} {f.key or ''}: {f.message} [{f.rule or 'load'}]" for f in self.findings.new]
-                + [f"- {f.severity} {f.path} {f.key or ''}: {f.message} [{f.rule}]" for f in self.findings.absent])
+        return [
+            f"+ {f.severity.value} {f.path} {f.key or ''}: {f.message} [{f.rule or 'load'}]" for f in self.findings.new
+        ] + [f"- {f.severity} {f.path} {f.key or ''}: {f.message} [{f.rule}]" for f in self.findings.absent]
 
     def to_json(self) -> str:
-        document: dict[str, Any] = {"old": self.old, "new": self.new, "counts": self.counts(), "memories": [c.to_dict() for c in self.changes]}
+        document: dict[str, Any] = {
+            "old": self.old,
+            "new": self.new,
+            "counts": self.counts(),
+            "memories": [c.to_dict() for c in self.changes],
+        }
         if self.findings is not None:
-            document["findings"] = {"introduced": [f.to_dict() for f in self.findings.new],
-                                    "fixed": [f.to_dict() for f in self.findings.absent]}
+            document["findings"] = {
+                "introduced": [f.to_dict() for f in self.findings.new],
+                "fixed": [f.to_dict() for f in self.findings.absent],
+            }
         return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
 
     def to_text(self) -> str:
@@ -92,8 +115,12 @@ class BundleDiff:
 
     def to_markdown(self) -> str:
         counts = self.counts()
-        lines = [f"### Knowledge changes: `{self.old}` → `{self.new}`", "",
-                 " · ".join(f"**{n}** {status}" for status, n in counts.items()), ""]
+        lines = [
+            f"### Knowledge changes: `{self.old}` → `{self.new}`",
+            "",
+            " · ".join(f"**{n}** {status}" for status, n in counts.items()),
+            "",
+        ]
         if self.changes:
             lines += ["| memory | change | details |", "|---|---|---|"]
             for change in self.changes:
@@ -101,7 +128,14 @@ class BundleDiff:
                 details = "<br>".join(_cell(line) for line in _details(change)) or ""
                 lines.append(f"| {where} | {change.status} | {details} |")
         if self.finding_lines():
-            lines += ["", "Validation findings (`+` introduced, `-` fixed):", "", "```diff", *self.finding_lines(), "```"]
+            lines += [
+                "",
+                "Validation findings (`+` introduced, `-` fixed):",
+                "",
+                "```diff",
+                *self.finding_lines(),
+                "```",
+            ]
         return "\n".join(lines) + "\n"
 
     def formatted(self, fmt: str) -> str:
@@ -113,8 +147,8 @@ def with_findings(diff: BundleDiff, old: LoadedBundle, new: LoadedBundle, level:
 
     A moved memory's old findings are matched under its new path, so a rename alone introduces and fixes nothing.
     """
-    from mif_rdf.validation.baseline import compare, known
     from mif_rdf.validation import validate
+    from mif_rdf.validation.baseline import compare, known
 
     moves = {c.old_path: c.new_path for c in diff.changes if c.status == "moved"}  # a moved memory keeps its findings
     before = [known(replace(r, path=moves.get(r.path, r.path))) for r in validate(old, level=level).results]
@@ -123,7 +157,9 @@ def with_findings(diff: BundleDiff, old: LoadedBundle, new: LoadedBundle, level:
 
 
 def _details(change: MemoryChange) -> list[str]:
-    lines = [f"{key}: {_show(old)} -> {_show(new)}" for key, (old, new) in change.keys.items() if key != "relationships"]
+    lines = [
+        f"{key}: {_show(old)} -> {_show(new)}" for key, (old, new) in change.keys.items() if key != "relationships"
+    ]
     lines += [f"+ {kind} -> {target}" for kind, target in change.relationships_added]
     lines += [f"- {kind} -> {target}" for kind, target in change.relationships_removed]
     if change.body_lines:
@@ -165,16 +201,26 @@ def diff_bundles(old: LoadedBundle, new: LoadedBundle, old_name: str = "old", ne
 
 
 def _compared(before: MemoryRecord, after: MemoryRecord) -> MemoryChange | None:
-    keys = {key: (before.frontmatter.get(key, _MISSING), after.frontmatter.get(key, _MISSING))
-            for key in sorted(set(before.frontmatter) | set(after.frontmatter))
-            if before.frontmatter.get(key, _MISSING) != after.frontmatter.get(key, _MISSING)}
+    keys = {
+        key: (before.frontmatter.get(key, _MISSING), after.frontmatter.get(key, _MISSING))
+        for key in sorted(set(before.frontmatter) | set(after.frontmatter))
+        if before.frontmatter.get(key, _MISSING) != after.frontmatter.get(key, _MISSING)
+    }
     old_edges, new_edges = _edges(before.frontmatter), _edges(after.frontmatter)
     body = (_lines(before.body), _lines(after.body)) if before.body != after.body else None
     moved = before.relpath != after.relpath
     if not (keys or body or moved):
         return None
-    return MemoryChange(before.id, "moved" if moved else "changed", before.relpath, after.relpath, keys,
-                        sorted(new_edges - old_edges), sorted(old_edges - new_edges), body)
+    return MemoryChange(
+        before.id,
+        "moved" if moved else "changed",
+        before.relpath,
+        after.relpath,
+        keys,
+        sorted(new_edges - old_edges),
+        sorted(old_edges - new_edges),
+        body,
+    )
 
 
 def _edges(frontmatter: dict[str, Any]) -> set[tuple[str, str]]:

@@ -9,11 +9,13 @@ trust level, with an audience only what that party may read) and takes the
 format from the file's extension as the command line does
 (:func:`mif_rdf.core.formats.format_for`).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Union
+from typing import IO, TYPE_CHECKING, Union
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.formats import format_for
@@ -27,8 +29,15 @@ if TYPE_CHECKING:
 Target = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
-def export(bundle: LoadedBundle, target: Target, format: str | None = None, *, include_local: bool = False,
-           audience: str | Audience | None = None, include_system: bool = False) -> ExportPolicy:
+def export(
+    bundle: LoadedBundle,
+    target: Target,
+    format: str | None = None,
+    *,
+    include_local: bool = False,
+    audience: str | Audience | None = None,
+    include_system: bool = False,
+) -> ExportPolicy:
     """Write what may leave the machine to ``target``; returns the policy applied (what was withheld and why).
 
     ``format``: any name :mod:`mif_rdf.core.formats` knows (``ttl``, ``nq``,
@@ -41,7 +50,9 @@ def export(bundle: LoadedBundle, target: Target, format: str | None = None, *, i
     reads ``_local``, so ``include_local`` with one is refused rather than ignored.
     """
     if include_local and audience is not None:
-        raise MifRdfError("include_local=True does not apply with an audience: an audience never reads _local (spec 10.2)")
+        raise MifRdfError(
+            "include_local=True does not apply with an audience: an audience never reads _local (spec 10.2)"
+        )
     if include_system and audience is None:
         raise MifRdfError("include_system=True needs an audience")
     if isinstance(audience, str):

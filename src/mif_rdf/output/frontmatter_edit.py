@@ -17,6 +17,7 @@ the fine edit does not, the changed top-level keys are rewritten whole, and
 as a last resort the whole frontmatter is dumped again; so the answer is
 always right, and minimal whenever the text allows.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -110,16 +111,36 @@ class _Editor:
             return
         if not self.fine:
             raise _Coarser("whole keys only")
-        if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value and isinstance(old, dict) and isinstance(new, dict):
+        if (
+            isinstance(node, yaml.MappingNode)
+            and not node.flow_style
+            and node.value
+            and isinstance(old, dict)
+            and isinstance(new, dict)
+        ):
             self.mapping(node, old, new)
-        elif isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value and isinstance(old, list) and isinstance(new, list):
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and not node.flow_style
+            and node.value
+            and isinstance(old, list)
+            and isinstance(new, list)
+        ):
             self.sequence(node, old, new)
-        elif isinstance(node, yaml.ScalarNode) and not isinstance(new, (dict, list)) and node.start_mark.line == node.end_mark.line:
+        elif (
+            isinstance(node, yaml.ScalarNode)
+            and not isinstance(new, (dict, list))
+            and node.start_mark.line == node.end_mark.line
+        ):
             inline = _inline(new)
             if inline is None:
                 raise _Coarser("not a one-line scalar")
             self.edits.append((node.start_mark.index, node.end_mark.index, inline))
-        elif isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style and node.start_mark.line == node.end_mark.line:
+        elif (
+            isinstance(node, (yaml.MappingNode, yaml.SequenceNode))
+            and node.flow_style
+            and node.start_mark.line == node.end_mark.line
+        ):
             self.edits.append((node.start_mark.index, node.end_mark.index, _flow(new)))  # [a, b] stays one line
         else:
             raise _Coarser("replace the whole value")
@@ -152,7 +173,9 @@ class _Editor:
             raise _Coarser("items and values disagree")
         dashes = [self.dash_of(item) for item in items]
         column = dashes[0] - self.line_start(dashes[0])
-        matcher = difflib.SequenceMatcher(a=[_canonical(v) for v in old], b=[_canonical(v) for v in new], autojunk=False)
+        matcher = difflib.SequenceMatcher(
+            a=[_canonical(v) for v in old], b=[_canonical(v) for v in new], autojunk=False
+        )
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag == "equal":
                 continue
@@ -163,7 +186,13 @@ class _Editor:
                         self.value(items[i], old[i], new[j])
                     except _Coarser:
                         del self.edits[mark:]
-                        self.edits.append((self.line_start(dashes[i], whole_line=True), self.end_of(items[i]), _indented(dump_yaml([new[j]]), column)))
+                        self.edits.append(
+                            (
+                                self.line_start(dashes[i], whole_line=True),
+                                self.end_of(items[i]),
+                                _indented(dump_yaml([new[j]]), column),
+                            )
+                        )
                 continue
             for i in range(i1, i2):  # delete (or the deleting half of an uneven replace)
                 self.edits.append((self.line_start(dashes[i], whole_line=True), self.end_of(items[i]), ""))
@@ -227,12 +256,16 @@ class _FlowDumper(yaml.SafeDumper):
     """Flow style on one line, timestamps unquoted (as :mod:`mif_rdf.source.yamlio` writes them)."""
 
 
-_FlowDumper.add_representer(YamlTimestamp, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:timestamp", str(data)))
+_FlowDumper.add_representer(
+    YamlTimestamp, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
+)
 
 
 def _flow(value: Any) -> str:
     """The one-line flow spelling of a value (``[a, b]``); the caller's re-parse checks it."""
-    dumped = yaml.dump({"k": value}, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False)
+    dumped = yaml.dump(
+        {"k": value}, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False
+    )
     if not dumped.startswith("{k: ") or not dumped.endswith("}\n") or dumped.count("\n") != 1:
         raise _Coarser("no one-line flow spelling")
     return dumped[4:-2]

@@ -15,10 +15,11 @@ file (as with ``update``), marked ``provenance.sourceType: external_import``.
 Spec 18.3: an import never raises a memory's ``trustLevel``; a higher level
 in the file is refused.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, IO
+from typing import IO, TYPE_CHECKING
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.compare import isomorphic, to_canonical_graph
@@ -32,12 +33,21 @@ if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle
 
 TRUST_LEVEL = URIRef(MIF_NS + "trustLevel")
-PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = URIRef(MIF_NS + "provenance"), URIRef(MIF_NS + "sourceType"), URIRef(MIF_NS + "ExternalImport")
+PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = (
+    URIRef(MIF_NS + "provenance"),
+    URIRef(MIF_NS + "sourceType"),
+    URIRef(MIF_NS + "ExternalImport"),
+)
 #: Spec 18.3's trust levels, lowest first.
-TRUST_ORDER = tuple(URIRef(MIF_NS + name) for name in ("Uncertain", "LowConfidence", "ModerateConfidence", "HighConfidence", "UserStated", "Verified"))
+TRUST_ORDER = tuple(
+    URIRef(MIF_NS + name)
+    for name in ("Uncertain", "LowConfidence", "ModerateConfidence", "HighConfidence", "UserStated", "Verified")
+)
 
 
-def import_graphs(bundle: LoadedBundle, source: str | Path | IO[bytes], fmt: str, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
+def import_graphs(
+    bundle: LoadedBundle, source: str | Path | IO[bytes], fmt: str, *, dry_run: bool = False, force: bool = False
+) -> UpdateResult:
     """Merge the named graphs of an RDF file (``fmt``: an rdflib quad format) into the bundle's files."""
     incoming = read_dataset(source, fmt)
     memories = {record.iri for record in bundle.memories.values()}
@@ -55,8 +65,14 @@ def import_graphs(bundle: LoadedBundle, source: str | Path | IO[bytes], fmt: str
             replacements[name] = _marked_external(name, graph)
             continue
         if name not in memories:
-            refusals.append(Problem(name, f"the graph <{name}> is not a memory of this bundle (or is an entity the file changes); only memories' graphs are imported, nothing written",
-                                    Severity.ERROR, rule="import"))
+            refusals.append(
+                Problem(
+                    name,
+                    f"the graph <{name}> is not a memory of this bundle (or is an entity the file changes); only memories' graphs are imported, nothing written",
+                    Severity.ERROR,
+                    rule="import",
+                )
+            )
             continue
         current = dataset.graph(URIRef(name))
         if isomorphic(current, graph):
@@ -97,6 +113,7 @@ def _replace(target: Graph, triples: Graph) -> None:
 
 def _raised_trust(bundle: LoadedBundle, name: str, graph: object) -> list[Problem]:
     """A refusal when the imported graph has a higher trustLevel than the memory (spec 18.3: never raised)."""
+
     def rank(levels: object) -> int:
         found = [TRUST_ORDER.index(level) for level in levels if level in TRUST_ORDER]  # type: ignore[attr-defined]
         return max(found, default=-1)
@@ -105,6 +122,14 @@ def _raised_trust(bundle: LoadedBundle, name: str, graph: object) -> list[Proble
     new = rank(graph.objects(None, TRUST_LEVEL))  # type: ignore[attr-defined]
     if new > old >= 0:
         record = next(r for r in bundle.memories.values() if r.iri == name)
-        return [Problem(record.relpath, f"the import would raise trustLevel from {TRUST_ORDER[old].split('/')[-1]} to {TRUST_ORDER[new].split('/')[-1]}; "
-                        "an import never raises trust (spec 18.3), nothing written", Severity.ERROR, key="provenance.trustLevel", rule="import")]
+        return [
+            Problem(
+                record.relpath,
+                f"the import would raise trustLevel from {TRUST_ORDER[old].split('/')[-1]} to {TRUST_ORDER[new].split('/')[-1]}; "
+                "an import never raises trust (spec 18.3), nothing written",
+                Severity.ERROR,
+                key="provenance.trustLevel",
+                rule="import",
+            )
+        ]
     return []

@@ -16,12 +16,14 @@ format, so no quad becomes rdflib terms:
   prefixes the rdflib path declares too;
 * the summary's counts are the store's ``COUNT`` queries.
 """
+
 from __future__ import annotations
 
 import itertools
 import xml.parsers.expat
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Collection, Iterable, Iterator
+from typing import IO, Any
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -33,7 +35,14 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, oxigraph_store
 
 #: mif-rdf's format names -> pyoxigraph's (attribute names of ``RdfFormat``): every format is written natively.
-_FORMATS = {"nquads": "N_QUADS", "trig": "TRIG", "json-ld": "JSON_LD", "turtle": "TURTLE", "nt": "N_TRIPLES", "rdfxml": "RDF_XML"}
+_FORMATS = {
+    "nquads": "N_QUADS",
+    "trig": "TRIG",
+    "json-ld": "JSON_LD",
+    "turtle": "TURTLE",
+    "nt": "N_TRIPLES",
+    "rdfxml": "RDF_XML",
+}
 #: Formats whose writer abbreviates IRIs by the prefixes it declares.
 _PREFIXED = frozenset({"turtle", "trig", "rdfxml"})
 _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
@@ -58,14 +67,18 @@ class Selection:
     hidden: list[Any]
 
     @classmethod
-    def of(cls, graph: Graph, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any]) -> Selection | None:
+    def of(
+        cls, graph: Graph, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any]
+    ) -> Selection | None:
         """The selection for the store under ``graph``, or None when it is not backed by Oxigraph (callers fall back)."""
         store = oxigraph_store(graph)
         if store is None:
             return None
         terms = [OxigraphSink.term(t) for t in hidden]
         memories = {str(m) for m in memory_graphs}
-        names = sorted((n for n in store.named_graphs() if not (isinstance(n, ox.NamedNode) and n.value in withheld)), key=str)
+        names = sorted(
+            (n for n in store.named_graphs() if not (isinstance(n, ox.NamedNode) and n.value in withheld)), key=str
+        )
         graphs = [(ox.DefaultGraph(), bool(terms))]
         graphs += [(n, bool(terms) and not (isinstance(n, ox.NamedNode) and n.value in memories)) for n in names]
         return cls(store, graphs, terms)
@@ -73,19 +86,27 @@ class Selection:
     def quads(self) -> Iterator[Any]:
         """Every quad that leaves, graph by graph; a whole graph goes from the store to the writer with no Python per quad."""
         return itertools.chain.from_iterable(
-            self._unhidden(name) if filtered else self.store.quads_for_pattern(None, None, None, name) for name, filtered in self.graphs
+            self._unhidden(name) if filtered else self.store.quads_for_pattern(None, None, None, name)
+            for name, filtered in self.graphs
         )
 
     def union(self) -> Any:
         """The union of what leaves as a set of triples: Oxigraph's ``DISTINCT``, not a Python set."""
-        return self.store.query(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SELECT DISTINCT ?s ?p ?o WHERE {{ {self._pattern()} }} }}")
+        return self.store.query(
+            f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SELECT DISTINCT ?s ?p ?o WHERE {{ {self._pattern()} }} }}"
+        )
 
     def sizes(self) -> dict[IdentifiedNode, int]:
         """How many triples each graph sends (graphs that send none left out), counted by the store, not by reading them."""
-        counts = {row[0]: int(row[1].value) for row in self.store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")}
+        counts = {
+            row[0]: int(row[1].value)
+            for row in self.store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
+        }
         sizes: dict[IdentifiedNode, int] = {}
         for name, filtered in self.graphs:
-            count = self._count(name, filtered) if filtered or isinstance(name, ox.DefaultGraph) else counts.get(name, 0)
+            count = (
+                self._count(name, filtered) if filtered or isinstance(name, ox.DefaultGraph) else counts.get(name, 0)
+            )
             if count:
                 sizes[_rdflib_name(name)] = count
         return sizes
@@ -105,13 +126,19 @@ class Selection:
         probe = ox.NamedNode("urn:mif-rdf:probe")
         predicates = self.store.query(f"SELECT DISTINCT ?p WHERE {{ {self._pattern()} }}")
         checks = [(p, f"?p = {p}", ox.Triple(probe, p, ox.Literal(""))) for [p] in predicates]
-        classes = self.store.query(f"SELECT DISTINCT ?o WHERE {{ {self._pattern()} FILTER(?p = {rdf_type} && isIRI(?o)) }}")
+        classes = self.store.query(
+            f"SELECT DISTINCT ?o WHERE {{ {self._pattern()} FILTER(?p = {rdf_type} && isIRI(?o)) }}"
+        )
         checks += [(c, f"?p = {rdf_type} && ?o = {c}", ox.Triple(probe, rdf_type, c)) for [c] in classes]
         for iri, condition, triple in checks:
             try:
-                xml.parsers.expat.ParserCreate(namespace_separator=" ").Parse(ox.serialize([triple], format=ox.RdfFormat.RDF_XML, prefixes=prefixes), True)
+                xml.parsers.expat.ParserCreate(namespace_separator=" ").Parse(
+                    ox.serialize([triple], format=ox.RdfFormat.RDF_XML, prefixes=prefixes), True
+                )
             except xml.parsers.expat.ExpatError:
-                [where] = next(iter(self.store.query(f"SELECT ?g WHERE {{ {self._pattern()} FILTER({condition}) }} LIMIT 1")))
+                [where] = next(
+                    iter(self.store.query(f"SELECT ?g WHERE {{ {self._pattern()} FILTER({condition}) }} LIMIT 1"))
+                )
                 raise UnwritableName(iri.value, _rdflib_name(where or ox.DefaultGraph())) from None
 
     def _unhidden(self, name: Any) -> Iterator[Any]:
@@ -120,7 +147,9 @@ class Selection:
         return (ox.Quad(s, p, o, name) for s, p, o in rows)
 
     def _count(self, name: Any, filtered: bool) -> int:
-        [[count]] = self.store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o{self._minus() if filtered else ''} }}", default_graph=name)
+        [[count]] = self.store.query(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o{self._minus() if filtered else ''} }}", default_graph=name
+        )
         return int(count.value)
 
     def _minus(self) -> str:
@@ -160,7 +189,14 @@ def _rdflib_name(name: Any) -> IdentifiedNode:
     return URIRef(name.value) if isinstance(name, ox.NamedNode) else BNode(name.value)
 
 
-def write_native(graph: Graph, fmt: str, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any], out: IO[bytes]) -> bool:
+def write_native(
+    graph: Graph,
+    fmt: str,
+    withheld: Collection[str],
+    hidden: Iterable[Any],
+    memory_graphs: Collection[Any],
+    out: IO[bytes],
+) -> bool:
     """Write what leaves the Oxigraph store under ``graph`` in ``fmt``, serialized by Oxigraph.
 
     ``withheld`` are the graph IRIs never read, ``hidden`` the terms shared
@@ -184,7 +220,9 @@ def write_native(graph: Graph, fmt: str, withheld: Collection[str], hidden: Iter
     return True
 
 
-def native_sizes(graph: Graph, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any]) -> dict[IdentifiedNode, int] | None:
+def native_sizes(
+    graph: Graph, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any]
+) -> dict[IdentifiedNode, int] | None:
     """:meth:`Selection.sizes` for the store under ``graph``, or None when it is not backed by Oxigraph."""
     selection = Selection.of(graph, withheld, hidden, memory_graphs)
     return None if selection is None else selection.sizes()

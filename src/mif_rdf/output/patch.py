@@ -16,6 +16,7 @@ that wrote it, so a graph holding one (a memory's relationships, temporal
 block, citations) is replaced whole.  Each memory has its own graph, so a
 change costs the graphs of the memories it touches, never the bundle.
 """
+
 from __future__ import annotations
 
 import io
@@ -23,9 +24,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle
+
 
 def exported_graphs(bundle: LoadedBundle) -> dict[str, set[tuple[str, str, str]]]:
     """What ``mif-rdf export`` writes for ``bundle``, as N-Triples terms grouped by graph name.
@@ -110,8 +111,13 @@ def rdf_patch(old: LoadedBundle, new: LoadedBundle) -> str:
     rows = ["TX ."]
     for change in graph_changes(old, new):
         graph = f"<{change.name}>"
-        rows += [f"D {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.replaced | change.deleted)]
-        rows += [f"A {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.inserted)]
+        rows += [
+            f"D {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ."
+            for s, p, o in sorted(change.replaced | change.deleted)
+        ]
+        rows += [
+            f"A {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.inserted)
+        ]
     return "\n".join([*rows, "TC ."]) + "\n"
 
 

@@ -36,25 +36,27 @@ graph (it describes every party's agreements).  :func:`withheld_reason` is
 the one place a namespace is judged: export, push, ``load -o``, ``convert
 to-jsonld``, ``serve`` and the streamed export all ask it.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import functools
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any
 
 from rdflib import Dataset, URIRef
-from rdflib.term import IdentifiedNode, Node
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib.term import IdentifiedNode, Node
 
-from mif_rdf.load.bundle import LoadedBundle, Records, new_dataset
 from mif_rdf.core.context import mif_context
-from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.load.bundle import LoadedBundle, Records, new_dataset
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
 from mif_rdf.nsmodel.graphs import GRAPH_NAMESPACES
 from mif_rdf.output.serialize import rdfxml_refusal, serialize_bundle, write_quads
+from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
@@ -149,7 +151,9 @@ def _trust_rank() -> dict[str, int]:
     return {str(context.expand_iri(level, vocab=True)): i for i, level in enumerate(TRUST_ORDER)}
 
 
-def export_policy(bundle: LoadedBundle, audience: Audience | None = None, *, include_local: bool = False) -> ExportPolicy:
+def export_policy(
+    bundle: LoadedBundle, audience: Audience | None = None, *, include_local: bool = False
+) -> ExportPolicy:
     """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given).
 
     ``include_local`` lets ``_local`` go too, for a copy that stays on this
@@ -168,17 +172,28 @@ def export_policy(bundle: LoadedBundle, audience: Audience | None = None, *, inc
     for _, _, level, graph in bundle.dataset.quads((None, MIF.trustLevel, None, None)):
         trust[str(getattr(graph, "identifier", graph))].append(str(level))
     for m in bundle.memories.values():
-        withhold(m.iri, m.relpath, m.doc_iri, withheld_reason(m.frontmatter.get("namespace"), audience, include_local=include_local) or trust_raised(m.frontmatter, trust[m.iri]))
+        withhold(
+            m.iri,
+            m.relpath,
+            m.doc_iri,
+            withheld_reason(m.frontmatter.get("namespace"), audience, include_local=include_local)
+            or trust_raised(m.frontmatter, trust[m.iri]),
+        )
     for e in bundle.entities.values():
-        withhold(e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience, include_local=include_local))
+        withhold(
+            e.iri, e.relpath, e.doc_iri, withheld_reason(e.data.get("namespace"), audience, include_local=include_local)
+        )
     if audience is not None:
-
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
         if any(str(g.identifier) == namespaces and len(g) for g in bundle.dataset.graphs()):
             withheld[namespaces] = Withheld.namespaces_graph(namespaces, audience.party)
     inferences = graph_iri(bundle.base_iri, GRAPH_INFERENCES)
     if withheld and any(str(g.identifier) == inferences and len(g) for g in bundle.dataset.graphs()):
-        withheld[inferences] = Withheld(inferences, inferences, "inferences may follow from withheld memories without naming them; reason again over what may leave")
+        withheld[inferences] = Withheld(
+            inferences,
+            inferences,
+            "inferences may follow from withheld memories without naming them; reason again over what may leave",
+        )
     policy = ExportPolicy(withheld, hidden, frozenset(URIRef(m.iri) for m in bundle.memories.values()))
     policy.notes = _references_to_withheld(bundle, policy)
     return policy
@@ -197,7 +212,10 @@ def _references_to_withheld(bundle: LoadedBundle, policy: ExportPolicy) -> list[
     notes = []
     for record in sorted(bundle.memories.values(), key=lambda m: m.relpath):
         if policy.allows(record.iri):
-            notes += [f"{record.relpath} names withheld {label}; that reference is its own content and leaves as written" for label in sorted(named[record.iri])]
+            notes += [
+                f"{record.relpath} names withheld {label}; that reference is its own content and leaves as written"
+                for label in sorted(named[record.iri])
+            ]
     return notes
 
 
@@ -217,7 +235,9 @@ def export_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes], policy: Export
         if write_native(bundle.dataset, fmt, policy.withheld, policy.hidden, policy.memory_graphs, out):
             return policy
     except UnwritableName as exc:
-        raise rdfxml_refusal(f"{exc.iri} has no XML element name; it is used in {_graph_label(bundle, exc.graph)}") from None
+        raise rdfxml_refusal(
+            f"{exc.iri} has no XML element name; it is used in {_graph_label(bundle, exc.graph)}"
+        ) from None
     if fmt == "nquads":
         write_quads(policy.quads(bundle.dataset), out)
     else:
@@ -227,7 +247,9 @@ def export_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes], policy: Export
 
 def _graph_label(bundle: LoadedBundle, graph: Node) -> str:
     """The file a graph comes from (a memory or entity), else the graph's name: for messages."""
-    files = {record.iri: record.relpath for records in (bundle.memories, bundle.entities) for record in records.values()}
+    files = {
+        record.iri: record.relpath for records in (bundle.memories, bundle.entities) for record in records.values()
+    }
     if graph == DATASET_DEFAULT_GRAPH_ID:
         return "the default graph"
     return files.get(str(graph), f"graph <{graph}>")

@@ -12,20 +12,22 @@ typed value object: JSON numbers would be converted again by the reader
 jsonld.js), and no context is needed to read it.  The MIF-shaped JSON-LD of
 a memory is its projection (``mif-rdf convert to-jsonld``).
 """
+
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterable
+from collections.abc import Iterable
+from typing import IO, Any
 
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.serializers.trig import TrigSerializer
 from rdflib.plugins.serializers.turtle import _GEN_QNAME_FOR_DT, TurtleSerializer
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.formats import RDF_FORMATS
 from mif_rdf.core.namespaces import PREFIXES, bind_prefixes
+from mif_rdf.load.bundle import LoadedBundle
 
 #: CLI format names -> rdflib serializer names (:mod:`mif_rdf.core.formats` has their other spellings).
 FORMATS = RDF_FORMATS
@@ -59,7 +61,9 @@ def serialize_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes]) -> None:
 def write_graph_as(graph: Graph, fmt: str, out: IO[bytes]) -> None:
     """One graph in a one-graph format; RDF/XML's limits (a predicate it cannot split) are a clear error."""
     if fmt in ("nquads", "trig"):
-        raise MifRdfError(f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt .jsonld .rdf)")
+        raise MifRdfError(
+            f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt .jsonld .rdf)"
+        )
     try:
         graph.serialize(out, format=FORMATS[fmt], encoding="utf-8")
     except ValueError as exc:  # rdflib's RDF/XML writer: "Can't split <iri>"
@@ -153,7 +157,9 @@ def nt_term(term: Any) -> str:
 def bundle_jsonld(bundle: LoadedBundle) -> dict[str, Any]:
     """The whole dataset as one expanded JSON-LD document: one named graph object per graph, terms exact."""
     graphs: list[dict[str, Any]] = []
-    names = sorted((g.identifier for g in bundle.dataset.graphs() if len(g)), key=lambda n: (n != DATASET_DEFAULT_GRAPH_ID, str(n)))
+    names = sorted(
+        (g.identifier for g in bundle.dataset.graphs() if len(g)), key=lambda n: (n != DATASET_DEFAULT_GRAPH_ID, str(n))
+    )
     for name in names:
         nodes = node_objects(bundle.dataset.graph(name))
         if name == DATASET_DEFAULT_GRAPH_ID:

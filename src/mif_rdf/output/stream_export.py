@@ -20,40 +20,59 @@ entities are not written, nor any triple of a shared graph that names them.
 Blank node labels are unique in the file (each memory's walker has a random
 prefix), so memories never share a blank node.
 """
+
 from __future__ import annotations
 
 import functools
 import json
 import sqlite3
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator
+from typing import IO
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF
 
-from mif_rdf.load.bundle import LoadedBundle, MemoryRecord, PATH, target_keys
-from mif_rdf.load.loader import broken_link, duplicate_id, duplicate_location, entity_projection, expects_bundle_target, link_predicate, memory_files, open_bundle, place_triples, read_entity
-from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
-from mif_rdf.source.integrity import with_hash
-from mif_rdf.rdf.jsonld_source import Authored, projection_problems
-from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.core.outputs import temporary_folder
-from mif_rdf.source.parse import ParsedMemory
+from mif_rdf.core.progress import progress_bar
+from mif_rdf.load.bundle import PATH, LoadedBundle, MemoryRecord, target_keys
+from mif_rdf.load.loader import (
+    broken_link,
+    duplicate_id,
+    duplicate_location,
+    entity_projection,
+    expects_bundle_target,
+    link_predicate,
+    memory_files,
+    open_bundle,
+    place_triples,
+    read_entity,
+)
 from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
-from mif_rdf.nsmodel.audience import Audience
-from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, memory_inherited, namespace_uri, namespaces_triples
-from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
+from mif_rdf.nsmodel.audience import Audience
+from mif_rdf.nsmodel.graphs import (
+    GRAPH_INHERITED,
+    GRAPH_NAMESPACES,
+    memory_inherited,
+    namespace_uri,
+    namespaces_triples,
+)
+from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
+from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
+from mif_rdf.rdf.jsonld_source import Authored, projection_problems
+from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.tordf import Triple
+from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
+from mif_rdf.source.integrity import with_hash
+from mif_rdf.source.parse import ParsedMemory
 
 #: The trust-level predicate as it appears in a memory's N-Quads text.
 _TRUST = f" <{MIF.trustLevel}> "
@@ -140,18 +159,30 @@ def stream_nquads(
     model = read_namespace_model(bundle.root, bundle.config, limits)
     found(model.problems)
     with temporary_folder("stream") as folder:
-        stream = _Stream(bundle, out, report, _Index(folder / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience)
+        stream = _Stream(
+            bundle, out, report, _Index(folder / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience
+        )
         namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
         if audience is None:
             stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
         elif model:  # an export for one party leaves out every party's agreements (push.access)
             report.withheld[namespaces] = Withheld.namespaces_graph(namespaces, audience.party)
         try:
-            shape = functools.partial(_streamed, base=bundle.base_iri, engine=engine, with_hashes=with_hashes, layout=stream.layout,
-                                      audience=audience, model=model if model else None, authority=model.authority,
-                                      projections=(bundle.root, frozenset(files.projections), limits))
+            shape = functools.partial(
+                _streamed,
+                base=bundle.base_iri,
+                engine=engine,
+                with_hashes=with_hashes,
+                layout=stream.layout,
+                audience=audience,
+                model=model if model else None,
+                authority=model.authority,
+                projections=(bundle.root, frozenset(files.projections), limits),
+            )
             count = worker_count(len(files.memories), workers, busy_main=False)
-            prepared = prepare_memories(bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape)
+            prepared = prepare_memories(
+                bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape
+            )
             for item in progress_bar(prepared, len(files.memories), progress, "memories"):
                 found(stream.memory(item))
             before = len(bundle.problems)
@@ -166,9 +197,18 @@ def stream_nquads(
     return report
 
 
-def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashes: bool, layout: URIRef,
-              audience: Audience | None = None, model: NamespaceModel | None = None, authority: str = DEFAULT_AUTHORITY,
-              projections: tuple[Path, frozenset[str], Limits] | None = None) -> _Streamed:
+def _streamed(
+    prepared: PreparedMemory,
+    *,
+    base: str,
+    engine: Engine,
+    with_hashes: bool,
+    layout: URIRef,
+    audience: Audience | None = None,
+    model: NamespaceModel | None = None,
+    authority: str = DEFAULT_AUTHORITY,
+    projections: tuple[Path, frozenset[str], Limits] | None = None,
+) -> _Streamed:
     """In the worker: a prepared memory reduced to its lines, its withholding and its relationships.
 
     ``projections`` (bundle folder, the ``.jsonld`` files beside a ``.md``,
@@ -182,7 +222,13 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
         authored = Authored(parsed.frontmatter, parsed.body, prepared.doc_iri)  # as written, before any hash is added
         stale = projection_problems(projections[0], [twin], {parsed.relpath: authored}.get, projections[2])
     if with_hashes:
-        prepared = complete(ParsedMemory(parsed.relpath, with_hash(parsed.frontmatter, parsed.body), parsed.body), base, engine, prepared.problems, "nquads")
+        prepared = complete(
+            ParsedMemory(parsed.relpath, with_hash(parsed.frontmatter, parsed.body), parsed.body),
+            base,
+            engine,
+            prepared.problems,
+            "nquads",
+        )
         parsed = prepared.parsed
         assert parsed is not None
     prepared.notes += stale
@@ -194,11 +240,22 @@ def _streamed(prepared: PreparedMemory, *, base: str, engine: Engine, with_hashe
         lines = list(dict.fromkeys(nquad_line(s, p, o, graph) for s, p, o in prepared.triples))
     record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, frontmatter, parsed.body, {})
     return _Streamed(
-        prepared.relpath, prepared.problems, parsed.id, prepared.doc_iri, prepared.notes, prepared.ill_typed, lines,
+        prepared.relpath,
+        prepared.problems,
+        parsed.id,
+        prepared.doc_iri,
+        prepared.notes,
+        prepared.ill_typed,
+        lines,
         [nquad_line(s, p, o, layout) for s, p, o in layout_triples([record])],
         withheld_reason(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(lines)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
-        [] if model is None else [nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED))) for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)],
+        []
+        if model is None
+        else [
+            nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED)))
+            for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)
+        ],
         namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
         placement_of(iri, frontmatter),
     )
@@ -211,7 +268,7 @@ def _stated_trust(lines: list[str]) -> list[str]:
         if _TRUST in line:
             obj = line.split(_TRUST, 1)[1]
             if obj.startswith("<"):
-                stated.append(obj[1:obj.index(">")])
+                stated.append(obj[1 : obj.index(">")])
             elif obj.startswith('"'):
                 stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
     return stated
@@ -220,9 +277,23 @@ def _stated_trust(lines: list[str]) -> list[str]:
 class _Stream:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
-    def __init__(self, bundle: LoadedBundle, out: IO[bytes], report: StreamReport, index: _Index, typer: Typer,
-                 audience: Audience | None = None) -> None:
-        self.bundle, self.out, self.report, self.index, self.typer, self.audience = bundle, out, report, index, typer, audience
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        out: IO[bytes],
+        report: StreamReport,
+        index: _Index,
+        typer: Typer,
+        audience: Audience | None = None,
+    ) -> None:
+        self.bundle, self.out, self.report, self.index, self.typer, self.audience = (
+            bundle,
+            out,
+            report,
+            index,
+            typer,
+            audience,
+        )
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
         self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
         self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
@@ -334,12 +405,19 @@ class _Index:
         row = self.db.execute("SELECT relpath FROM targets WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def add_memory(self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]) -> None:
+    def add_memory(
+        self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]
+    ) -> None:
         self.db.execute("INSERT INTO ids VALUES (?, ?)", (memory_id, relpath))
-        self.db.executemany("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", ((doc_iri, iri, relpath, hidden), (iri, iri, relpath, hidden)))
+        self.db.executemany(
+            "INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)",
+            ((doc_iri, iri, relpath, hidden), (iri, iri, relpath, hidden)),
+        )
         if links:
-            self.db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                [(relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links])
+            self.db.executemany(
+                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links],
+            )
 
     def add_entity(self, iri: str, relpath: str, hidden: bool) -> None:
         self.db.execute("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", (iri, iri, relpath, hidden))

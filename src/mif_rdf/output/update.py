@@ -24,25 +24,27 @@ memory's IRI, that is its ``id``; a memory under a read-only prefix or a
 Files are replaced atomically, each on its own (a temporary file in the same
 folder, then a rename), only after every change has been computed and checked.
 """
+
 from __future__ import annotations
 
 import difflib
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, XSD
 
 from mif_rdf.core.context import MIF_NS, mif_context
-from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX
-from mif_rdf.output.body_mirror import mirrored_body
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.output.body_mirror import mirrored_body
 from mif_rdf.output.frontmatter_edit import edit_frontmatter, same
 from mif_rdf.rdf.layout import template_fits
-from mif_rdf.source.markdown import split_frontmatter
 from mif_rdf.rdf.reverse import recover_memory
+from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX
+from mif_rdf.source.markdown import split_frontmatter
 from mif_rdf.source.yamlio import load_yaml
 
 if TYPE_CHECKING:
@@ -51,7 +53,10 @@ if TYPE_CHECKING:
 CONTENT = URIRef(MIF_NS + "content")
 CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
 #: Predicates the projection adds as mirrors of other keys (spec 15.1), and the key each mirrors.
-MIRRORS = {URIRef(MIF_NS + "timestamp"): ("timestamp", "modified (or created)"), DCTERMS.description: ("description", "summary")}
+MIRRORS = {
+    URIRef(MIF_NS + "timestamp"): ("timestamp", "modified (or created)"),
+    DCTERMS.description: ("description", "summary"),
+}
 Quad = tuple[Any, Any, Any, Any]
 
 
@@ -69,9 +74,12 @@ class FileChange:
 
     def diff(self) -> str:
         """The change as a unified diff (``a/``, ``b/`` paths, ``/dev/null`` for a created or removed file, as git shows it)."""
-        lines = difflib.unified_diff((self.before or "").splitlines(keepends=True), (self.after or "").splitlines(keepends=True),
-                                     fromfile="/dev/null" if self.before is None else f"a/{self.relpath}",
-                                     tofile="/dev/null" if self.after is None else f"b/{self.relpath}")
+        lines = difflib.unified_diff(
+            (self.before or "").splitlines(keepends=True),
+            (self.after or "").splitlines(keepends=True),
+            fromfile="/dev/null" if self.before is None else f"a/{self.relpath}",
+            tofile="/dev/null" if self.after is None else f"b/{self.relpath}",
+        )
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -99,11 +107,21 @@ class UpdateResult:
         head = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
         lines = "".join(f"\n  {c.relpath}" + ("" if c.kind == "changed" else f" ({c.kind})") for c in self.changes)
         verb = "changed" if self.written else "would change"
-        return f"{verb} {len(self.changes)} file(s)" + (f" ({head})" if counts["changed"] != len(self.changes) else "") + lines
+        return (
+            f"{verb} {len(self.changes)} file(s)"
+            + (f" ({head})" if counts["changed"] != len(self.changes) else "")
+            + lines
+        )
 
 
 def update_bundle(
-    bundle: LoadedBundle, update: str, *, dry_run: bool = False, allow_service: bool = False, force: bool = False, allow_delete: bool = False,
+    bundle: LoadedBundle,
+    update: str,
+    *,
+    dry_run: bool = False,
+    allow_service: bool = False,
+    force: bool = False,
+    allow_delete: bool = False,
 ) -> UpdateResult:
     """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
 
@@ -114,10 +132,17 @@ def update_bundle(
     with ``allow_delete``.  The dataset keeps the update either way: reload
     the bundle to see the files.
     """
-    return apply_plan(bundle, plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete), dry_run=dry_run, force=force)
+    return apply_plan(
+        bundle,
+        plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete),
+        dry_run=dry_run,
+        force=force,
+    )
 
 
-def apply_plan(bundle: LoadedBundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False) -> UpdateResult:
+def apply_plan(
+    bundle: LoadedBundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False
+) -> UpdateResult:
     """Validate a plan's changes (unless ``force``) and write them (unless ``dry_run`` or anything was refused)."""
     if result.changes and not result.refusals and not force:
         result.refusals.extend(validation_refusals(bundle, result.changes))
@@ -127,7 +152,9 @@ def apply_plan(bundle: LoadedBundle, result: UpdateResult, *, dry_run: bool = Fa
     return result
 
 
-def plan_update(bundle: LoadedBundle, update: str, *, allow_service: bool = False, allow_delete: bool = False) -> UpdateResult:
+def plan_update(
+    bundle: LoadedBundle, update: str, *, allow_service: bool = False, allow_delete: bool = False
+) -> UpdateResult:
     """The file changes an update means, or the refusals that stop it (nothing is written here)."""
     from mif_rdf.queries.sparql import run_update
 
@@ -137,7 +164,9 @@ def plan_update(bundle: LoadedBundle, update: str, *, allow_service: bool = Fals
     try:
         run_update(dataset, update, allow_service=allow_service)
     except ValueError as exc:  # rdflib cannot INSERT DATA into the default graph of a Dataset
-        raise MifRdfError(f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}") from None
+        raise MifRdfError(
+            f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}"
+        ) from None
     after = set(dataset.quads((None, None, None, None)))
     return plan_changes(bundle, after - before, before - after, allow_delete)
 
@@ -155,10 +184,14 @@ def check_update_safety(update: str) -> None:
         raise QuerySyntaxError(" ".join(str(exc).split())) from None
     for operation in prepared.algebra or []:
         if isinstance(operation, CompValue) and operation.name == "Load":
-            raise MifRdfError(f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead")
+            raise MifRdfError(
+                f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead"
+            )
 
 
-def plan_changes(bundle: LoadedBundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False) -> UpdateResult:
+def plan_changes(
+    bundle: LoadedBundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False
+) -> UpdateResult:
     """The file changes (or refusals) that the quads ``added`` to and ``removed`` from the bundle's dataset mean."""
     by_iri = {record.iri: record for record in bundle.memories.values()}
     changed: dict[str, tuple[list[Quad], list[Quad]]] = {}
@@ -180,7 +213,9 @@ def plan_changes(bundle: LoadedBundle, added: set[Quad], removed: set[Quad], all
         try:
             change = _memory_change(bundle, record, plus, minus, titles, allow_delete)
         except _Refused as refused:
-            result.refusals.append(Problem(record.relpath, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
+            result.refusals.append(
+                Problem(record.relpath, str(refused), Severity.ERROR, key=refused.key, rule="write-back")
+            )
             continue
         if change is not None:
             result.changes.append(change)
@@ -223,7 +258,12 @@ def _outside_memory(bundle: LoadedBundle, quad: Quad, sign: str) -> Problem:
 
 
 def _memory_change(
-    bundle: LoadedBundle, record: MemoryRecord, plus: list[Quad], minus: list[Quad], titles: Callable[[str, str], str], allow_delete: bool,
+    bundle: LoadedBundle,
+    record: MemoryRecord,
+    plus: list[Quad],
+    minus: list[Quad],
+    titles: Callable[[str, str], str],
+    allow_delete: bool,
 ) -> FileChange | None:
     """The new text of one memory's file, or :class:`_Refused` naming what it cannot hold."""
     node = URIRef(record.iri)
@@ -231,9 +271,13 @@ def _memory_change(
     if not len(graph):
         if allow_delete:
             return FileChange(record.relpath, _read(bundle.root / record.relpath), None)
-        raise _Refused(f"the update deletes every triple of {node.n3()}: that removes its file, which needs --allow-delete (allow_delete=True)")
+        raise _Refused(
+            f"the update deletes every triple of {node.n3()}: that removes its file, which needs --allow-delete (allow_delete=True)"
+        )
     if (node, None, None) not in graph:
-        raise _Refused(f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. {_triple(minus[0], '-')}); no file can hold them")
+        raise _Refused(
+            f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. {_triple(minus[0], '-')}); no file can hold them"
+        )
     ctx = mif_context()
     keys = _top_keys(graph, node, minus)
     refused = []
@@ -247,11 +291,23 @@ def _memory_change(
     for quad in plus + minus:
         if quad[1] in MIRRORS and quad[0] == node and MIRRORS[quad[1]][0] not in record.frontmatter:
             mirror, source = MIRRORS[quad[1]]
-            raise _Refused(f"{_triple(quad, '+' if quad in plus else '-')}: {quad[1]} only mirrors {source} in the projection (spec 15.1); change {source} instead", mirror)
-    affected = {keys[q[0]] for q in plus + minus if q[0] in keys} | {_key_of(ctx, q[1]) for q in plus + minus if q[0] == node}
+            raise _Refused(
+                f"{_triple(quad, '+' if quad in plus else '-')}: {quad[1]} only mirrors {source} in the projection (spec 15.1); change {source} instead",
+                mirror,
+            )
+    affected = {keys[q[0]] for q in plus + minus if q[0] in keys} | {
+        _key_of(ctx, q[1]) for q in plus + minus if q[0] == node
+    }
     frontmatter, body = _new_memory(bundle, record, graph, affected)
-    if "relationships" in affected and "@body" not in affected:  # the body's mirror follows (Invariant 3), unless the update wrote the body
-        body = mirrored_body(body, record.frontmatter.get("relationships"), frontmatter.get("relationships"), lambda target: titles(target, record.doc_iri))
+    if (
+        "relationships" in affected and "@body" not in affected
+    ):  # the body's mirror follows (Invariant 3), unless the update wrote the body
+        body = mirrored_body(
+            body,
+            record.frontmatter.get("relationships"),
+            frontmatter.get("relationships"),
+            lambda target: titles(target, record.doc_iri),
+        )
     before = _read(bundle.root / record.relpath)
     after = _edited_text(before, frontmatter, affected, body)
     return None if after == before else FileChange(record.relpath, before, after)
@@ -292,15 +348,21 @@ def new_memory_path(root: Path, memory_id: str, namespace: Any) -> str:
 
 def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileChange:
     """The file of a memory the update inserted: its graph read back as frontmatter and body, at :func:`new_memory_path`."""
+    from mif_rdf.output.writeback import output_target
     from mif_rdf.source.identity import document_iri, id_from_memory_iri
     from mif_rdf.source.markdown import render_memory
-    from mif_rdf.output.writeback import output_target
 
     node = URIRef(iri)
     graph = bundle.dataset.graph(node)
-    missing = [name for name, predicate in (("mif:conceptType", CONCEPT_TYPE), ("dc:created", DCTERMS.created)) if graph.value(node, predicate) is None]
+    missing = [
+        name
+        for name, predicate in (("mif:conceptType", CONCEPT_TYPE), ("dc:created", DCTERMS.created))
+        if graph.value(node, predicate) is None
+    ]
     if missing:
-        raise _Refused(f"{_triple(quads[0], '+')}: a new memory's graph needs {' and '.join(missing)} on <{iri}> (spec 4.1: type and created are required)")
+        raise _Refused(
+            f"{_triple(quads[0], '+')}: a new memory's graph needs {' and '.join(missing)} on <{iri}> (spec 4.1: type and created are required)"
+        )
     memory_id = id_from_memory_iri(iri)
     relpath = new_memory_path(bundle.root, memory_id, graph.value(node, URIRef(MIF_NS + "namespace")))
     try:
@@ -311,8 +373,12 @@ def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileCh
         raise _Refused(f"a new memory <{iri}> would be written to {relpath}, which exists; nothing written", "id")
     doc_iri = document_iri(bundle.base_iri, relpath)
     recovered = recover_memory(graph, iri, doc_iri=doc_iri, base=bundle.base_iri, path=relpath)
-    if not template_fits(recovered.frontmatter, recovered.body, _without_mirrors(graph, recovered.frontmatter), doc_iri=doc_iri):
-        raise _Refused(f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; nothing written")
+    if not template_fits(
+        recovered.frontmatter, recovered.body, _without_mirrors(graph, recovered.frontmatter), doc_iri=doc_iri
+    ):
+        raise _Refused(
+            f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; nothing written"
+        )
     return FileChange(relpath, None, render_memory(recovered.frontmatter, recovered.body))
 
 
@@ -362,12 +428,19 @@ def _check_added(quad: Quad, node: URIRef, ctx: Any, key: str | None) -> None:
         name = ctx.compact_iri(str(p))
         term = ctx.terms.get(name)
         if term is None or name in ("id", "@id"):
-            raise _Refused(f"{_triple(quad, '+')}: no frontmatter key maps to the predicate {p.n3()} (the MIF context and mif-rdf's extension define the keys)")
+            raise _Refused(
+                f"{_triple(quad, '+')}: no frontmatter key maps to the predicate {p.n3()} (the MIF context and mif-rdf's extension define the keys)"
+            )
         _check_datatype(quad, name, term.coerce)
     elif key is None:
         if isinstance(s, URIRef) and s.startswith("urn:mif:") and not s.startswith("urn:mif:entity:"):
-            raise _Refused(f"{_triple(quad, '+')}: <{s}> is another memory's IRI; a memory's IRI is its id, which write-back never changes (nor moves triples between memories)", "id")
-        raise _Refused(f"{_triple(quad, '+')}: the subject is not reached from the memory {node.n3()}, so no frontmatter key can hold it")
+            raise _Refused(
+                f"{_triple(quad, '+')}: <{s}> is another memory's IRI; a memory's IRI is its id, which write-back never changes (nor moves triples between memories)",
+                "id",
+            )
+        raise _Refused(
+            f"{_triple(quad, '+')}: the subject is not reached from the memory {node.n3()}, so no frontmatter key can hold it"
+        )
 
 
 def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
@@ -377,10 +450,15 @@ def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
             raise _Refused(f"{_triple(quad, '+')}: {key!r} holds IRIs, not literals", key)
     elif coerce is not None and coerce.startswith("http"):
         if not isinstance(o, Literal) or str(o.datatype) != coerce or o.ill_typed:
-            raise _Refused(f"{_triple(quad, '+')}: {key!r} holds {coerce.rsplit('#', 1)[-1]} literals (datatype <{coerce}>), well formed", key)
+            raise _Refused(
+                f"{_triple(quad, '+')}: {key!r} holds {coerce.rsplit('#', 1)[-1]} literals (datatype <{coerce}>), well formed",
+                key,
+            )
 
 
-def _new_memory(bundle: LoadedBundle, record: MemoryRecord, graph: Graph, affected: set[str]) -> tuple[dict[str, Any], str]:
+def _new_memory(
+    bundle: LoadedBundle, record: MemoryRecord, graph: Graph, affected: set[str]
+) -> tuple[dict[str, Any], str]:
     """The frontmatter and body the updated graph means, the unchanged keys kept as authored."""
     template = record.frontmatter
     # no template: it cannot fit a changed graph, and checking costs an isomorphism test
@@ -394,16 +472,20 @@ def _new_memory(bundle: LoadedBundle, record: MemoryRecord, graph: Graph, affect
                 frontmatter[key] = template[key]
             elif key in recovered.frontmatter:
                 new = recovered.frontmatter[key]
-                frontmatter[key] = _merged(template[key], new) if merge and key in template else _shaped(template.get(key), new)
+                frontmatter[key] = (
+                    _merged(template[key], new) if merge and key in template else _shaped(template.get(key), new)
+                )
         candidates.append(frontmatter)
     fit_graph = _without_mirrors(graph, template)
     for frontmatter in candidates:
         if template_fits(frontmatter, body, fit_graph, doc_iri=record.doc_iri):
             return frontmatter, body
     changed = sorted(k for k in affected if not k.startswith("@"))
-    raise _Refused(f"the markdown cannot hold the changed graph of {', '.join(repr(k) for k in changed) or 'this memory'}: "
-                   "the frontmatter read back from it does not load to the same triples (check the shape of the nodes under those keys)",
-                   changed[0] if changed else None)
+    raise _Refused(
+        f"the markdown cannot hold the changed graph of {', '.join(repr(k) for k in changed) or 'this memory'}: "
+        "the frontmatter read back from it does not load to the same triples (check the shape of the nodes under those keys)",
+        changed[0] if changed else None,
+    )
 
 
 def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
@@ -434,7 +516,9 @@ def _merged(old: Any, new: Any) -> Any:
             if match is not None:
                 del left[match]
         kept = []
-        for item, stay in zip(old, stays):  # a new item takes the place of a removed one (a renamed tag stays where it was)
+        for item, stay in zip(
+            old, stays
+        ):  # a new item takes the place of a removed one (a renamed tag stays where it was)
             if stay:
                 kept.append(item)
             elif left:
@@ -479,23 +563,34 @@ def _edited_text(text: str, frontmatter: dict[str, Any], affected: set[str], bod
 
 def _as_written(file_frontmatter: dict[str, Any], frontmatter: dict[str, Any], affected: set[str]) -> dict[str, Any]:
     """The file's own frontmatter with the affected keys set as ``frontmatter`` says (the others stay as the text has them)."""
-    out = {k: frontmatter[k] if k in affected else v for k, v in file_frontmatter.items() if k not in affected or k in frontmatter}
+    out = {
+        k: frontmatter[k] if k in affected else v
+        for k, v in file_frontmatter.items()
+        if k not in affected or k in frontmatter
+    }
     out.update({k: v for k, v in frontmatter.items() if k in affected and k not in file_frontmatter})
     return out
 
 
 def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     """Refusals for files no writer may change: under a read-only prefix (spec 10.5) or in a ``_local`` namespace."""
-    from mif_rdf.nsmodel.readonly import read_only_refusals
     from mif_rdf.nsmodel.access import local_only
+    from mif_rdf.nsmodel.readonly import read_only_refusals
 
     _, refused = read_only_refusals(root, {change.relpath: change.after or change.before or "" for change in changes})
     for change in changes:
         for text in filter(None, (change.before, change.after)):
             namespace = (load_yaml(split_frontmatter(text).frontmatter).data or {}).get("namespace")
             if local_only(namespace) is not None:
-                refused.append(Problem(change.relpath, f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
-                                       Severity.ERROR, key="namespace", rule="write-back"))
+                refused.append(
+                    Problem(
+                        change.relpath,
+                        f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
+                        Severity.ERROR,
+                        key="namespace",
+                        rule="write-back",
+                    )
+                )
                 break
     return refused
 
@@ -527,14 +622,25 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
             if text is not None:
                 (folder / change.relpath).parent.mkdir(parents=True, exist_ok=True)
                 (folder / change.relpath).write_text(text, encoding="utf-8", newline="")
-        report = validate(load(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level)
+        report = validate(
+            load(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level
+        )
         return {(p.path, p.key, p.message) for p in report.errors}
 
     with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:
         added = errors(Path(scratch) / "after", "after") - errors(Path(scratch) / "before", "before")
     paths = {change.relpath for change in changes}
-    return [Problem(path, f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
-                    Severity.ERROR, key=key, rule="write-back-validation") for path, key, message in sorted(added, key=str) if path in paths]
+    return [
+        Problem(
+            path,
+            f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
+            Severity.ERROR,
+            key=key,
+            rule="write-back-validation",
+        )
+        for path, key, message in sorted(added, key=str)
+        if path in paths
+    ]
 
 
 def write_changes(root: Path, changes: Iterable[FileChange]) -> None:

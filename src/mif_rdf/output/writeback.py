@@ -4,6 +4,7 @@ Each memory's graph goes back through :func:`~mif_rdf.rdf.reverse.recover_memory
 (with the layout graph's template, when the dataset holds one) to frontmatter and body and is written to the bundle path recorded in the
 links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,14 +14,14 @@ from typing import IO
 
 from rdflib import Dataset, URIRef
 
-from mif_rdf.load.bundle import LOCATION, PATH
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
-from mif_rdf.rdf.layout import authored_frontmatter
-from mif_rdf.source.markdown import render_memory
 from mif_rdf.core.outputs import write_file
+from mif_rdf.load.bundle import LOCATION, PATH
+from mif_rdf.rdf.layout import authored_frontmatter
 from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.rdf.reverse import recover_memory
+from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_LINKS, MEMORY_PREFIX, document_iri, graph_iri
+from mif_rdf.source.markdown import render_memory
 
 
 def read_dataset(source: str | Path | IO[bytes], fmt: str) -> Dataset:
@@ -58,7 +59,14 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
             doc_iri = document_iri(base, path)
         else:
             raise MifRdfError(f"{name}: the dataset has no mif:location for it; give a base IRI")
-        recovered = recover_memory(dataset.graph(node), name, doc_iri=doc_iri, base=base, path=path, template=authored_frontmatter(dataset, name))
+        recovered = recover_memory(
+            dataset.graph(node),
+            name,
+            doc_iri=doc_iri,
+            base=base,
+            path=path,
+            template=authored_frontmatter(dataset, name),
+        )
         files.append(RecoveredFile(path, render_memory(recovered.frontmatter, recovered.body), recovered.problems))
     return files
 
@@ -91,8 +99,14 @@ def output_target(out_dir: Path, relpath: str, suffix: str) -> Path:
     resolving symlinks already in the output folder, still inside it.
     """
     segments = relpath.replace(os.sep, "/").split("/")
-    if (not relpath or relpath.startswith("/") or "\0" in relpath or PureWindowsPath(relpath).drive
-            or any(not part or part.startswith(".") for part in segments) or not relpath.endswith(suffix)):
+    if (
+        not relpath
+        or relpath.startswith("/")
+        or "\0" in relpath
+        or PureWindowsPath(relpath).drive
+        or any(not part or part.startswith(".") for part in segments)
+        or not relpath.endswith(suffix)
+    ):
         raise MifRdfError(f"path {relpath!r} is not a relative {suffix} path of plain folder names; not written")
     root = out_dir.resolve()
     target = (root / relpath).resolve()

@@ -17,10 +17,13 @@ Typical use::
     result = push_bundle(load_bundle("examples"), GraphStore("http://localhost:7878/store"))
     print("\\n".join(result.plan.lines()), result.summary(), sep="\\n")
 """
+
 from __future__ import annotations
 
 from mif_rdf.nsmodel.access import Withheld, local_only, withheld_reason
 from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
+from mif_rdf.push.manifest import Manifest, graph_hash, read_manifest
+from mif_rdf.push.sync import Action, Plan, PushResult, execute, plan_push, push_bundle
 from mif_rdf.remote.gsp import (
     Credentials,
     GraphStore,
@@ -33,8 +36,6 @@ from mif_rdf.remote.gsp import (
     StoreTimeout,
     StoreUnreachable,
 )
-from mif_rdf.push.manifest import Manifest, graph_hash, read_manifest
-from mif_rdf.push.sync import Action, Plan, PushResult, execute, plan_push, push_bundle
 
 __all__ = [
     "Action",

@@ -29,20 +29,22 @@ may rewrite literals into canonical form (Oxigraph stores ``"1.0"^^xsd:decimal``
 as ``"1"``), so the store's copy is compared to the local graph by value, not
 by hash (see the tests).
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from pyld.canon import URDNA2015  # type: ignore[import-untyped]
 from rdflib import BNode, Graph, Literal, URIRef
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.source.identity import graph_iri
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.remote.gsp import GraphStore, Response, insert_triples, iri_ref
+from mif_rdf.source.identity import graph_iri
 
 SYNC = "urn:mif-rdf:sync:"
 SYNC_GRAPH, SYNC_HASH, SYNC_OWNER = URIRef(SYNC + "graph"), URIRef(SYNC + "hash"), URIRef(SYNC + "owner")
@@ -107,7 +109,7 @@ class Manifest:
     entries: dict[str, str | None] = field(default_factory=dict)
     owner: str | None = None  # None: written before owners were recorded
 
-    def with_entries(self, changes: dict[str, str | None], removed: Iterable[str] = ()) -> "Manifest":
+    def with_entries(self, changes: dict[str, str | None], removed: Iterable[str] = ()) -> Manifest:
         entries = {**self.entries, **changes}
         for graph in removed:
             entries.pop(graph, None)
@@ -123,7 +125,7 @@ class Manifest:
                 yield entry, SYNC_HASH, Literal(digest)
 
     @classmethod
-    def from_graph(cls, iri: str, graph: Graph) -> "Manifest":
+    def from_graph(cls, iri: str, graph: Graph) -> Manifest:
         """Read entries back; an entry that is not exactly one graph and at most one hash counts as pending."""
         entries: dict[str, str | None] = {}
         for entry in set(graph.subjects(SYNC_GRAPH, None)):
@@ -159,7 +161,11 @@ def _parse(response: Response, iri: str) -> Graph:
 def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
     """Make the store's manifest ``after`` (it holds ``before``): a delta with Update, else a PUT."""
     absent = object()  # unlike None (pending), "no entry at all"
-    changed = sorted(g for g in before.entries.keys() | after.entries.keys() if before.entries.get(g, absent) != after.entries.get(g, absent))
+    changed = sorted(
+        g
+        for g in before.entries.keys() | after.entries.keys()
+        if before.entries.get(g, absent) != after.entries.get(g, absent)
+    )
     if not changed and before.owner == after.owner:
         return
     if before.owner != after.owner and store.update_endpoint:  # taken over: written whole
@@ -174,7 +180,9 @@ def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
         return
     name = iri_ref(after.iri)
     values = " ".join(iri_ref(g) for g in changed)
-    sparql = f"WITH {name} DELETE {{ ?e ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} ?e {iri_ref(SYNC_GRAPH)} ?g ; ?p ?o }}"
+    sparql = (
+        f"WITH {name} DELETE {{ ?e ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} ?e {iri_ref(SYNC_GRAPH)} ?g ; ?p ?o }}"
+    )
     kept = Manifest(after.iri, {g: after.entries[g] for g in changed if g in after.entries}, after.owner)
     if kept.entries:
         sparql += " ;\n" + insert_triples(after.iri, ntriples(kept.triples())).decode("utf-8")

@@ -17,21 +17,31 @@ A batch is at least 32 graphs and at most 1/16 of the work, so the manifest
 is written about 32 times per push whatever the bundle size; after a crash
 at most one batch is resent.
 """
+
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from rdflib import URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.errors import MifRdfError, Severity
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.output.policy import ExportPolicy, export_policy
+from mif_rdf.push.manifest import (
+    Manifest,
+    bundle_owner,
+    graph_hash,
+    manifest_iri,
+    ntriples,
+    read_manifest,
+    save_manifest,
+)
 from mif_rdf.remote.gsp import GraphStore, StoreError, StoreTimeout, StoreUnreachable
-from mif_rdf.push.manifest import Manifest, bundle_owner, graph_hash, manifest_iri, ntriples, read_manifest, save_manifest
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
@@ -88,11 +98,17 @@ class PushResult:
     def summary(self) -> str:
         counts = {verb: len(self.plan.of(verb)) for verb in VERBS}
         if self.dry_run:
-            unchecked = f" (the store was not checked: {self.unchecked}; every graph is shown as new)" if self.unchecked else ""
-            return (f"dry run, nothing written{unchecked}: would send {counts['send']}, delete {counts['delete']}; "
-                    f"unchanged {counts['keep']}, withheld {counts['withhold']}, not deleted {counts['hold']}")
-        return (f"sent {self.sent}, deleted {self.deleted}, unchanged {counts['keep']}, "
-                f"withheld {counts['withhold']}, not deleted {counts['hold']}")
+            unchecked = (
+                f" (the store was not checked: {self.unchecked}; every graph is shown as new)" if self.unchecked else ""
+            )
+            return (
+                f"dry run, nothing written{unchecked}: would send {counts['send']}, delete {counts['delete']}; "
+                f"unchanged {counts['keep']}, withheld {counts['withhold']}, not deleted {counts['hold']}"
+            )
+        return (
+            f"sent {self.sent}, deleted {self.deleted}, unchanged {counts['keep']}, "
+            f"withheld {counts['withhold']}, not deleted {counts['hold']}"
+        )
 
 
 def plan_push(bundle: LoadedBundle, manifest: Manifest, policy: ExportPolicy | None = None) -> Plan:
@@ -122,11 +138,25 @@ def plan_push(bundle: LoadedBundle, manifest: Manifest, policy: ExportPolicy | N
             plan.actions.append(Action("keep", graph, label, "unchanged", digest))
     for item in policy.withheld.values():
         verb = "delete" if item.graph in manifest.entries else "withhold"
-        plan.actions.append(Action(verb, item.graph, item.label, ("withheld now, removed from the store: " if verb == "delete" else "") + item.reason))
+        plan.actions.append(
+            Action(
+                verb,
+                item.graph,
+                item.label,
+                ("withheld now, removed from the store: " if verb == "delete" else "") + item.reason,
+            )
+        )
     unloaded = unloaded_files(bundle)
     for graph in sorted(set(manifest.entries) - outgoing - set(policy.withheld)):
         if unloaded:
-            plan.actions.append(Action("hold", graph, graph, f"not deleted although gone from the bundle: it may be in a file that did not load ({', '.join(unloaded[:3])}{', ...' if len(unloaded) > 3 else ''}); fix and push again"))
+            plan.actions.append(
+                Action(
+                    "hold",
+                    graph,
+                    graph,
+                    f"not deleted although gone from the bundle: it may be in a file that did not load ({', '.join(unloaded[:3])}{', ...' if len(unloaded) > 3 else ''}); fix and push again",
+                )
+            )
         else:
             plan.actions.append(Action("delete", graph, graph, "no longer in the bundle"))
     plan.actions.sort(key=lambda a: (VERBS.index(a.verb), a.label))
@@ -140,8 +170,13 @@ def unloaded_files(bundle: LoadedBundle) -> list[str]:
 
 
 def execute(
-    plan: Plan, bundle: LoadedBundle, store: GraphStore, manifest: Manifest,
-    *, batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
+    plan: Plan,
+    bundle: LoadedBundle,
+    store: GraphStore,
+    manifest: Manifest,
+    *,
+    batch_size: int | None = None,
+    on_done: Callable[[Action], None] | None = None,
 ) -> PushResult:
     """Carry out a plan batch by batch, keeping the manifest true of the store throughout."""
     work = plan.work
@@ -154,8 +189,9 @@ def execute(
         save_manifest(store, before, result.manifest)
         changes: dict[str, str | None] = {}
         removed: list[str] = []
+        index = -1  # the action in flight when something raises
         try:
-            for index, action in enumerate(batch):
+            for index, action in enumerate(batch):  # noqa: B007 - index is read by the except clause
                 if action.verb == "send":
                     store.put_graph(action.graph, ntriples(plan.policy.outgoing(bundle.dataset, URIRef(action.graph))))
                     changes[action.graph] = action.digest
@@ -193,9 +229,15 @@ class ForeignManifest(MifRdfError):
 
 
 def push_bundle(
-    bundle: LoadedBundle, store: GraphStore, *, dry_run: bool = False,
-    batch_size: int | None = None, on_done: Callable[[Action], None] | None = None,
-    on_plan: Callable[[Plan], None] | None = None, take_over: bool = False, audience: Audience | None = None,
+    bundle: LoadedBundle,
+    store: GraphStore,
+    *,
+    dry_run: bool = False,
+    batch_size: int | None = None,
+    on_done: Callable[[Action], None] | None = None,
+    on_plan: Callable[[Plan], None] | None = None,
+    take_over: bool = False,
+    audience: Audience | None = None,
 ) -> PushResult:
     """Make the store hold exactly the bundle's graphs that may leave the machine, sending only changes.
 

@@ -11,8 +11,10 @@
     run_query(bundle.dataset, "SELECT ?m WHERE { ?m mif:supersedes ?old }")
     select(bundle.dataset, "SELECT ?m ?old WHERE { ?m mif:supersedes ?old }")  # as a Table
 """
+
 from __future__ import annotations
 
+from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 from mif_rdf.queries.helpers import (
     TRUST_LEVELS,
     conflicts,
@@ -36,7 +38,6 @@ from mif_rdf.queries.helpers import (
 from mif_rdf.queries.native import select
 from mif_rdf.queries.results import FORMATS, Table, compact_iri, format_result, python_value
 from mif_rdf.queries.sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
-from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 
 __all__ = [
     "FORMATS",

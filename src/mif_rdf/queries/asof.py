@@ -1,4 +1,4 @@
-""""As of" over valid time (spec 9): the bundle restricted to the memories valid at one date.
+""" "As of" over valid time (spec 9): the bundle restricted to the memories valid at one date.
 
 A memory is valid at ``at`` when all of these hold (spec 9.1):
 
@@ -20,6 +20,7 @@ The rules are the helpers' (:func:`~mif_rdf.queries.valid_at` for the window,
 :func:`~mif_rdf.queries.decay_profiles` for ttl), so ``--as-of``, the helpers
 and the SPARQL function ``mif:validAt`` always agree.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

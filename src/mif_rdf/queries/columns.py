@@ -18,10 +18,12 @@ build what the caller asks for (``as_``):
 All three hold the same values in the same order (tests compare them on
 every helper and both stores).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import date
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from rdflib.query import Result, ResultRow
 
@@ -43,7 +45,11 @@ class Columns:
 
     def __init__(self, names: Sequence[str], values: Sequence[Sequence[Any]], height: int | None = None) -> None:
         self.names = tuple(names)
-        self.values = [column if isinstance(column, list) else list(column) for column in values] if values else [[] for _ in self.names]
+        self.values = (
+            [column if isinstance(column, list) else list(column) for column in values]
+            if values
+            else [[] for _ in self.names]
+        )
         self.height = height if height is not None else (len(self.values[0]) if self.values else 0)
 
     @classmethod
@@ -94,7 +100,9 @@ class Columns:
             import pandas
         except ImportError:
             raise MifRdfError("DataFrames need pandas: pip install 'mif-rdf[columnar]'") from None
-        return pandas.DataFrame(dict(zip(self.names, self.values)), columns=list(self.names), index=pandas.RangeIndex(self.height))
+        return pandas.DataFrame(
+            dict(zip(self.names, self.values)), columns=list(self.names), index=pandas.RangeIndex(self.height)
+        )
 
     def arrow(self) -> pyarrow.Table:
         """A pyarrow Table made column by column (needs pyarrow: ``pip install 'mif-rdf[columnar]'``)."""
@@ -120,7 +128,10 @@ def _arrow_array(pyarrow: Any, column: list[Any]) -> Any:
     try:
         return pyarrow.array(column)
     except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError):
-        return pyarrow.array([None if value is None else value if isinstance(value, str) else _text(value) for value in column], pyarrow.string())
+        return pyarrow.array(
+            [None if value is None else value if isinstance(value, str) else _text(value) for value in column],
+            pyarrow.string(),
+        )
 
 
 def _text(value: Any) -> str:

@@ -19,6 +19,7 @@ The functions read the memory's own triples from the graph the query runs on,
 one memory per call, so they cost no more on a large bundle than a
 ``FILTER`` on its dates.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -30,10 +31,10 @@ from rdflib.plugins.sparql.operators import register_custom_function
 from rdflib.plugins.sparql.parserutils import Expr
 from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 
-from mif_rdf.queries.asof import ttl_expired
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile
 from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.queries.asof import ttl_expired
 from mif_rdf.queries.helpers import _profile, _time_value
 
 MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
@@ -68,8 +69,15 @@ def _times(graph: Any, memory: URIRef) -> tuple[Any, Any, DecayProfile]:
         term = None if subject is None else graph.value(subject, MIF[name])
         return None if term is None else str(term)
 
-    profile = _profile(text(decay, "model"), text(temporal, "ttl"), text(decay, "halfLife"), time(temporal, "recordedAt"),
-                       _created(graph, memory), time(decay, "lastReinforced"), text(memory, "inheritedTtl"))
+    profile = _profile(
+        text(decay, "model"),
+        text(temporal, "ttl"),
+        text(decay, "halfLife"),
+        time(temporal, "recordedAt"),
+        _created(graph, memory),
+        time(decay, "lastReinforced"),
+        text(memory, "inheritedTtl"),
+    )
     return time(temporal, "validFrom"), time(temporal, "validUntil"), profile
 
 
@@ -84,7 +92,11 @@ def valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
     bounds = [_time_value(start), _time_value(until)]
     if (start is not None and bounds[0] is None) or (until is not None and bounds[1] is None):
         return Literal(False)  # a time that cannot be read leaves the memory out, as in valid_at
-    holds = (bounds[0] is None or bounds[0] <= moment) and (bounds[1] is None or moment < bounds[1]) and not ttl_expired(profile, moment)
+    holds = (
+        (bounds[0] is None or bounds[0] <= moment)
+        and (bounds[1] is None or moment < bounds[1])
+        and not ttl_expired(profile, moment)
+    )
     return Literal(holds)
 
 
@@ -101,4 +113,6 @@ def freshness(e: Expr, ctx: FrozenBindings) -> Literal:
 
 register_custom_function(VALID_AT, valid_at, override=True, raw=True)
 register_custom_function(FRESHNESS, freshness, override=True, raw=True)
-register_custom_function(STRENGTH_AT, freshness, override=True, raw=True)  # the issue's name for the same spec 9.2 strength
+register_custom_function(
+    STRENGTH_AT, freshness, override=True, raw=True
+)  # the issue's name for the same spec 9.2 strength

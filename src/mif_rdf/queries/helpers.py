@@ -61,24 +61,26 @@ way on every store; with ``as_="dataframe"`` a pandas DataFrame and with
 no dict per row (:mod:`.columns`): the helpers sort, filter and join column
 by column.
 """
+
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.context import is_valid_iri
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, as_utc
-from mif_rdf.source.identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.queries.columns import Columns, Shape, Shaped
 from mif_rdf.queries.native import SPLIT_HERE, no_cyclic_gc, select_columns
 from mif_rdf.queries.sparql import sparql_term
+from mif_rdf.source.identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
 
 GraphLike = Graph | LoadedBundle
 Instant = datetime | date | str
@@ -91,9 +93,11 @@ MAX_NEIGHBOUR_DEPTH = 4
 #: A memory with its path, then its title: required patterns first, OPTIONALs last (see the module notes).
 _MEMORY = "?memory mif:location ?location ; mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
 #: :data:`_MEMORY` for helpers that visit every memory: Oxigraph may split the query on ``?memory`` (rows then unordered).
-_EVERY_MEMORY = "?memory mif:location ?location .\n" + SPLIT_HERE + "?memory mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
+_EVERY_MEMORY = (
+    "?memory mif:location ?location .\n" + SPLIT_HERE + "?memory mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
+)
 _COLUMNS = ("memory", "path", "title")
-_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
 #: True for a time written without a zone.  rdflib and Oxigraph disagree on comparing such a time (and
 #: an ill-typed ``"2026-01-15"^^xsd:dateTime``) with a zoned one, so the filters let them through and
 #: Python decides, reading them as UTC (:func:`_time_value`).
@@ -143,7 +147,9 @@ def memories_of_class(graph: GraphLike, cls: str | URIRef, *, as_: Shape = "tabl
     class such as ``mif:EpisodicType`` written as a full IRI.  ``type`` is the
     memory's own extended type.
     """
-    if isinstance(graph, LoadedBundle) and not any(True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))):
+    if isinstance(graph, LoadedBundle) and not any(
+        True for _ in graph.dataset.graph(URIRef(graph_iri(graph.base_iri, GRAPH_TYPES))).triples((None, None, None))
+    ):
         from mif_rdf.ontology import add_types_graph
 
         add_types_graph(graph)
@@ -169,7 +175,12 @@ def memories_about(graph: GraphLike, entity: str | URIRef, *, as_: Shape = "tabl
 
 
 def memories_between(
-    graph: GraphLike, start: Instant | None = None, end: Instant | None = None, *, field: str = "created", as_: Shape = "table"
+    graph: GraphLike,
+    start: Instant | None = None,
+    end: Instant | None = None,
+    *,
+    field: str = "created",
+    as_: Shape = "table",
 ) -> Shaped:
     """Memories whose ``created`` (or ``modified``) time is in ``[start, end)``; either bound may be left open."""
     predicates = {"created": DCTERMS.created, "modified": DCTERMS.modified}
@@ -177,14 +188,22 @@ def memories_between(
         raise MifRdfError(f"unknown time field {field!r}: use created or modified")
     unzoned = _UNZONED.format("?when")
     filters = _filters({f"FILTER(?when >= ?start || {unzoned})": start, f"FILTER(?when < ?end || {unzoned})": end})
-    query = f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }}"
-    found = _select(graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end))
+    query = (
+        f"SELECT ?field ?start ?end ?memory ?path ?title ?when WHERE {{ ?memory ?field ?when . {filters} {_MEMORY} }}"
+    )
+    found = _select(
+        graph, query, (*_COLUMNS, "when"), field=predicates[field], start=_instant(start), end=_instant(end)
+    )
     lower, upper = (None if t is None else _moment(t) for t in (start, end))
     with no_cyclic_gc():  # times without a zone are UTC here too (see _temporal); ordered the same way
         times, paths = [_time_value(when) for when in found.column("when")], found.column("path")
         kept: Iterable[int] = range(len(found))
         if lower is not None or upper is not None:
-            kept = [i for i, t in enumerate(times) if t is not None and (lower is None or lower <= t) and (upper is None or t < upper)]
+            kept = [
+                i
+                for i, t in enumerate(times)
+                if t is not None and (lower is None or lower <= t) and (upper is None or t < upper)
+            ]
         order = sorted(kept, key=lambda i: (times[i] is None, times[i] or _EARLIEST, str(paths[i])))
     return _shaped(found.take(order), as_)
 
@@ -202,11 +221,15 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None, as
     filters let through, so every store gives the same rows.  A time that
     cannot be read at all leaves the memory out, as a SPARQL error would.
     """
-    filters = _filters({
-        "FILTER((!BOUND(?valid_from) || ?valid_from <= ?valid_at || " + _UNZONED.format("?valid_from") + ") && "
-        "(!BOUND(?valid_until) || ?valid_at < ?valid_until || " + _UNZONED.format("?valid_until") + "))": valid,
-        "FILTER(BOUND(?recorded_at) && (?recorded_at <= ?known_at || " + _UNZONED.format("?recorded_at") + "))": known,
-    })
+    filters = _filters(
+        {
+            "FILTER((!BOUND(?valid_from) || ?valid_from <= ?valid_at || " + _UNZONED.format("?valid_from") + ") && "
+            "(!BOUND(?valid_until) || ?valid_at < ?valid_until || " + _UNZONED.format("?valid_until") + "))": valid,
+            "FILTER(BOUND(?recorded_at) && (?recorded_at <= ?known_at || "
+            + _UNZONED.format("?recorded_at")
+            + "))": known,
+        }
+    )
     query = f"""SELECT ?valid_at ?known_at ?memory ?path ?title ?valid_from ?valid_until ?recorded_at WHERE {{
       {_EVERY_MEMORY}
       OPTIONAL {{ ?memory dc:created ?created }}
@@ -217,11 +240,20 @@ def _temporal(graph: GraphLike, valid: Instant | None, known: Instant | None, as
       BIND(COALESCE(?recorded, ?created) AS ?recorded_at)
       {filters}
     }}"""
-    found = _select(graph, query, _TEMPORAL_COLUMNS, split_on="memory", valid_at=_instant(valid), known_at=_instant(known))
+    found = _select(
+        graph, query, _TEMPORAL_COLUMNS, split_on="memory", valid_at=_instant(valid), known_at=_instant(known)
+    )
     valid_moment, known_moment = (None if t is None else _moment(t) for t in (valid, known))
     with no_cyclic_gc():
         times = zip(found.column("valid_from"), found.column("valid_until"), found.column("recorded_at"))
-        order = _by_path(found, [i for i, (start, until, recorded) in enumerate(times) if _holds(start, until, recorded, valid_moment, known_moment)])
+        order = _by_path(
+            found,
+            [
+                i
+                for i, (start, until, recorded) in enumerate(times)
+                if _holds(start, until, recorded, valid_moment, known_moment)
+            ],
+        )
     return _shaped(found.take(order), as_)
 
 
@@ -231,9 +263,17 @@ def _holds(start: Any, until: Any, recorded: Any, valid: datetime | None, known:
     A time with a zone was decided by the store's filter already; only the others are looked at.
     """
     if valid is not None:
-        if start is not None and not _zoned(start) and not ((moment := _time_value(start)) is not None and moment <= valid):
+        if (
+            start is not None
+            and not _zoned(start)
+            and not ((moment := _time_value(start)) is not None and moment <= valid)
+        ):
             return False
-        if until is not None and not _zoned(until) and not ((moment := _time_value(until)) is not None and valid < moment):
+        if (
+            until is not None
+            and not _zoned(until)
+            and not ((moment := _time_value(until)) is not None and valid < moment)
+        ):
             return False
     if known is not None:
         if not _zoned(recorded) and ((moment := _time_value(recorded)) is None or moment > known):
@@ -298,18 +338,28 @@ def _decay_profiles(graph: GraphLike) -> Columns:
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
       OPTIONAL {{ ?memory mif:inheritedTtl ?inherited_ttl }}
     }}"""
-    found = _select(graph, query, (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced", "inherited_ttl"), split_on="memory")
+    found = _select(
+        graph,
+        query,
+        (*_COLUMNS, "model", "ttl", "half_life", "recorded", "created", "reinforced", "inherited_ttl"),
+        split_on="memory",
+    )
     with no_cyclic_gc():
         profiles = [_profile(*decay) for decay in zip(*found.values[len(_COLUMNS) :])]
-        return Columns((*_COLUMNS, "profile"), [*found.values[: len(_COLUMNS)], profiles]).take(_by_path(found, range(len(found))))
+        return Columns((*_COLUMNS, "profile"), [*found.values[: len(_COLUMNS)], profiles]).take(
+            _by_path(found, range(len(found)))
+        )
 
 
-def _profile(model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any, inherited_ttl: Any = None) -> DecayProfile:
+def _profile(
+    model: Any, ttl: Any, half_life: Any, recorded: Any, created: Any, reinforced: Any, inherited_ttl: Any = None
+) -> DecayProfile:
     return DecayProfile(  # times without a zone are UTC, as in _temporal
         model=model or "none",
         recorded=_time_value(recorded) or _time_value(created),
         reinforced=_time_value(reinforced),
-        ttl=ttl or inherited_ttl, half_life=half_life,
+        ttl=ttl or inherited_ttl,
+        half_life=half_life,
     )
 
 
@@ -333,12 +383,22 @@ def freshness(graph: GraphLike, at: Instant, *, as_: Shape = "table") -> Shaped:
             models.append(profile.model)
             values.append(value)
             problems.append(problem)
-    return _shaped(Columns((*_COLUMNS, "model", "freshness", "problem"), [*found.values[: len(_COLUMNS)], models, values, problems]), as_)
+    return _shaped(
+        Columns(
+            (*_COLUMNS, "model", "freshness", "problem"), [*found.values[: len(_COLUMNS)], models, values, problems]
+        ),
+        as_,
+    )
 
 
 # -- relationships -------------------------------------------------------------------------
 def neighbours(
-    graph: GraphLike, memory: str | URIRef, relationship: str | URIRef | None = None, *, direction: str = "out", depth: int = 1,
+    graph: GraphLike,
+    memory: str | URIRef,
+    relationship: str | URIRef | None = None,
+    *,
+    direction: str = "out",
+    depth: int = 1,
     as_: Shape = "table",
 ) -> Shaped:
     """Memories and entities within ``depth`` relationship steps of ``memory``, each with its shortest distance.
@@ -423,19 +483,35 @@ def relationship_edges(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
     here, not by ``ORDER BY``: Oxigraph compares terms by reading their text
     back from the store (3 s at 100,000 memories).
     """
-    edges = _select(graph, """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
+    edges = _select(
+        graph,
+        """SELECT ?source ?relationship ?target ?source_path ?target_path WHERE {
       ?target mif:path ?target_path .
-      """ + SPLIT_HERE + """      ?source ?relationship ?target .
+      """
+        + SPLIT_HERE
+        + """      ?source ?relationship ?target .
       { SELECT ?source ?source_path WHERE { ?source mif:path ?source_path } }
-    }""", ("source_path", "relationship", "target_path", "source", "target"), split_on="target")
-    nodes = _select(graph, """SELECT ?node ?path ?label WHERE {
+    }""",
+        ("source_path", "relationship", "target_path", "source", "target"),
+        split_on="target",
+    )
+    nodes = _select(
+        graph,
+        """SELECT ?node ?path ?label WHERE {
       ?node mif:path ?path .
-      """ + SPLIT_HERE + """      OPTIONAL { ?node dc:title ?title } OPTIONAL { ?node schema:name ?name }
+      """
+        + SPLIT_HERE
+        + """      OPTIONAL { ?node dc:title ?title } OPTIONAL { ?node schema:name ?name }
       BIND(COALESCE(?title, ?name, ?path) AS ?label)
-    }""", ("node", "path", "label"), split_on="node")
+    }""",
+        ("node", "path", "label"),
+        split_on="node",
+    )
     with no_cyclic_gc():
         labels: dict[tuple[Any, Any], list[Any]] = {}
-        for key, label in zip(zip(nodes.column("node"), nodes.column("path")), nodes.column("label")):  # a node with two titles has two
+        for key, label in zip(
+            zip(nodes.column("node"), nodes.column("path")), nodes.column("label")
+        ):  # a node with two titles has two
             labels.setdefault(key, []).append(label)  # labels, and its edges two rows each, as one query would give
         ordered = sorted(zip(*edges.values), key=lambda edge: (str(edge[0]), edge[1], str(edge[2])))
         columns: tuple[list[Any], ...] = ([], [], [], [], [])
@@ -469,7 +545,9 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "
     start = _memory(memory)
     versions = _Versions(graph, start)
     rows = [{**versions.about[m], "offset": offset} for m, offset in versions.offsets().items() if m in versions.about]
-    return _shaped(Columns.from_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or ""))), as_)
+    return _shaped(
+        Columns.from_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or ""))), as_
+    )
 
 
 def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
@@ -524,7 +602,9 @@ class _Versions:
             frontier, distance = [self.start], 0
             while frontier:
                 distance += 1
-                reached = list(dict.fromkeys(n for node in frontier for n in sorted(edges.get(node, ())) if n not in found))
+                reached = list(
+                    dict.fromkeys(n for node in frontier for n in sorted(edges.get(node, ())) if n not in found)
+                )
                 found.update((n, sign * distance) for n in reached)
                 frontier = reached
         return found
@@ -543,7 +623,9 @@ _TRUST_AT_LEAST = " ".join(
 )
 
 
-def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: float | None = None, *, as_: Shape = "table") -> Shaped:
+def trusted(
+    graph: GraphLike, min_trust: str | None = None, min_confidence: float | None = None, *, as_: Shape = "table"
+) -> Shaped:
     """Memories whose provenance reaches ``min_trust`` (spec 12.2 order) and ``min_confidence``, most trusted first.
 
     A bound left as None is not checked; a memory without the field asked
@@ -551,7 +633,9 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
     """
     if min_trust is not None and min_trust not in TRUST_LEVELS:
         raise MifRdfError(f"unknown trust level {min_trust!r}: use one of {', '.join(reversed(TRUST_LEVELS))}")
-    if min_confidence is not None and (isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0 <= min_confidence <= 1):
+    if min_confidence is not None and (
+        isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0 <= min_confidence <= 1
+    ):
         raise MifRdfError(f"min_confidence must be a number from 0 to 1 (got {min_confidence!r})")
     # a field that is checked is a required pattern, matched first; one that is not, an OPTIONAL at the end.
     # The minimum trust joins a table of the levels at or above each minimum, so Oxigraph starts from those
@@ -559,9 +643,13 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
     confidence = "?provenance mif:confidence ?confidence ."
     checked, unchecked = [], []
     if min_trust is None:
-        unchecked.append(f"OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}")
+        unchecked.append(
+            f"OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}"
+        )
     else:
-        checked.append(f"VALUES (?min_rank ?level ?trust_level ?rank) {{ {_TRUST_AT_LEAST} }} ?provenance mif:trustLevel ?level .")
+        checked.append(
+            f"VALUES (?min_rank ?level ?trust_level ?rank) {{ {_TRUST_AT_LEAST} }} ?provenance mif:trustLevel ?level ."
+        )
     if min_confidence is None:
         unchecked.append(f"OPTIONAL {{ {confidence} }}")
     else:
@@ -571,15 +659,22 @@ def trusted(graph: GraphLike, min_trust: str | None = None, min_confidence: floa
       ?memory mif:provenance ?provenance . {_MEMORY}
       {" ".join(unchecked)}
     }} ORDER BY DESC(?rank) DESC(?confidence) ?path"""
-    return _shaped(_select(
-        graph, query, (*_COLUMNS, "trust_level", "confidence"),
-        min_rank=None if min_trust is None else Literal(TRUST_LEVELS.index(min_trust)),
-        min_confidence=None if min_confidence is None else Literal(Decimal(repr(float(min_confidence)))),
-    ), as_)
+    return _shaped(
+        _select(
+            graph,
+            query,
+            (*_COLUMNS, "trust_level", "confidence"),
+            min_rank=None if min_trust is None else Literal(TRUST_LEVELS.index(min_trust)),
+            min_confidence=None if min_confidence is None else Literal(Decimal(repr(float(min_confidence)))),
+        ),
+        as_,
+    )
 
 
 # -- parameters ---------------------------------------------------------------------------------
-def _select(source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None, **params: Any) -> Columns:
+def _select(
+    source: GraphLike, query: str, columns: Iterable[str], *, split_on: str | None = None, **params: Any
+) -> Columns:
     """The query's rows, column by column in the order of ``columns``; parameters left as None are not bound."""
     graph = source.dataset if isinstance(source, LoadedBundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
@@ -641,7 +736,11 @@ def _memory(value: str | URIRef) -> URIRef:
 
 
 def _relationship(value: str | URIRef) -> URIRef:
-    iri = value if isinstance(value, URIRef) or "://" in str(value) else relationship_iri(_text(value, "relationship type"))
+    iri = (
+        value
+        if isinstance(value, URIRef) or "://" in str(value)
+        else relationship_iri(_text(value, "relationship type"))
+    )
     return _iri(iri, "relationship type")
 
 

@@ -37,26 +37,36 @@ solution.  On other stores the mark is a SPARQL comment and the query runs
 whole.  Parts come back one after the other: a split query's rows are in no
 particular order, and the helper sorts them.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.collector import no_cyclic_gc
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
 from mif_rdf.load.pipeline import usable_cores
-from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries.columns import Columns, Shape
 from mif_rdf.queries.results import Table, python_value
-from mif_rdf.queries.sparql import INIT_NS, Bindings, _oxigraph_syntax_error, check_query_safety, check_unicode, run_query, values_first
+from mif_rdf.queries.sparql import (
+    INIT_NS,
+    Bindings,
+    _oxigraph_syntax_error,
+    check_query_safety,
+    check_unicode,
+    run_query,
+    values_first,
+)
 
 try:  # pyoxigraph comes with the optional oxigraph extra
     import pyoxigraph as ox
@@ -65,8 +75,13 @@ except ImportError:  # pragma: no cover - without it no graph lives in Oxigraph
 
 
 def select(
-    graph: Graph | LoadedBundle, query: str, bindings: Bindings | None = None, columns: Sequence[str] | None = None, *,
-    allow_service: bool = False, as_: Shape = "table",
+    graph: Graph | LoadedBundle,
+    query: str,
+    bindings: Bindings | None = None,
+    columns: Sequence[str] | None = None,
+    *,
+    allow_service: bool = False,
+    as_: Shape = "table",
 ) -> Any:
     """The rows of a SELECT query as a :class:`Table`, on any rdflib graph (a bundle: its dataset).
 
@@ -82,7 +97,9 @@ def select(
         raise MifRdfError("the query is empty")
     check_query_safety(query, allow_service=allow_service)
     with no_cyclic_gc():
-        return select_columns(graph.dataset if isinstance(graph, LoadedBundle) else graph, query, bindings or {}, columns).shaped(as_)
+        return select_columns(
+            graph.dataset if isinstance(graph, LoadedBundle) else graph, query, bindings or {}, columns
+        ).shaped(as_)
 
 
 #: Marks where a query may be split on a variable (:func:`select_trusted`'s ``split_on``): a comment to any other engine.
@@ -93,7 +110,13 @@ _HEX = "0123456789abcdef"
 
 
 def select_trusted(
-    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None = None, *, as_values: bool = False, split_on: str | None = None
+    graph: Graph,
+    query: str,
+    bindings: Bindings,
+    columns: Sequence[str] | None = None,
+    *,
+    as_values: bool = False,
+    split_on: str | None = None,
 ) -> Table:
     """:func:`select` for query text written by this package: no update or SERVICE check.
 
@@ -113,7 +136,13 @@ def select_trusted(
 
 
 def select_columns(
-    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None = None, *, as_values: bool = False, split_on: str | None = None
+    graph: Graph,
+    query: str,
+    bindings: Bindings,
+    columns: Sequence[str] | None = None,
+    *,
+    as_values: bool = False,
+    split_on: str | None = None,
 ) -> Columns:
     """:func:`select_trusted`'s rows column by column (:class:`~.columns.Columns`), for helpers that read whole columns.
 
@@ -127,7 +156,9 @@ def select_columns(
     return Columns.from_result(result, columns)
 
 
-def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None, as_values: bool, split_on: str | None) -> Columns | None:
+def _in_oxigraph(
+    graph: Graph, query: str, bindings: Bindings, columns: Sequence[str] | None, as_values: bool, split_on: str | None
+) -> Columns | None:
     """The columns of a SELECT run by Oxigraph (split when asked), None when ``graph`` is not in Oxigraph."""
     if split_on is not None and SPLIT_HERE not in query:  # on any store: each part would hold every solution
         raise ValueError(f"a query split on ?{split_on} needs the mark {SPLIT_HERE!r}")
@@ -137,7 +168,11 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
     check_unicode(query, *map(str, bindings.values()))
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
-    options = {"prefixes": _prefixes(graph), "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}, **query_dataset(graph)}
+    options = {
+        "prefixes": _prefixes(graph),
+        "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()},
+        **query_dataset(graph),
+    }
 
     def tsv(text: str) -> tuple[tuple[str, ...], str]:
         try:
@@ -145,8 +180,12 @@ def _in_oxigraph(graph: Graph, query: str, bindings: Bindings, columns: Sequence
         except SyntaxError as exc:  # "error at LINE:COLUMN: message"
             raise _oxigraph_syntax_error(text, str(exc)) from None
         if not isinstance(solutions, ox.QuerySolutions):
-            raise MifRdfError(f"a table needs a SELECT query, not {'ASK' if isinstance(solutions, ox.QueryBoolean) else 'CONSTRUCT'}")
-        return tuple(v.value for v in solutions.variables), solutions.serialize(format=ox.QueryResultsFormat.TSV).decode("utf-8")
+            raise MifRdfError(
+                f"a table needs a SELECT query, not {'ASK' if isinstance(solutions, ox.QueryBoolean) else 'CONSTRUCT'}"
+            )
+        return tuple(v.value for v in solutions.variables), solutions.serialize(
+            format=ox.QueryResultsFormat.TSV
+        ).decode("utf-8")
 
     parts = _parts(query, split_on, _part_count()) if split_on else [query]
     if len(parts) == 1:
@@ -180,7 +219,9 @@ def _parts(query: str, variable: str, count: int) -> list[str]:
     starts = [_HEX[i * len(_HEX) // count] for i in range(count)]
     parts = []
     for i, start in enumerate(starts):
-        bounds = ([f'{hashed} >= "{start}"'] if i else []) + ([f'{hashed} < "{starts[i + 1]}"'] if i + 1 < count else [])
+        bounds = ([f'{hashed} >= "{start}"'] if i else []) + (
+            [f'{hashed} < "{starts[i + 1]}"'] if i + 1 < count else []
+        )
         parts.append(query.replace(SPLIT_HERE, f"FILTER({' && '.join(bounds)})\n", 1))
     return parts
 
@@ -206,9 +247,25 @@ def _to_ox(term: Node) -> Any:
 _CONVERTERS: dict[str, Callable[[str], Any]] = {
     str(dt): XSDToPython[dt]
     for dt in (
-        XSD.dateTime, XSD.date, XSD.boolean, XSD.decimal, XSD.double, XSD.float,
-        XSD.integer, XSD.int, XSD.long, XSD.short, XSD.byte, XSD.nonNegativeInteger, XSD.positiveInteger,
-        XSD.nonPositiveInteger, XSD.negativeInteger, XSD.unsignedLong, XSD.unsignedInt, XSD.unsignedShort, XSD.unsignedByte,
+        XSD.dateTime,
+        XSD.date,
+        XSD.boolean,
+        XSD.decimal,
+        XSD.double,
+        XSD.float,
+        XSD.integer,
+        XSD.int,
+        XSD.long,
+        XSD.short,
+        XSD.byte,
+        XSD.nonNegativeInteger,
+        XSD.positiveInteger,
+        XSD.nonPositiveInteger,
+        XSD.negativeInteger,
+        XSD.unsignedLong,
+        XSD.unsignedInt,
+        XSD.unsignedShort,
+        XSD.unsignedByte,
     )
 }
 _VALUE_TYPES = (bool, int, float, Decimal, datetime, date)
@@ -233,11 +290,15 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     if not variables:  # no variable: one empty line per solution
         height = body.count("\n")
         return height, [[None] * height for _ in names]
-    cells = body[:-1].replace("\n", "\t").split("\t") if body else []  # no cell holds a tab or a newline (TSV escapes them)
+    cells = (
+        body[:-1].replace("\n", "\t").split("\t") if body else []
+    )  # no cell holds a tab or a newline (TSV escapes them)
     width, height = len(variables), len(cells) // len(variables)
     where = {name: i for i, name in enumerate(variables)}
     convert = _converter()
-    return height, [_column(cells[where[name] :: width], convert) if name in where else [None] * height for name in names]
+    return height, [
+        _column(cells[where[name] :: width], convert) if name in where else [None] * height for name in names
+    ]
 
 
 def _column(cells: list[str], convert: Callable[[str], Any]) -> Sequence[Any]:
@@ -350,7 +411,9 @@ def _literal(cell: str) -> Any:
     end = cell.rindex('"')
     text = cell[1:end]
     if "\\" in text:
-        text = _ESCAPE.sub(lambda m: _ESCAPED[m.group(3)] if m.group(3) is not None else chr(int(m.group(1) or m.group(2), 16)), text)
+        text = _ESCAPE.sub(
+            lambda m: _ESCAPED[m.group(3)] if m.group(3) is not None else chr(int(m.group(1) or m.group(2), 16)), text
+        )
     suffix = cell[end + 1 :]
     if not suffix or suffix[0] == "@":  # a plain or language-tagged string: its text
         return text

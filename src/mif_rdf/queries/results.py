@@ -11,14 +11,16 @@ SELECT (CSV, TSV, JSON) and ASK; ``table`` is aligned text for people.  A
 CONSTRUCT or DESCRIBE graph is Turtle in ``table``, JSON-LD in ``json`` and
 ``subject, predicate, object`` rows in ``csv``/``tsv``.
 """
+
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
@@ -172,7 +174,10 @@ def _table(names: list[str], rows: list[dict[str, Node]]) -> str:
 def text_table(names: list[str], cells: list[list[str]]) -> str:
     """Aligned columns under a header, with a row count: for people reading a terminal."""
     widths = [max([len(n)] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
-    line = lambda values: "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()
+
     out = [line(names), line(["-" * w for w in widths])] + [line(r) for r in cells]
     out.append(f"({len(cells)} row{'s' if len(cells) != 1 else ''})")
     return "\n".join(out) + "\n"

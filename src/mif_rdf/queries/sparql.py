@@ -17,11 +17,12 @@ sees them.  :func:`bind_for_store` moves such bindings to the front of the
 ``WHERE`` group instead, written by :func:`sparql_term`, which refuses
 anything that is not a well-formed term.
 """
+
 from __future__ import annotations
 
 import functools
 import re
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from pyparsing import ParseBaseException
 from rdflib import BNode, Graph, Literal, URIRef
@@ -33,12 +34,12 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import Identifier, Node
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.context import is_valid_iri
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
+from mif_rdf.load.bundle import LoadedBundle
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -61,10 +62,12 @@ class QuerySyntaxError(MifRdfError):
 
 
 #: SPARQL 1.1's keywords, for "did you mean" on a misspelled one.
-_KEYWORDS = ("SELECT DISTINCT REDUCED WHERE FILTER OPTIONAL UNION MINUS GRAPH BIND VALUES ORDER BY GROUP HAVING LIMIT "
-             "OFFSET ASK CONSTRUCT DESCRIBE PREFIX BASE FROM NAMED NOT EXISTS AS ASC DESC COUNT SUM MIN MAX AVG SAMPLE "
-             "GROUP_CONCAT SERVICE UNDEF IN STR LANG LANGMATCHES DATATYPE BOUND IRI URI BNODE REGEX STRSTARTS STRENDS "
-             "CONTAINS LCASE UCASE STRLEN SUBSTR CONCAT COALESCE IF ISIRI ISURI ISBLANK ISLITERAL ISNUMERIC YEAR NOW").split()
+_KEYWORDS = (
+    "SELECT DISTINCT REDUCED WHERE FILTER OPTIONAL UNION MINUS GRAPH BIND VALUES ORDER BY GROUP HAVING LIMIT "
+    "OFFSET ASK CONSTRUCT DESCRIBE PREFIX BASE FROM NAMED NOT EXISTS AS ASC DESC COUNT SUM MIN MAX AVG SAMPLE "
+    "GROUP_CONCAT SERVICE UNDEF IN STR LANG LANGMATCHES DATATYPE BOUND IRI URI BNODE REGEX STRSTARTS STRENDS "
+    "CONTAINS LCASE UCASE STRLEN SUBSTR CONCAT COALESCE IF ISIRI ISURI ISBLANK ISLITERAL ISNUMERIC YEAR NOW"
+).split()
 _FOUND = re.compile(r"found '([A-Za-z_]+)")
 _PREFIX = re.compile(r"^prefix ([A-Za-z][\w.-]*): is not declared")
 
@@ -82,7 +85,9 @@ def _did_you_mean(message: str) -> str:
     return ""
 
 
-def run_query(graph: Graph | LoadedBundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False) -> Result:
+def run_query(
+    graph: Graph | LoadedBundle, query: str, bindings: Bindings | None = None, *, allow_service: bool = False
+) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) on a bundle or any rdflib graph.
 
     A Dataset loaded with ``store="Oxigraph"`` is queried by Oxigraph's own
@@ -129,7 +134,9 @@ def check_unicode(*texts: str) -> None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise MifRdfError(f"the query or one of its parameters is not valid Unicode text: {text[exc.start]!r} at position {exc.start}") from None
+            raise MifRdfError(
+                f"the query or one of its parameters is not valid Unicode text: {text[exc.start]!r} at position {exc.start}"
+            ) from None
 
 
 #: SPARQL's codepoint escapes, which a parser may apply before it reads keywords.
@@ -154,14 +161,18 @@ def check_query_bounds(query: str, *, max_bytes: int = MAX_QUERY_BYTES, max_dept
     """
     size = len(query.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise MifRdfError(f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.core.limits.MAX_QUERY_BYTES)")
+        raise MifRdfError(
+            f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.core.limits.MAX_QUERY_BYTES)"
+        )
     depth = 0
     for match in _BRACKETS.finditer(query):
         if match.group() in "{([":
             depth += 1
             if depth > max_depth:
-                raise MifRdfError(f"the query nests brackets ({{ ( [) more than {max_depth} deep, over the limit "
-                                  f"(mif_rdf.core.limits.MAX_QUERY_DEPTH): deeper queries crash query parsers")
+                raise MifRdfError(
+                    f"the query nests brackets ({{ ( [) more than {max_depth} deep, over the limit "
+                    f"(mif_rdf.core.limits.MAX_QUERY_DEPTH): deeper queries crash query parsers"
+                )
         elif depth:
             depth -= 1
 
@@ -181,13 +192,17 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
     check_unicode(query)
     check_query_bounds(query)
     if not allow_service and "\r" in query.replace("\r\n", ""):
-        raise MifRdfError("the query has a carriage return that does not end a line (\\r without \\n): "
-                          "query engines disagree on where a comment ends there; use \\n or \\r\\n line ends")
+        raise MifRdfError(
+            "the query has a carriage return that does not end a line (\\r without \\n): "
+            "query engines disagree on where a comment ends there; use \\n or \\r\\n line ends"
+        )
     try:
         parsed = _parsed(query)
     except RecursionError:
-        raise MifRdfError("the query is too deeply nested or has too many patterns in a row for rdflib's parser "
-                          "(it ran out of recursion); split it or run it on Oxigraph (--store oxigraph)") from None
+        raise MifRdfError(
+            "the query is too deeply nested or has too many patterns in a row for rdflib's parser "
+            "(it ran out of recursion); split it or run it on Oxigraph (--store oxigraph)"
+        ) from None
     except Exception as exc:  # ParseBaseException, or an undeclared prefix as a bare Exception
         if isinstance(exc, ParseBaseException) and _is_update(query):
             raise MifRdfError(

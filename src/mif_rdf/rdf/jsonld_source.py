@@ -11,27 +11,29 @@ naming the ``.jsonld`` file and a JSON pointer.  Beside its ``.md`` the
 it is checked, never loaded: when it no longer says what the ``.md`` says, a
 "stale projection" warning names the keys that differ.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
 from mif_rdf.core.context import MIF_CONTEXT_URL, MIF_NS, is_absolute_iri, projection_context
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, id_from_memory_iri, id_problem
-from mif_rdf.rdf.layout import with_timestamps
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
-from mif_rdf.source.parse import ParsedMemory, _check_required, parse_memory, read_text
+from mif_rdf.rdf.layout import with_timestamps
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.reference import pyld_graph
 from mif_rdf.rdf.reverse import RecoveredMemory, drop_mirrors, recover_memory
 from mif_rdf.rdf.roundtrip import canonical_frontmatter
 from mif_rdf.rdf.tordf import document_triples
+from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, id_from_memory_iri, id_problem
+from mif_rdf.source.parse import ParsedMemory, _check_required, parse_memory, read_text
 
 SUFFIX = ".jsonld"
 _CONCEPT = URIRef(MIF_NS + "Concept")
@@ -53,7 +55,10 @@ def is_projection(root: Path, relpath: str) -> bool:
 
 def pair_twins(root: Path, relpaths: Iterable[str]) -> list[str]:
     """The other file of each ``.md``/``.jsonld`` pair among ``relpaths`` that exists, sorted."""
-    twins = (r[: -len(".md")] + SUFFIX if r.endswith(".md") else markdown_path(r) if is_jsonld_path(r) else None for r in relpaths)
+    twins = (
+        r[: -len(".md")] + SUFFIX if r.endswith(".md") else markdown_path(r) if is_jsonld_path(r) else None
+        for r in relpaths
+    )
     return sorted({t for t in twins if t is not None and (root / t).is_file()})
 
 
@@ -70,7 +75,9 @@ def frontmatter_of_document(document: dict[str, Any]) -> dict[str, Any]:
     extra = [t for t in (types if isinstance(types, list) else [types]) if t not in (None, "Concept")]
     if extra:
         frontmatter["@type"] = extra[0] if len(extra) == 1 else extra
-    frontmatter.update((k, v) for k, v in document.items() if k not in ("@context", "@id", "@type", "conceptType", "content"))
+    frontmatter.update(
+        (k, v) for k, v in document.items() if k not in ("@context", "@id", "@type", "conceptType", "content")
+    )
     return drop_mirrors(with_timestamps(frontmatter))
 
 
@@ -94,7 +101,9 @@ def _unknown_context_url(document: Any) -> str | None:
     return None
 
 
-def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, path: str | None = None) -> RecoveredMemory:
+def memory_of_document(
+    document: Any, md_relpath: str, fallback_iri: str, *, path: str | None = None
+) -> RecoveredMemory:
     """Frontmatter and body of one JSON-LD memory document, compacted (spec 6), expanded, or in a ``@graph``.
 
     The graph JSON-LD makes of the document decides (read with the pinned
@@ -106,13 +115,24 @@ def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, pat
     """
     unknown = _unknown_context_url(document)
     if unknown is not None:
-        raise MifRdfError(f"context {unknown!r} is not a context mif-rdf knows (only {MIF_CONTEXT_URL} is served, from the pinned copy; nothing is fetched)")
+        raise MifRdfError(
+            f"context {unknown!r} is not a context mif-rdf knows (only {MIF_CONTEXT_URL} is served, from the pinned copy; nothing is fetched)"
+        )
     compacted = isinstance(document, dict) and isinstance(document.get("@id"), str) and "@graph" not in document
     doc_iri = (document_base(document) if compacted else None) or fallback_iri
     suffix = document_iri("", md_relpath)
     base = doc_iri[: -len(suffix)] if doc_iri.endswith(suffix) else doc_iri[: doc_iri.rfind("/") + 1]
-    plain = [c for c in _contexts(document) if not (isinstance(c, dict) and set(c) == {"@base"})] if isinstance(document, dict) else []
-    if compacted and plain == projection_context() and document["@id"].startswith(MEMORY_PREFIX) and isinstance(document.get("content"), str):
+    plain = (
+        [c for c in _contexts(document) if not (isinstance(c, dict) and set(c) == {"@base"})]
+        if isinstance(document, dict)
+        else []
+    )
+    if (
+        compacted
+        and plain == projection_context()
+        and document["@id"].startswith(MEMORY_PREFIX)
+        and isinstance(document.get("content"), str)
+    ):
         fitting = _as_projected(document, doc_iri, path or md_relpath)
         if fitting is not None:
             return fitting
@@ -129,10 +149,10 @@ def memory_of_document(document: Any, md_relpath: str, fallback_iri: str, *, pat
         raise MifRdfError(f"not readable as JSON-LD: {_innermost(exc)}") from None
     memory = document["@id"] if compacted else _only_memory(graph)
     if not memory.startswith(MEMORY_PREFIX):
-        raise MifRdfError(f"not a MIF memory document: its \"@id\" is {memory!r}, not \"urn:mif:<id>\"")
-    why = id_problem(memory[len(MEMORY_PREFIX):])
+        raise MifRdfError(f'not a MIF memory document: its "@id" is {memory!r}, not "urn:mif:<id>"')
+    why = id_problem(memory[len(MEMORY_PREFIX) :])
     if why is not None:
-        raise MifRdfError(f"\"@id\" {memory!r}: id {why}")
+        raise MifRdfError(f'"@id" {memory!r}: id {why}')
     template = frontmatter_of_document(document) if compacted else None
     return recover_memory(graph, memory, doc_iri=doc_iri, base=base, path=path or md_relpath, template=template)
 
@@ -148,23 +168,34 @@ def _as_projected(document: dict[str, Any], doc_iri: str, path: str) -> Recovere
     template = frontmatter_of_document(document)
     projected = project_memory(template, document["content"], path=path, doc_iri=doc_iri).document
     same = json.dumps({k: v for k, v in projected.items() if k != "@context"}, default=str) == json.dumps(
-        {k: v for k, v in document.items() if k != "@context"}, default=str)
+        {k: v for k, v in document.items() if k != "@context"}, default=str
+    )
     return RecoveredMemory(template, document["content"]) if same else None
 
 
 def _only_memory(graph: Graph) -> str:
     """The one memory (``urn:mif:`` node typed ``Concept``) of an expanded or ``@graph`` document."""
-    memories = sorted({str(s) for s in graph.subjects(RDF.type, _CONCEPT) if isinstance(s, URIRef) and str(s).startswith(MEMORY_PREFIX)})
+    memories = sorted(
+        {
+            str(s)
+            for s in graph.subjects(RDF.type, _CONCEPT)
+            if isinstance(s, URIRef) and str(s).startswith(MEMORY_PREFIX)
+        }
+    )
     if len(memories) != 1:
         found = "no node" if not memories else f"{len(memories)} nodes ({', '.join(memories[:3])})"
-        raise MifRdfError(f"not a MIF memory document: it needs one node \"urn:mif:<id>\" of type Concept, and has {found}")
+        raise MifRdfError(
+            f'not a MIF memory document: it needs one node "urn:mif:<id>" of type Concept, and has {found}'
+        )
     return memories[0]
 
 
 def _innermost(exc: BaseException) -> str:
     """The message of the deepest cause, or of mif-rdf's own (pyld wraps the reason in "Could not expand input ...")."""
     seen = 0
-    while not isinstance(exc, MifRdfError) and (exc.__cause__ or exc.__context__) is not None and seen < 20:  # ours says it best
+    while (
+        not isinstance(exc, MifRdfError) and (exc.__cause__ or exc.__context__) is not None and seen < 20
+    ):  # ours says it best
         exc, seen = exc.__cause__ or exc.__context__, seen + 1  # type: ignore[assignment]
     text = str(exc.args[0]) if exc.args else str(exc)
     lines = text.strip().splitlines()
@@ -177,7 +208,9 @@ def read_document(root: Path, relpath: str, problems: list[Problem], limits: Lim
     if text is None:
         return None
     if not text.lstrip().startswith(("{", "[")):  # a bare JSON value (null, 1, "x") is no JSON-LD document
-        problems.append(Problem(relpath, "not a JSON-LD document: it must be a JSON object or array", line=1, rule="json"))
+        problems.append(
+            Problem(relpath, "not a JSON-LD document: it must be a JSON object or array", line=1, rule="json")
+        )
         return None
     try:
         document = json.loads(text)
@@ -194,7 +227,9 @@ def read_document(root: Path, relpath: str, problems: list[Problem], limits: Lim
     return document
 
 
-def parse_jsonld_memory(root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedMemory | None, list[Problem]]:
+def parse_jsonld_memory(
+    root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[ParsedMemory | None, list[Problem]]:
     """Read one ``.jsonld`` memory file: None (with problems) when it cannot be a memory.
 
     Its document IRI is the one of the ``.md`` it stands for in this bundle,
@@ -218,7 +253,9 @@ def parse_jsonld_memory(root: Path, relpath: str, base: str, limits: Limits = DE
     return ParsedMemory(relpath, frontmatter, recovered.body), json_pointer_keys(problems)
 
 
-def read_memory(root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedMemory | None, list[Problem]]:
+def read_memory(
+    root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[ParsedMemory | None, list[Problem]]:
     """One memory file, ``.md`` (:func:`~mif_rdf.source.parse.parse_memory`) or ``.jsonld`` (:func:`parse_jsonld_memory`)."""
     if is_jsonld_path(relpath):
         return parse_jsonld_memory(root, relpath, base, limits)
@@ -252,8 +289,12 @@ def json_pointer(key: str) -> str:
 def json_pointer_keys(problems: Iterable[Problem]) -> list[Problem]:
     """Findings about ``.jsonld`` files with their keys as JSON pointers, and no line (a line of the
     memory's markdown form names nothing in the JSON document); others as they are."""
-    return [replace(p, key=json_pointer(p.key), line=None) if p.key and is_jsonld_path(p.path) and not p.key.startswith("/") else p
-            for p in problems]
+    return [
+        replace(p, key=json_pointer(p.key), line=None)
+        if p.key and is_jsonld_path(p.path) and not p.key.startswith("/")
+        else p
+        for p in problems
+    ]
 
 
 # -- projections beside their markdown ----------------------------------------------------
@@ -266,7 +307,9 @@ class Authored:
     doc_iri: str
 
 
-def stale_keys(relpath: str, authored: Authored, root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[str], list[Problem]]:
+def stale_keys(
+    relpath: str, authored: Authored, root: Path, limits: Limits = DEFAULT_LIMITS
+) -> tuple[list[str], list[Problem]]:
     """The top-level keys where the ``.jsonld`` at ``relpath`` no longer says what its ``.md`` says.
 
     Compared as JSON-LD reads both (so key order and the spelling of an IRI do
@@ -280,7 +323,14 @@ def stale_keys(relpath: str, authored: Authored, root: Path, limits: Limits = DE
     try:
         recovered = memory_of_document(document, markdown_path(relpath), authored.doc_iri, path=relpath)
     except MifRdfError as exc:
-        return [], [Problem(relpath, f"projection of {markdown_path(relpath)} cannot be read: {exc}", Severity.WARNING, rule="stale-projection")]
+        return [], [
+            Problem(
+                relpath,
+                f"projection of {markdown_path(relpath)} cannot be read: {exc}",
+                Severity.WARNING,
+                rule="stale-projection",
+            )
+        ]
     ours, theirs = authored.frontmatter, recovered.frontmatter
 
     def meaning(frontmatter: dict[str, Any], key: str) -> dict[str, Any]:
@@ -292,7 +342,9 @@ def stale_keys(relpath: str, authored: Authored, root: Path, limits: Limits = DE
     return keys, []
 
 
-def projection_problems(root: Path, projections: Iterable[str], authored: Callable[[str], Authored | None], limits: Limits = DEFAULT_LIMITS) -> list[Problem]:
+def projection_problems(
+    root: Path, projections: Iterable[str], authored: Callable[[str], Authored | None], limits: Limits = DEFAULT_LIMITS
+) -> list[Problem]:
     """A "stale projection" warning for each ``.jsonld`` that no longer is the projection of its loaded ``.md``."""
     problems: list[Problem] = []
     for relpath in projections:
@@ -302,8 +354,13 @@ def projection_problems(root: Path, projections: Iterable[str], authored: Callab
         keys, unreadable = stale_keys(relpath, md, root, limits)
         problems.extend(unreadable)
         if keys:
-            problems.append(Problem(
-                relpath, f"stale projection: no longer the projection of {markdown_path(relpath)} (the markdown wins); keys that differ: {', '.join(keys)}",
-                Severity.WARNING, key=json_pointer(keys[0]), rule="stale-projection",
-            ))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"stale projection: no longer the projection of {markdown_path(relpath)} (the markdown wins); keys that differ: {', '.join(keys)}",
+                    Severity.WARNING,
+                    key=json_pointer(keys[0]),
+                    rule="stale-projection",
+                )
+            )
     return problems

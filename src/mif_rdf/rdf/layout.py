@@ -17,11 +17,13 @@ template is what the graph says, written as the author wrote it; when the
 graph has been changed since (SPARQL Update, code enriching the dataset), the
 graph wins and the template only lends its key order.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.compare import isomorphic
@@ -41,8 +43,12 @@ KeyPath = list[Any]  # keys and list indexes
 
 def layout_text(frontmatter: dict[str, Any]) -> str:
     """The JSON a memory's layout triple holds: its frontmatter and where its unquoted timestamps are."""
-    return json.dumps({"frontmatter": frontmatter, "timestamps": list(_timestamp_paths(frontmatter, []))},
-                      ensure_ascii=False, separators=(",", ":"), default=str)
+    return json.dumps(
+        {"frontmatter": frontmatter, "timestamps": list(_timestamp_paths(frontmatter, []))},
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
 
 
 def frontmatter_of_layout(text: str) -> dict[str, Any] | None:

@@ -9,11 +9,13 @@ time it builds such a literal (when loading, parsing an export back, validating,
 querying); those log records are dropped here, since the problem record says
 the same thing once and where.
 """
+
 from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from rdflib import Literal, URIRef
 
@@ -42,7 +44,9 @@ def quiet_rdflib() -> None:
 @functools.cache
 def typed_terms() -> dict[str, str]:
     """Context term name -> XSD datatype IRI, for the terms the context types with one."""
-    return {name: term.coerce for name, term in mif_context().terms.items() if term.coerce and term.coerce.startswith(_XSD)}
+    return {
+        name: term.coerce for name, term in mif_context().terms.items() if term.coerce and term.coerce.startswith(_XSD)
+    }
 
 
 def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]:
@@ -52,10 +56,16 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
     for keypath, key, value in _strings(frontmatter, ""):
         datatype = typed.get(key)
         if datatype is not None and Literal(value, datatype=URIRef(datatype)).ill_typed:
-            problems.append(Problem(
-                relpath, f"{value!r} is not a valid xsd:{datatype[len(_XSD):]}; kept as written with that datatype",
-                Severity.WARNING, key=keypath, value=value, rule="datatype",
-            ))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"{value!r} is not a valid xsd:{datatype[len(_XSD) :]}; kept as written with that datatype",
+                    Severity.WARNING,
+                    key=keypath,
+                    value=value,
+                    rule="datatype",
+                )
+            )
     return problems
 
 

@@ -28,6 +28,7 @@ file and key path:
   a key or IRI-valued string that makes no absolute IRI (a space in it);
 * a value JSON has no form for (``.inf``, ``.nan``, binary) is written as text.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mif_rdf.core.context import ActiveContext, Term, iri_problem, is_absolute_iri, is_valid_iri, mif_context, projection_context
+from mif_rdf.core.context import (
+    ActiveContext,
+    Term,
+    iri_problem,
+    is_absolute_iri,
+    is_valid_iri,
+    mif_context,
+    projection_context,
+)
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.source.identity import memory_iri
 
@@ -48,9 +57,13 @@ _DATE = r"-?[0-9]{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 #: Lexical spaces of the datatypes the contexts coerce strings to (XSD 1.1): a string outside its
 #: datatype's makes an ill-typed literal, which every JSON-LD processor writes as it is.
 LEXICAL_FORMS = {
-    XSD + "dateTime": re.compile(rf"^{_DATE}T(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?|24:00:00(\.0+)?){_ZONE}$"),
+    XSD + "dateTime": re.compile(
+        rf"^{_DATE}T(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?|24:00:00(\.0+)?){_ZONE}$"
+    ),
     XSD + "date": re.compile(rf"^{_DATE}{_ZONE}$"),
-    XSD + "duration": re.compile(r"^-?P(?=[0-9T])([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$"),
+    XSD + "duration": re.compile(
+        r"^-?P(?=[0-9T])([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$"
+    ),
     XSD + "decimal": re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"),
     XSD + "integer": re.compile(r"^[+-]?[0-9]+$"),
     XSD + "boolean": re.compile(r"^(true|false|1|0)$"),
@@ -94,7 +107,9 @@ class _Encoder:
         for key, value in obj.items():
             path = f"{keypath}.{key}" if keypath else str(key)
             if not isinstance(key, str):
-                self.note(path, f"key {key!r} is not a string; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(
+                    path, f"key {key!r} is not a string; left out of the JSON-LD projection", Severity.ERROR, value
+                )
                 continue
             iri, term = ctx.expand_key(key)
             if iri in ("@id", "@type"):
@@ -105,10 +120,17 @@ class _Encoder:
                     self.note(path, f"{key!r} {why}; left out of the JSON-LD projection", Severity.ERROR, value)
                 continue
             if key.startswith("@") or (iri or "").startswith("@"):
-                self.note(path, f"key {key!r} is a JSON-LD keyword; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(
+                    path, f"key {key!r} is a JSON-LD keyword; left out of the JSON-LD projection", Severity.ERROR, value
+                )
                 continue
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
-                self.note(path, f"key {key!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(
+                    path,
+                    f"key {key!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection",
+                    Severity.ERROR,
+                    value,
+                )
                 continue
             if iri is None or not is_absolute_iri(iri):
                 self.note(path, f"key {key!r} makes no RDF property IRI; JSON-LD drops it from the graph")
@@ -129,7 +151,9 @@ class _Encoder:
             ok = isinstance(value, str) and is_valid_iri(ctx.expand_iri(value, base=self.doc_iri) or "")
             return None if ok else "must be a string that makes a valid IRI"
         values = value if isinstance(value, list) else [value]
-        ok = bool(values) and all(isinstance(v, str) and is_valid_iri(ctx.expand_iri(v, vocab=True, base=self.doc_iri) or "") for v in values)
+        ok = bool(values) and all(
+            isinstance(v, str) and is_valid_iri(ctx.expand_iri(v, vocab=True, base=self.doc_iri) or "") for v in values
+        )
         return None if ok else "must be a string (or list of strings) naming a type"
 
     def value(self, value: Any, term: Term | None, ctx: ActiveContext, keypath: str) -> Any:
@@ -144,28 +168,44 @@ class _Encoder:
         if isinstance(value, str) and coerce in ("@id", "@vocab"):
             iri = ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri)
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
-                self.note(keypath, f"{value!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection", Severity.ERROR, value)
+                self.note(
+                    keypath,
+                    f"{value!r} makes an IRI that {iri_problem(iri)}; left out of the JSON-LD projection",
+                    Severity.ERROR,
+                    value,
+                )
                 self.unusable_value(keypath, term.iri if term else None, value)
                 return _LEFT_OUT
             if iri is None or not is_absolute_iri(iri):
                 self.note(keypath, f"{value!r} does not make an IRI; JSON-LD drops it from the graph", value=value)
                 self.unusable_value(keypath, term.iri if term else None, value)
         elif coerce in LEXICAL_FORMS and not _in_lexical_space(value, coerce):
-            name = coerce[len(XSD):]
+            name = coerce[len(XSD) :]
             # a date under a dateTime term is the spec's own form (``accessed: 2026-01-20``): a note, nothing to fix
-            as_spec = coerce == XSD + "dateTime" and isinstance(value, str) and bool(LEXICAL_FORMS[XSD + "date"].match(value))
-            self.ill_typed.append(Problem(
-                self.path, f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the graph holds "
-                f"the ill-typed literal \"{_jsonable(value)}\"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently"
-                + ("; the spec writes a date here" if as_spec else ""),
-                Severity.INFO if as_spec else Severity.WARNING, key=keypath, value=value, rule=ILL_TYPED))
+            as_spec = (
+                coerce == XSD + "dateTime" and isinstance(value, str) and bool(LEXICAL_FORMS[XSD + "date"].match(value))
+            )
+            self.ill_typed.append(
+                Problem(
+                    self.path,
+                    f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the graph holds "
+                    f'the ill-typed literal "{_jsonable(value)}"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently'
+                    + ("; the spec writes a date here" if as_spec else ""),
+                    Severity.INFO if as_spec else Severity.WARNING,
+                    key=keypath,
+                    value=value,
+                    rule=ILL_TYPED,
+                )
+            )
         elif type(value) is int and abs(value) >= 10**21:
             # JSON-LD toRdf writes a number this large as an xsd:double ("1.0E21"), losing digits (issue 15)
             return {"@value": str(value), "@type": coerce if coerce in _INTEGERS else XSD + "integer"}
         elif isinstance(value, float) and not math.isfinite(value):
             self.note(keypath, f"{value!r} has no JSON form; written as the text {_jsonable(value)!r}", value=value)
         elif value is not None and not isinstance(value, (bool, int, float, str)):
-            self.note(keypath, f"YAML value of type {type(value).__name__} has no JSON form; written as text", Severity.ERROR)
+            self.note(
+                keypath, f"YAML value of type {type(value).__name__} has no JSON form; written as text", Severity.ERROR
+            )
         return _jsonable(value)
 
 
@@ -178,7 +218,12 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
     if extra_types is not None and enc.reference_problem("@type", extra_types, ctx) is None:
         types.extend(extra_types if isinstance(extra_types, list) else [extra_types])
     elif extra_types is not None:
-        enc.note("@type", "'@type' must be a string (or list of strings) naming a type; left out of the JSON-LD projection", Severity.ERROR, extra_types)
+        enc.note(
+            "@type",
+            "'@type' must be a string (or list of strings) naming a type; left out of the JSON-LD projection",
+            Severity.ERROR,
+            extra_types,
+        )
     doc: dict[str, Any] = {
         "@context": projection_context(),
         "@type": types if len(types) > 1 else "Concept",
@@ -188,7 +233,11 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
         doc["conceptType"] = enc.value(frontmatter["type"], ctx.terms["conceptType"], ctx, "type")
     for key in sorted(_RESERVED - {"id", "type"}):
         if key in frontmatter:
-            enc.note(key, f"frontmatter key {key!r} clashes with what the projection derives; it is not kept in RDF", Severity.ERROR)
+            enc.note(
+                key,
+                f"frontmatter key {key!r} clashes with what the projection derives; it is not kept in RDF",
+                Severity.ERROR,
+            )
     rest = {key: value for key, value in frontmatter.items() if key not in _RESERVED and key != "@type"}
     doc.update(enc.node(rest, ctx, ""))
     doc["content"] = body
@@ -216,7 +265,9 @@ def _in_lexical_space(value: Any, datatype: str) -> bool:
     if isinstance(value, bool):
         return datatype == XSD + "boolean"
     if isinstance(value, (int, float)):
-        return datatype in (XSD + "decimal", XSD + "integer") and (isinstance(value, int) or datatype == XSD + "decimal")
+        return datatype in (XSD + "decimal", XSD + "integer") and (
+            isinstance(value, int) or datatype == XSD + "decimal"
+        )
     return not isinstance(value, str) or bool(LEXICAL_FORMS[datatype].match(value))
 
 

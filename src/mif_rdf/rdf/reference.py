@@ -4,10 +4,12 @@ Slow (about 5 ms a memory) but an independent implementation; the fast walker
 in :mod:`mif_rdf.rdf.tordf` is tested against it, and ``engine="pyld"`` loads a
 whole bundle through it.
 """
+
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import rdflib
 from pyld import jsonld

@@ -13,6 +13,7 @@ one-element list, the provider names of ``extensions``, ``id``/``@id`` and
 ``type``/``@type`` spellings in nested objects, ``"x"`` versus ``{"@id": "x"}``
 for IRI-valued keys, and different spellings of the same IRI.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,8 @@ from rdflib.namespace import RDF, XSD
 
 from mif_rdf.core.context import MIF_NS, ActiveContext, Term, mif_context
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.source.identity import id_from_memory_iri, relativize, target_spelling
 from mif_rdf.rdf.layout import template_fits
+from mif_rdf.source.identity import id_from_memory_iri, relativize, target_spelling
 from mif_rdf.source.yamlio import TIMESTAMP_RE, YamlTimestamp
 
 _RDF_JSON = URIRef(str(RDF) + "JSON")
@@ -35,9 +36,27 @@ _CONTENT = URIRef(MIF_NS + "content")
 _CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
 #: Frontmatter key order the reverse path writes (spec Appendix A); other keys follow, sorted.
 KEY_ORDER = (
-    "id", "type", "created", "modified", "ontology", "namespace", "title", "tags", "aliases",
-    "summary", "compressed_at", "entity", "entities", "relationships", "temporal", "provenance",
-    "embedding", "citations", "documents", "properties", "extensions",
+    "id",
+    "type",
+    "created",
+    "modified",
+    "ontology",
+    "namespace",
+    "title",
+    "tags",
+    "aliases",
+    "summary",
+    "compressed_at",
+    "entity",
+    "entities",
+    "relationships",
+    "temporal",
+    "provenance",
+    "embedding",
+    "citations",
+    "documents",
+    "properties",
+    "extensions",
 )
 #: Keys whose node references are written ``{"@id": ...}`` rather than as a plain string.
 _OBJECT_REFERENCES = frozenset({"entity", "wasGeneratedBy", "wasAttributedTo", "wasDerivedFrom", "wasAssociatedWith"})
@@ -62,7 +81,9 @@ class GraphReader:
         self.visiting: set[Any] = set()
 
     # -- nodes ------------------------------------------------------------------
-    def properties(self, subject: Any, ctx: ActiveContext, parent_key: str | None, skip: frozenset[Any] = frozenset()) -> dict[str, Any]:
+    def properties(
+        self, subject: Any, ctx: ActiveContext, parent_key: str | None, skip: frozenset[Any] = frozenset()
+    ) -> dict[str, Any]:
         """The JSON object of one node: its ``@id`` (when named), ``@type`` and properties."""
         out: dict[str, Any] = {}
         if isinstance(subject, URIRef) and parent_key is not None:
@@ -83,8 +104,15 @@ class GraphReader:
 
     def key_value(self, key: str, term: Term | None, ctx: ActiveContext, objects: list[Any]) -> Any:
         if term is not None and term.container == "@index":  # JSON-LD keeps an index map's values, not its keys
-            self.problems.append(Problem(self.path, f"the graph does not hold the index keys of {key!r} (provider names); its values are written as a list",
-                                         Severity.INFO, key=key, rule="layout"))
+            self.problems.append(
+                Problem(
+                    self.path,
+                    f"the graph does not hold the index keys of {key!r} (provider names); its values are written as a list",
+                    Severity.INFO,
+                    key=key,
+                    rule="layout",
+                )
+            )
             return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
         if term is not None and term.container == "@set":
             return sorted((self.value(o, key, term, ctx) for o in objects), key=_sort_key)
@@ -111,7 +139,9 @@ class GraphReader:
                 return iri
             return {"id" if key in _PLAIN_ID_PARENTS else "@id": iri}
         if obj in self.visiting:
-            self.problems.append(Problem(self.path, f"cycle through node {obj} under {key!r}; cut", Severity.WARNING, key=key))
+            self.problems.append(
+                Problem(self.path, f"cycle through node {obj} under {key!r}; cut", Severity.WARNING, key=key)
+            )
             return None
         self.visiting.add(obj)
         try:
@@ -164,7 +194,9 @@ def _ordered(data: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
 
 def drop_mirrors(frontmatter: dict[str, Any]) -> dict[str, Any]:
     """Remove the projection's ``timestamp``/``description`` mirrors (spec 15.1) where they equal what they mirror."""
-    if "timestamp" in frontmatter and frontmatter["timestamp"] == (frontmatter.get("modified") or frontmatter.get("created")):
+    if "timestamp" in frontmatter and frontmatter["timestamp"] == (
+        frontmatter.get("modified") or frontmatter.get("created")
+    ):
         del frontmatter["timestamp"]
     if "description" in frontmatter and frontmatter["description"] == frontmatter.get("summary"):
         del frontmatter["description"]
@@ -187,8 +219,14 @@ def recover_memory(
     recovered = _read_graph(graph, memory, doc_iri=doc_iri, base=base, path=path)
     if template is not None:
         recovered.frontmatter = _ordered(recovered.frontmatter, tuple(template))
-        recovered.problems.append(Problem(path or memory, "the graph differs from the loaded file: frontmatter read from RDF, without the author's list order, nulls and spellings",
-                                          Severity.INFO, rule="layout"))
+        recovered.problems.append(
+            Problem(
+                path or memory,
+                "the graph differs from the loaded file: frontmatter read from RDF, without the author's list order, nulls and spellings",
+                Severity.INFO,
+                rule="layout",
+            )
+        )
     return recovered
 
 
@@ -206,10 +244,14 @@ def _read_graph(graph: Graph, memory: str, *, doc_iri: str, base: str, path: str
     frontmatter: dict[str, Any] = {"id": id_from_memory_iri(memory)}
     concept_type = graph.value(node, _CONCEPT_TYPE)
     if concept_type is not None:
-        frontmatter["type"] = ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
+        frontmatter["type"] = (
+            ctx.compact_iri(str(concept_type)) if isinstance(concept_type, URIRef) else str(concept_type)
+        )
     frontmatter.update(data)
     drop_mirrors(frontmatter)
     content = graph.value(node, _CONTENT)
     if content is None:
-        reader.problems.append(Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content"))
+        reader.problems.append(
+            Problem(reader.path, "memory has no content literal; the body is empty", Severity.WARNING, key="content")
+        )
     return RecoveredMemory(_ordered(frontmatter, KEY_ORDER), "" if content is None else str(content), reader.problems)

@@ -14,6 +14,7 @@ This is the criterion for a graph read back *without* the layout graph;
 with it (:mod:`mif_rdf.rdf.layout`) the round trip gives the frontmatter back
 identical.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,7 +66,10 @@ class _Canon:
                 out[iri] = ctx.expand_iri(value, base=self.doc_iri) if isinstance(value, str) else value
             elif iri == "@type":
                 values = value if isinstance(value, list) else [value]
-                out[iri] = sorted(str(ctx.expand_iri(v, vocab=True, base=self.doc_iri)) if isinstance(v, str) else repr(v) for v in values)
+                out[iri] = sorted(
+                    str(ctx.expand_iri(v, vocab=True, base=self.doc_iri)) if isinstance(v, str) else repr(v)
+                    for v in values
+                )
             else:
                 canon = self.value(value, term, ctx.child(term))
                 if canon != _NOTHING:
@@ -82,7 +86,10 @@ class _Canon:
         if container == "@index" and isinstance(value, dict):
             value = list(value.values())  # JSON-LD keeps an index map's values, not its keys
         canon = self.items(_flatten(value), coerce, ctx)
-        return ("set", sorted({json.dumps(c, sort_keys=True, default=str) for c in canon}))  # RDF keeps one of duplicates
+        return (
+            "set",
+            sorted({json.dumps(c, sort_keys=True, default=str) for c in canon}),
+        )  # RDF keeps one of duplicates
 
     def items(self, values: list[Any], coerce: str | None, ctx: ActiveContext) -> list[Any]:
         """The canonical items JSON-LD keeps: no ``null``, no string that makes no IRI where an IRI belongs."""

@@ -9,12 +9,13 @@ the canonical decimal of the author's number (pyld writes ``0.94`` as
 ``9.399999999999999E-1``), and a float with no fractional part stays an
 ``xsd:double`` (pyld makes ``3.0`` an ``xsd:integer``).
 """
+
 from __future__ import annotations
 
 import json
 import uuid
 from decimal import Decimal
-from typing import Any, Union
+from typing import Any
 
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
@@ -91,7 +92,7 @@ class NQuadsTerms:
         return json.dumps(lexical, ensure_ascii=False) + "^^<" + datatype + ">"
 
 
-Terms = Union[RdflibTerms, NQuadsTerms]
+Terms = RdflibTerms | NQuadsTerms
 
 
 def canonical_double(value: float) -> str:
@@ -224,7 +225,11 @@ class Walker:
 
     def literal(self, value: Any, datatype: str | None) -> Any:
         """The literal of a JSON value, built once per distinct (type, value, datatype)."""
-        key = (type(value), repr(value) if isinstance(value, float) else value, datatype)  # -0.0 == 0.0, but their literals differ
+        key = (
+            type(value),
+            repr(value) if isinstance(value, float) else value,
+            datatype,
+        )  # -0.0 == 0.0, but their literals differ
         cache = self.terms.literals
         found = cache.get(key)
         if found is None:

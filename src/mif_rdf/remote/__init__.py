@@ -20,10 +20,11 @@ rdflib's connector, which has no timeout and turns every fault into a bare
 ``ValueError``: here they have timeouts, bounded retries, credentials, and
 raise one-line :class:`~mif_rdf.remote.gsp.StoreError` subclasses.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from io import BytesIO
-from typing import Mapping
 
 from rdflib import BNode, Dataset, Graph
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
@@ -41,7 +42,9 @@ _PROBE_DEFAULT = "ASK { ?s ?p ?o }"
 class RemoteStore(SPARQLStore):
     """rdflib's SPARQLStore, talking through :class:`HttpClient` (POST, ``application/sparql-query``)."""
 
-    def __init__(self, query_endpoint: str, *, union_params: Mapping[str, str] | None = None, client: HttpClient | None = None) -> None:
+    def __init__(
+        self, query_endpoint: str, *, union_params: Mapping[str, str] | None = None, client: HttpClient | None = None
+    ) -> None:
         super().__init__(check_endpoint(query_endpoint, "query endpoint"), returnFormat="xml")
         self.union_params = dict(union_params or {})
         self.client = client or HttpClient()
@@ -56,7 +59,9 @@ class RemoteStore(SPARQLStore):
         params = {"default-graph-uri": str(default_graph)} if scoped else self.union_params
         assert self.query_endpoint is not None
         response = self.client.request(
-            "POST", with_params(self.query_endpoint, params), query.encode("utf-8"),
+            "POST",
+            with_params(self.query_endpoint, params),
+            query.encode("utf-8"),
             {"Content-Type": "application/sparql-query; charset=utf-8", "Accept": self.response_mime_types()},
             what="a SPARQL query",
         )
@@ -64,8 +69,12 @@ class RemoteStore(SPARQLStore):
 
 
 def remote_dataset(
-    query_endpoint: str, *, union_params: Mapping[str, str] | None = None,
-    credentials: Credentials | None = None, timeout: float = 30.0, retry: RetryPolicy | None = None,
+    query_endpoint: str,
+    *,
+    union_params: Mapping[str, str] | None = None,
+    credentials: Credentials | None = None,
+    timeout: float = 30.0,
+    retry: RetryPolicy | None = None,
 ) -> Dataset:
     """A read-only Dataset over a SPARQL endpoint whose queries see the union of the named graphs.
 

@@ -18,6 +18,7 @@ Standard library only (``urllib``), so pushing needs no extra dependency.
 * Redirects are not followed: a redirect could carry the credentials to
   another host.  The message names the new location instead.
 """
+
 from __future__ import annotations
 
 import base64
@@ -26,8 +27,9 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from mif_rdf.core.errors import MifRdfError
@@ -81,12 +83,12 @@ class Credentials:
     label: str
 
     @classmethod
-    def basic(cls, user: str, password: str) -> "Credentials":
-        token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    def basic(cls, user: str, password: str) -> Credentials:
+        token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
         return cls(f"Basic {token}", f"user {user!r}")
 
     @classmethod
-    def bearer(cls, token: str, source: str) -> "Credentials":
+    def bearer(cls, token: str, source: str) -> Credentials:
         return cls(f"Bearer {token}", f"the token in {source}")
 
 
@@ -131,7 +133,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 class HttpClient:
     """HTTP requests with credentials, a timeout, bounded retries and one-line errors."""
 
-    def __init__(self, credentials: Credentials | None = None, timeout: float = 30.0, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, credentials: Credentials | None = None, timeout: float = 30.0, retry: RetryPolicy | None = None
+    ) -> None:
         if timeout <= 0:
             raise MifRdfError(f"timeout must be positive, got {timeout:g}")
         self.credentials = credentials
@@ -140,8 +144,14 @@ class HttpClient:
         self._opener = urllib.request.build_opener(_NoRedirect)
 
     def request(
-        self, method: str, url: str, body: bytes | None = None, headers: Mapping[str, str] | None = None,
-        *, accept: frozenset[int] = frozenset(), what: str = "",
+        self,
+        method: str,
+        url: str,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        accept: frozenset[int] = frozenset(),
+        what: str = "",
     ) -> Response:
         """Send one request; 2xx and the statuses in ``accept`` are answers, everything else raises."""
         what = what or f"{method} {redacted(url)}"
@@ -155,7 +165,9 @@ class HttpClient:
                 self.retry.sleep(self.retry.delay(attempt, fault.retry_after))
                 attempt += 1
 
-    def _once(self, method: str, url: str, body: bytes | None, headers: dict[str, str], accept: frozenset[int], what: str) -> Response:
+    def _once(
+        self, method: str, url: str, body: bytes | None, headers: dict[str, str], accept: frozenset[int], what: str
+    ) -> Response:
         if self.credentials is not None:
             headers["Authorization"] = self.credentials.header
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
@@ -164,7 +176,11 @@ class HttpClient:
         deadline = time.monotonic() + self.timeout
         try:
             with self._opener.open(request, timeout=self.timeout) as answer:
-                return Response(answer.status, _body(answer, deadline, MAX_ANSWER_BYTES, what), answer.headers.get("Content-Type", ""))
+                return Response(
+                    answer.status,
+                    _body(answer, deadline, MAX_ANSWER_BYTES, what),
+                    answer.headers.get("Content-Type", ""),
+                )
         except urllib.error.HTTPError as error:
             payload = _read(error, deadline)
             if error.code in accept:
@@ -175,28 +191,46 @@ class HttpClient:
             if isinstance(reason, TimeoutError):
                 raise self._timeout(url, what) from None
             if isinstance(reason, ConnectionError):
-                raise _Transient(StoreUnreachable(f"cannot reach the store at {_origin(url)}: {_why(reason)} {tries}")) from None
+                raise _Transient(
+                    StoreUnreachable(f"cannot reach the store at {_origin(url)}: {_why(reason)} {tries}")
+                ) from None
             raise StoreUnreachable(f"cannot reach the store at {_origin(url)}: {_why(reason)}") from None
         except TimeoutError:
             raise self._timeout(url, what) from None
         except ConnectionError as error:  # reset or closed mid-answer
-            raise _Transient(StoreUnreachable(f"the store at {_origin(url)} dropped the connection during {what}: {_why(error)} {tries}")) from None
+            raise _Transient(
+                StoreUnreachable(
+                    f"the store at {_origin(url)} dropped the connection during {what}: {_why(error)} {tries}"
+                )
+            ) from None
         except http.client.HTTPException as error:
-            raise StoreFailed(f"the store at {_origin(url)} sent a broken answer to {what}: {type(error).__name__}") from None
+            raise StoreFailed(
+                f"the store at {_origin(url)} sent a broken answer to {what}: {type(error).__name__}"
+            ) from None
 
     def _timeout(self, url: str, what: str) -> StoreTimeout:
-        return StoreTimeout(f"the store at {_origin(url)} did not answer {what} within {self.timeout:g} s; raise --timeout if it is only slow")
+        return StoreTimeout(
+            f"the store at {_origin(url)} did not answer {what} within {self.timeout:g} s; raise --timeout if it is only slow"
+        )
 
     def _status_error(self, error: urllib.error.HTTPError, detail: str, what: str, tries: str) -> Exception:
         status = f"{error.code} {error.reason}" + (f": {detail}" if detail else "")
         if error.code in (401, 403):
-            hint = f"check {self.credentials.label}" if self.credentials else "it needs credentials: --user (with MIF_RDF_PASSWORD) or --token-env"
+            hint = (
+                f"check {self.credentials.label}"
+                if self.credentials
+                else "it needs credentials: --user (with MIF_RDF_PASSWORD) or --token-env"
+            )
             return StoreAuthError(f"the store refused {what} ({status}); {hint}")
         if error.code in TRANSIENT_STATUS:
-            return _Transient(StoreFailed(f"the store kept failing {what}: {status} {tries}"), error.headers.get("Retry-After"))
+            return _Transient(
+                StoreFailed(f"the store kept failing {what}: {status} {tries}"), error.headers.get("Retry-After")
+            )
         if 300 <= error.code < 400:
             location = error.headers.get("Location", "?")
-            return StoreRejected(f"the store redirected {what} to {location}; use that URL (redirects are not followed, so credentials never go elsewhere)")
+            return StoreRejected(
+                f"the store redirected {what} to {location}; use that URL (redirects are not followed, so credentials never go elsewhere)"
+            )
         if error.code < 500:
             return StoreRejected(f"the store rejected {what}: {status}")
         return StoreFailed(f"the store failed {what}: {status}")
@@ -258,8 +292,10 @@ def check_endpoint(url: str, option: str = "--endpoint") -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise MifRdfError(f"{option} must be an http:// or https:// URL, got {redacted(url)!r}")
     if "@" in parts.netloc:
-        raise MifRdfError(f"{option} {redacted(url)}: a user name or password in the URL would be printed and logged; "
-                          "give --user NAME and the password in $MIF_RDF_PASSWORD (in Python: Credentials.basic)")
+        raise MifRdfError(
+            f"{option} {redacted(url)}: a user name or password in the URL would be printed and logged; "
+            "give --user NAME and the password in $MIF_RDF_PASSWORD (in Python: Credentials.basic)"
+        )
     return url
 
 
@@ -279,7 +315,10 @@ def iri_ref(iri: str) -> str:
 
 #: Typed literals Virtuoso 7 cannot take as constants in an update ("No column P730DD",
 #: "Unsupported case in CONVERT"): the request binds them with STRDT in the WHERE clause instead.
-_BOUND_LITERAL = re.compile(rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= \.$)', re.M)
+_BOUND_LITERAL = re.compile(
+    rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= \.$)',
+    re.M,
+)
 
 
 def insert_triples(iri: str, ntriples: bytes) -> bytes:
@@ -301,7 +340,7 @@ def insert_triples(iri: str, ntriples: bytes) -> bytes:
         return name
 
     template = _BOUND_LITERAL.sub(bound, ntriples)
-    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode("utf-8") + template + b"} } WHERE { " + b"".join(binds) + b"}\n"
+    return f"INSERT {{ GRAPH {iri_ref(iri)} {{\n".encode() + template + b"} } WHERE { " + b"".join(binds) + b"}\n"
 
 
 class GraphStore:
@@ -328,8 +367,11 @@ class GraphStore:
     def get_graph(self, iri: str) -> Response | None:
         """The graph as the store serializes it (N-Triples asked for), or None when it does not exist."""
         response = self.client.request(
-            "GET", self._graph_url(iri), headers={"Accept": "application/n-triples, text/turtle;q=0.9"},
-            accept=frozenset({404}), what=f"GET graph <{iri}>",
+            "GET",
+            self._graph_url(iri),
+            headers={"Accept": "application/n-triples, text/turtle;q=0.9"},
+            accept=frozenset({404}),
+            what=f"GET graph <{iri}>",
         )
         return None if response.status == 404 else response
 
@@ -337,19 +379,33 @@ class GraphStore:
         """Replace the graph's content with these N-Triples."""
         if self.update_endpoint:
             name = iri_ref(iri)
-            self.update(f"DROP SILENT GRAPH {name} ;\n".encode("utf-8") + insert_triples(iri, ntriples), f"replace graph {name}")
+            self.update(
+                f"DROP SILENT GRAPH {name} ;\n".encode() + insert_triples(iri, ntriples), f"replace graph {name}"
+            )
             return
         # N-Triples is a subset of Turtle, and text/turtle is the type every Graph Store accepts.
-        self.client.request("PUT", self._graph_url(iri), ntriples, {"Content-Type": "text/turtle; charset=utf-8"}, what=f"PUT graph <{iri}>")
+        self.client.request(
+            "PUT",
+            self._graph_url(iri),
+            ntriples,
+            {"Content-Type": "text/turtle; charset=utf-8"},
+            what=f"PUT graph <{iri}>",
+        )
 
     def delete_graph(self, iri: str) -> None:
         """Remove the graph; one that is already gone is fine."""
         if self.update_endpoint:
-            self.update(f"DROP SILENT GRAPH {iri_ref(iri)}".encode("utf-8"), f"drop graph <{iri}>")
+            self.update(f"DROP SILENT GRAPH {iri_ref(iri)}".encode(), f"drop graph <{iri}>")
             return
         self.client.request("DELETE", self._graph_url(iri), accept=frozenset({404}), what=f"DELETE graph <{iri}>")
 
     def update(self, sparql: bytes, what: str) -> None:
         if not self.update_endpoint:
             raise MifRdfError("this needs a SPARQL Update endpoint (--update-endpoint)")
-        self.client.request("POST", self.update_endpoint, sparql, {"Content-Type": "application/sparql-update; charset=utf-8"}, what=what)
+        self.client.request(
+            "POST",
+            self.update_endpoint,
+            sparql,
+            {"Content-Type": "application/sparql-update; charset=utf-8"},
+            what=what,
+        )

@@ -20,27 +20,39 @@ In Python::
     ...
     stop(server, watcher)
 """
+
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
-from mif_rdf.validation.user_shapes import ShapesSource
 from mif_rdf.serve.access import Access
 from mif_rdf.serve.http import BundleServer, Limits
 from mif_rdf.serve.protocol import Options
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.watch import Watcher
+from mif_rdf.validation.user_shapes import ShapesSource
 
 LOOPBACK = "127.0.0.1"
 
 
-def start(bundle: LoadedBundle, *, bind: str = LOOPBACK, port: int = 0, include_local: bool = False,
-          allow_service: bool = False, watch: bool = True, quiet: bool = True, limits: Limits = Limits(),
-          allow_hosts: Iterable[str] = (), cors: Iterable[str] = (), audience: Audience | None = None,
-          shapes: Sequence[ShapesSource] = ()) -> tuple[BundleServer, Watcher | None]:
+def start(
+    bundle: LoadedBundle,
+    *,
+    bind: str = LOOPBACK,
+    port: int = 0,
+    include_local: bool = False,
+    allow_service: bool = False,
+    watch: bool = True,
+    quiet: bool = True,
+    limits: Limits = Limits(),
+    allow_hosts: Iterable[str] = (),
+    cors: Iterable[str] = (),
+    audience: Audience | None = None,
+    shapes: Sequence[ShapesSource] = (),
+) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
     With ``audience`` only what that party may read is served, on every route.
@@ -49,7 +61,9 @@ def start(bundle: LoadedBundle, *, bind: str = LOOPBACK, port: int = 0, include_
     """
     served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
-    server = BundleServer((bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet)
+    server = BundleServer(
+        (bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet
+    )
     watcher = Watcher(served).start() if watch else None
     server.serve_in_background()
     return server, watcher

@@ -8,6 +8,7 @@ answered.  A page of another origin sends its ``Origin``: only the server's
 own and ``--cors`` origins are answered (before any work is done), the
 latter with the ``Access-Control-*`` headers browsers need.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -49,15 +50,24 @@ class Access:
     def check(self, host: str | None, origin: str | None) -> dict[str, str]:
         """Refuse a foreign ``Host`` or ``Origin`` (403); the CORS headers an allowed cross-origin request gets."""
         if host is not None and not self.host_allowed(host):
-            raise HttpError(HTTPStatus.FORBIDDEN, f"Host {host!r} is not one this server answers to (a guard against DNS rebinding); "
-                            "a name a reverse proxy uses can be added with --allow-host")
+            raise HttpError(
+                HTTPStatus.FORBIDDEN,
+                f"Host {host!r} is not one this server answers to (a guard against DNS rebinding); "
+                "a name a reverse proxy uses can be added with --allow-host",
+            )
         if origin is None:
             return {}
         if origin in self.cors:
             return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-        if host is not None and origin.lower() in (f"http://{host.lower()}", f"https://{host.lower()}"):  # https: behind a TLS proxy
+        if host is not None and origin.lower() in (
+            f"http://{host.lower()}",
+            f"https://{host.lower()}",
+        ):  # https: behind a TLS proxy
             return {}
-        raise HttpError(HTTPStatus.FORBIDDEN, f"cross-origin request from {origin!r} refused: the server can allow an origin with --cors ORIGIN")
+        raise HttpError(
+            HTTPStatus.FORBIDDEN,
+            f"cross-origin request from {origin!r} refused: the server can allow an origin with --cors ORIGIN",
+        )
 
 
 def _is_ip(text: str) -> bool:

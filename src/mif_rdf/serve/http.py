@@ -29,6 +29,7 @@ What it enforces (:class:`Limits`, documented in docs/serve.md):
 * on shutdown, requests in flight get ``shutdown_grace`` seconds to finish and
   are then cancelled.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -40,9 +41,10 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
@@ -90,7 +92,9 @@ class _HeadDeadline(H11Protocol):
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
-        if sock is not None:  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it, Nagle and delayed ACKs add 40 ms per answer
+        if (
+            sock is not None
+        ):  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it, Nagle and delayed ACKs add 40 ms per answer
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
 
@@ -149,8 +153,23 @@ class _OneLine(logging.Handler):
 class App:
     """The ASGI application: access checks, limits, and the workers that run :func:`~.protocol.answer`."""
 
-    def __init__(self, served: ServedBundle, options: Options, limits: Limits, access: Access, url: Callable[[], str], quiet: bool) -> None:
-        self.served, self.options, self.limits, self.access, self.url, self.quiet = served, options, limits, access, url, quiet
+    def __init__(
+        self,
+        served: ServedBundle,
+        options: Options,
+        limits: Limits,
+        access: Access,
+        url: Callable[[], str],
+        quiet: bool,
+    ) -> None:
+        self.served, self.options, self.limits, self.access, self.url, self.quiet = (
+            served,
+            options,
+            limits,
+            access,
+            url,
+            quiet,
+        )
         self._slots: asyncio.Semaphore | None = None
         self._waiting = 0
         self.jobs: set[Job] = set()  # workers at work (read by shutdown from another thread)
@@ -167,7 +186,9 @@ class App:
         for _ in range(self.limits.max_concurrent):
             self._workers.put(None)
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]) -> None:
+    async def __call__(
+        self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]
+    ) -> None:
         if scope["type"] != "http":
             return
         headers: dict[str, str] = {}
@@ -178,10 +199,17 @@ class App:
         status = 0
         cors: dict[str, str] = {}
         try:
-            head = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+            head = (
+                len(scope["raw_path"])
+                + len(scope["query_string"])
+                + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+            )
             if head > self.limits.max_head:  # h11 bounds a head that arrives in pieces; this one came whole
-                raise HttpError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"the request line and headers are larger than {self.limits.max_head} bytes",
-                                {"Connection": "close"})
+                raise HttpError(
+                    HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    f"the request line and headers are larger than {self.limits.max_head} bytes",
+                    {"Connection": "close"},
+                )
             cors = self.access.check(headers.get("host"), headers.get("origin"))
             if method == "OPTIONS":
                 status = await self._preflight(send, headers, cors)
@@ -189,7 +217,9 @@ class App:
             body = await self._body(receive, headers)
             if is_static(path):
                 status, ctype, data, extra = static(method, path)
-                await _send_whole(send, status, ctype, data if method != "HEAD" else b"", _merged(extra, cors), len(data))
+                await _send_whole(
+                    send, status, ctype, data if method != "HEAD" else b"", _merged(extra, cors), len(data)
+                )
                 return
             params = parse_qs(scope["query_string"].decode("latin-1"), keep_blank_values=True)
             host = headers.get("host", "")
@@ -206,11 +236,17 @@ class App:
                 query = "?" + scope["query_string"].decode("latin-1") if scope["query_string"] else ""
                 print(f'{client[0]} - "{method} {path}{query[:200]}" {status or "-"}', file=sys.stderr, flush=True)
 
-    async def _preflight(self, send: Callable[[dict[str, Any]], Any], headers: dict[str, str], cors: dict[str, str]) -> int:
+    async def _preflight(
+        self, send: Callable[[dict[str, Any]], Any], headers: dict[str, str], cors: dict[str, str]
+    ) -> int:
         if not cors:
             raise HttpError(HTTPStatus.FORBIDDEN, "no cross-origin requests are allowed here without --cors ORIGIN")
-        extra = {**cors, "Access-Control-Allow-Methods": "GET, HEAD, POST", "Access-Control-Allow-Headers": "Accept, Content-Type",
-                 "Access-Control-Max-Age": "600"}
+        extra = {
+            **cors,
+            "Access-Control-Allow-Methods": "GET, HEAD, POST",
+            "Access-Control-Allow-Headers": "Accept, Content-Type",
+            "Access-Control-Max-Age": "600",
+        }
         await _send_whole(send, 204, _TEXT, b"", extra, 0)
         return 204
 
@@ -221,7 +257,9 @@ class App:
         except ValueError:
             raise HttpError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number") from None
         if length > self.limits.max_body:
-            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request body is larger than {self.limits.max_body} bytes")
+            raise HttpError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request body is larger than {self.limits.max_body} bytes"
+            )
         if "content-length" not in headers and "transfer-encoding" not in headers:
             return b""
         chunks: list[bytes] = []
@@ -231,25 +269,36 @@ class App:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
-                raise HttpError(HTTPStatus.REQUEST_TIMEOUT, f"the request body did not arrive within {self.limits.body_timeout:g} s",
-                                {"Connection": "close"}) from None
+                raise HttpError(
+                    HTTPStatus.REQUEST_TIMEOUT,
+                    f"the request body did not arrive within {self.limits.body_timeout:g} s",
+                    {"Connection": "close"},
+                ) from None
             if message["type"] == "http.disconnect":
                 raise HttpError(HTTPStatus.BAD_REQUEST, "the client left")
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             if size > self.limits.max_body:
-                raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request body is larger than {self.limits.max_body} bytes",
-                                {"Connection": "close"})
+                raise HttpError(
+                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                    f"the request body is larger than {self.limits.max_body} bytes",
+                    {"Connection": "close"},
+                )
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
     # -- the workers --------------------------------------------------------------------------------
-    async def _work(self, request: Request, receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
+    async def _work(
+        self, request: Request, receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any], cors: dict[str, str]
+    ) -> int:
         """Run the request in a worker thread and stream its answer; the status sent."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.limits.max_concurrent)
-        busy = HttpError(HTTPStatus.SERVICE_UNAVAILABLE, f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
-                         {"Retry-After": "1"})
+        busy = HttpError(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
+            {"Retry-After": "1"},
+        )
         if self._waiting >= self.limits.max_waiting:
             raise busy
         self._waiting += 1
@@ -266,7 +315,9 @@ class App:
         watcher = asyncio.ensure_future(_until_disconnect(receive, job))
         try:
             return await self._stream(job, send, cors)
-        except asyncio.CancelledError:  # cancelled past the shutdown grace: the worker stops at the engine's next result
+        except (
+            asyncio.CancelledError
+        ):  # cancelled past the shutdown grace: the worker stops at the engine's next result
             job.stop()
             return 0
         finally:
@@ -287,7 +338,11 @@ class App:
         except Exception as exc:  # a fault of the server, never of the request: one line, and the server goes on
             traceback.clear_frames(exc.__traceback__)
             if not job.cancelled.is_set():
-                print(f"mif-rdf serve: {request.method} {request.path}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+                print(
+                    f"mif-rdf serve: {request.method} {request.path}: {type(exc).__name__}: {exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             job.post(("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",))
         finally:
             self.jobs.discard(job)
@@ -308,8 +363,10 @@ class App:
                 job.stop()
                 if sent_head:
                     return 200  # cut: returning without the last piece closes the connection
-                raise HttpError(HTTPStatus.SERVICE_UNAVAILABLE, f"the query took longer than {self.limits.query_timeout:g} s "
-                                "(--query-timeout) and was stopped") from None
+                raise HttpError(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    f"the query took longer than {self.limits.query_timeout:g} s (--query-timeout) and was stopped",
+                ) from None
             kind = event[0]
             if kind == "stopped":  # its client left, or the server is stopping
                 if sent_head:
@@ -321,8 +378,15 @@ class App:
                 job.cancelled.set()
                 if sent_head:
                     return 200
-                message = f"the answer is larger than {self.limits.max_result_bytes} bytes" if kind == "too-large" else "internal error"
-                raise HttpError(HTTPStatus.INTERNAL_SERVER_ERROR if kind == "abort" else HTTPStatus.REQUEST_ENTITY_TOO_LARGE, message)
+                message = (
+                    f"the answer is larger than {self.limits.max_result_bytes} bytes"
+                    if kind == "too-large"
+                    else "internal error"
+                )
+                raise HttpError(
+                    HTTPStatus.INTERNAL_SERVER_ERROR if kind == "abort" else HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                    message,
+                )
             if kind == "start":
                 head = event
                 continue
@@ -348,13 +412,23 @@ async def _until_disconnect(receive: Callable[[], Any], job: Job) -> None:
             return
 
 
-async def _send_whole(send: Callable[[dict[str, Any]], Any], status: int, ctype: str, body: bytes, headers: dict[str, str], length: int) -> None:
-    await send({"type": "http.response.start", "status": int(status), "headers": _headers(ctype, {**headers, "Content-Length": str(length)})})
+async def _send_whole(
+    send: Callable[[dict[str, Any]], Any], status: int, ctype: str, body: bytes, headers: dict[str, str], length: int
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": int(status),
+            "headers": _headers(ctype, {**headers, "Content-Length": str(length)}),
+        }
+    )
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _headers(ctype: str, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    return [(b"content-type", ctype.encode("latin-1"))] + [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+    return [(b"content-type", ctype.encode("latin-1"))] + [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()
+    ]
 
 
 def _merged(answer: dict[str, str], cors: dict[str, str]) -> dict[str, str]:
@@ -368,8 +442,16 @@ def _merged(answer: dict[str, str], cors: dict[str, str]) -> dict[str, str]:
 class BundleServer:
     """``mif-rdf serve``'s server: a listening socket, uvicorn in a thread of its own, :meth:`shutdown` to stop."""
 
-    def __init__(self, address: tuple[str, int], served: ServedBundle, *, options: Options = Options(), limits: Limits = Limits(),
-                 access: Access | None = None, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        served: ServedBundle,
+        *,
+        options: Options = Options(),
+        limits: Limits = Limits(),
+        access: Access | None = None,
+        quiet: bool = True,
+    ) -> None:
         host, port = address
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
@@ -382,11 +464,21 @@ class BundleServer:
         self.served = served
         self.server_address = self.socket.getsockname()[:2]
         access = access or Access(bind=host)
-        protocol = type("HeadDeadline", (_HeadDeadline,), {"head_timeout": limits.head_timeout, "max_head": limits.max_head})
+        protocol = type(
+            "HeadDeadline", (_HeadDeadline,), {"head_timeout": limits.head_timeout, "max_head": limits.max_head}
+        )
         self.app = App(served, options, limits, access, lambda: self.url, quiet)
-        config = uvicorn.Config(self.app, http=protocol, lifespan="off", log_config=None, access_log=False, server_header=False,
-                                timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=limits.max_head,  # type: ignore[arg-type]
-                                timeout_graceful_shutdown=limits.shutdown_grace + 5)  # type: ignore[arg-type]
+        config = uvicorn.Config(
+            self.app,
+            http=protocol,
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            timeout_keep_alive=limits.keep_alive,
+            h11_max_incomplete_event_size=limits.max_head,  # type: ignore[arg-type]
+            timeout_graceful_shutdown=limits.shutdown_grace + 5,
+        )  # type: ignore[arg-type]
         handler = _OneLine(quiet)
         for name in ("uvicorn", "uvicorn.error"):
             logger = logging.getLogger(name)
@@ -394,7 +486,9 @@ class BundleServer:
             logger.propagate = False
             logger.setLevel(logging.INFO)
         self._uvicorn = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._uvicorn.run, kwargs={"sockets": [self.socket]}, name="mif-rdf-serve", daemon=True)
+        self._thread = threading.Thread(
+            target=self._uvicorn.run, kwargs={"sockets": [self.socket]}, name="mif-rdf-serve", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -402,7 +496,7 @@ class BundleServer:
         host = f"[{host}]" if ":" in str(host) else host
         return f"http://{host}:{port}/"
 
-    def serve_in_background(self) -> "BundleServer":
+    def serve_in_background(self) -> BundleServer:
         self._thread.start()
         deadline = time.monotonic() + 30
         while not self._uvicorn.started and self._thread.is_alive() and time.monotonic() < deadline:

@@ -6,9 +6,11 @@ N-Triples, N-Quads, TriG, N3, RDF/XML and JSON-LD.  The client's ``Accept``
 header picks one by quality; among equals the server's order decides (its
 first offer is the default for a missing header or ``*/*``).
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -23,14 +25,30 @@ def _offers(formats: Sequence[Any], aliases: dict[str, Any]) -> list[Offer]:
 #: SELECT and ASK answers.
 RESULTS = _offers(
     (ox.QueryResultsFormat.JSON, ox.QueryResultsFormat.XML, ox.QueryResultsFormat.CSV, ox.QueryResultsFormat.TSV),
-    {"application/json": ox.QueryResultsFormat.JSON, "application/xml": ox.QueryResultsFormat.XML, "text/xml": ox.QueryResultsFormat.XML},
+    {
+        "application/json": ox.QueryResultsFormat.JSON,
+        "application/xml": ox.QueryResultsFormat.XML,
+        "text/xml": ox.QueryResultsFormat.XML,
+    },
 )
 #: CONSTRUCT and DESCRIBE answers and single graphs.
 GRAPH = _offers(
-    (ox.RdfFormat.TURTLE, ox.RdfFormat.N_TRIPLES, ox.RdfFormat.RDF_XML, ox.RdfFormat.JSON_LD, ox.RdfFormat.N3,
-     ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG),
-    {"application/x-turtle": ox.RdfFormat.TURTLE, "text/plain": ox.RdfFormat.N_TRIPLES, "application/json": ox.RdfFormat.JSON_LD,
-     "application/xml": ox.RdfFormat.RDF_XML, "text/xml": ox.RdfFormat.RDF_XML},
+    (
+        ox.RdfFormat.TURTLE,
+        ox.RdfFormat.N_TRIPLES,
+        ox.RdfFormat.RDF_XML,
+        ox.RdfFormat.JSON_LD,
+        ox.RdfFormat.N3,
+        ox.RdfFormat.N_QUADS,
+        ox.RdfFormat.TRIG,
+    ),
+    {
+        "application/x-turtle": ox.RdfFormat.TURTLE,
+        "text/plain": ox.RdfFormat.N_TRIPLES,
+        "application/json": ox.RdfFormat.JSON_LD,
+        "application/xml": ox.RdfFormat.RDF_XML,
+        "text/xml": ox.RdfFormat.RDF_XML,
+    },
 )
 #: The whole dataset (formats that hold named graphs).
 DATASET = _offers((ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG, ox.RdfFormat.JSON_LD), {})

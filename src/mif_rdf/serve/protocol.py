@@ -21,15 +21,17 @@ pyoxigraph result is made, written and freed in that one thread (pyoxigraph
 results may not be freed by another); an error status is raised as
 :class:`HttpError` before anything is written.
 """
+
 from __future__ import annotations
 
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from importlib import resources
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 import pyoxigraph as ox
@@ -43,11 +45,26 @@ from mif_rdf.serve.served import DEFAULT, ServedBundle
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"
 VOID = "http://rdfs.org/ns/void#"
-_RESULT_FORMATS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
-                   "Turtle", "N-Triples", "N-Quads", "TriG", "N3", "RDF_XML", "JSON-LD")
+_RESULT_FORMATS = (
+    "SPARQL_Results_JSON",
+    "SPARQL_Results_XML",
+    "SPARQL_Results_CSV",
+    "SPARQL_Results_TSV",
+    "Turtle",
+    "N-Triples",
+    "N-Quads",
+    "TriG",
+    "N3",
+    "RDF_XML",
+    "JSON-LD",
+)
 _SERVICE = re.compile(r"\bSERVICE\b", re.I)
-_STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-                 ".svg": "image/svg+xml"}
+_STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
 
 
 class HttpError(Exception):
@@ -102,7 +119,7 @@ def static(method: str, path: str) -> tuple[HTTPStatus, str, bytes, dict[str, st
     """One of the page's files, shipped in the package."""
     if method not in ("GET", "HEAD"):
         raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} on a page", {"Allow": "GET, HEAD"})
-    name = "index.html" if path == "/" else path[len("/static/"):]
+    name = "index.html" if path == "/" else path[len("/static/") :]
     suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
     if "/" in name or name.startswith(".") or suffix not in _STATIC_TYPES:
         raise HttpError(HTTPStatus.NOT_FOUND, f"no such file: {name}")
@@ -140,13 +157,22 @@ def _query(served: ServedBundle, options: Options, request: Request, out: Output
             _service_description(served, options, request, out)
             return
     else:
-        raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{request.method} is not a SPARQL query operation", {"Allow": "GET, HEAD, POST"})
+        raise HttpError(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            f"{request.method} is not a SPARQL query operation",
+            {"Allow": "GET, HEAD, POST"},
+        )
     if "update" in params:
         raise _read_only()
-    dataset: dict[str, Any] = {"default_graph": DEFAULT}  # the served store's default graph: the set of all served triples
+    dataset: dict[str, Any] = {
+        "default_graph": DEFAULT
+    }  # the served store's default graph: the set of all served triples
     default_graphs, named_graphs = params.get("default-graph-uri", []), params.get("named-graph-uri", [])
     if default_graphs or named_graphs:
-        dataset = {"default_graph": [_graph_name(g) for g in default_graphs], "named_graphs": [_graph_name(g) for g in named_graphs]}
+        dataset = {
+            "default_graph": [_graph_name(g) for g in default_graphs],
+            "named_graphs": [_graph_name(g) for g in named_graphs],
+        }
     _, result = served.read(lambda snap: run_query(snap.store, query, dataset, options))
     offers = negotiate.GRAPH if isinstance(result, ox.QueryTriples) else negotiate.RESULTS
     offer = negotiate.negotiate(request.headers.get("accept"), offers)
@@ -191,7 +217,10 @@ def _posted_query(request: Request) -> tuple[str, dict[str, list[str]]]:
         return request.body.decode("utf-8", errors="replace"), request.params
     if ctype == "application/sparql-update":
         raise _read_only()
-    raise HttpError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"POST a query as application/sparql-query or application/x-www-form-urlencoded, not {ctype or 'nothing'}")
+    raise HttpError(
+        HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+        f"POST a query as application/sparql-query or application/x-www-form-urlencoded, not {ctype or 'nothing'}",
+    )
 
 
 def _service_description(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
@@ -211,14 +240,20 @@ def _update(served: ServedBundle, options: Options, request: Request, out: Outpu
 # -- Graph Store Protocol (reads) ---------------------------------------------------------------
 def _store(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
     if request.method not in ("GET", "HEAD"):
-        raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, "the store is read-only: change the bundle's markdown files instead", {"Allow": "GET, HEAD"})
+        raise HttpError(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            "the store is read-only: change the bundle's markdown files instead",
+            {"Allow": "GET, HEAD"},
+        )
     accept = request.headers.get("accept")
     graph = _one(request.params, "graph")
     offers = negotiate.DATASET if graph is None and "default" not in request.params else negotiate.GRAPH
     offer = negotiate.negotiate(accept, offers)
     if offer is None:
         raise _not_acceptable(offers)
-    if graph is None and "default" not in request.params:  # the whole dataset: the named graphs (the default graph is their union)
+    if (
+        graph is None and "default" not in request.params
+    ):  # the whole dataset: the named graphs (the default graph is their union)
         snapshot, quads = served.read(lambda snap: snap.store.quads_for_pattern(None, None, None, None))
         try:
             out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
@@ -238,7 +273,7 @@ def _store(served: ServedBundle, options: Options, request: Request, out: Output
 
 # -- the page's JSON ------------------------------------------------------------------------------
 def _api(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
-    name = request.path[len("/api/"):]
+    name = request.path[len("/api/") :]
     if request.method not in ("GET", "HEAD"):
         raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{request.method} on /api/{name}", {"Allow": "GET, HEAD"})
     try:
@@ -283,7 +318,9 @@ def _check(query: str, allow_service: bool) -> None:
         try:
             prepareQuery(query, initNs=INIT_NS)
         except Exception:
-            raise HttpError(HTTPStatus.BAD_REQUEST, "SERVICE federation is off (the server was started without --allow-service)") from None
+            raise HttpError(
+                HTTPStatus.BAD_REQUEST, "SERVICE federation is off (the server was started without --allow-service)"
+            ) from None
 
 
 def service_description(endpoint: str, triples: int, allow_service: bool) -> list[Any]:
@@ -303,7 +340,11 @@ def service_description(endpoint: str, triples: int, allow_service: bool) -> lis
         ox.Triple(dataset, a, sd("Dataset")),
         ox.Triple(dataset, sd("defaultGraph"), default),
         ox.Triple(default, a, sd("Graph")),
-        ox.Triple(default, ox.NamedNode(VOID + "triples"), ox.Literal(str(triples), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))),
+        ox.Triple(
+            default,
+            ox.NamedNode(VOID + "triples"),
+            ox.Literal(str(triples), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        ),
     ]
     out += [ox.Triple(service, sd("resultFormat"), ox.NamedNode(FORMATS + name)) for name in _RESULT_FORMATS]
     if allow_service:
@@ -328,8 +369,12 @@ def _graph_name(iri: str) -> Any:
 
 
 def _read_only() -> HttpError:
-    return HttpError(HTTPStatus.FORBIDDEN, "this endpoint is read-only: no SPARQL Update; change the bundle's markdown files instead")
+    return HttpError(
+        HTTPStatus.FORBIDDEN, "this endpoint is read-only: no SPARQL Update; change the bundle's markdown files instead"
+    )
 
 
 def _not_acceptable(offers: list[negotiate.Offer]) -> HttpError:
-    return HttpError(HTTPStatus.NOT_ACCEPTABLE, "acceptable formats: " + ", ".join(dict.fromkeys(media for media, _ in offers)))
+    return HttpError(
+        HTTPStatus.NOT_ACCEPTABLE, "acceptable formats: " + ", ".join(dict.fromkeys(media for media, _ in offers))
+    )

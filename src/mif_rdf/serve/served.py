@@ -37,25 +37,27 @@ graphs are not served, and no other graph may name them or their paths, as
 :mod:`mif_rdf.output.policy` decides for exports.  With an ``audience`` only
 what that party may read is served (its agreements as read at the start).
 """
+
 from __future__ import annotations
 
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
-from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.load.loader import fill, relink, reload
 from mif_rdf.load.oxigraph_sink import oxigraph_store
-from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
+from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
-from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
@@ -91,8 +93,9 @@ class Snapshot:
         return next((m for m in self.memories.values() if m.relpath == relpath), None)
 
     def withheld_paths(self) -> list[str]:
-        return [m.relpath for m in self.memories.values() if not self.allows(m.iri)] + \
-               [e.relpath for e in self.entities.values() if not self.allows(e.iri)]
+        return [m.relpath for m in self.memories.values() if not self.allows(m.iri)] + [
+            e.relpath for e in self.entities.values() if not self.allows(e.iri)
+        ]
 
     @property
     def triples(self) -> int:
@@ -106,8 +109,14 @@ class Snapshot:
 class ServedBundle:
     """A bundle behind a server: :meth:`read` for queries and views, :meth:`apply` for file changes."""
 
-    def __init__(self, bundle: LoadedBundle, *, include_local: bool = False, audience: Audience | None = None,
-                 shapes: Sequence[ShapesSource] = ()) -> None:
+    def __init__(
+        self,
+        bundle: LoadedBundle,
+        *,
+        include_local: bool = False,
+        audience: Audience | None = None,
+        shapes: Sequence[ShapesSource] = (),
+    ) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
             raise MifRdfError("serve needs the bundle in an Oxigraph store (load_bundle(..., store='oxigraph'))")
@@ -196,8 +205,18 @@ class ServedBundle:
         return store
 
     def _snapshot(self, generation: int) -> Snapshot:
-        return Snapshot(self.store, self._seq, generation, dict(self.bundle.memories), dict(self.bundle.entities), frozenset(self.kept),
-                        self._withheld, self.bundle.links_graph_iri, self.bundle.base_iri, self.bundle.root.name)
+        return Snapshot(
+            self.store,
+            self._seq,
+            generation,
+            dict(self.bundle.memories),
+            dict(self.bundle.entities),
+            frozenset(self.kept),
+            self._withheld,
+            self.bundle.links_graph_iri,
+            self.bundle.base_iri,
+            self.bundle.root.name,
+        )
 
     def _publish(self, write: Callable[[], None]) -> None:
         """Run ``write`` (changes to the served store) as one publication: readers see all of it or none."""
@@ -222,16 +241,26 @@ class ServedBundle:
         with self.writing:
             before = self._graphs_of(relpaths)
             last_good = {p: r for p in relpaths if (r := self._memory_at(p)) is not None}
-            last_quads = {p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri))) for p, r in last_good.items()}
+            last_quads = {
+                p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri)))
+                for p, r in last_good.items()
+            }
             subjects = reload(self.bundle, *relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
             policy = self._policy()
             graphs = before | self._graphs_of(relpaths) | {self._retyped()}
             links = ox.NamedNode(self.bundle.links_graph_iri)
-            if policy[:2] != (self._withheld, self._hidden):  # a file moved in or out of _local: every shared graph may change
+            if policy[:2] != (
+                self._withheld,
+                self._hidden,
+            ):  # a file moved in or out of _local: every shared graph may change
                 graphs |= {g for g in self.working.named_graphs() if g not in policy[2]} | (policy[0] ^ self._withheld)
             self._withheld, self._hidden, self._memory_graphs = policy
             inherited = ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_INHERITED))
-            every = (links, ox.NamedNode(self.bundle.layout_graph_iri), inherited)  # the graphs every memory writes into
+            every = (
+                links,
+                ox.NamedNode(self.bundle.layout_graph_iri),
+                inherited,
+            )  # the graphs every memory writes into
             shared = [(g, ox.NamedNode(s)) for g in every if g not in graphs for s in subjects]
             self._publish(lambda: self._sync_all([(g, None) for g in graphs] + shared))
             if self._removed > max(COMPACT_MIN, COMPACT_RATIO * len(self.store)):
@@ -249,8 +278,16 @@ class ServedBundle:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
         from mif_rdf.load.bundle import new_dataset
 
-        fresh = fill(type(self.bundle)(root=self.bundle.root, base_iri=self.bundle.base_iri, dataset=new_dataset("oxigraph"),
-                            engine=self.bundle.engine, limits=self.bundle.limits), progress=False)
+        fresh = fill(
+            type(self.bundle)(
+                root=self.bundle.root,
+                base_iri=self.bundle.base_iri,
+                dataset=new_dataset("oxigraph"),
+                engine=self.bundle.engine,
+                limits=self.bundle.limits,
+            ),
+            progress=False,
+        )
         from mif_rdf.ontology import add_types_graph
 
         add_types_graph(fresh)
@@ -270,7 +307,9 @@ class ServedBundle:
         """
         working = ox.Store()
         working.bulk_extend(self.working.quads_for_pattern(None, None, None, None))
-        self.bundle.dataset.store._store = working  # oxrdflib's store: the one place it is replaced (see oxigraph_store)
+        self.bundle.dataset.store._store = (
+            working  # oxrdflib's store: the one place it is replaced (see oxigraph_store)
+        )
         self.working = working
         store = self._build()
         self._publish(lambda: setattr(self, "store", store))
@@ -285,7 +324,9 @@ class ServedBundle:
         graphs = {ox.NamedNode(m.iri) for m in self.bundle.memories.values() if m.relpath in wanted}
         return graphs | {ox.NamedNode(e.iri) for e in self.bundle.entities.values() if e.relpath in wanted}
 
-    def _keep_last_good(self, relpaths: list[str], last_good: dict[str, MemoryRecord], last_quads: dict[str, list[Any]]) -> set[str]:
+    def _keep_last_good(
+        self, relpaths: list[str], last_good: dict[str, MemoryRecord], last_quads: dict[str, list[Any]]
+    ) -> set[str]:
         """Give a file that exists but no longer loads its last good record and graph back; the links-graph subjects rewritten."""
         subjects: set[str] = set()
         for relpath in relpaths:
@@ -313,7 +354,10 @@ class ServedBundle:
             added |= new
         self.store.extend(ox.Quad(q.subject, q.predicate, q.object, DEFAULT) for q in added)
         for quad in removed:
-            if not any(q.graph_name != DEFAULT for q in self.store.quads_for_pattern(quad.subject, quad.predicate, quad.object, None)):
+            if not any(
+                q.graph_name != DEFAULT
+                for q in self.store.quads_for_pattern(quad.subject, quad.predicate, quad.object, None)
+            ):
                 self.store.remove(ox.Quad(quad.subject, quad.predicate, quad.object, DEFAULT))
         self._removed += len(removed)
 
@@ -342,7 +386,9 @@ class ServedBundle:
 
         snapshot = snapshot or self.current()
         root = str(self.bundle.root.resolve())
-        if self.writing.acquire(blocking=self._validation is None):  # a reload at work: the last findings, rather than wait
+        if self.writing.acquire(
+            blocking=self._validation is None
+        ):  # a reload at work: the last findings, rather than wait
             try:
                 if self._validation is None or self._validation[0] != self.generation:
                     self._validation = (self.generation, validate(self.bundle, shapes=self.shapes).sorted_results())
@@ -350,14 +396,28 @@ class ServedBundle:
                 self.writing.release()
         assert self._validation is not None
         results = self._validation[1]
-        notes = [Problem(k, "this file no longer loads; its last good version is served until it is fixed",
-                         Severity.WARNING, rule="serve-kept") for k in sorted(snapshot.kept)]
+        notes = [
+            Problem(
+                k,
+                "this file no longer loads; its last good version is served until it is fixed",
+                Severity.WARNING,
+                rule="serve-kept",
+            )
+            for k in sorted(snapshot.kept)
+        ]
         withheld = snapshot.withheld_paths()
         if not self.include_local:  # files that did not load (a duplicate id, say) but say they are _local
-            withheld += [path for path in {p.path for p in results} if snapshot.memory_by_path(path) is None and _says_local(self.bundle.root, path)]
+            withheld += [
+                path
+                for path in {p.path for p in results}
+                if snapshot.memory_by_path(path) is None and _says_local(self.bundle.root, path)
+            ]
         private = self.audience is not None  # for an audience, the agreements' files are every party's business
-        return [_redacted(p, root, withheld) for p in results
-                if shown(snapshot, p.path) and p.path not in withheld and not (private and p.path.startswith(".mif/"))] + notes
+        return [
+            _redacted(p, root, withheld)
+            for p in results
+            if shown(snapshot, p.path) and p.path not in withheld and not (private and p.path.startswith(".mif/"))
+        ] + notes
 
 
 def _give_back_freed_memory() -> None:
@@ -395,6 +455,7 @@ def _says_local(root: Any, relpath: str) -> bool:
 
 def _redacted(problem: Problem, root: str, withheld: list[str]) -> Problem:
     """``problem`` without the bundle's absolute folder or a withheld file's path in its message or value."""
+
     def clean(text: str) -> str:
         text = text.replace(root + "/", "").replace(root, ".")
         for path in withheld:
@@ -405,7 +466,16 @@ def _redacted(problem: Problem, root: str, withheld: list[str]) -> Problem:
     value = clean(problem.value) if isinstance(problem.value, str) else problem.value
     if message == problem.message and value == problem.value:
         return problem
-    return Problem(problem.path, message, problem.severity, key=problem.key, line=problem.line, rule=problem.rule, value=value, level=problem.level)
+    return Problem(
+        problem.path,
+        message,
+        problem.severity,
+        key=problem.key,
+        line=problem.line,
+        rule=problem.rule,
+        value=value,
+        level=problem.level,
+    )
 
 
 def is_bundle_file(relpath: str) -> bool:
@@ -418,4 +488,3 @@ def is_bundle_file(relpath: str) -> bool:
     if is_entity_path(relpath):
         return relpath.endswith((".yaml", ".yml"))
     return is_concept_name(parts[-1]) and not any(part.startswith(".") for part in parts)
-

@@ -7,6 +7,7 @@ never memory), and raises :class:`Stopped` from ``write`` once the request is
 cancelled -- its client left, its time ran out, the server is stopping -- which
 is how a query is stopped at the engine's next result.
 """
+
 from __future__ import annotations
 
 import asyncio

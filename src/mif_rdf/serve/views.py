@@ -5,12 +5,14 @@ reload never shows half done), and leaves out what the server withholds
 (``_local`` memories without ``--include-local``, the bundle's place on disk).  Validation findings come from
 :meth:`ServedBundle.findings` (one validation run per published change).
 """
+
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -21,7 +23,10 @@ from mif_rdf.serve.served import ServedBundle, Snapshot
 def view(served: ServedBundle, name: str, params: dict[str, str]) -> Any:
     """The JSON of one view; raises LookupError for an unknown view or memory."""
     views: dict[str, Callable[[ServedBundle, Snapshot, dict[str, str]], Any]] = {
-        "status": status, "overview": overview, "memory": memory, "examples": lambda served, snap, p: examples(),
+        "status": status,
+        "overview": overview,
+        "memory": memory,
+        "examples": lambda served, snap, p: examples(),
     }
     if name not in views:
         raise LookupError(f"no view {name!r}")
@@ -50,8 +55,19 @@ def overview(served: ServedBundle, snap: Snapshot, params: dict[str, str]) -> di
         "prefixes": {prefix: str(ns) for prefix, ns in PREFIXES.items()},
         "problems": [p.to_dict() for p in problems],
         "kept": sorted(snap.kept),
-        "list": sorted(({"id": m.id, "iri": m.iri, "path": m.relpath, "title": _title(m.frontmatter), "type": m.frontmatter.get("type")}
-                        for m in shown), key=lambda item: item["path"]),
+        "list": sorted(
+            (
+                {
+                    "id": m.id,
+                    "iri": m.iri,
+                    "path": m.relpath,
+                    "title": _title(m.frontmatter),
+                    "type": m.frontmatter.get("type"),
+                }
+                for m in shown
+            ),
+            key=lambda item: item["path"],
+        ),
     }
 
 
@@ -62,13 +78,22 @@ def memory(served: ServedBundle, snap: Snapshot, params: dict[str, str]) -> dict
     if record is None or not snap.allows(record.iri):
         raise LookupError(f"no memory {wanted or params.get('path')!r} is served")
     graph = ox.NamedNode(record.iri)
-    triples = [[_term(q.subject), _term(q.predicate), _term(q.object)] for q in snap.store.quads_for_pattern(None, None, None, graph)]
+    triples = [
+        [_term(q.subject), _term(q.predicate), _term(q.object)]
+        for q in snap.store.quads_for_pattern(None, None, None, graph)
+    ]
     links = ox.NamedNode(snap.links_graph_iri)
     titles = {m.iri: _title(m.frontmatter) for m in snap.memories.values() if snap.allows(m.iri)}
-    outgoing = [{"type": _short(q.predicate.value), "iri": q.object.value, "title": titles.get(q.object.value)}
-                for q in snap.store.quads_for_pattern(graph, None, None, links) if q.object.value in titles]
-    incoming = [{"type": _short(q.predicate.value), "iri": q.subject.value, "title": titles.get(q.subject.value)}
-                for q in snap.store.quads_for_pattern(None, None, graph, links) if q.subject.value in titles]
+    outgoing = [
+        {"type": _short(q.predicate.value), "iri": q.object.value, "title": titles.get(q.object.value)}
+        for q in snap.store.quads_for_pattern(graph, None, None, links)
+        if q.object.value in titles
+    ]
+    incoming = [
+        {"type": _short(q.predicate.value), "iri": q.subject.value, "title": titles.get(q.subject.value)}
+        for q in snap.store.quads_for_pattern(None, None, graph, links)
+        if q.subject.value in titles
+    ]
     return {
         "id": record.id,
         "iri": record.iri,
@@ -111,5 +136,5 @@ def _short(iri: str) -> str:
     """``mif:supersedes`` for an IRI under a known prefix, else the IRI."""
     for prefix, namespace in PREFIXES.items():
         if iri.startswith(str(namespace)) and iri != str(namespace):
-            return f"{prefix}:{iri[len(str(namespace)):]}"
+            return f"{prefix}:{iri[len(str(namespace)) :]}"
     return iri

@@ -7,17 +7,18 @@ file is a delete and a create, a created or removed folder stands for every
 file under it.  A change of ``.mif/config.yaml`` (the base IRI, relationship
 types) loads the whole bundle again.
 """
+
 from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import watchfiles
 
-from mif_rdf.source.parse import discover
 from mif_rdf.serve.served import ServedBundle, is_bundle_file
+from mif_rdf.source.parse import discover
 
 CONFIG_FILES = (".mif/config.yaml", ".mif/config.yml")
 
@@ -31,7 +32,7 @@ class Watcher:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mif-rdf-watch", daemon=True)
 
-    def start(self) -> "Watcher":
+    def start(self) -> Watcher:
         self._thread.start()
         return self
 
@@ -41,8 +42,15 @@ class Watcher:
 
     def _run(self) -> None:
         root = self.served.bundle.root
-        for changes in watchfiles.watch(root, stop_event=self._stop, debounce=self.debounce_ms, step=10,
-                                        raise_interrupt=False, yield_on_timeout=False, watch_filter=None):
+        for changes in watchfiles.watch(
+            root,
+            stop_event=self._stop,
+            debounce=self.debounce_ms,
+            step=10,
+            raise_interrupt=False,
+            yield_on_timeout=False,
+            watch_filter=None,
+        ):
             try:
                 self.handle(path for _, path in changes)
             except Exception as exc:  # a reload that failed must not stop the watching
@@ -69,7 +77,9 @@ class Watcher:
         if is_bundle_file(relpath):
             return {relpath}
         folder = relpath.rstrip("/") + "/"
-        known = {m.relpath for m in self.served.bundle.memories.values()} | {e.relpath for e in self.served.bundle.entities.values()}
+        known = {m.relpath for m in self.served.bundle.memories.values()} | {
+            e.relpath for e in self.served.bundle.entities.values()
+        }
         found = {p for p in known if p.startswith(folder)}
         if (root / relpath).is_dir():
             files = discover(root)

@@ -53,10 +53,12 @@ timestamp-shaped string gets the n-th match's kind.  If the counts or the
 texts disagree (a multi-line plain scalar, an escape that spells a timestamp)
 the document goes to PyYAML.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mif_rdf.source.yamlio import YamlResult, YamlTimestamp
 from mif_rdf.source.yamlio import load_yaml as _pyyaml_load

@@ -9,6 +9,7 @@
 * relationship targets are bundle-absolute paths (``/semantic/x.md``, relative
   to the bundle root whatever the base IRI), document-relative paths, or IRIs.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -68,8 +69,10 @@ def bundle_id_problem(value: object) -> str | None:
     """Why a configured ``bundle_id`` cannot be the base IRI authority, or None when it can."""
     if isinstance(value, str) and _BUNDLE_ID_RE.match(value) and ".." not in value:
         return None
-    return (f"{BUNDLE_ID_KEY} {value!r} cannot name the bundle: use 1-128 lower-case letters, digits, '-' "
-            "and '.', starting and ending with a letter or digit; the identity derived from the folder path is used")
+    return (
+        f"{BUNDLE_ID_KEY} {value!r} cannot name the bundle: use 1-128 lower-case letters, digits, '-' "
+        "and '.', starting and ending with a letter or digit; the identity derived from the folder path is used"
+    )
 
 
 def path_identity(root: Path) -> str:

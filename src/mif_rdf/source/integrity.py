@@ -6,6 +6,7 @@ frontmatter, as UTF-8, exactly the ``content`` literal -- with SHA-256, written
 hash can live in the frontmatter it protects and metadata may be edited
 without invalidating it; the body (the knowledge itself) may not.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,13 +37,29 @@ def hash_problems(relpath: str, frontmatter: dict[str, Any], body: str) -> list[
         key = f"extensions.{provider}.hash"
         match = _DIGEST.match(value)
         if match is None:
-            problems.append(Problem(relpath, "not a full SHA-256 digest (sha256: and 64 hex digits); not verified", Severity.INFO, key=key, value=value, rule="integrity"))
+            problems.append(
+                Problem(
+                    relpath,
+                    "not a full SHA-256 digest (sha256: and 64 hex digits); not verified",
+                    Severity.INFO,
+                    key=key,
+                    value=value,
+                    rule="integrity",
+                )
+            )
             continue
         actual = actual or content_hash(body)
         if match.group(1).lower() != actual[len("sha256:") :]:
-            problems.append(Problem(
-                relpath, f"the body does not match its hash (it is {actual}): it changed after it was hashed, or the hash is wrong",
-                Severity.ERROR, key=key, value=value, rule="integrity"))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"the body does not match its hash (it is {actual}): it changed after it was hashed, or the hash is wrong",
+                    Severity.ERROR,
+                    key=key,
+                    value=value,
+                    rule="integrity",
+                )
+            )
     return problems
 
 

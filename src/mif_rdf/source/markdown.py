@@ -5,6 +5,7 @@ becomes the ``content`` literal verbatim, see docs/decisions.md), so
 :func:`render_memory` followed by :func:`split_frontmatter` gives back the
 same body.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,7 +54,7 @@ def split_frontmatter(text: str) -> SplitText:
     closing = _CLOSING.search(text, start)
     if closing is None:
         raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
-    return SplitText(text[start:closing.start()], text[closing.end():], had_bom)
+    return SplitText(text[start : closing.start()], text[closing.end() :], had_bom)
 
 
 def render_memory(frontmatter: dict[str, Any], body: str) -> str:

@@ -4,22 +4,24 @@ Each file is read and checked on its own; whatever goes wrong becomes a
 :class:`~mif_rdf.core.errors.Problem` naming the file, the key and the line, and the
 rest of the bundle loads regardless.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.source.identity import BASE_TYPES, UUID_RE, default_base_iri, entity_iri, id_problem
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
-from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
+from mif_rdf.source.identity import BASE_TYPES, UUID_RE, default_base_iri, entity_iri, id_problem
+from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.yamlio import yaml_error_line
 
 #: OKF reserved file names: never concepts, at any depth.
@@ -84,9 +86,18 @@ def discover(root: Path) -> BundleFiles:
         return found
     found.config = config_file(root, found.problems)
     if (root / ENTITIES_DIR).is_symlink():
-        found.problems.append(Problem(ENTITIES_DIR, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
+        found.problems.append(
+            Problem(ENTITIES_DIR, "symlinked folder is not followed", Severity.WARNING, rule="discovery")
+        )
     elif (root / ENTITIES_DIR).is_dir():
-        _walk(root, ENTITIES_DIR + "/", found, found.entities, lambda name: name.endswith((".yaml", ".yml")), skip_hidden=False)
+        _walk(
+            root,
+            ENTITIES_DIR + "/",
+            found,
+            found.entities,
+            lambda name: name.endswith((".yaml", ".yml")),
+            skip_hidden=False,
+        )
     return found
 
 
@@ -120,7 +131,9 @@ def is_concept_name(name: str) -> bool:
 def _split_projections(found: BundleFiles) -> None:
     """A ``.jsonld`` beside its ``.md`` is a projection, not a second memory: the markdown wins (spec 2.1)."""
     markdown = {relpath for relpath in found.memories if relpath.endswith(".md")}
-    found.projections = [r for r in found.memories if r.endswith(".jsonld") and r[: -len(".jsonld")] + ".md" in markdown]
+    found.projections = [
+        r for r in found.memories if r.endswith(".jsonld") and r[: -len(".jsonld")] + ".md" in markdown
+    ]
     if found.projections:
         paired = set(found.projections)
         found.memories = [r for r in found.memories if r not in paired]
@@ -148,7 +161,14 @@ def _readable_config(root: Path, relpath: str, problems: list[Problem]) -> bool:
     path = root / relpath
     if path.is_symlink():
         if not _inside(path, root) or not path.is_file():
-            problems.append(Problem(relpath, "symlink points outside the bundle (or to no regular file); not read", Severity.WARNING, rule="discovery"))
+            problems.append(
+                Problem(
+                    relpath,
+                    "symlink points outside the bundle (or to no regular file); not read",
+                    Severity.WARNING,
+                    rule="discovery",
+                )
+            )
             return False
         return True
     kind = _special_kind(path.lstat().st_mode)
@@ -158,7 +178,9 @@ def _readable_config(root: Path, relpath: str, problems: list[Problem]) -> bool:
     return True
 
 
-def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: Callable[[str], bool], *, skip_hidden: bool) -> None:
+def _walk(
+    root: Path, start: str, found: BundleFiles, files: list[str], wanted: Callable[[str], bool], *, skip_hidden: bool
+) -> None:
     """The files of :func:`discover` below ``start``: each folder, then its subfolders, in name order.
 
     ``os.scandir`` entries know whether they are folders or symlinks without a
@@ -172,7 +194,11 @@ def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: 
                 entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as exc:
             where = prefix.rstrip("/") or "."
-            found.problems.append(Problem(where, f"cannot read folder: {exc.strerror or exc}; the files in it are not loaded", rule="read"))
+            found.problems.append(
+                Problem(
+                    where, f"cannot read folder: {exc.strerror or exc}; the files in it are not loaded", rule="read"
+                )
+            )
             continue
         folders = []
         for entry in entries:
@@ -180,29 +206,49 @@ def _walk(root: Path, start: str, found: BundleFiles, files: list[str], wanted: 
             relpath = prefix + printable_name(name)
             try:
                 is_dir, is_link = entry.is_dir(), entry.is_symlink()
-                kind = None if is_dir or is_link or entry.is_file(follow_symlinks=False) else _special_kind(entry.stat(follow_symlinks=False).st_mode) or "not a regular file"
+                kind = (
+                    None
+                    if is_dir or is_link or entry.is_file(follow_symlinks=False)
+                    else _special_kind(entry.stat(follow_symlinks=False).st_mode) or "not a regular file"
+                )
             except OSError as exc:
                 found.problems.append(Problem(relpath, f"cannot read: {exc.strerror or exc}", rule="read"))
                 continue
             if is_dir:
                 if is_link:
-                    found.problems.append(Problem(relpath, "symlinked folder is not followed", Severity.WARNING, rule="discovery"))
+                    found.problems.append(
+                        Problem(relpath, "symlinked folder is not followed", Severity.WARNING, rule="discovery")
+                    )
                 elif skip_hidden and name.startswith("."):
                     pass
                 elif not _utf8(name):
-                    found.problems.append(Problem(relpath, "folder name is not valid UTF-8: MIF paths must be UTF-8; the files in it are not loaded", rule="encoding"))
+                    found.problems.append(
+                        Problem(
+                            relpath,
+                            "folder name is not valid UTF-8: MIF paths must be UTF-8; the files in it are not loaded",
+                            rule="encoding",
+                        )
+                    )
                 else:
                     folders.append(prefix + name + "/")
                 continue
             if not wanted(name):
                 continue
             if not _utf8(name):
-                found.problems.append(Problem(relpath, "file name is not valid UTF-8: MIF paths must be UTF-8; not read", rule="encoding"))
+                found.problems.append(
+                    Problem(relpath, "file name is not valid UTF-8: MIF paths must be UTF-8; not read", rule="encoding")
+                )
                 continue
             if is_link:  # its target, when inside the bundle, is read as itself
                 inside = _inside(Path(entry.path), root)
-                reason = "symlink to a file inside the bundle; the file itself is read" if inside else "symlink points outside the bundle; not read"
-                found.problems.append(Problem(relpath, reason, Severity.INFO if inside else Severity.WARNING, rule="discovery"))
+                reason = (
+                    "symlink to a file inside the bundle; the file itself is read"
+                    if inside
+                    else "symlink points outside the bundle; not read"
+                )
+                found.problems.append(
+                    Problem(relpath, reason, Severity.INFO if inside else Severity.WARNING, rule="discovery")
+                )
                 continue
             if kind is not None:
                 found.problems.append(Problem(relpath, f"is {kind}, not a regular file; not read", rule="discovery"))
@@ -227,7 +273,12 @@ def printable_name(name: str) -> str:
 
 def _special_kind(mode: int) -> str | None:
     """What a file that is not a regular file or folder is, for a message; None for regular files and folders."""
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     return next((label for test, label in kinds if test(mode)), None)
 
 
@@ -256,34 +307,58 @@ def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits 
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                problems.append(Problem(relpath, f"is {_special_kind(info.st_mode) or 'not a regular file'}, not a regular file; not read", rule="discovery"))
+                problems.append(
+                    Problem(
+                        relpath,
+                        f"is {_special_kind(info.st_mode) or 'not a regular file'}, not a regular file; not read",
+                        rule="discovery",
+                    )
+                )
                 return None
             if info.st_size > limits.max_file_bytes:
-                problems.append(Problem(relpath, f"file is {info.st_size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read", rule="limit"))
+                problems.append(
+                    Problem(
+                        relpath,
+                        f"file is {info.st_size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read",
+                        rule="limit",
+                    )
+                )
                 return None
             data = handle.read(limits.max_file_bytes + 1)
     except OSError as exc:
         problems.append(Problem(relpath, f"cannot read file: {exc.strerror or exc}", rule="read"))
         return None
     if len(data) > limits.max_file_bytes:
-        problems.append(Problem(relpath, f"file grew over the limit of {limits.max_file_bytes:,} bytes (--max-file-size) while read; not read", rule="limit"))
+        problems.append(
+            Problem(
+                relpath,
+                f"file grew over the limit of {limits.max_file_bytes:,} bytes (--max-file-size) while read; not read",
+                rule="limit",
+            )
+        )
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        problems.append(Problem(relpath, f"not valid UTF-8 (byte {exc.start}): MIF files must be UTF-8", line=line, rule="encoding"))
+        problems.append(
+            Problem(relpath, f"not valid UTF-8 (byte {exc.start}): MIF files must be UTF-8", line=line, rule="encoding")
+        )
         return None
 
 
-def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_offset: int = 0, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any] | None:
+def parse_yaml_mapping(
+    text: str, relpath: str, problems: list[Problem], line_offset: int = 0, limits: Limits = DEFAULT_LIMITS
+) -> dict[str, Any] | None:
     """A YAML mapping, or None with a problem; YAML warnings become problems too."""
     try:
         result = load_yaml(text)
     except yaml.YAMLError as exc:
         line = yaml_error_line(exc)
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        problems.append(Problem(relpath, f"YAML syntax error: {reason}", line=line + line_offset if line else None, rule="yaml"))
+        problems.append(
+            Problem(relpath, f"YAML syntax error: {reason}", line=line + line_offset if line else None, rule="yaml")
+        )
         return None
     except RecursionError:
         problems.append(Problem(relpath, "YAML nesting is too deep to read", rule="yaml"))
@@ -292,7 +367,16 @@ def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_of
         message = issue.message
         if issue.first_line is not None:
             message += f" (first on line {issue.first_line + line_offset})"
-        problems.append(Problem(relpath, message, Severity.WARNING, key=issue.key, line=(issue.line or 0) + line_offset or None, rule="yaml"))
+        problems.append(
+            Problem(
+                relpath,
+                message,
+                Severity.WARNING,
+                key=issue.key,
+                line=(issue.line or 0) + line_offset or None,
+                rule="yaml",
+            )
+        )
     if result.data is None:
         result.data = {}
     too_big = yaml_shape_problem(result.data, limits)
@@ -300,12 +384,21 @@ def parse_yaml_mapping(text: str, relpath: str, problems: list[Problem], line_of
         problems.append(Problem(relpath, f"{too_big}; not loaded", line=line_offset + 1, rule="limit"))
         return None
     if not isinstance(result.data, dict):
-        problems.append(Problem(relpath, f"YAML must be a mapping of keys to values, not a {type(result.data).__name__}", line=line_offset + 1, rule="yaml"))
+        problems.append(
+            Problem(
+                relpath,
+                f"YAML must be a mapping of keys to values, not a {type(result.data).__name__}",
+                line=line_offset + 1,
+                rule="yaml",
+            )
+        )
         return None
     return result.data
 
 
-def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedMemory | None, list[Problem]]:
+def parse_memory(
+    root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[ParsedMemory | None, list[Problem]]:
     """Read one concept file.  Returns None (with problems) when it cannot be a memory."""
     problems: list[Problem] = []
     text = read_text(root / relpath, relpath, problems, limits)
@@ -317,15 +410,26 @@ def parse_memory(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
         problems.append(Problem(relpath, str(exc), line=exc.line, rule="frontmatter"))
         return None, problems
     if split.had_bom:
-        problems.append(Problem(relpath, "file starts with a byte-order mark; it is ignored", Severity.INFO, rule="encoding"))
+        problems.append(
+            Problem(relpath, "file starts with a byte-order mark; it is ignored", Severity.INFO, rule="encoding")
+        )
     frontmatter = parse_yaml_mapping(split.frontmatter, relpath, problems, line_offset=1, limits=limits)
     if frontmatter is None:
         return None, problems
-    if frontmatter.get("id") not in (None, "") and not isinstance(frontmatter["id"], (str, dict, list)):  # a YAML number, date, bool
+    if frontmatter.get("id") not in (None, "") and not isinstance(
+        frontmatter["id"], (str, dict, list)
+    ):  # a YAML number, date, bool
         frontmatter["id"] = _written_id(split.frontmatter, frontmatter["id"], relpath, problems)
     _check_required(frontmatter, relpath, problems)
     if relpath.endswith(".memory.md"):
-        problems.append(Problem(relpath, "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)", Severity.WARNING, rule="legacy"))
+        problems.append(
+            Problem(
+                relpath,
+                "MIF 0.1 file name (.memory.md); v1.0 uses plain .md (see spec 17)",
+                Severity.WARNING,
+                rule="legacy",
+            )
+        )
     if id_problem(frontmatter.get("id")) is not None:
         return None, problems
     return ParsedMemory(relpath, frontmatter, split.body, split.frontmatter.count("\n") + 3), problems
@@ -343,10 +447,16 @@ def _written_id(frontmatter_text: str, value: object, relpath: str, problems: li
     match = _ID_LINE.search(frontmatter_text)
     written = match.group(1) if match else str(value)
     if written != str(value):
-        problems.append(Problem(
-            relpath, f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as written, {written!r} (quote it to say so)",
-            Severity.WARNING, key="id", value=written, rule="id",
-        ))
+        problems.append(
+            Problem(
+                relpath,
+                f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as written, {written!r} (quote it to say so)",
+                Severity.WARNING,
+                key="id",
+                value=written,
+                rule="id",
+            )
+        )
     return written if id_problem(written) is None else str(value)
 
 
@@ -361,13 +471,32 @@ def _check_required(fm: dict[str, Any], relpath: str, problems: list[Problem]) -
         if why:
             problems.append(Problem(relpath, f"id {why}; the file is not loaded", key="id", value=memory_id, rule="id"))
         elif not isinstance(memory_id, str) or not UUID_RE.match(memory_id):
-            problems.append(Problem(relpath, f"id {memory_id!r} is not a UUID (spec 4.1); accepted", Severity.WARNING, key="id", value=memory_id, rule="id"))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"id {memory_id!r} is not a UUID (spec 4.1); accepted",
+                    Severity.WARNING,
+                    key="id",
+                    value=memory_id,
+                    rule="id",
+                )
+            )
     kind = fm.get("type")
     if kind not in (None, "") and kind not in BASE_TYPES:
-        problems.append(Problem(relpath, f"type {kind!r} is not a base type ({', '.join(BASE_TYPES)})", key="type", value=kind, rule="type"))
+        problems.append(
+            Problem(
+                relpath,
+                f"type {kind!r} is not a base type ({', '.join(BASE_TYPES)})",
+                key="type",
+                value=kind,
+                rule="type",
+            )
+        )
 
 
-def parse_entity(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> tuple[ParsedEntity | None, list[Problem]]:
+def parse_entity(
+    root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[ParsedEntity | None, list[Problem]]:
     """Read one ``.mif/entities`` YAML file (spec 7.4)."""
     problems: list[Problem] = []
     text = read_text(root / relpath, relpath, problems, limits)
@@ -376,10 +505,17 @@ def parse_entity(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
         return None, problems
     slug, kind = data.get("id"), data.get("type")
     if not isinstance(slug, str) or not slug or not isinstance(kind, str) or not kind:
-        problems.append(Problem(relpath, "entity needs string 'id' and 'type' keys; not loaded", key="id" if not slug else "type", rule="entity"))
+        problems.append(
+            Problem(
+                relpath,
+                "entity needs string 'id' and 'type' keys; not loaded",
+                key="id" if not slug else "type",
+                rule="entity",
+            )
+        )
         return None, problems
     iri = entity_iri(kind, slug)
-    why = id_problem(iri[len("urn:mif:"):])
+    why = id_problem(iri[len("urn:mif:") :])
     if why:
         problems.append(Problem(relpath, f"entity id {why}; not loaded", key="id", value=slug, rule="entity"))
         return None, problems

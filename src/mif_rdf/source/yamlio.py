@@ -8,6 +8,7 @@ remembers it was an unquoted YAML timestamp and is written back unquoted.
 Everything else is exactly what ``yaml.safe_load`` yields.  The C parser is
 used when the platform has it (about 8x faster than the pure-Python one).
 """
+
 from __future__ import annotations
 
 import re
@@ -120,6 +121,4 @@ _Dumper.add_representer(str, _represent_str)
 
 def dump_yaml(data: Any) -> str:
     """Write YAML the way people write frontmatter: block style, keys in order."""
-    return yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
-    )
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)

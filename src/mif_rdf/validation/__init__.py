@@ -6,6 +6,7 @@ need the markdown body or several memories at once, in one report.
     report = validate(load_bundle("examples"), level=3)
     report.conforms, report.errors, report.to_dict()
 """
+
 from __future__ import annotations
 
 from mif_rdf.validation.report import ValidationReport

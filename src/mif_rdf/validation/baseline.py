@@ -22,14 +22,16 @@ sorted, one entry per finding, so it diffs well in review.  A SARIF file that
 ``mif-rdf validate --format sarif`` wrote is read as a baseline too: its
 results carry the fingerprint in ``partialFingerprints``.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.validation.report import LOAD_RULE, ValidationReport, _joined, _uri
@@ -41,7 +43,9 @@ SARIF_FINGERPRINT = "mifFinding/v1"
 
 def fingerprint(finding: Problem) -> str:
     """The stable identity of a finding: a hash of rule, file, key path and value (never the line)."""
-    value = None if finding.value is None else json.dumps(finding.value, default=str, sort_keys=True, ensure_ascii=False)
+    value = (
+        None if finding.value is None else json.dumps(finding.value, default=str, sort_keys=True, ensure_ascii=False)
+    )
     text = json.dumps([finding.rule or LOAD_RULE, finding.path, finding.key or "", value], ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -59,15 +63,29 @@ class KnownFinding:
     message: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"fingerprint": self.fingerprint, "rule": self.rule, "path": self.path, "key": self.key,
-                "value": self.value, "severity": self.severity, "message": self.message}
+        data = {
+            "fingerprint": self.fingerprint,
+            "rule": self.rule,
+            "path": self.path,
+            "key": self.key,
+            "value": self.value,
+            "severity": self.severity,
+            "message": self.message,
+        }
         return {k: v for k, v in data.items() if v is not None}
 
 
 def known(finding: Problem) -> KnownFinding:
     """A finding as a baseline records it."""
-    return KnownFinding(fingerprint(finding), finding.rule or LOAD_RULE, finding.path, finding.key,
-                        _plain(finding.value), finding.severity.value, finding.message)
+    return KnownFinding(
+        fingerprint(finding),
+        finding.rule or LOAD_RULE,
+        finding.path,
+        finding.key,
+        _plain(finding.value),
+        finding.severity.value,
+        finding.message,
+    )
 
 
 @dataclass
@@ -82,15 +100,21 @@ class Comparison:
         return f"baseline: {len(self.new)} new, {len(self.absent)} fixed, {len(self.unchanged)} unchanged (only new findings are listed)"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"new": len(self.new), "fixed": len(self.absent), "unchanged": len(self.unchanged),
-                "fixed_findings": [k.to_dict() for k in self.absent]}
+        return {
+            "new": len(self.new),
+            "fixed": len(self.absent),
+            "unchanged": len(self.unchanged),
+            "fixed_findings": [k.to_dict() for k in self.absent],
+        }
 
 
 def compare(report: ValidationReport, baseline: list[KnownFinding]) -> Comparison:
     """Split ``report``'s findings into new and unchanged, and find the baseline's findings that are gone."""
     left = Counter(k.fingerprint for k in baseline)
     new, unchanged = [], []
-    for finding in report.sorted_results():  # sorted: which of two equal fingerprints counts as new does not depend on run order
+    for (
+        finding
+    ) in report.sorted_results():  # sorted: which of two equal fingerprints counts as new does not depend on run order
         mark = fingerprint(finding)
         if left[mark] > 0:
             left[mark] -= 1
@@ -131,18 +155,31 @@ def read_baseline(path: Path) -> list[KnownFinding]:
         return _from_baseline(path, document)
     if isinstance(document, dict) and isinstance(document.get("runs"), list):
         return _from_sarif(path, document)
-    raise MifRdfError(f"{str(path)!r} is no baseline: write one with 'mif-rdf validate BUNDLE --write-baseline FILE' (or give a SARIF report of mif-rdf)")
+    raise MifRdfError(
+        f"{str(path)!r} is no baseline: write one with 'mif-rdf validate BUNDLE --write-baseline FILE' (or give a SARIF report of mif-rdf)"
+    )
 
 
 def _from_baseline(path: Path, document: dict[str, Any]) -> list[KnownFinding]:
     if document["mif-rdf-baseline"] != FORMAT_VERSION or not isinstance(document.get("findings"), list):
-        raise MifRdfError(f"the baseline {str(path)!r} has format {document['mif-rdf-baseline']!r}; this mif-rdf reads format {FORMAT_VERSION}")
+        raise MifRdfError(
+            f"the baseline {str(path)!r} has format {document['mif-rdf-baseline']!r}; this mif-rdf reads format {FORMAT_VERSION}"
+        )
     found = []
     for number, entry in enumerate(document["findings"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
             raise MifRdfError(f"the baseline {str(path)!r}: findings[{number}] has no fingerprint")
-        found.append(KnownFinding(entry["fingerprint"], str(entry.get("rule", LOAD_RULE)), str(entry.get("path", "")),
-                                  entry.get("key"), entry.get("value"), str(entry.get("severity", "error")), str(entry.get("message", ""))))
+        found.append(
+            KnownFinding(
+                entry["fingerprint"],
+                str(entry.get("rule", LOAD_RULE)),
+                str(entry.get("path", "")),
+                entry.get("key"),
+                entry.get("value"),
+                str(entry.get("severity", "error")),
+                str(entry.get("message", "")),
+            )
+        )
     return found
 
 
@@ -154,17 +191,33 @@ def _from_sarif(path: Path, document: dict[str, Any]) -> list[KnownFinding]:
                 continue  # a fixed finding of an earlier comparison is not a known one now
             mark = (result.get("partialFingerprints") or {}).get(SARIF_FINGERPRINT)
             if not isinstance(mark, str):
-                raise MifRdfError(f"the SARIF baseline {str(path)!r} has a result without partialFingerprints.{SARIF_FINGERPRINT}: "
-                                  "write it with 'mif-rdf validate --format sarif --baseline ...' or use --write-baseline")
+                raise MifRdfError(
+                    f"the SARIF baseline {str(path)!r} has a result without partialFingerprints.{SARIF_FINGERPRINT}: "
+                    "write it with 'mif-rdf validate --format sarif --baseline ...' or use --write-baseline"
+                )
             properties = result.get("properties") or {}
-            found.append(KnownFinding(mark, str(result.get("ruleId", LOAD_RULE)), str(properties.get("file", "")),
-                                      properties.get("key"), properties.get("value"), str(result.get("level", "error")),
-                                      str((result.get("message") or {}).get("text", ""))))
+            found.append(
+                KnownFinding(
+                    mark,
+                    str(result.get("ruleId", LOAD_RULE)),
+                    str(properties.get("file", "")),
+                    properties.get("key"),
+                    properties.get("value"),
+                    str(result.get("level", "error")),
+                    str((result.get("message") or {}).get("text", "")),
+                )
+            )
     return found
 
 
-def against(report: ValidationReport, baseline: Path | None, write: Path | None, fmt: str,
-            render: Callable[[ValidationReport, str], str], root: str = ".") -> tuple[str, bool]:
+def against(
+    report: ValidationReport,
+    baseline: Path | None,
+    write: Path | None,
+    fmt: str,
+    render: Callable[[ValidationReport, str], str],
+    root: str = ".",
+) -> tuple[str, bool]:
     """What ``mif-rdf validate --baseline FILE --write-baseline FILE`` prints, and whether the run passes.
 
     The comparison is with ``baseline`` when given, else with the findings
@@ -179,8 +232,13 @@ def against(report: ValidationReport, baseline: Path | None, write: Path | None,
     return result
 
 
-def formatted(report: ValidationReport, baseline: list[KnownFinding], fmt: str,
-              render: Callable[[ValidationReport, str], str], root: str = ".") -> tuple[str, bool]:
+def formatted(
+    report: ValidationReport,
+    baseline: list[KnownFinding],
+    fmt: str,
+    render: Callable[[ValidationReport, str], str],
+    root: str = ".",
+) -> tuple[str, bool]:
     """The report in format ``fmt`` against ``baseline``, and whether the run passes (no new error).
 
     ``render`` turns a report into text (``mif-rdf validate``'s formatter);
@@ -225,16 +283,26 @@ def sarif_with_baseline(text: str, report: ValidationReport, comparison: Compari
     for entry in comparison.absent:
         if entry.rule not in rules:
             rules.add(entry.rule)
-            run["tool"]["driver"]["rules"].append({"id": entry.rule, "name": entry.rule, "shortDescription": {"text": f"MIF rule {entry.rule}"}})
-        properties = {k: v for k, v in (("file", entry.path), ("key", entry.key), ("value", entry.value)) if v is not None}
-        run["results"].append({
-            "ruleId": entry.rule, "level": {"info": "note"}.get(entry.severity, entry.severity),
-            "message": {"text": entry.message or f"fixed finding of rule {entry.rule}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(_joined(root, entry.path))}}}],
-            "partialFingerprints": {SARIF_FINGERPRINT: entry.fingerprint},
-            "baselineState": "absent", "properties": properties,
-        })
-    run.setdefault("properties", {})["baseline"] = {k: v for k, v in comparison.to_dict().items() if k != "fixed_findings"}
+            run["tool"]["driver"]["rules"].append(
+                {"id": entry.rule, "name": entry.rule, "shortDescription": {"text": f"MIF rule {entry.rule}"}}
+            )
+        properties = {
+            k: v for k, v in (("file", entry.path), ("key", entry.key), ("value", entry.value)) if v is not None
+        }
+        run["results"].append(
+            {
+                "ruleId": entry.rule,
+                "level": {"info": "note"}.get(entry.severity, entry.severity),
+                "message": {"text": entry.message or f"fixed finding of rule {entry.rule}"},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(_joined(root, entry.path))}}}],
+                "partialFingerprints": {SARIF_FINGERPRINT: entry.fingerprint},
+                "baselineState": "absent",
+                "properties": properties,
+            }
+        )
+    run.setdefault("properties", {})["baseline"] = {
+        k: v for k, v in comparison.to_dict().items() if k != "fixed_findings"
+    }
     return json.dumps(document, indent=2, default=str, ensure_ascii=False) + "\n"
 
 

@@ -9,23 +9,25 @@ shape that asks for an IRI there cannot see it).
 
 The rule names match the comment in ``shapes/okf.ttl``.
 """
+
 from __future__ import annotations
 
 import functools
 import os
 import re
-from datetime import date, datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
-from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
+from mif_rdf.rdf.projection import project_memory
 from mif_rdf.source.identity import canonical_relationship_name
 from mif_rdf.source.markdown import split_frontmatter
-from mif_rdf.rdf.projection import project_memory
 from mif_rdf.validation.shapes import Rule
 
 _SECTION = re.compile(r"^##\s+Relationships\s*$")
@@ -59,7 +61,9 @@ def namespace_rule_problems(bundle: LoadedBundle) -> list[Problem]:
     from mif_rdf.nsmodel.rules import namespace_problems
 
     model = read_namespace_model(bundle.root, bundle.config, bundle.limits)
-    return namespace_problems(model, ((r.relpath, r.frontmatter) for r in sorted(bundle.memories.values(), key=lambda r: r.relpath)))
+    return namespace_problems(
+        model, ((r.relpath, r.frontmatter) for r in sorted(bundle.memories.values(), key=lambda r: r.relpath))
+    )
 
 
 def schema_problems(record: MemoryRecord) -> list[Problem]:
@@ -72,25 +76,60 @@ def schema_problems(record: MemoryRecord) -> list[Problem]:
 
     tags = fm.get("tags")
     if isinstance(tags, str):  # other non-lists are not strings either: rule tags-text says so
-        add("tags", "tags must be a list of strings, one tag each (as in tags: [a, b]), not one string", "tags-list", 2, tags)
+        add(
+            "tags",
+            "tags must be a list of strings, one tag each (as in tags: [a, b]), not one string",
+            "tags-list",
+            2,
+            tags,
+        )
     relationships = fm.get("relationships")
     for index, rel in enumerate(relationships if isinstance(relationships, list) else []):
         extra = [k for k in rel if k not in RELATIONSHIP_KEYS] if isinstance(rel, dict) else []
         if extra:
-            add(f"relationships[{index}]", f"relationship keys {', '.join(map(str, extra))} are not allowed: a relationship has "
-                f"{', '.join(RELATIONSHIP_KEYS)} only (put other data in metadata)", "relationship-keys", 2, rel)
+            add(
+                f"relationships[{index}]",
+                f"relationship keys {', '.join(map(str, extra))} are not allowed: a relationship has "
+                f"{', '.join(RELATIONSHIP_KEYS)} only (put other data in metadata)",
+                "relationship-keys",
+                2,
+                rel,
+            )
     entity = fm.get("entity")
-    if isinstance(entity, dict) and not isinstance(entity.get("name"), str):  # a warning: ontology payloads often go by entity_id
-        problems.append(Problem(record.relpath, "the entity payload has no name (the upstream schema's EntityData requires one)",
-                                Severity.WARNING, key="entity", value=entity, rule="entity-name", level=2))
+    if isinstance(entity, dict) and not isinstance(
+        entity.get("name"), str
+    ):  # a warning: ontology payloads often go by entity_id
+        problems.append(
+            Problem(
+                record.relpath,
+                "the entity payload has no name (the upstream schema's EntityData requires one)",
+                Severity.WARNING,
+                key="entity",
+                value=entity,
+                rule="entity-name",
+                level=2,
+            )
+        )
     ontology = fm.get("ontology")
     if isinstance(ontology, dict) and "id" not in ontology:
-        add("ontology", "an ontology reference needs its id (spec 4.3), as in ontology: {id: mif-base}", "ontology-id", 2, ontology)
+        add(
+            "ontology",
+            "an ontology reference needs its id (spec 4.3), as in ontology: {id: mif-base}",
+            "ontology-id",
+            2,
+            ontology,
+        )
     embedding = fm.get("embedding")
     extra = [k for k in embedding if k not in EMBEDDING_KEYS] if isinstance(embedding, dict) else []
     if extra:
-        add("embedding", f"embedding keys {', '.join(map(str, extra))} are not allowed: an embedding reference has "
-            f"{', '.join(EMBEDDING_KEYS)} only", "embedding-keys", 3, embedding)
+        add(
+            "embedding",
+            f"embedding keys {', '.join(map(str, extra))} are not allowed: an embedding reference has "
+            f"{', '.join(EMBEDDING_KEYS)} only",
+            "embedding-keys",
+            3,
+            embedding,
+        )
     return problems
 
 
@@ -103,9 +142,15 @@ def reserved_name_problems(root: Path) -> list[Problem]:
             continue
         for name in sorted(set(files) & set(RESERVED_FILE_NAMES)):
             relpath = (Path(folder) / name).relative_to(root).as_posix()
-            problems.append(Problem(
-                relpath, f"{name} is reserved for the bundle root (OKF 1.3): below it, it MUST NOT be used; this file is not loaded as a memory",
-                Severity.ERROR, rule="okf-reserved-name", level=0))
+            problems.append(
+                Problem(
+                    relpath,
+                    f"{name} is reserved for the bundle root (OKF 1.3): below it, it MUST NOT be used; this file is not loaded as a memory",
+                    Severity.ERROR,
+                    rule="okf-reserved-name",
+                    level=0,
+                )
+            )
     return problems
 
 
@@ -157,22 +202,51 @@ def mirror_problems(bundle: LoadedBundle, record: MemoryRecord) -> list[Problem]
     mirrored = set()
     for number, line, kind, target in body_lines:
         if target is not None and target.startswith("[["):
-            problems.append(Problem(
-                record.relpath, f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link '- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
-                Severity.ERROR, key="content", line=offset() + number, value=line.strip(), rule="okf-wiki-link", level=0))
+            problems.append(
+                Problem(
+                    record.relpath,
+                    f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link '- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
+                    Severity.ERROR,
+                    key="content",
+                    line=offset() + number,
+                    value=line.strip(),
+                    rule="okf-wiki-link",
+                    level=0,
+                )
+            )
             continue
-        if (canonical_relationship_name(kind or ""), target) in front:  # relatesTo and relates-to are one type, as for the loader
+        if (
+            canonical_relationship_name(kind or ""),
+            target,
+        ) in front:  # relatesTo and relates-to are one type, as for the loader
             mirrored.add((canonical_relationship_name(kind or ""), target))
             continue
-        problems.append(Problem(
-            record.relpath, f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} (Invariant 3: frontmatter is authoritative, the body mirrors it)",
-            Severity.ERROR, key="relationships", line=offset() + number, value=line.strip(), rule="okf-relationship-mirror", level=0))
+        problems.append(
+            Problem(
+                record.relpath,
+                f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} (Invariant 3: frontmatter is authoritative, the body mirrors it)",
+                Severity.ERROR,
+                key="relationships",
+                line=offset() + number,
+                value=line.strip(),
+                rule="okf-relationship-mirror",
+                level=0,
+            )
+        )
     for (canonical, target), index in sorted(front.items(), key=lambda item: item[1]):
         if (canonical, target) not in mirrored:
             kind = relationships[index]["type"]  # type: ignore[index]  # the author's spelling
-            problems.append(Problem(
-                record.relpath, f"frontmatter relationship {kind} -> {target} has no mirror line '- {kind} [Title]({target})' in the body's ## Relationships section (Invariant 3)",
-                Severity.ERROR, key=f"relationships[{index}]", value={"type": kind, "target": target}, rule="okf-relationship-mirror", level=0))
+            problems.append(
+                Problem(
+                    record.relpath,
+                    f"frontmatter relationship {kind} -> {target} has no mirror line '- {kind} [Title]({target})' in the body's ## Relationships section (Invariant 3)",
+                    Severity.ERROR,
+                    key=f"relationships[{index}]",
+                    value={"type": kind, "target": target},
+                    rule="okf-relationship-mirror",
+                    level=0,
+                )
+            )
     return problems
 
 
@@ -188,7 +262,7 @@ def parse_time(value: object) -> datetime | None:
             moment = datetime.combine(date.fromisoformat(text), datetime.min.time())
         except ValueError:
             return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def temporal_problems(bundle: LoadedBundle, *, strict: bool = False) -> list[Problem]:
@@ -200,15 +274,24 @@ def temporal_problems(bundle: LoadedBundle, *, strict: bool = False) -> list[Pro
         target = bundle.memories.get(link.resolved[len("urn:mif:") :]) if link.resolved.startswith("urn:mif:") else None
         if target is None:
             continue
-        source_time, target_time = parse_time(link.source.frontmatter.get("created")), parse_time(target.frontmatter.get("created"))
+        source_time, target_time = (
+            parse_time(link.source.frontmatter.get("created")),
+            parse_time(target.frontmatter.get("created")),
+        )
         if source_time is None or target_time is None or source_time >= target_time:
             continue
-        problems.append(Problem(
-            link.source.relpath,
-            f"{link.type} target {target.relpath} was created {target.frontmatter['created']}, after this memory "
-            f"({link.source.frontmatter['created']}): a source cannot postdate what derives from it",
-            Severity.ERROR if strict else Severity.WARNING, key=f"relationships[{link.index}].target", value=link.target,
-            rule="temporal-derivation", level=2))
+        problems.append(
+            Problem(
+                link.source.relpath,
+                f"{link.type} target {target.relpath} was created {target.frontmatter['created']}, after this memory "
+                f"({link.source.frontmatter['created']}): a source cannot postdate what derives from it",
+                Severity.ERROR if strict else Severity.WARNING,
+                key=f"relationships[{link.index}].target",
+                value=link.target,
+                rule="temporal-derivation",
+                level=2,
+            )
+        )
     return problems
 
 
@@ -233,7 +316,17 @@ def unusable_iri_problems(bundle: LoadedBundle, shapes: Graph, known: dict[URIRe
             found = wanted.get(URIRef(iri))
             if found is not None:
                 rule, message = found
-                problems.append(Problem(record.relpath, message, rule.severity, key=keypath, value=value, rule=rule.name, level=rule.level))
+                problems.append(
+                    Problem(
+                        record.relpath,
+                        message,
+                        rule.severity,
+                        key=keypath,
+                        value=value,
+                        rule=rule.name,
+                        level=rule.level,
+                    )
+                )
     return problems
 
 

@@ -16,16 +16,18 @@ it never passes what it did not check.  ``tests/conformance/test_w3c_shacl.py``
 runs the W3C suite through it; the project's tests hold its results to
 pyshacl's on the shipped shapes.
 """
+
 from __future__ import annotations
 
 import os
 import re
 from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
@@ -43,13 +45,24 @@ class Unsupported(Exception):
 
 
 _NODE_KINDS = {
-    SH.IRI: (URIRef,), SH.BlankNode: (BNode,), SH.Literal: (Literal,),
-    SH.BlankNodeOrIRI: (BNode, URIRef), SH.BlankNodeOrLiteral: (BNode, Literal), SH.IRIOrLiteral: (URIRef, Literal),
+    SH.IRI: (URIRef,),
+    SH.BlankNode: (BNode,),
+    SH.Literal: (Literal,),
+    SH.BlankNodeOrIRI: (BNode, URIRef),
+    SH.BlankNodeOrLiteral: (BNode, Literal),
+    SH.IRIOrLiteral: (URIRef, Literal),
 }
 #: The Python type rdflib gives a well-formed literal of each datatype; others are not checked further.
 _VALUE_TYPES: dict[Any, type | tuple[type, ...]] = {
-    XSD.string: str, RDF.langString: str, XSD.integer: int, XSD.decimal: Decimal, XSD.float: float,
-    XSD.boolean: bool, XSD.date: date, XSD.time: time, XSD.dateTime: datetime,
+    XSD.string: str,
+    RDF.langString: str,
+    XSD.integer: int,
+    XSD.decimal: Decimal,
+    XSD.float: float,
+    XSD.boolean: bool,
+    XSD.date: date,
+    XSD.time: time,
+    XSD.dateTime: datetime,
 }
 
 
@@ -90,7 +103,9 @@ class Data:
     def bind(self, index: dict[URIRef, dict[Any, list[Any]]]) -> None:
         """Keep the type and subclass columns of the scans, for class targets and ``sh:class``."""
         self.types = index.get(RDF.type, {})
-        self._subclass_of = _by_subject((parent, child) for child, parents in index.get(RDFS.subClassOf, {}).items() for parent in parents)
+        self._subclass_of = _by_subject(
+            (parent, child) for child, parents in index.get(RDFS.subClassOf, {}).items() for parent in parents
+        )
 
     def subclasses(self, cls: Any) -> frozenset[Any]:
         """``cls`` and every class under it by ``rdfs:subClassOf`` in the data (its SHACL instances have one of these types)."""
@@ -126,7 +141,10 @@ class Data:
         if self.store is None:
             by_predicate = _memory_index(self.graph)
             if by_predicate is not None:
-                return {p: _by_subject((s, o) for o, subjects in by_predicate.get(p, {}).items() for s in subjects) for p in predicates}
+                return {
+                    p: _by_subject((s, o) for o, subjects in by_predicate.get(p, {}).items() for s in subjects)
+                    for p in predicates
+                }
             return {p: _by_subject((s, o) for s, _, o in self.graph.triples((None, p, None))) for p in predicates}
         workers = max(1, min(_SCAN_THREADS, os.cpu_count() or 1))
         index: dict[URIRef, dict[Any, list[Any]]] = {}
@@ -179,7 +197,15 @@ def _same_term(term: Any) -> Any:
 
 
 def _rdflib_kind(term: Any) -> type | None:
-    return URIRef if isinstance(term, URIRef) else BNode if isinstance(term, BNode) else Literal if isinstance(term, Literal) else None
+    return (
+        URIRef
+        if isinstance(term, URIRef)
+        else BNode
+        if isinstance(term, BNode)
+        else Literal
+        if isinstance(term, Literal)
+        else None
+    )
 
 
 def _rdflib_datatype(term: Any) -> str | None:
@@ -203,14 +229,18 @@ def _oxigraph_datatype(term: Any) -> str | None:
 
 _STRING, _LANG_STRING = str(XSD.string), str(RDF.langString)
 _SCAN_THREADS = 4  # past a few, the threads queue for the GIL that takes each row out of Oxigraph
-_OXIGRAPH_KINDS: dict[type, type] = {} if ox is None else {ox.NamedNode: URIRef, ox.BlankNode: BNode, ox.Literal: Literal}
+_OXIGRAPH_KINDS: dict[type, type] = (
+    {} if ox is None else {ox.NamedNode: URIRef, ox.BlankNode: BNode, ox.Literal: Literal}
+)
 
 
 # -- the shapes -----------------------------------------------------------------------------
 #: A compiled property path: an IRI, or (kind, part) for inverse/zero-or-more/one-or-more/zero-or-one,
 #: or ("sequence" | "alternative", tuple of paths).
 PathExpr = Any
-Result = tuple["Shape", Any, Any, URIRef, Any]  # (shape, focus node, value node or None, component, result path or None)
+Result = tuple[
+    "Shape", Any, Any, URIRef, Any
+]  # (shape, focus node, value node or None, component, result path or None)
 
 
 @dataclass
@@ -219,7 +249,7 @@ class Constraint:
 
     component: URIRef
     check: Check | None = None  # value node (the data's own term) -> conforms? (None when shapes decide)
-    shapes: list["Shape"] = field(default_factory=list)  # sh:or / sh:and / sh:xone members, sh:not / sh:node shape
+    shapes: list[Shape] = field(default_factory=list)  # sh:or / sh:and / sh:xone members, sh:not / sh:node shape
     needs: Callable[[int, int], bool] | None = None  # (conforming shapes, all shapes) -> the value passes
 
 
@@ -235,21 +265,23 @@ class Shape:
     min_count: int | None = None
     max_count: int | None = None
     has_values: list[Any] = field(default_factory=list)
-    properties: list["Shape"] = field(default_factory=list)
-    pairs: list[tuple[URIRef, URIRef]] = field(default_factory=list)  # (component, other predicate): equals, disjoint, lessThan...
+    properties: list[Shape] = field(default_factory=list)
+    pairs: list[tuple[URIRef, URIRef]] = field(
+        default_factory=list
+    )  # (component, other predicate): equals, disjoint, lessThan...
     unique_lang: bool = False
     closed: frozenset[Any] | None = None  # sh:closed: the predicates allowed (node shapes only)
-    qualified: "Qualified | None" = None
+    qualified: Qualified | None = None
 
 
 @dataclass
 class Qualified:
     """``sh:qualifiedValueShape`` with its counts, and the sibling shapes a value must not conform to when disjoint."""
 
-    shape: "Shape"
+    shape: Shape
     least: int | None
     most: int | None
-    siblings: list["Shape"] = field(default_factory=list)
+    siblings: list[Shape] = field(default_factory=list)
 
 
 @dataclass
@@ -262,19 +294,41 @@ class Targeted:
 
 _TARGETS = (SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode)
 #: SHACL words on a shape that say nothing to check (or are read with the constraint they belong to).
-_NOT_CONSTRAINTS = {SH.message, SH.severity, SH.name, SH.description, SH.order, SH.group, SH.deactivated, SH.defaultValue,
-                    SH.path, SH.flags, SH.ignoredProperties, SH.qualifiedMinCount, SH.qualifiedMaxCount,
-                    SH.qualifiedValueShapesDisjoint, *_TARGETS}
-_PAIRS = {SH.equals: SH.EqualsConstraintComponent, SH.disjoint: SH.DisjointConstraintComponent,
-          SH.lessThan: SH.LessThanConstraintComponent, SH.lessThanOrEquals: SH.LessThanOrEqualsConstraintComponent}
+_NOT_CONSTRAINTS = {
+    SH.message,
+    SH.severity,
+    SH.name,
+    SH.description,
+    SH.order,
+    SH.group,
+    SH.deactivated,
+    SH.defaultValue,
+    SH.path,
+    SH.flags,
+    SH.ignoredProperties,
+    SH.qualifiedMinCount,
+    SH.qualifiedMaxCount,
+    SH.qualifiedValueShapesDisjoint,
+    *_TARGETS,
+}
+_PAIRS = {
+    SH.equals: SH.EqualsConstraintComponent,
+    SH.disjoint: SH.DisjointConstraintComponent,
+    SH.lessThan: SH.LessThanConstraintComponent,
+    SH.lessThanOrEquals: SH.LessThanOrEqualsConstraintComponent,
+}
 _LOGICAL = {  # list-taking shape parameters: how many members a value must conform to
     SH["or"]: (SH.OrConstraintComponent, lambda good, total: good > 0),
     SH["and"]: (SH.AndConstraintComponent, lambda good, total: good == total),
     SH.xone: (SH.XoneConstraintComponent, lambda good, total: good == 1),
 }
 _SHAPE_VALUED = (SH.property, SH.node, SH["not"], SH.qualifiedValueShape)
-_PATH_KINDS = {SH.inversePath: "inverse", SH.zeroOrMorePath: "zeroOrMore", SH.oneOrMorePath: "oneOrMore",
-               SH.zeroOrOnePath: "zeroOrOne"}
+_PATH_KINDS = {
+    SH.inversePath: "inverse",
+    SH.zeroOrMorePath: "zeroOrMore",
+    SH.oneOrMorePath: "oneOrMore",
+    SH.zeroOrOnePath: "zeroOrOne",
+}
 _RDFS_CLASS, _OWL_CLASS = RDFS.Class, URIRef("http://www.w3.org/2002/07/owl#Class")
 _SHAPE_CLASSES = (SH.NodeShape, SH.PropertyShape, SH.Shape)
 
@@ -303,7 +357,9 @@ class Compiler:
         for word in (SH.target, SH.sparql, SH.rule, SH.parameter, SH.shapesGraph, SH.entailment):
             if any(g.triples((None, word, None))):
                 raise Unsupported(f"{word} (SHACL-SPARQL, advanced features or entailment)")
-        if any(g.triples((None, RDF.type, SH.ConstraintComponent))) or any((None, RDFS.subClassOf, c) in g for c in _SHAPE_CLASSES):
+        if any(g.triples((None, RDF.type, SH.ConstraintComponent))) or any(
+            (None, RDFS.subClassOf, c) in g for c in _SHAPE_CLASSES
+        ):
             raise Unsupported("custom constraint components or subclasses of SHACL's shape classes")
         targeted = []
         for node in sorted(self._shape_nodes(), key=lambda n: (isinstance(n, BNode), str(n))):
@@ -312,7 +368,9 @@ class Compiler:
             if (node, RDF.type, _RDFS_CLASS) in g and any((node, RDF.type, c) in g for c in _SHAPE_CLASSES[:2]):
                 targets.append((SH.targetClass, node))  # an implicit class target
             elif (node, RDF.type, _OWL_CLASS) in g:
-                raise Unsupported(f"{node} is an owl:Class and a shape (an implicit class target only if owl:Class is an rdfs:Class)")
+                raise Unsupported(
+                    f"{node} is an owl:Class and a shape (an implicit class target only if owl:Class is an rdfs:Class)"
+                )
             if any(kind == SH.targetClass for kind, _ in targets):
                 self.classes = True
             if targets:
@@ -361,8 +419,13 @@ class Compiler:
         severities = list(g.objects(node, SH.severity))
         if len(severities) > 1:
             raise Unsupported(f"{node} has {len(severities)} sh:severity values")
-        shape = Shape(node, None if path_node is None else self.path(path_node), path_node,
-                      severities[0] if severities else SH.Violation, sorted(g.objects(node, SH.message)))
+        shape = Shape(
+            node,
+            None if path_node is None else self.path(path_node),
+            path_node,
+            severities[0] if severities else SH.Violation,
+            sorted(g.objects(node, SH.message)),
+        )
         if any(_is_true(value) for value in g.objects(node, SH.deactivated)):
             shape.deactivated = True  # conforms, produces nothing: what it says is never read
             return shape
@@ -385,7 +448,9 @@ class Compiler:
         elif predicate == SH.hasValue:
             shape.has_values.append(_rdf11(value))
         elif predicate in _PAIRS:
-            if not isinstance(value, URIRef) or (shape.path is None and predicate in (SH.lessThan, SH.lessThanOrEquals)):
+            if not isinstance(value, URIRef) or (
+                shape.path is None and predicate in (SH.lessThan, SH.lessThanOrEquals)
+            ):
                 raise Unsupported(f"{predicate} {value} on {node}")
             self.paths.add(value)
             shape.pairs.append((_PAIRS[predicate], value))
@@ -414,8 +479,12 @@ class Compiler:
             raise Unsupported(f"{node}: more than one qualified count of a kind")
         qualified = Qualified(self.shape(value), *(c[0] if c else None for c in counts))
         if any(_is_true(v) for v in g.objects(node, SH.qualifiedValueShapesDisjoint)):
-            siblings = {sibling for parent in g.subjects(SH.property, node) for prop in g.objects(parent, SH.property)
-                        for sibling in g.objects(prop, SH.qualifiedValueShape)} - {value}
+            siblings = {
+                sibling
+                for parent in g.subjects(SH.property, node)
+                for prop in g.objects(parent, SH.property)
+                for sibling in g.objects(prop, SH.qualifiedValueShape)
+            } - {value}
             qualified.siblings = [self.shape(sibling) for sibling in sorted(siblings, key=str)]
         return qualified
 
@@ -445,7 +514,7 @@ class Compiler:
         described = [(p, o) for p, o in g.predicate_objects(node)]
         if len(described) != 1:
             raise Unsupported(f"path {node} with {len(described)} descriptions")
-        (predicate, value), = described
+        ((predicate, value),) = described
         if predicate == SH.alternativePath:
             choices = tuple(self.path(step) for step in _members(g, value))
             if len(choices) < 2:
@@ -462,9 +531,13 @@ class Compiler:
             component, needs = _LOGICAL[predicate]
             return Constraint(component, shapes=[self.shape(m) for m in _members(self.g, value)], needs=needs)
         if predicate == SH["not"]:
-            return Constraint(SH.NotConstraintComponent, shapes=[self.shape(value)], needs=lambda good, total: good == 0)
+            return Constraint(
+                SH.NotConstraintComponent, shapes=[self.shape(value)], needs=lambda good, total: good == 0
+            )
         if predicate == SH.node:
-            return Constraint(SH.NodeConstraintComponent, shapes=[self.shape(value)], needs=lambda good, total: good == 1)
+            return Constraint(
+                SH.NodeConstraintComponent, shapes=[self.shape(value)], needs=lambda good, total: good == 1
+            )
         if predicate == SH["class"]:
             self.classes = True
             return Constraint(SH.ClassConstraintComponent, _class_check(data, value))
@@ -491,7 +564,10 @@ class Compiler:
             return Constraint(SH.NodeKindConstraintComponent, lambda v: kind(v) in kinds)
         if predicate == SH.minLength:
             least = _integer(value)
-            return Constraint(SH.MinLengthConstraintComponent, lambda v: least == 0 or (kind(v) is not BNode and len(text(v)) >= least))
+            return Constraint(
+                SH.MinLengthConstraintComponent,
+                lambda v: least == 0 or (kind(v) is not BNode and len(text(v)) >= least),
+            )
         if predicate == SH.maxLength:
             most = _integer(value)
             return Constraint(SH.MaxLengthConstraintComponent, lambda v: kind(v) is not BNode and len(text(v)) <= most)
@@ -503,10 +579,37 @@ _COUNTS = {SH.minCount: "min_count", SH.maxCount: "max_count"}
 #: The parameters of SHACL Core's constraint components: a node with one of them is a shape (SHACL 2.1), whose
 #: every ``sh:`` word is then compiled or refused.  Other ``sh:`` words on other nodes (data that uses SHACL's
 #: vocabulary, such as W3C test ``property/qualifiedValueShape-001``'s ``sh:nodeShape``) make no shape.
-_PARAMETERS = (SH["class"], SH.datatype, SH.nodeKind, SH.minCount, SH.maxCount, SH.minExclusive, SH.minInclusive,
-               SH.maxExclusive, SH.maxInclusive, SH.minLength, SH.maxLength, SH.pattern, SH.languageIn, SH.uniqueLang,
-               SH.equals, SH.disjoint, SH.lessThan, SH.lessThanOrEquals, SH["not"], SH["and"], SH["or"], SH.xone,
-               SH.node, SH.property, SH.qualifiedValueShape, SH.closed, SH.hasValue, SH["in"], SH.sparql)
+_PARAMETERS = (
+    SH["class"],
+    SH.datatype,
+    SH.nodeKind,
+    SH.minCount,
+    SH.maxCount,
+    SH.minExclusive,
+    SH.minInclusive,
+    SH.maxExclusive,
+    SH.maxInclusive,
+    SH.minLength,
+    SH.maxLength,
+    SH.pattern,
+    SH.languageIn,
+    SH.uniqueLang,
+    SH.equals,
+    SH.disjoint,
+    SH.lessThan,
+    SH.lessThanOrEquals,
+    SH["not"],
+    SH["and"],
+    SH["or"],
+    SH.xone,
+    SH.node,
+    SH.property,
+    SH.qualifiedValueShape,
+    SH.closed,
+    SH.hasValue,
+    SH["in"],
+    SH.sparql,
+)
 
 
 def _members(g: Graph, head: Any) -> list[Any]:
@@ -539,7 +642,12 @@ def _is_true(value: Any) -> bool:
 
 
 def _integer(value: Any) -> int:
-    if not isinstance(value, Literal) or not isinstance(value.value, int) or isinstance(value.value, bool) or value.value < 0:
+    if (
+        not isinstance(value, Literal)
+        or not isinstance(value.value, int)
+        or isinstance(value.value, bool)
+        or value.value < 0
+    ):
         raise ValueError(f"{value!r} is not a non-negative integer")
     return value.value
 
@@ -587,7 +695,10 @@ def _datatype_check(data: Data, datatype: Any) -> Check:
 #: literal is well formed when the parser accepts its lexical form.  Calling them directly spares an
 #: rdflib Literal per value (timestamps are mostly distinct: 330,000 of them at 100,000 memories were a
 #: fifth of a validation).  ``tests/test_validation_engine.py`` holds them to rdflib's reading.
-_LEXICAL_PARSERS: dict[str, Callable[[str], Any]] = {str(XSD.dateTime): datetime.fromisoformat, str(XSD.time): time.fromisoformat}
+_LEXICAL_PARSERS: dict[str, Callable[[str], Any]] = {
+    str(XSD.dateTime): datetime.fromisoformat,
+    str(XSD.time): time.fromisoformat,
+}
 
 
 def _parses(parse: Callable[[str], Any], text: str) -> bool:
@@ -623,7 +734,9 @@ def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: C
     """
     source, backreference = _xpath_regex(pattern, flags)
     try:
-        compiled = compile_pattern(source, "".join(f for f in "ims" if f in flags and (f == "i" or "q" not in flags)), ascii=False)
+        compiled = compile_pattern(
+            source, "".join(f for f in "ims" if f in flags and (f == "i" or "q" not in flags)), ascii=False
+        )
     except PatternError as error:
         raise Unsupported(f"sh:pattern {pattern!r}: {error.reason}") from None
     if compiled.engine != "re2" and not backreference:
@@ -637,6 +750,7 @@ def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: C
         except PatternTimeout:
             note_stopped(pattern, text(v))
             return False
+
     return matches
 
 
@@ -667,38 +781,40 @@ def _xpath_regex(pattern: str, flags: str) -> tuple[str, bool]:
             escaped = pattern[at + 1]
             if escaped in _NOT_XPATH_ESCAPES:
                 raise Unsupported(f"sh:pattern {pattern!r}: \\{escaped} means another thing in XPath")
-            if escaped in "pP" and pattern[at + 2:at + 3] == "{" and "}" in pattern[at + 3:]:
+            if escaped in "pP" and pattern[at + 2 : at + 3] == "{" and "}" in pattern[at + 3 :]:
                 close = pattern.index("}", at + 3)
-                out.append(pattern[at:close + 1])
+                out.append(pattern[at : close + 1])
                 at = close + 1
                 continue
             if escaped in "123456789" and not in_class:
                 backreference = True
-                out.append(pattern[at:at + 2])
+                out.append(pattern[at : at + 2])
             elif escaped in _ESCAPES:
                 out.append(_ESCAPES[escaped])
             elif escaped.isascii() and not escaped.isalnum():
-                out.append(pattern[at:at + 2])
+                out.append(pattern[at : at + 2])
             else:
                 raise Unsupported(f"sh:pattern {pattern!r}: \\{escaped} is not read alike by XPath and RE2")
             at += 2
             continue
         if in_class:
             if char == "[":
-                raise Unsupported(f"sh:pattern {pattern!r}: [ inside a class (XPath's class subtraction, RE2's [:alpha:])")
+                raise Unsupported(
+                    f"sh:pattern {pattern!r}: [ inside a class (XPath's class subtraction, RE2's [:alpha:])"
+                )
             in_class = char != "]"
         elif char == "[":
             in_class = True
-            opening = "[^" if pattern[at + 1:at + 2] == "^" else "["
+            opening = "[^" if pattern[at + 1 : at + 2] == "^" else "["
             at += len(opening)
             out.append(opening)
-            if pattern[at:at + 1] == "]":  # a first ] is itself (Python's and RE2's reading)
+            if pattern[at : at + 1] == "]":  # a first ] is itself (Python's and RE2's reading)
                 out.append("\\]")
                 at += 1
             continue
-        elif char == "(" and pattern[at + 1:at + 2] == "?" and pattern[at + 2:at + 3] != ":":
+        elif char == "(" and pattern[at + 1 : at + 2] == "?" and pattern[at + 2 : at + 3] != ":":
             raise Unsupported(f"sh:pattern {pattern!r}: (? is not XPath")
-        elif char == "{" and pattern[at + 1:at + 2] == ",":
+        elif char == "{" and pattern[at + 1 : at + 2] == ",":
             raise Unsupported(f"sh:pattern {pattern!r}: {{,n}} is not XPath")
         elif char in _SPACES and "x" in flags:
             at += 1
@@ -743,13 +859,17 @@ class Evaluator:
     most values repeat (trust levels, types, decay models, tags).
     """
 
-    def __init__(self, index: dict[URIRef, dict[Any, list[Any]]], data: Data, lenient: frozenset[Any] = frozenset()) -> None:
+    def __init__(
+        self, index: dict[URIRef, dict[Any, list[Any]]], data: Data, lenient: frozenset[Any] = frozenset()
+    ) -> None:
         self.index = index
         self.data = data
         self.lenient = lenient  # severities whose shapes conform whatever they find (pyshacl's allow_warnings/infos)
         self.lenient_spans: list[tuple[int, int]] = []  # (start, end) of the top-level results such shapes made
         self._top: list[Result] | None = None
-        self._checked: dict[int, tuple[set[Any], list[set[Any]]]] = {}  # id(shape) -> (values checked, failing values per constraint)
+        self._checked: dict[
+            int, tuple[set[Any], list[set[Any]]]
+        ] = {}  # id(shape) -> (values checked, failing values per constraint)
         self._matches: dict[tuple[int, int], dict[Any, bool]] = {}  # (id(shape), which) -> value -> is that sh:hasValue
         self._inverse: dict[URIRef, dict[Any, list[Any]]] = {}
 
@@ -778,8 +898,11 @@ class Evaluator:
     def _evaluate(self, shape: Shape, foci: list[Any], found: list[Result]) -> None:
         if shape.path is None:
             for which, wanted in enumerate(shape.has_values):
-                found.extend((shape, focus, focus, SH.HasValueConstraintComponent, None)
-                             for focus in foci if not self._is_value(shape, which, wanted, focus))
+                found.extend(
+                    (shape, focus, focus, SH.HasValueConstraintComponent, None)
+                    for focus in foci
+                    if not self._is_value(shape, which, wanted, focus)
+                )
             rows: list[tuple[Any, Any]] = [(focus, (focus,)) for focus in foci]
             values = foci
         else:
@@ -787,12 +910,23 @@ class Evaluator:
             values = [value for _, focus_values in rows for value in focus_values]
             low, high = shape.min_count, shape.max_count
             if low is not None:
-                found.extend((shape, focus, None, SH.MinCountConstraintComponent, None) for focus, vals in rows if len(vals) < low)
+                found.extend(
+                    (shape, focus, None, SH.MinCountConstraintComponent, None)
+                    for focus, vals in rows
+                    if len(vals) < low
+                )
             if high is not None:
-                found.extend((shape, focus, None, SH.MaxCountConstraintComponent, None) for focus, vals in rows if len(vals) > high)
+                found.extend(
+                    (shape, focus, None, SH.MaxCountConstraintComponent, None)
+                    for focus, vals in rows
+                    if len(vals) > high
+                )
             for which, wanted in enumerate(shape.has_values):
-                found.extend((shape, focus, None, SH.HasValueConstraintComponent, None)
-                             for focus, vals in rows if not any(self._is_value(shape, which, wanted, value) for value in vals))
+                found.extend(
+                    (shape, focus, None, SH.HasValueConstraintComponent, None)
+                    for focus, vals in rows
+                    if not any(self._is_value(shape, which, wanted, value) for value in vals)
+                )
         self._constraint_failures(shape, values, rows, found)
         if shape.pairs or shape.unique_lang or shape.closed is not None:
             self._focus_failures(shape, rows, found)
@@ -818,7 +952,9 @@ class Evaluator:
                 return self._inverse_walk(part, node)
             inverse = self._inverse.get(part)
             if inverse is None:
-                inverse = self._inverse[part] = _by_subject((o, s) for s, objects in self.index.get(part, {}).items() for o in objects)
+                inverse = self._inverse[part] = _by_subject(
+                    (o, s) for s, objects in self.index.get(part, {}).items() for o in objects
+                )
             return inverse.get(node, [])
         if kind == "sequence":
             reached = [node]
@@ -855,20 +991,31 @@ class Evaluator:
                     bad = [v for v in values if v in others]
                 else:
                     strict = component == SH.LessThanConstraintComponent
-                    bad = [v for v in values for o in others if compare(term(v), term(o)) not in ((-1,) if strict else (-1, 0))]
+                    bad = [
+                        v
+                        for v in values
+                        for o in others
+                        if compare(term(v), term(o)) not in ((-1,) if strict else (-1, 0))
+                    ]
                 found.extend((shape, focus, value, component, None) for value in bad)
         if shape.unique_lang:
             for focus, values in rows:
-                languages = [term(v).language.lower() for v in values if isinstance(term(v), Literal) and term(v).language]
+                languages = [
+                    term(v).language.lower() for v in values if isinstance(term(v), Literal) and term(v).language
+                ]
                 repeated = sorted({tag for tag in languages if languages.count(tag) > 1})
                 found.extend((shape, focus, None, SH.UniqueLangConstraintComponent, None) for _ in repeated)
         if shape.closed is not None:
             for focus, _ in rows:
-                found.extend((shape, focus, value, SH.ClosedConstraintComponent, predicate)
-                             for predicate, value in self.data.outgoing(focus) if predicate not in shape.closed)
+                found.extend(
+                    (shape, focus, value, SH.ClosedConstraintComponent, predicate)
+                    for predicate, value in self.data.outgoing(focus)
+                    if predicate not in shape.closed
+                )
 
-    def _qualified_failures(self, shape: Shape, qualified: Qualified, rows: list[tuple[Any, Any]], values: list[Any],
-                            found: list[Result]) -> None:
+    def _qualified_failures(
+        self, shape: Shape, qualified: Qualified, rows: list[tuple[Any, Any]], values: list[Any], found: list[Result]
+    ) -> None:
         """``sh:qualifiedMinCount``/``sh:qualifiedMaxCount``: how many of a focus node's values conform to the
         qualified shape (and, when disjoint, to none of its siblings)."""
         distinct = list(dict.fromkeys(values))
@@ -882,7 +1029,9 @@ class Evaluator:
             if qualified.most is not None and count > qualified.most:
                 found.append((shape, focus, None, SH.QualifiedMaxCountConstraintComponent, None))
 
-    def _constraint_failures(self, shape: Shape, values: list[Any], rows: list[tuple[Any, Any]], found: list[Result]) -> None:
+    def _constraint_failures(
+        self, shape: Shape, values: list[Any], rows: list[tuple[Any, Any]], found: list[Result]
+    ) -> None:
         """The results of ``shape``'s value constraints: ``rows`` pairs each focus node with its value nodes."""
         if not shape.constraints:
             return
@@ -945,8 +1094,9 @@ _NONE: tuple[Any, ...] = ()
 _WARNINGS, _INFOS = (SH.Warning, SH.Info), (SH.Info,)
 
 
-def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, allow_infos: bool = False,
-                   abort_on_first: bool = False) -> Graph:
+def validate_graph(
+    data: Graph, shapes: Graph, *, allow_warnings: bool = False, allow_infos: bool = False, abort_on_first: bool = False
+) -> Graph:
     """SHACL validation of ``data`` by ``shapes``: a standard validation report graph.
 
     ``data`` is read where it lives: an rdflib store through its triples, a
@@ -962,7 +1112,11 @@ def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, 
     source = Data(data)
     compiler = Compiler(shapes, source)
     targeted = compiler.compile()
-    wanted = compiler.paths | {p for n in targeted for t, p in n.targets if t in (SH.targetSubjectsOf, SH.targetObjectsOf)} | {RDF.type}
+    wanted = (
+        compiler.paths
+        | {p for n in targeted for t, p in n.targets if t in (SH.targetSubjectsOf, SH.targetObjectsOf)}
+        | {RDF.type}
+    )
     if compiler.classes:
         wanted.add(RDFS.subClassOf)
     index = source.index(sorted(wanted))
@@ -978,8 +1132,20 @@ def validate_graph(data: Graph, shapes: Graph, *, allow_warnings: bool = False, 
     excused = {i for start, end in evaluator.lenient_spans for i in range(start, end)}
     conforms = all(i in excused or shape.severity in lenient for i, (shape, *_) in enumerate(found))
     term = source.term
-    return _report([(shape, term(focus), None if value is None else term(value), component, None if path is None else term(path))
-                    for shape, focus, value, component, path in found], shapes, conforms)
+    return _report(
+        [
+            (
+                shape,
+                term(focus),
+                None if value is None else term(value),
+                component,
+                None if path is None else term(path),
+            )
+            for shape, focus, value, component, path in found
+        ],
+        shapes,
+        conforms,
+    )
 
 
 def _focus_nodes(node_shape: Targeted, index: dict[URIRef, dict[Any, list[Any]]], data: Data) -> set[Any]:
@@ -1008,8 +1174,17 @@ def _report(found: list[Result], shapes: Graph, conforms: bool) -> Graph:
     copied: set[Any] = set()
     # the vocabulary's terms once (SH.x is a lookup in rdflib's namespace class: thousands of results, nine each)
     result_of, kind, result_type, focus_of, severity_of, shape_of, component_of, path_of, value_of, message_of = (
-        SH.result, RDF.type, SH.ValidationResult, SH.focusNode, SH.resultSeverity, SH.sourceShape,
-        SH.sourceConstraintComponent, SH.resultPath, SH.value, SH.resultMessage)
+        SH.result,
+        RDF.type,
+        SH.ValidationResult,
+        SH.focusNode,
+        SH.resultSeverity,
+        SH.sourceShape,
+        SH.sourceConstraintComponent,
+        SH.resultPath,
+        SH.value,
+        SH.resultMessage,
+    )
     for shape, focus, value, component, path in found:
         result = BNode()
         add((root, result_of, result))

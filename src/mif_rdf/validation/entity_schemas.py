@@ -20,6 +20,7 @@ dataset.  Validation needs the same results at a fraction of the cost, so:
 The test suite compares both paths with pyshacl's SHACL-AF run of the
 compiled shapes over the whole dataset.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -30,10 +31,10 @@ from rdflib.collection import Collection as RdfList
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.ontology.binding import BoundOntologies
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.validation.engine import Unsupported, copy_structure, validate_graph
 from mif_rdf.validation.pyshacl_patterns import bound
 
@@ -48,7 +49,9 @@ def payload_graph(bundle: LoadedBundle, entity_types: Collection[str]) -> Graph:
     data = Graph()
     for record in bundle.memories.values():
         payload = record.frontmatter.get("entity")
-        if isinstance(payload, dict) and any(str(payload.get(k)) in entity_types for k in ("entity_type", "entityType")):
+        if isinstance(payload, dict) and any(
+            str(payload.get(k)) in entity_types for k in ("entity_type", "entityType")
+        ):
             graph = bundle.dataset.graph(URIRef(record.iri))
             copy = memory_copy(graph)
             data.addN((s, p, o, data) for s, p, o in (copy if copy is not None else graph))
@@ -61,8 +64,11 @@ def entity_schema_report(bound: BoundOntologies, bundle: LoadedBundle) -> tuple[
     shapes = bound.compilation.shapes
     names = {name for composer in bound.compilation.composers for name in composer.view.entity_types}
     data = payload_graph(bundle, names)
-    focus = {shape: [row[0] for row in data.query(str(shapes.value(target, SH.select)))]  # type: ignore[index]
-             for shape, target in shapes.subject_objects(SH.target) if shapes.value(target, SH.select) is not None}
+    focus = {
+        shape: [row[0] for row in data.query(str(shapes.value(target, SH.select)))]  # type: ignore[index]
+        for shape, target in shapes.subject_objects(SH.target)
+        if shapes.value(target, SH.select) is not None
+    }
     report = _on_payload_nodes(shapes, data, focus)
     return (report if report is not None else _with_target_nodes(shapes, data, focus)), shapes
 
@@ -77,8 +83,15 @@ def _with_target_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]]
             targeted.add((shape, SH.targetNode, node))
     advanced = any(targeted.triples((None, SH.target, None))) or any(targeted.triples((None, SH.rule, None)))
     bound()  # sh:pattern with a time limit per value (docs/security.md)
-    _, report, _ = pyshacl.validate(data, shacl_graph=targeted, inference="none", advanced=advanced,
-                                    allow_warnings=True, allow_infos=True, abort_on_first=False)
+    _, report, _ = pyshacl.validate(
+        data,
+        shacl_graph=targeted,
+        inference="none",
+        advanced=advanced,
+        allow_warnings=True,
+        allow_infos=True,
+        abort_on_first=False,
+    )
     return report
 
 
@@ -86,7 +99,9 @@ def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]])
     """The engine's report of the rules restated on the payload nodes, or None when they cannot be (see the module docstring)."""
     owners: dict[Node, Node] = {}
     payload_of: dict[Node, Node] = {}
-    for memory in {m for nodes in focus.values() for m in nodes}:  # (entity references use mif:entity too, from their own nodes)
+    for memory in {
+        m for nodes in focus.values() for m in nodes
+    }:  # (entity references use mif:entity too, from their own nodes)
         for node in data.objects(memory, MIF.entity):
             if node in owners or memory in payload_of:
                 return None  # a payload node of two memories, or two payload nodes of one memory: the paths would not match

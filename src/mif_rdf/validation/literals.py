@@ -4,9 +4,10 @@ Both ``validate`` and every export (``export``, ``push``) report them, with
 the file and the key path, so this check lives with validation and the
 output stage asks it.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from mif_rdf.core.errors import Problem
 from mif_rdf.load.bundle import LoadedBundle
@@ -25,7 +26,9 @@ def ill_typed_literals(bundle: LoadedBundle, include: Callable[[str], bool] = la
     found: list[Problem] = []
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
         if include(record.iri):
-            found += project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri).ill_typed
+            found += project_memory(
+                record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri
+            ).ill_typed
     for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
         if include(entity.iri):
             found += project_entity(entity.data, iri=entity.iri, path=entity.relpath, doc_iri=entity.doc_iri).ill_typed

@@ -6,6 +6,7 @@ named graph of its memory, and the path from the memory node to it is spelled
 with the same context the projection used, with list positions counted in the
 frontmatter (``relationships[2].target``).
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -14,12 +15,12 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.context import ActiveContext, mif_context
-from mif_rdf.source.identity import relativize, target_spelling
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.load.oxigraph_sink import memory_copy
 from mif_rdf.rdf.reverse import GraphReader, literal_value
 from mif_rdf.rdf.roundtrip import canonical_frontmatter
+from mif_rdf.source.identity import relativize, target_spelling
 
 
 def owner(bundle: LoadedBundle, focus: Any) -> MemoryRecord | None:
@@ -91,7 +92,9 @@ def _steps_to(graph: Graph, start: URIRef, focus: Any) -> list[tuple[Any, Any]]:
     return []
 
 
-def _index_of(bundle: LoadedBundle, record: MemoryRecord, graph: Graph, key: str, items: list[Any], node: Any, ctx: ActiveContext) -> int | None:
+def _index_of(
+    bundle: LoadedBundle, record: MemoryRecord, graph: Graph, key: str, items: list[Any], node: Any, ctx: ActiveContext
+) -> int | None:
     """Position in the frontmatter list of the item that became ``node``.
 
     The item is read back from the graph and compared with each one written:

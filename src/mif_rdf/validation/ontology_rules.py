@@ -33,6 +33,7 @@ Rules (docs/validation.md lists them with their spec sections):
 Namespace paths are read as :mod:`mif_rdf.ontology.namespace_tree` reads them
 (``semantic/x`` is ``_semantic/x``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -40,15 +41,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-
-from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
-from mif_rdf.ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import BASE_TYPES
+from mif_rdf.ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
 from mif_rdf.ontology.resolution import ResolvedOntology
+from mif_rdf.source.identity import canonical_relationship_name
 
 RULE_NAMESPACE = "ontology-namespace"
 RULE_NAMESPACE_TYPE = "ontology-namespace-type"
@@ -64,8 +64,22 @@ VISIBILITY_PREFIXES = frozenset({"_public", "_shared", "_local", "_system"})
 CORE_ENTITY_TYPES = ("Person", "Organization", "Technology", "Concept", "File")
 #: Spec 8.2, each type and its inverse.
 CORE_RELATIONSHIP_TYPES = (
-    "RelatesTo", "DerivedFrom", "Derives", "Supersedes", "SupersededBy", "ConflictsWith", "PartOf", "Contains",
-    "Implements", "ImplementedBy", "Uses", "UsedBy", "Created", "CreatedBy", "MentionedIn", "Mentions",
+    "RelatesTo",
+    "DerivedFrom",
+    "Derives",
+    "Supersedes",
+    "SupersededBy",
+    "ConflictsWith",
+    "PartOf",
+    "Contains",
+    "Implements",
+    "ImplementedBy",
+    "Uses",
+    "UsedBy",
+    "Created",
+    "CreatedBy",
+    "MentionedIn",
+    "Mentions",
 )
 
 
@@ -86,7 +100,9 @@ class CheckedTree(NamespaceTree):
             return None  # below a leaf: a sub-scope of it
         siblings = sorted(ancestor.children if ancestor is not None else self.roots)
         wrong = "/".join(parts[: len(ancestor.path.split("/")) + 1]) if ancestor is not None else parts[0]
-        where = f"its nearest known ancestor is '{ancestor.path}'" if ancestor is not None else "no ancestor of it is known"
+        where = (
+            f"its nearest known ancestor is '{ancestor.path}'" if ancestor is not None else "no ancestor of it is known"
+        )
         shown = ", ".join(f"'{s}'" for s in siblings[:8]) + (", ..." if len(siblings) > 8 else "")
         by_name = {s.rsplit("/", 1)[-1]: s for s in siblings}
         near = closest(wrong.rsplit("/", 1)[-1], by_name)
@@ -121,12 +137,16 @@ def closest(name: str, known: Iterable[str]) -> str | None:
 class OntologyChecker:
     """What one resolved ontology allows, precomputed once for every memory that names it."""
 
-    def __init__(self, view: ResolvedOntology, config: Mapping[str, Any], config_relationship_names: Iterable[str]) -> None:
+    def __init__(
+        self, view: ResolvedOntology, config: Mapping[str, Any], config_relationship_names: Iterable[str]
+    ) -> None:
         self.view = view
         self.tree = CheckedTree(view)
         entity_names = list(view.entity_types) + list(CORE_ENTITY_TYPES) + _config_entity_types(config)
         self.entity_types = {name.lower(): name for name in entity_names}
-        relationships = set(config_relationship_names) | {canonical_relationship_name(n) for n in CORE_RELATIONSHIP_TYPES}
+        relationships = set(config_relationship_names) | {
+            canonical_relationship_name(n) for n in CORE_RELATIONSHIP_TYPES
+        }
         for name, definition in view.relationships.items():
             relationships.add(name)
             if definition.inverse:
@@ -152,19 +172,30 @@ class OntologyChecker:
                     # under a root the ontology knows: an error; an organization's own scope (spec 10.3) the ontology
                     # does not describe at all: a warning
                     severity = Severity.ERROR if path.split("/")[0] in self.tree.roots else Severity.WARNING
-                    yield found("namespace", f"namespace '{namespace}' is not in the namespace tree of ontology '{self.view.id}': {wrong}",
-                                RULE_NAMESPACE, namespace, severity)
+                    yield found(
+                        "namespace",
+                        f"namespace '{namespace}' is not in the namespace tree of ontology '{self.view.id}': {wrong}",
+                        RULE_NAMESPACE,
+                        namespace,
+                        severity,
+                    )
                 implied, kind = self.tree.implied_type(path), fm.get("type")
                 if implied and kind in BASE_TYPES and kind != implied:
-                    yield found("type", f"type '{kind}' does not match namespace '{namespace}', which ontology '{self.view.id}' "
-                                f"places under base type '{implied}' (spec 10.2): use type: {implied} or a namespace under _{kind}",
-                                RULE_NAMESPACE_TYPE, kind)
+                    yield found(
+                        "type",
+                        f"type '{kind}' does not match namespace '{namespace}', which ontology '{self.view.id}' "
+                        f"places under base type '{implied}' (spec 10.2): use type: {implied} or a namespace under _{kind}",
+                        RULE_NAMESPACE_TYPE,
+                        kind,
+                    )
         entities = fm.get("entities")
         for index, ref in enumerate(entities if isinstance(entities, list) else []):
             if isinstance(ref, dict) and isinstance(ref.get("entityType"), str):
                 problem = self._entity_type(ref["entityType"])
                 if problem:
-                    yield found(f"entities[{index}].entityType", problem, RULE_ENTITY_TYPE, ref["entityType"], Severity.WARNING)
+                    yield found(
+                        f"entities[{index}].entityType", problem, RULE_ENTITY_TYPE, ref["entityType"], Severity.WARNING
+                    )
         payload = fm.get("entity")
         if isinstance(payload, dict):
             for key in ("entity_type", "entityType"):
@@ -175,13 +206,22 @@ class OntologyChecker:
         relationships = fm.get("relationships")
         for index, rel in enumerate(relationships if isinstance(relationships, list) else []):
             kind = rel.get("type") if isinstance(rel, dict) else None
-            if isinstance(kind, str) and kind and ":" not in kind and canonical_relationship_name(kind) not in self.relationships:
+            if (
+                isinstance(kind, str)
+                and kind
+                and ":" not in kind
+                and canonical_relationship_name(kind) not in self.relationships
+            ):
                 close = closest(canonical_relationship_name(kind), self.relationships)
                 hint = f"; did you mean '{close}'?" if close else ""
-                yield found(f"relationships[{index}].type",
-                            f"relationship type '{kind}' is not defined by ontology '{self.view.id}', the bundle config or the core "
-                            f"types of spec 8.2; define it or namespace it (as in team:{canonical_relationship_name(kind)}){hint}",
-                            RULE_RELATIONSHIP_TYPE, kind, Severity.WARNING)
+                yield found(
+                    f"relationships[{index}].type",
+                    f"relationship type '{kind}' is not defined by ontology '{self.view.id}', the bundle config or the core "
+                    f"types of spec 8.2; define it or namespace it (as in team:{canonical_relationship_name(kind)}){hint}",
+                    RULE_RELATIONSHIP_TYPE,
+                    kind,
+                    Severity.WARNING,
+                )
 
     def _entity_type(self, name: str) -> str | None:
         if ":" in name or name.lower() in self.entity_types:
@@ -193,8 +233,10 @@ class OntologyChecker:
     def _unknown_entity_type(self, name: str) -> str:
         close = closest(name, self.entity_types.values())
         hint = f"; did you mean '{close}'?" if close else ""
-        return (f"entity type '{name}' is not defined by ontology '{self.view.id}', the core types of spec 7.2 or the bundle "
-                f"config's entity_types; define it or namespace it (as in team:{name}){hint}")
+        return (
+            f"entity type '{name}' is not defined by ontology '{self.view.id}', the core types of spec 7.2 or the bundle "
+            f"config's entity_types; define it or namespace it (as in team:{name}){hint}"
+        )
 
 
 def _config_entity_types(config: Mapping[str, Any]) -> list[str]:
@@ -208,8 +250,13 @@ def _config_entity_types(config: Mapping[str, Any]) -> list[str]:
 
 
 def ontology_binding(
-    bundle: LoadedBundle, level: int, ontologies: Sequence[str | Path], search_path: Sequence[str | Path],
-    user_dirs: Sequence[str | Path] | None, *, named: bool = True,
+    bundle: LoadedBundle,
+    level: int,
+    ontologies: Sequence[str | Path],
+    search_path: Sequence[str | Path],
+    user_dirs: Sequence[str | Path] | None,
+    *,
+    named: bool = True,
 ) -> BoundOntologies | None:
     """The ontologies a validation at ``level`` applies: what memories name (level 2 and up, with ``named``) plus ``ontologies``."""
     references = memory_references(bundle.memories.values()) if named and level >= LEVEL else []
@@ -241,7 +288,9 @@ def ontology_problems(bundle: LoadedBundle, bound: BoundOntologies) -> list[Prob
 def _config_relationship_names(bundle: LoadedBundle) -> set[str]:
     """The config's relationship types and their inverses; a config that does not read is the load's to report."""
     try:
-        defined = config_relationships(bundle.root / ".mif" / "config.yaml", bundle.config.get("relationship_types"), [])
+        defined = config_relationships(
+            bundle.root / ".mif" / "config.yaml", bundle.config.get("relationship_types"), []
+        )
     except MifRdfError:
         return set()
     names = set(defined)

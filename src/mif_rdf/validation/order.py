@@ -9,6 +9,7 @@ apart, and an indeterminate comparison is not "in range" (W3C SHACL test
 ``node/minInclusive-003``).  So date, time and dateTime values are read here
 from their lexical forms, and everything else keeps rdflib's reading.
 """
+
 from __future__ import annotations
 
 import re

@@ -22,6 +22,7 @@ A pattern the ``regex`` package does not read (none known among the ones
 ``re`` compiles) keeps pySHACL's ``re``; a pattern ``re`` refuses keeps
 pySHACL's own error.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """The validation report: one list of findings, for people (text), pipelines
 (JSON), RDF tools (the SHACL report graph) and CI systems (SARIF for code
 scanning, JUnit XML for test reports, GitHub workflow-command annotations)."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,10 @@ import posixpath
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import quote
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -30,8 +32,11 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: How many findings of one rule the default text report shows (``validate -v``: all).
 _EXAMPLES = 3
 #: The ``sh:sourceConstraintComponent`` of a finding no SHACL shape made (declared in ontologies/mif-vocabulary.ttl).
-_COMPONENTS = {"link": MIF.BrokenLinkConstraintComponent, "ill-typed-literal": MIF.IllTypedLiteralConstraintComponent,
-               LOAD_RULE: MIF.LoadConstraintComponent}
+_COMPONENTS = {
+    "link": MIF.BrokenLinkConstraintComponent,
+    "ill-typed-literal": MIF.IllTypedLiteralConstraintComponent,
+    LOAD_RULE: MIF.LoadConstraintComponent,
+}
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -79,9 +84,14 @@ class ValidationReport:
         groups: dict[tuple[Severity, str], list[Problem]] = {}
         for result in self.sorted_results():
             groups.setdefault((result.severity, result.rule or LOAD_RULE), []).append(result)
-        for (severity, rule), found in sorted(groups.items(), key=lambda item: (_ORDER[item[0][0]], -len(item[1]), item[0][1])):
+        for (severity, rule), found in sorted(
+            groups.items(), key=lambda item: (_ORDER[item[0][0]], -len(item[1]), item[0][1])
+        ):
             level = _level_label(next((r.level for r in found if r.level is not None), None))
-            lines.append(f"\n[{rule}{level}] {counted(len(found), severity_noun(severity))}" + (", for example:" if len(found) > _EXAMPLES else ":"))
+            lines.append(
+                f"\n[{rule}{level}] {counted(len(found), severity_noun(severity))}"
+                + (", for example:" if len(found) > _EXAMPLES else ":")
+            )
             lines += [f"  {_located(r)}: {_describe(r)}" for r in found[:_EXAMPLES]]
             if len(found) > _EXAMPLES:
                 lines.append(f"  ... and {len(found) - _EXAMPLES} more (-v lists every one)")
@@ -165,7 +175,17 @@ class ValidationReport:
         graph.add((node, SH.sourceConstraintComponent, component))
         graph.add((node, SH.focusNode, Literal(result.path)))
         if result.value is not None:
-            graph.add((node, SH.value, Literal(result.value if isinstance(result.value, (str, int, float, bool)) else json.dumps(result.value, default=str))))
+            graph.add(
+                (
+                    node,
+                    SH.value,
+                    Literal(
+                        result.value
+                        if isinstance(result.value, (str, int, float, bool))
+                        else json.dumps(result.value, default=str)
+                    ),
+                )
+            )
         if result.key:
             graph.add((node, MIFSH.key, Literal(result.key)))
         if result.line:
@@ -184,8 +204,15 @@ class ValidationReport:
         """
         results = self.sorted_results()
         rule_ids = sorted({r.rule or LOAD_RULE for r in results})
-        rules = [{"id": rule, "name": rule, "shortDescription": {"text": _rule_text(rule, results)},
-                  "properties": _rule_properties(rule, results)} for rule in rule_ids]
+        rules = [
+            {
+                "id": rule,
+                "name": rule,
+                "shortDescription": {"text": _rule_text(rule, results)},
+                "properties": _rule_properties(rule, results),
+            }
+            for rule in rule_ids
+        ]
         index = {rule: i for i, rule in enumerate(rule_ids)}
         driver: dict[str, Any] = {"name": "mif-rdf", "rules": rules}
         if version:
@@ -193,21 +220,40 @@ class ValidationReport:
         sarif_results = []
         for result in results:
             rule = result.rule or LOAD_RULE
-            properties = {k: v for k, v in (("key", result.key), ("value", result.value), ("conformanceLevel", result.level)) if v is not None}
+            properties = {
+                k: v
+                for k, v in (("key", result.key), ("value", result.value), ("conformanceLevel", result.level))
+                if v is not None
+            }
             item: dict[str, Any] = {
-                "ruleId": rule, "ruleIndex": index[rule], "level": _SARIF_LEVEL[result.severity],
+                "ruleId": rule,
+                "ruleIndex": index[rule],
+                "level": _SARIF_LEVEL[result.severity],
                 "message": {"text": _describe(result)},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": _uri(_joined(root, result.path))},
-                    "region": {"startLine": result.line or 1},
-                }}],
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(_joined(root, result.path))},
+                            "region": {"startLine": result.line or 1},
+                        }
+                    }
+                ],
             }
             if properties:
                 item["properties"] = properties
             sarif_results.append(item)
         run = {
             "tool": {"driver": driver},
-            "invocations": [{"executionSuccessful": True, "properties": {"conforms": self.conforms, "conformanceLevel": self.level, "memories": self.memories}}],
+            "invocations": [
+                {
+                    "executionSuccessful": True,
+                    "properties": {
+                        "conforms": self.conforms,
+                        "conformanceLevel": self.level,
+                        "memories": self.memories,
+                    },
+                }
+            ],
             "results": sarif_results,
         }
         document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
@@ -233,10 +279,16 @@ class ValidationReport:
             case = ET.SubElement(suite, "testcase", {"classname": root, "name": path, "file": _joined(root, path)})
             errors = [r for r in found if r.severity == Severity.ERROR]
             if errors:
-                failure = ET.SubElement(case, "failure", {
-                    "type": errors[0].rule or LOAD_RULE,
-                    "message": _xml_text(f"{len(errors)} error{'s' if len(errors) != 1 else ''}: {_describe(errors[0])}"),
-                })
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    {
+                        "type": errors[0].rule or LOAD_RULE,
+                        "message": _xml_text(
+                            f"{len(errors)} error{'s' if len(errors) != 1 else ''}: {_describe(errors[0])}"
+                        ),
+                    },
+                )
                 failure.text = _xml_text("\n".join(_finding_line(r) for r in errors))
             others = [r for r in found if r.severity != Severity.ERROR]
             if others:

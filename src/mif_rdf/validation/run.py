@@ -1,28 +1,30 @@
 """Running a validation: SHACL over the dataset, then the bundle rules, one report."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 from typing import Literal as Literal_
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
 
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.rdf.jsonld_source import json_pointer, json_pointer_keys
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
-from mif_rdf.validation import shacl
+from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.rdf.jsonld_source import json_pointer, json_pointer_keys
 from mif_rdf.rdf.projection import ILL_TYPED
-from mif_rdf.validation.literals import ill_typed_literals
+from mif_rdf.validation import shacl
 from mif_rdf.validation.bundle_rules import bundle_problems, unindexed, unusable_iri_problems
+from mif_rdf.validation.entity_schemas import entity_schema_report
+from mif_rdf.validation.literals import ill_typed_literals
 from mif_rdf.validation.locate import key_path, owner, shown_value
 from mif_rdf.validation.ontology_rules import LEVEL as ONTOLOGY_LEVEL
 from mif_rdf.validation.ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
-from mif_rdf.validation.entity_schemas import entity_schema_report
 from mif_rdf.validation.ontology_rules import ontology_binding, ontology_problems
 from mif_rdf.validation.report import ValidationReport, finding_identity
 from mif_rdf.validation.shapes import rules, severity_of, shapes_graph
@@ -127,9 +129,16 @@ def validate(
         results = _told_once(results)
         if not bundle.memories:  # an empty folder (a typo in a CI path) must not pass as "conforms"
             results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
-    return ValidationReport(level=level, results=results, memories=len(bundle.memories), shacl_graph=report_graph,
-                            origins={**{finding_identity(p): "load" for p in bundle.problems},
-                                     **{finding_identity(p): "shacl" for p in from_shacl}})
+    return ValidationReport(
+        level=level,
+        results=results,
+        memories=len(bundle.memories),
+        shacl_graph=report_graph,
+        origins={
+            **{finding_identity(p): "load" for p in bundle.problems},
+            **{finding_identity(p): "shacl" for p in from_shacl},
+        },
+    )
 
 
 _SAID_BETTER = ("datatype", ILL_TYPED)
@@ -158,21 +167,36 @@ def _with_unusable_iris(results: list[Problem], unusable: list[Problem]) -> list
 
 def _stopped_patterns() -> list[Problem]:
     """A warning per pattern the time limit stopped: its value is reported as not matching, and this says why."""
-    return [Problem(".", f"sh:pattern {source!r} was stopped after {DEFAULT_TIME_LIMIT:g} s on the value {text!r} "
-                    "(a pattern that backtracks without end): the value is reported as not matching it",
-                    Severity.WARNING, rule="pattern-time-limit") for source, text in dict.fromkeys(take_stopped())]
+    return [
+        Problem(
+            ".",
+            f"sh:pattern {source!r} was stopped after {DEFAULT_TIME_LIMIT:g} s on the value {text!r} "
+            "(a pattern that backtracks without end): the value is reported as not matching it",
+            Severity.WARNING,
+            rule="pattern-time-limit",
+        )
+        for source, text in dict.fromkeys(take_stopped())
+    ]
 
 
 def _untargeted(user: Graph, sources: Sequence[ShapesSource]) -> list[Problem]:
     if not untargeted(user):
         return []
     where = ", ".join(str(s) for s in sources if not isinstance(s, Graph)) or "shapes"
-    return [Problem(where, "no shape has a target (sh:targetClass, sh:targetNode, ... or an implicit class target): "
-                    "these shapes check nothing", Severity.WARNING, rule="shapes")]
+    return [
+        Problem(
+            where,
+            "no shape has a target (sh:targetClass, sh:targetNode, ... or an implicit class target): "
+            "these shapes check nothing",
+            Severity.WARNING,
+            rule="shapes",
+        )
+    ]
 
 
-def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto", *, inference: str | None = None,
-                 users: bool = False) -> Graph:
+def shacl_report(
+    data: Graph, shapes: Graph, engine: Engine = "auto", *, inference: str | None = None, users: bool = False
+) -> Graph:
     """The SHACL validation report graph of ``data``, by the chosen engine (:func:`mif_rdf.validation.shacl.run`).
 
     The fast engine reads ``data`` where it lives (on Oxigraph, through
@@ -181,8 +205,9 @@ def shacl_report(data: Graph, shapes: Graph, engine: Engine = "auto", *, inferen
     is the user's error (:class:`~mif_rdf.core.errors.MifRdfError`), not a crash.
     """
     try:
-        return shacl.run(data, shapes, engine=engine, inference=inference, advanced=True, allow_warnings=True,
-                         allow_infos=True).graph
+        return shacl.run(
+            data, shapes, engine=engine, inference=inference, advanced=True, allow_warnings=True, allow_infos=True
+        ).graph
     except Exception as error:
         if users and type(error).__module__.startswith("pyshacl"):
             raise MifRdfError(f"the shapes cannot be used: {error}") from error
@@ -196,7 +221,13 @@ def _unsaid(shapes: Graph, shape: Any, component: Any) -> str:
     name = str(component).rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
     parameter = name[:1].lower() + name[1:]
     value = shapes.value(shape, SH[parameter])
-    shown = f" {value}" if isinstance(value, Literal) else f" {value.n3(shapes.namespace_manager)}" if isinstance(value, URIRef) else ""
+    shown = (
+        f" {value}"
+        if isinstance(value, Literal)
+        else f" {value.n3(shapes.namespace_manager)}"
+        if isinstance(value, URIRef)
+        else ""
+    )
     return f"breaks sh:{parameter}{shown}"
 
 
@@ -229,13 +260,19 @@ def shacl_problems(bundle: LoadedBundle, report: Graph, level: int, shapes: Grap
         else:  # an ontology field rule: its path runs mif:entity / mif:<field> ...
             field = shapes.value(shape, SH.name)
             key = f"entity.{field}" if field is not None else "entity"
-        problems.append(Problem(
-            path=record.relpath if record is not None else str(focus),
-            message=str(message) if message is not None else _unsaid(shapes, shape, report.value(result, SH.sourceConstraintComponent)),
-            severity=severity_of(report.value(result, SH.resultSeverity)),
-            key=key,
-            value=shown_value(bundle, record, value, key or ""),
-            rule=rule.name if rule else (ONTOLOGY_SCHEMA_RULE if source is not None else shape_label(shapes, shape)),
-            level=rule.level if rule else (ONTOLOGY_LEVEL if source is not None else None),
-        ))
+        problems.append(
+            Problem(
+                path=record.relpath if record is not None else str(focus),
+                message=str(message)
+                if message is not None
+                else _unsaid(shapes, shape, report.value(result, SH.sourceConstraintComponent)),
+                severity=severity_of(report.value(result, SH.resultSeverity)),
+                key=key,
+                value=shown_value(bundle, record, value, key or ""),
+                rule=rule.name
+                if rule
+                else (ONTOLOGY_SCHEMA_RULE if source is not None else shape_label(shapes, shape)),
+                level=rule.level if rule else (ONTOLOGY_LEVEL if source is not None else None),
+            )
+        )
     return problems

@@ -22,6 +22,7 @@ one is read natively) or anything pySHACL loads (a file path, RDF text).
 Any other keyword (``ont_graph``, ``allow_infos``, ``meta_shacl``, ...) is
 pySHACL's and is passed to it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -75,8 +76,16 @@ def validate(
 
     See the module's docstring for the arguments; :func:`run` gives the same with the engine that ran.
     """
-    result = run(data_graph, shacl_graph, inference=inference, abort_on_first=abort_on_first,
-                 allow_warnings=allow_warnings, advanced=advanced, engine=engine, **pyshacl_options)
+    result = run(
+        data_graph,
+        shacl_graph,
+        inference=inference,
+        abort_on_first=abort_on_first,
+        allow_warnings=allow_warnings,
+        advanced=advanced,
+        engine=engine,
+        **pyshacl_options,
+    )
     return result.conforms, result.graph, result.text
 
 
@@ -99,24 +108,34 @@ def run(data_graph: Any, shacl_graph: Any = None, **options: Any) -> Validation:
             foreign = sorted(set(pyshacl_options) - _FAST_OPTIONS)
             if foreign:
                 raise Unsupported(f"pySHACL options {', '.join(foreign)}")
-            return _fast(data, shapes, inference, abort_on_first, allow_warnings, bool(pyshacl_options.get("allow_infos")))
+            return _fast(
+                data, shapes, inference, abort_on_first, allow_warnings, bool(pyshacl_options.get("allow_infos"))
+            )
         except Unsupported:
             if engine == "fast":
                 raise
     copy = memory_copy(data)  # pySHACL asks one triple pattern at a time: a copy read in one pass
     conforms, graph, text = _pyshacl().validate(
-        data if copy is None else copy, shacl_graph=shapes, inference=inference or "none", abort_on_first=abort_on_first,
-        allow_warnings=allow_warnings, advanced=advanced, **pyshacl_options,
+        data if copy is None else copy,
+        shacl_graph=shapes,
+        inference=inference or "none",
+        abort_on_first=abort_on_first,
+        allow_warnings=allow_warnings,
+        advanced=advanced,
+        **pyshacl_options,
     )
     return Validation(bool(conforms), graph, "pyshacl", text)
 
 
-def _fast(data: Graph, shapes: Graph, inference: str | None, abort_on_first: bool, allow_warnings: bool,
-          allow_infos: bool) -> Validation:
+def _fast(
+    data: Graph, shapes: Graph, inference: str | None, abort_on_first: bool, allow_warnings: bool, allow_infos: bool
+) -> Validation:
     if inference not in (None, "none"):
         data = _inferred(data, inference)
     with no_cyclic_gc():
-        graph = validate_graph(data, shapes, allow_warnings=allow_warnings, allow_infos=allow_infos, abort_on_first=abort_on_first)
+        graph = validate_graph(
+            data, shapes, allow_warnings=allow_warnings, allow_infos=allow_infos, abort_on_first=abort_on_first
+        )
     for prefix, namespace in shapes.namespaces():  # the report names terms as the shapes do, as pySHACL's does
         graph.bind(prefix, namespace, override=False)
     root = next(graph.subjects(RDF.type, SH.ValidationReport))
@@ -128,7 +147,9 @@ def _inferred(data: Graph, inference: str) -> Graph:
     import owlrl
     from pyshacl.inference import CustomRDFSOWLRLSemantics, CustomRDFSSemantics
 
-    semantics = {"rdfs": CustomRDFSSemantics, "owlrl": owlrl.OWLRL_Semantics, "both": CustomRDFSOWLRLSemantics}[inference]
+    semantics = {"rdfs": CustomRDFSSemantics, "owlrl": owlrl.OWLRL_Semantics, "both": CustomRDFSOWLRLSemantics}[
+        inference
+    ]
     copy = memory_copy(data)
     if copy is None:
         copy = Graph()
@@ -162,7 +183,10 @@ def report_text(graph: Graph) -> str:
     root = next(graph.subjects(RDF.type, SH.ValidationReport))
     results = list(graph.objects(root, SH.result))
     conforms = graph.value(root, SH.conforms)
-    lines = ["Validation Report", f"Conforms: {bool(conforms.toPython()) if isinstance(conforms, Literal) else conforms}"]
+    lines = [
+        "Validation Report",
+        f"Conforms: {bool(conforms.toPython()) if isinstance(conforms, Literal) else conforms}",
+    ]
     if results:
         lines.append(f"Results ({len(results)}):")
     for result in sorted(results, key=lambda r: tuple(str(graph.value(r, k)) for k in _SHOWN)):
@@ -176,8 +200,13 @@ def report_text(graph: Graph) -> str:
     return "\n".join(lines) + "\n"
 
 
-_SHOWN = {SH.sourceShape: "Source Shape", SH.focusNode: "Focus Node", SH.value: "Value Node",
-          SH.resultPath: "Result Path", SH.resultMessage: "Message"}
+_SHOWN = {
+    SH.sourceShape: "Source Shape",
+    SH.focusNode: "Focus Node",
+    SH.value: "Value Node",
+    SH.resultPath: "Result Path",
+    SH.resultMessage: "Message",
+}
 
 
 def _local(term: Any) -> str:

@@ -1,8 +1,9 @@
 """The shipped SHACL shapes: which files make a level, and what each rule says about itself."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from rdflib import Graph, Namespace, URIRef
@@ -28,7 +29,7 @@ class Rule:
     severity: Severity
 
 
-@lru_cache(maxsize=None)
+@cache
 def shapes_graph(level: int) -> Graph:
     """The SHACL shapes of conformance ``level`` (including the levels below and OKF)."""
     if level not in LEVELS:
@@ -39,7 +40,7 @@ def shapes_graph(level: int) -> Graph:
     return graph
 
 
-@lru_cache(maxsize=None)
+@cache
 def rules(level: int) -> dict[URIRef, Rule]:
     """Named shapes of a level, by IRI."""
     graph = shapes_graph(level)

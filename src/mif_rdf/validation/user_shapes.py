@@ -7,11 +7,13 @@ against the W3C's "shapes for shapes" (``shapes/shacl-shacl.ttl``, SHACL
 section 6), and each finding is an error that names the shape and what is
 wrong with it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rdflib import BNode, Dataset, Graph, URIRef
 from rdflib.namespace import RDF, RDFS, SH
@@ -36,16 +38,20 @@ def load_shapes(sources: Sequence[ShapesSource]) -> Graph:
     problems = ill_formed(graph)
     if problems:
         where = ", ".join(str(s) for s in sources if not isinstance(s, Graph)) or "the shapes graph"
-        raise MifRdfError(f"{where}: {len(problems)} ill-formed shape{'s' if len(problems) > 1 else ''} "
-                          f"(checked against SHACL's shapes for shapes):\n  " + "\n  ".join(problems))
+        raise MifRdfError(
+            f"{where}: {len(problems)} ill-formed shape{'s' if len(problems) > 1 else ''} "
+            f"(checked against SHACL's shapes for shapes):\n  " + "\n  ".join(problems)
+        )
     return graph
 
 
 def _read(path: Path) -> Graph:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise MifRdfError(f"{path}: cannot tell an RDF format from the extension {suffix or '(none)'!r}; "
-                          f"use one of {' '.join(sorted(SUFFIXES))}")
+        raise MifRdfError(
+            f"{path}: cannot tell an RDF format from the extension {suffix or '(none)'!r}; "
+            f"use one of {' '.join(sorted(SUFFIXES))}"
+        )
     if not path.is_file():
         raise MifRdfError(f"{path}: no such shapes file")
     name = SUFFIXES[suffix]
@@ -83,17 +89,22 @@ def ill_formed(shapes: Graph) -> list[str]:
         component = report.value(result, SH.sourceConstraintComponent)
         what = str(component).rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
         rule = f"sh:{what[:1].lower()}{what[1:]}"
-        subject = f"{term_text(shapes, path)} {term_text(shapes, value)}" if path is not None and value is not None else (
-            term_text(shapes, path) if path is not None else "the shape")
-        found.add(f"shape {shape_label(shapes, focus)}: {subject} {_WHY.get(rule, 'is not allowed here')} "
-                  f"(breaks {rule} of shacl-shacl){_said(report, result)}")
+        subject = (
+            f"{term_text(shapes, path)} {term_text(shapes, value)}"
+            if path is not None and value is not None
+            else (term_text(shapes, path) if path is not None else "the shape")
+        )
+        found.add(
+            f"shape {shape_label(shapes, focus)}: {subject} {_WHY.get(rule, 'is not allowed here')} "
+            f"(breaks {rule} of shacl-shacl){_said(report, result)}"
+        )
     return sorted(found)
 
 
 #: What each shacl-shacl finding means, in the words of a shapes author.
 _WHY = {
     "sh:xone": "is not exactly one of a node shape and a property shape (a node shape has no sh:path, sh:minCount, "
-               "sh:maxCount, sh:uniqueLang, sh:lessThan, sh:qualifiedValueShape; a property shape has one sh:path)",
+    "sh:maxCount, sh:uniqueLang, sh:lessThan, sh:qualifiedValueShape; a property shape has one sh:path)",
     "sh:datatype": "has the wrong datatype",
     "sh:nodeKind": "is the wrong kind of term (IRI, blank node or literal)",
     "sh:node": "is not well formed (a list where a list belongs, a path where a path belongs, a shape where a shape belongs)",
@@ -115,7 +126,11 @@ def untargeted(shapes: Graph) -> bool:
     """Whether no shape of ``shapes`` has a target (explicit or implicit): such a graph checks nothing."""
     if any((None, p, None) in shapes for p in _TARGETS):
         return False
-    return not any((s, RDF.type, RDFS.Class) in shapes for k in (SH.NodeShape, SH.PropertyShape) for s in shapes.subjects(RDF.type, k))
+    return not any(
+        (s, RDF.type, RDFS.Class) in shapes
+        for k in (SH.NodeShape, SH.PropertyShape)
+        for s in shapes.subjects(RDF.type, k)
+    )
 
 
 def shape_label(shapes: Graph, shape: Any) -> str:

@@ -5,6 +5,7 @@ Every module here that defines ``register(subparsers)`` adds its subcommand(s);
 ``ORDER`` (default 100) places a module's commands in ``--help``.  Adding a
 command is adding a module: nothing else to edit.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,6 +14,10 @@ from types import ModuleType
 
 
 def command_modules() -> list[ModuleType]:
-    modules = [importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
+    modules = [
+        importlib.import_module(f"{__name__}.{info.name}")
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_")
+    ]
     modules = [m for m in modules if hasattr(m, "register")]
     return sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__))

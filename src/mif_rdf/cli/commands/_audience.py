@@ -5,6 +5,7 @@ The rules live in :mod:`mif_rdf.nsmodel.audience`, asked through
 options and, without ``--audience``, says once that it exists when the
 bundle has shared agreements.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,9 +19,13 @@ if TYPE_CHECKING:
 
 
 def audience_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--audience", metavar="PARTY", help="write only what the organization PARTY may read (spec 10.2, 10.4): _public, _shared "
-                        "namespaces whose agreement lets PARTY read, and PARTY's own namespaces; never _local, _system only with "
-                        "--include-system; see docs/namespaces.md")
+    parser.add_argument(
+        "--audience",
+        metavar="PARTY",
+        help="write only what the organization PARTY may read (spec 10.2, 10.4): _public, _shared "
+        "namespaces whose agreement lets PARTY read, and PARTY's own namespaces; never _local, _system only with "
+        "--include-system; see docs/namespaces.md",
+    )
     parser.add_argument("--include-system", action="store_true", help="with --audience, also write _system memories")
 
 
@@ -34,6 +39,8 @@ def audience_of(args: argparse.Namespace, root: Path) -> Audience | None:
         if getattr(args, "include_system", False):
             raise MifRdfError("--include-system needs --audience PARTY")
         if model.agreements:
-            _common.note(f"note: this bundle has shared agreements ({len(model.agreements)}); --audience PARTY writes only what PARTY may read")
+            _common.note(
+                f"note: this bundle has shared agreements ({len(model.agreements)}); --audience PARTY writes only what PARTY may read"
+            )
         return None
     return Audience.of(model, args.audience, args.include_system)

@@ -5,19 +5,21 @@ Command modules import only light modules at their top (argparse, this one,
 :mod:`mif_rdf.core.errors`); what a command runs is imported inside its ``run``,
 so ``mif-rdf --help`` and each command load only what they use.
 """
+
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity, counted
-from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.formats import QUAD_FORMATS, format_name
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.names import STORES
 
 if TYPE_CHECKING:
@@ -45,7 +47,12 @@ def verbosity_options(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet`` and ``-v/--verbose``, which every command takes."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true", help="say nothing on standard error but errors")
-    group.add_argument("-v", "--verbose", action="store_true", help="say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed dates) and the load cache entry used")
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed dates) and the load cache entry used",
+    )
 
 
 def set_verbosity(args: argparse.Namespace) -> None:
@@ -119,30 +126,80 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
     show_problems(p for p in problems if not (spec_forms and p.severity == Severity.INFO))
     if counted_only:
         folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
-        note(f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
-             f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them")
+        note(
+            f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
+            f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them"
+        )
 
 
 def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--ontology-dir``: the user ontology folders of spec 10.8.5 (loading commands and ``suggest`` alike)."""
-    parser.add_argument("--ontology-dir", action="append", type=Path, metavar="DIR", help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)")
+    parser.add_argument(
+        "--ontology-dir",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)",
+    )
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
     """The bundle folder and the load options every loading command shares, listed after the command's own in ``--help``."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
     shared = parser.add_argument_group("load options (every command that loads a bundle takes them)")
-    shared.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)")
-    shared.add_argument("--engine", choices=("fast", "pyld"), default="fast", help="fast context walker (default) or pyld's JSON-LD toRdf")
-    shared.add_argument("--store", choices=tuple(STORES), default="memory", help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)")
+    shared.add_argument(
+        "--base",
+        metavar="IRI",
+        help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)",
+    )
+    shared.add_argument(
+        "--engine",
+        choices=("fast", "pyld"),
+        default="fast",
+        help="fast context walker (default) or pyld's JSON-LD toRdf",
+    )
+    shared.add_argument(
+        "--store",
+        choices=tuple(STORES),
+        default="memory",
+        help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)",
+    )
     shared.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    shared.add_argument("--max-file-size", type=float, metavar="MB", default=DEFAULT_LIMITS.max_file_bytes / 2**20, help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)")
-    shared.add_argument("--workers", type=int, metavar="N", help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)")
-    shared.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)")
-    shared.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder")
-    shared.add_argument("--max-memories", type=int, metavar="N", default=DEFAULT_LIMITS.max_memories, help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})")
+    shared.add_argument(
+        "--max-file-size",
+        type=float,
+        metavar="MB",
+        default=DEFAULT_LIMITS.max_file_bytes / 2**20,
+        help=f"skip (and report) memory files larger than this (default {DEFAULT_LIMITS.max_file_bytes // 2**20} MB)",
+    )
+    shared.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="worker processes that read memory files (0: none; default: from the idle cores, for 1,000 files or more)",
+    )
+    shared.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)",
+    )
+    shared.add_argument(
+        "--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder"
+    )
+    shared.add_argument(
+        "--max-memories",
+        type=int,
+        metavar="N",
+        default=DEFAULT_LIMITS.max_memories,
+        help=f"load at most N memory files, in path order (default {DEFAULT_LIMITS.max_memories:,})",
+    )
     ontology_dir_option(shared)
-    shared.add_argument("--rev", metavar="REV", help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out")
+    shared.add_argument(
+        "--rev",
+        metavar="REV",
+        help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out",
+    )
 
 
 def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
@@ -163,8 +220,14 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
 
     def loaded(cache: bool | Path | None) -> Bundle:
         return loader(
-            args.bundle, base_iri=args.base, engine=args.engine, store=args.store,
-            progress=False if args.no_progress else None, limits=limits, cache=cache, workers=args.workers,
+            args.bundle,
+            base_iri=args.base,
+            engine=args.engine,
+            store=args.store,
+            progress=False if args.no_progress else None,
+            limits=limits,
+            cache=cache,
+            workers=args.workers,
         )
 
     if args.cache is False and args.cache_dir is not None:
@@ -189,7 +252,11 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
 
 
 def allow_empty_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allow-empty", action="store_true", help="a folder with no memory file is no error (by default: exit 1 and nothing written)")
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="a folder with no memory file is no error (by default: exit 1 and nothing written)",
+    )
 
 
 def refused_empty(args: argparse.Namespace) -> bool:
@@ -204,8 +271,11 @@ def refused_empty(args: argparse.Namespace) -> bool:
 
     if discover(args.bundle).memories:
         return False
-    print(f"mif-rdf: error: no memory files in {args.bundle} (a memory is a .md file with YAML frontmatter); "
-          "nothing written; --allow-empty accepts an empty bundle", file=sys.stderr)
+    print(
+        f"mif-rdf: error: no memory files in {args.bundle} (a memory is a .md file with YAML frontmatter); "
+        "nothing written; --allow-empty accepts an empty bundle",
+        file=sys.stderr,
+    )
     return True
 
 
@@ -222,7 +292,11 @@ def cache_text(report: CacheReport) -> str:
 
 
 def suggestion_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--with-suggestions", action="store_true", help="add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see mif-rdf suggest)")
+    parser.add_argument(
+        "--with-suggestions",
+        action="store_true",
+        help="add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see mif-rdf suggest)",
+    )
 
 
 def add_suggestions(args: argparse.Namespace, bundle: Bundle, audience: Audience | None = None) -> None:
@@ -269,10 +343,20 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
     wrote(sum(sizes.values()), len(sizes), fmt, path, list(policy.withheld.values()))
 
 
-def wrote(quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False) -> None:
+def wrote(
+    quads: int, graphs: int, fmt: str, path: Path | None, withheld: Sequence[Withheld], streamed: bool = False
+) -> None:
     """An export's one summary line, and with ``--verbose`` each withheld memory."""
-    left_out = f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)" if withheld else ""
-    what = f"{counted(quads, 'quad')} in {counted(graphs, 'graph')}" if fmt in QUAD_FORMATS else f"the union of {counted(graphs, 'graph')} ({counted(quads, 'quad')})"
+    left_out = (
+        f"; {len(withheld)} withheld (_local and other memories that may not leave; --verbose lists them)"
+        if withheld
+        else ""
+    )
+    what = (
+        f"{counted(quads, 'quad')} in {counted(graphs, 'graph')}"
+        if fmt in QUAD_FORMATS
+        else f"the union of {counted(graphs, 'graph')} ({counted(quads, 'quad')})"
+    )
     note(f"wrote {what} to {path or 'standard output'} ({fmt}{', streamed' if streamed else ''}){left_out}")
     for item in withheld:
         detail(f"withheld {item.label}: {item.reason}")

@@ -1,4 +1,5 @@
 """``mif-rdf convert``: markdown <-> JSON-LD projection, and round-trip checks."""
+
 from __future__ import annotations
 
 import argparse
@@ -6,9 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mif_rdf.core.errors import MifRdfError, Problem, Severity
-
 from mif_rdf.cli.commands import _audience, _common
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
@@ -17,22 +17,68 @@ ORDER = 30
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    convert = commands.add_parser("convert", help="markdown <-> JSON-LD projection, and round-trip checks", description="Convert between the markdown and JSON-LD forms of memories (spec section 15).")
+    convert = commands.add_parser(
+        "convert",
+        help="markdown <-> JSON-LD projection, and round-trip checks",
+        description="Convert between the markdown and JSON-LD forms of memories (spec section 15).",
+    )
     how = convert.add_subparsers(dest="direction", required=True, metavar="DIRECTION")
-    to_jsonld = how.add_parser("to-jsonld", help="markdown memories -> JSON-LD projection documents", description="Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads, numbers equal in value: under the upstream context's xsd:decimal coercion standard processors write a number with a fraction in the double's lexical form (pyld and jsonld.js \"9.399999999999999E-1\", pyoxigraph \"9.4E-1\"; not a valid xsd:decimal) where mif-rdf writes the author's 0.94. With --check nothing is written: exit 1 when a projection beside its .md (or under -o) is missing or stale. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.")
+    to_jsonld = how.add_parser(
+        "to-jsonld",
+        help="markdown memories -> JSON-LD projection documents",
+        description='Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads, numbers equal in value: under the upstream context\'s xsd:decimal coercion standard processors write a number with a fraction in the double\'s lexical form (pyld and jsonld.js "9.399999999999999E-1", pyoxigraph "9.4E-1"; not a valid xsd:decimal) where mif-rdf writes the author\'s 0.94. With --check nothing is written: exit 1 when a projection beside its .md (or under -o) is missing or stale. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.',
+    )
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
-    to_jsonld.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one memory) or folder (a bundle); default: standard output for one memory")
+    to_jsonld.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE|FOLDER",
+        help="output file (one memory) or folder (a bundle); default: standard output for one memory",
+    )
     to_jsonld.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
-    to_jsonld.add_argument("--root", type=Path, metavar="FOLDER", help="bundle folder of a single memory file (default: the nearest folder above it holding .mif/ or index.md)")
-    to_jsonld.add_argument("--include-local", action="store_true", help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)")
+    to_jsonld.add_argument(
+        "--root",
+        type=Path,
+        metavar="FOLDER",
+        help="bundle folder of a single memory file (default: the nearest folder above it holding .mif/ or index.md)",
+    )
+    to_jsonld.add_argument(
+        "--include-local",
+        action="store_true",
+        help="also write memories of _local namespaces (left out by default, as by export and push: spec 10.2)",
+    )
     _audience.audience_options(to_jsonld)
-    to_jsonld.add_argument("--check", action="store_true", help="write nothing: exit 1 when a projection is missing or stale (no longer says what its .md says) beside its .md, or under -o FOLDER; for CI")
-    to_md = how.add_parser("to-markdown", help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories", description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.")
+    to_jsonld.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing: exit 1 when a projection is missing or stale (no longer says what its .md says) beside its .md, or under -o FOLDER; for CI",
+    )
+    to_md = how.add_parser(
+        "to-markdown",
+        help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories",
+        description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.",
+    )
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
-    to_md.add_argument("-o", "--output", type=Path, metavar="FILE|FOLDER", help="output file (one document) or folder; default: standard output for one document")
-    roundtrip = how.add_parser("roundtrip", help="check that markdown -> RDF -> markdown loses nothing", description="Load a bundle, write every memory out (its graph and layout triple as N-Quads, or its .jsonld projection), read it back, rebuild the markdown and compare with the original, key order, list order and spelling included: exit 0 when nothing is lost, 1 otherwise.")
+    to_md.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE|FOLDER",
+        help="output file (one document) or folder; default: standard output for one document",
+    )
+    roundtrip = how.add_parser(
+        "roundtrip",
+        help="check that markdown -> RDF -> markdown loses nothing",
+        description="Load a bundle, write every memory out (its graph and layout triple as N-Quads, or its .jsonld projection), read it back, rebuild the markdown and compare with the original, key order, list order and spelling included: exit 0 when nothing is lost, 1 otherwise.",
+    )
     roundtrip.add_argument("path", type=Path, help="a bundle folder")
-    roundtrip.add_argument("--via", choices=("nquads", "jsonld"), default="nquads", help="go through an N-Quads serialization (default) or the JSON-LD projection")
+    roundtrip.add_argument(
+        "--via",
+        choices=("nquads", "jsonld"),
+        default="nquads",
+        help="go through an N-Quads serialization (default) or the JSON-LD projection",
+    )
     roundtrip.add_argument("--base", metavar="IRI", help="base IRI of the bundle")
     convert.set_defaults(func=run)
 
@@ -46,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
         _common.show_problems(problems)
         return _common.EXIT_OK if lossless else _common.EXIT_INVALID
     if args.direction == "to-jsonld":
-        _common.check_outputs(("-o", args.output), bundle=args.path if args.path.is_dir() else args.root, inputs=[] if args.path.is_dir() else [args.path])
+        _common.check_outputs(
+            ("-o", args.output),
+            bundle=args.path if args.path.is_dir() else args.root,
+            inputs=[] if args.path.is_dir() else [args.path],
+        )
         docs, problems = jsonld_files(args.path, base_iri=args.base, root=args.root)
         audience = _audience_of(args)
         if audience is not None or not args.include_local:
@@ -70,7 +120,7 @@ def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
 
     if args.path.is_file():
         target = args.output or args.path.with_suffix(".jsonld")
-        docs = {target.name: text for text in docs.values()}
+        docs = {target.name: next(iter(docs.values()))} if docs else {}  # one file, one document
         folder = target.parent
     else:
         folder = args.output or args.path
@@ -87,7 +137,9 @@ def _audience_of(args: argparse.Namespace) -> Audience | None:
     root = args.root or (args.path if args.path.is_dir() else bundle_root_of(args.path))
     if root is None:
         if args.audience is not None:
-            raise MifRdfError(f"--audience needs the bundle of {args.path} (its agreements say who may read it): give --root FOLDER")
+            raise MifRdfError(
+                f"--audience needs the bundle of {args.path} (its agreements say who may read it): give --root FOLDER"
+            )
         return None
     return _audience.audience_of(args, root)
 
@@ -104,7 +156,15 @@ def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tu
             kept[relpath] = text
         else:
             hint = "" if audience is not None else " (--include-local writes it)"
-            notes.append(Problem(relpath[: -len(".jsonld")] + ".md", f"not written: {reason}{hint}", Severity.INFO, key="namespace", rule="local-only" if audience is None else "audience"))
+            notes.append(
+                Problem(
+                    relpath[: -len(".jsonld")] + ".md",
+                    f"not written: {reason}{hint}",
+                    Severity.INFO,
+                    key="namespace",
+                    rule="local-only" if audience is None else "audience",
+                )
+            )
     return kept, notes
 
 

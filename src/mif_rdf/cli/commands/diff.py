@@ -1,4 +1,5 @@
 """``mif-rdf diff``: what a change does to the knowledge, memory by memory, between two git revisions."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,8 @@ WORKING_TREE = "working tree"
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "diff", help="the memories added, removed, moved and changed between two git revisions of a bundle",
+        "diff",
+        help="the memories added, removed, moved and changed between two git revisions of a bundle",
         description="Compare a bundle at two git revisions (default: HEAD against the working tree), read from the "
         "repository's objects without checking anything out. Memories are matched by id: for each one added, removed, "
         "moved (same id, new path) or changed, the frontmatter keys that changed with old and new values, the "
@@ -21,17 +23,26 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("bundle", type=Path, help="the bundle folder (inside a git repository)")
     parser.add_argument("old", nargs="?", default="HEAD", metavar="REV_A", help="the old revision (default HEAD)")
     parser.add_argument("new", nargs="?", metavar="REV_B", help="the new revision (default: the working tree)")
-    parser.add_argument("--format", choices=("text", "json", "markdown", "sparql-update", "rdf-patch"), default="text", help="text for people (default), json for pipelines, markdown to paste into a pull request; sparql-update (SPARQL 1.1 Update) or rdf-patch (RDF Patch, as Jena RDF Delta): the change that turns REV_A's export into REV_B's")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "markdown", "sparql-update", "rdf-patch"),
+        default="text",
+        help="text for people (default), json for pipelines, markdown to paste into a pull request; sparql-update (SPARQL 1.1 Update) or rdf-patch (RDF Patch, as Jena RDF Delta): the change that turns REV_A's export into REV_B's",
+    )
     parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default: as for load)")
-    parser.add_argument("--no-findings", action="store_true", help="leave out the validation findings the change introduced and fixed (faster: nothing is validated)")
+    parser.add_argument(
+        "--no-findings",
+        action="store_true",
+        help="leave out the validation findings the change introduced and fixed (faster: nothing is validated)",
+    )
     parser.add_argument("-o", "--output", type=Path, help="write the diff to this file instead of standard output")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from mif_rdf.bundle import load_bundle
-    from mif_rdf.output.diff import diff_bundles, with_findings
     from mif_rdf.load.revisions import load_at_revision, resolve
+    from mif_rdf.output.diff import diff_bundles, with_findings
 
     _common.check_outputs(("-o", args.output), bundle=args.bundle)
     resolve(args.bundle, args.old)  # both revisions are checked before anything is loaded
@@ -44,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         new = load_at_revision(args.bundle, args.new, base_iri=args.base, progress=False)
     if args.format in ("sparql-update", "rdf-patch"):
         from mif_rdf.output.patch import rdf_patch, sparql_update
+
         patch = (sparql_update if args.format == "sparql-update" else rdf_patch)(old, new)
         _common.write(args.output, lambda out: out.write(patch.encode("utf-8")))
         return _common.EXIT_OK

@@ -1,32 +1,51 @@
 """``mif-rdf export``: write a bundle in an RDF format."""
+
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
+from mif_rdf.cli.commands import _audience, _common
 from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.formats import format_for
-from mif_rdf.cli.commands import _audience, _common
 
 ORDER = 20
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "export", help="write a bundle as Turtle, N-Triples, N-Quads, TriG, JSON-LD or RDF/XML",
+        "export",
+        help="write a bundle as Turtle, N-Triples, N-Quads, TriG, JSON-LD or RDF/XML",
         description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error. N-Quads with no --store and no cache is streamed: written while the files are read, in memory that does not grow with the bundle.",
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
     _common.allow_empty_option(parser)
     parser.set_defaults(store=None)  # None: no store asked for, so N-Quads can stream
-    parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle")
+    parser.add_argument(
+        "--format",
+        type=_common.rdf_format,
+        metavar="FORMAT",
+        help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle",
+    )
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
-    parser.add_argument("--with-hashes", action="store_true", help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory")
+    parser.add_argument(
+        "--with-hashes",
+        action="store_true",
+        help="add extensions.mif-rdf.hash (sha256 of each memory's body, spec 18.2) to every exported memory",
+    )
     _audience.audience_options(parser)
-    parser.add_argument("--stream", action="store_true", help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)")
-    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
+    parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)",
+    )
+    parser.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+    )
     parser.set_defaults(func=run)
 
 
@@ -41,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     if args.as_of:
         from mif_rdf.queries.asof import apply
+
         _common.note(apply(bundle, args.as_of))
     _common.show_problems(bundle.problems)
     audience = _audience.audience_of(args, bundle.root)
@@ -53,12 +73,27 @@ def run(args: argparse.Namespace) -> int:
 
 def _streams(args: argparse.Namespace, fmt: str) -> bool:
     """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
-    loaded = [name for name, given in (("--store", args.store), ("--cache", args.cache), ("--cache-dir", args.cache_dir), ("--with-suggestions", args.with_suggestions), ("--as-of", args.as_of), ("--rev", args.rev)) if given]
+    loaded = [
+        name
+        for name, given in (
+            ("--store", args.store),
+            ("--cache", args.cache),
+            ("--cache-dir", args.cache_dir),
+            ("--with-suggestions", args.with_suggestions),
+            ("--as-of", args.as_of),
+            ("--rev", args.rev),
+        )
+        if given
+    ]
     if args.stream:
         if fmt != "nquads":
-            raise MifRdfError(f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream")
+            raise MifRdfError(
+                f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream"
+            )
         if loaded:
-            raise MifRdfError(f"--stream reads the files as it writes them and uses no store or cache: leave out {' and '.join(loaded)}")
+            raise MifRdfError(
+                f"--stream reads the files as it writes them and uses no store or cache: leave out {' and '.join(loaded)}"
+            )
         return True
     return fmt == "nquads" and not loaded
 
@@ -68,8 +103,8 @@ def _stream(args: argparse.Namespace) -> int:
     limits = _common.limits_of(args)
     from tqdm import tqdm
 
-    from mif_rdf.rdf.projection import ILL_TYPED
     from mif_rdf.output.stream_export import stream_nquads
+    from mif_rdf.rdf.projection import ILL_TYPED
 
     ill_typed: list[Problem] = []
 
@@ -81,10 +116,24 @@ def _stream(args: argparse.Namespace) -> int:
 
     audience = _audience.audience_of(args, args.bundle)
     reports = []
-    _common.write(args.output, lambda out: reports.append(stream_nquads(
-        args.bundle, out, base_iri=args.base, engine=args.engine, limits=limits, workers=args.workers,
-        progress=False if args.no_progress else None, with_hashes=args.with_hashes, on_problem=show, audience=audience,
-        ontology_dirs=args.ontology_dir)))
+    _common.write(
+        args.output,
+        lambda out: reports.append(
+            stream_nquads(
+                args.bundle,
+                out,
+                base_iri=args.base,
+                engine=args.engine,
+                limits=limits,
+                workers=args.workers,
+                progress=False if args.no_progress else None,
+                with_hashes=args.with_hashes,
+                on_problem=show,
+                audience=audience,
+                ontology_dirs=args.ontology_dir,
+            )
+        ),
+    )
     report = reports[0]
     _common.show_ill_typed(ill_typed, args.bundle.resolve())
     _common.wrote(report.quads, report.graphs, "nquads", args.output, list(report.withheld.values()), streamed=True)

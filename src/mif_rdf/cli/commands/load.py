@@ -1,14 +1,16 @@
 """``mif-rdf load``: load a bundle, print a summary and every problem."""
+
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
+from mif_rdf.cli.commands import _audience, _common
 from mif_rdf.core.errors import MifRdfError, Problem, Severity, counted
 from mif_rdf.core.formats import format_for
-from mif_rdf.cli.commands import _audience, _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from mif_rdf.bundle import Bundle
@@ -18,14 +20,25 @@ ORDER = 10
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "load", help="load a bundle, print a summary and its problems",
+        "load",
+        help="load a bundle, print a summary and its problems",
         description="Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and every problem found.",
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
     _common.allow_empty_option(parser)
-    parser.add_argument("-o", "--output", type=Path, help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)")
-    parser.add_argument("--format", type=_common.rdf_format, metavar="FORMAT", help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)",
+    )
+    parser.add_argument(
+        "--format",
+        type=_common.rdf_format,
+        metavar="FORMAT",
+        help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)",
+    )
     _audience.audience_options(parser)
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
     parser.set_defaults(func=run)
@@ -47,10 +60,20 @@ def run(args: argparse.Namespace) -> int:
 
     problems = with_lines(bundle.problems, bundle.root)  # path:line for frontmatter findings, as validate gives them
     if args.json:
-        report = {"bundle": str(bundle.root), "base": bundle.base_iri, **bundle.counts(), "problem_list": [p.to_dict() for p in problems]}
+        report = {
+            "bundle": str(bundle.root),
+            "base": bundle.base_iri,
+            **bundle.counts(),
+            "problem_list": [p.to_dict() for p in problems],
+        }
         if bundle.cache is not None and (_common.asked_for_cache(args) or _common.verbose()):
-            report["cache"] = {"state": bundle.cache.state, "entry": str(bundle.cache.entry), "reason": bundle.cache.reason,
-                               "reparsed": list(bundle.cache.reparsed), "removed": list(bundle.cache.removed)}
+            report["cache"] = {
+                "state": bundle.cache.state,
+                "entry": str(bundle.cache.entry),
+                "reason": bundle.cache.reason,
+                "reparsed": list(bundle.cache.reparsed),
+                "removed": list(bundle.cache.removed),
+            }
         if args.output:
             report["output"] = {"path": str(args.output), "format": fmt}
         print(json.dumps(report, indent=2, default=str))
@@ -74,5 +97,10 @@ def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None, cach
     if bundle.cache is not None and cache:
         lines.insert(3, f"  cache: {_common.cache_text(bundle.cache)}")
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    lines += [f"    {p}" for p in sorted(bundle.problems if problems is None else problems, key=lambda p: (order[p.severity], p.path, p.line or 0))]
+    lines += [
+        f"    {p}"
+        for p in sorted(
+            bundle.problems if problems is None else problems, key=lambda p: (order[p.severity], p.path, p.line or 0)
+        )
+    ]
     return "\n".join(lines)

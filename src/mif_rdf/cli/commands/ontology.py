@@ -1,13 +1,13 @@
 """``mif-rdf ontology compile``: ontology YAML -> OWL/RDFS (and SHACL shapes)."""
+
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mif_rdf.core.formats import format_for
-
 from mif_rdf.cli.commands import _common
+from mif_rdf.core.formats import format_for
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from rdflib import Graph
@@ -17,12 +17,14 @@ ORDER = 50
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "ontology", help="compile ontology YAML to OWL/RDFS and SHACL",
+        "ontology",
+        help="compile ontology YAML to OWL/RDFS and SHACL",
         description="Work with MIF ontology definitions (spec 10.8).",
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     compile_ = actions.add_parser(
-        "compile", help="ontology YAML -> OWL/RDFS (+ SHACL shapes)",
+        "compile",
+        help="ontology YAML -> OWL/RDFS (+ SHACL shapes)",
         description="Compile ontologies, named by id (searched in the built-in ontologies/, then each --path, then the "
         "--bundle's .mif/ontologies/; later folders win) or by file. extends chains are resolved, traits composed per "
         "spec 10.8.6. Errors: an extends or subtype_of cycle, a missing parent, independent traits of one entity type "
@@ -31,36 +33,75 @@ def register(commands: argparse._SubParsersAction) -> None:
         "undefined trait; --strict makes those warnings errors.",
     )
     compile_.add_argument("ontologies", nargs="+", metavar="FILE|ID", help="ontology YAML files or ontology ids")
-    compile_.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
-    compile_.add_argument("--bundle", type=Path, metavar="DIR", help="a bundle: its .mif/ontologies/ joins the search path and its config's relationship_types are compiled too")
-    compile_.add_argument("-o", "--output", type=Path, metavar="FILE", help="OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)")
-    compile_.add_argument("--output-dir", type=Path, metavar="DIR", help="write each ontology of the extends chain as its own Turtle document (<id>.ttl, joined by owl:imports), the MIF vocabulary (mif-vocabulary.ttl) and catalog-v001.xml mapping every imported IRI to its file, for Protégé and other OWL tools (--only does not apply)")
+    compile_.add_argument(
+        "--path",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="another folder of ontology YAML files (repeatable)",
+    )
+    compile_.add_argument(
+        "--bundle",
+        type=Path,
+        metavar="DIR",
+        help="a bundle: its .mif/ontologies/ joins the search path and its config's relationship_types are compiled too",
+    )
+    compile_.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)",
+    )
+    compile_.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="write each ontology of the extends chain as its own Turtle document (<id>.ttl, joined by owl:imports), the MIF vocabulary (mif-vocabulary.ttl) and catalog-v001.xml mapping every imported IRI to its file, for Protégé and other OWL tools (--only does not apply)",
+    )
     compile_.add_argument("--shapes", type=Path, metavar="FILE", help="also write the SHACL shapes of the entity types")
-    compile_.add_argument("--only", action="store_true", help="write only the named ontologies, not those they extend (owl:imports still names them)")
-    compile_.add_argument("--strict", action="store_true", help="two definitions that disagree (resolved by precedence) and undefined traits are errors, not warnings")
+    compile_.add_argument(
+        "--only",
+        action="store_true",
+        help="write only the named ontologies, not those they extend (owl:imports still names them)",
+    )
+    compile_.add_argument(
+        "--strict",
+        action="store_true",
+        help="two definitions that disagree (resolved by precedence) and undefined traits are errors, not warnings",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rdflib.namespace import OWL, RDF, SH
     from rdflib import URIRef
+    from rdflib.namespace import OWL, RDF, SH
 
     from mif_rdf.ontology import compile_ontologies
-
     from mif_rdf.ontology.catalog import document_files
 
     inputs = [*args.path, *(Path(o) for o in args.ontologies if Path(o).is_file())]
     _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle, inputs=inputs)
-    result = compile_ontologies(args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict)
+    result = compile_ontologies(
+        args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict
+    )
     _common.show_problems(result.warnings)
     if args.output_dir is not None:
         documents = list(document_files(result))
         # the file names come from the ontologies read: checked now, before anything is written
-        _common.check_outputs(*(("--output-dir", args.output_dir / name) for name, _ in documents), ("-o", args.output),
-                              ("--shapes", args.shapes), bundle=args.bundle, inputs=[*inputs, *(n.file.path for r in result.roots for n in [r, *r.ancestors()])])
+        _common.check_outputs(
+            *(("--output-dir", args.output_dir / name) for name, _ in documents),
+            ("-o", args.output),
+            ("--shapes", args.shapes),
+            bundle=args.bundle,
+            inputs=[*inputs, *(n.file.path for r in result.roots for n in [r, *r.ancestors()])],
+        )
         for name, content in documents:
             _common.write(args.output_dir / name, lambda out, data=content: out.write(data))
-        _common.note(f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}")
+        _common.note(
+            f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}"
+        )
     if args.output is not None or args.output_dir is None:
         write_graph(result.merged(), args.output)
     if args.shapes:

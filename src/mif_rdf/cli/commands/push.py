@@ -6,21 +6,22 @@ arguments, unreadable bundle, missing password); 3 store unreachable;
 4 timeout; 5 credentials missing or refused (401/403); 6 request rejected
 (other 4xx, redirect); 7 store failed (5xx, or still busy after retries).
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from mif_rdf.cli.commands import _audience, _common
 from mif_rdf.core.errors import MifRdfError, counted
 
-from mif_rdf.cli.commands import _audience, _common
-
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
-    from mif_rdf.remote.gsp import Credentials
     from mif_rdf.push.sync import Action, Plan
+    from mif_rdf.remote.gsp import Credentials
 
 ORDER = 25
 PASSWORD_ENV = "MIF_RDF_PASSWORD"
@@ -29,7 +30,8 @@ _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "push", help="send a bundle to a triple store (Graph Store Protocol or SPARQL Update), only what changed",
+        "push",
+        help="send a bundle to a triple store (Graph Store Protocol or SPARQL Update), only what changed",
         description=(
             "Make a triple store hold the bundle's named graphs (one per memory and entity file, the links graph): "
             "PUT per graph with the SPARQL 1.1 Graph Store Protocol, or SPARQL 1.1 Update with --update-endpoint. "
@@ -38,20 +40,52 @@ def register(commands: argparse._SubParsersAction) -> None:
             "is listed with its reason."
         ),
         epilog="Exit codes: 0 done; 1 done but the bundle has errors; 2 could not run; 3 store unreachable; 4 timeout; "
-               "5 credentials missing or refused; 6 request rejected (4xx); 7 store failed (5xx). See docs/export.md.",
+        "5 credentials missing or refused; 6 request rejected (4xx); 7 store failed (5xx). See docs/export.md.",
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
-    parser.add_argument("--endpoint", required=True, metavar="URL", help="the store's Graph Store Protocol endpoint (Oxigraph: http://HOST:7878/store, Fuseki: http://HOST:3030/DATASET/data)")
-    parser.add_argument("--update-endpoint", metavar="URL", help="write with SPARQL 1.1 Update at this URL instead of PUT/DELETE (Oxigraph: http://HOST:7878/update)")
-    parser.add_argument("--user", metavar="NAME", help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password")
-    parser.add_argument("--password", metavar="PASSWORD", help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})")
+    parser.add_argument(
+        "--endpoint",
+        required=True,
+        metavar="URL",
+        help="the store's Graph Store Protocol endpoint (Oxigraph: http://HOST:7878/store, Fuseki: http://HOST:3030/DATASET/data)",
+    )
+    parser.add_argument(
+        "--update-endpoint",
+        metavar="URL",
+        help="write with SPARQL 1.1 Update at this URL instead of PUT/DELETE (Oxigraph: http://HOST:7878/update)",
+    )
+    parser.add_argument(
+        "--user",
+        metavar="NAME",
+        help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password",
+    )
+    parser.add_argument(
+        "--password",
+        metavar="PASSWORD",
+        help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})",
+    )
     parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
-    parser.add_argument("--dry-run", action="store_true", help="read the store's manifest and print the plan; write nothing (a store that cannot be reached: every graph shown as new)")
-    parser.add_argument("--take-over", action="store_true", help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="read the store's manifest and print the plan; write nothing (a store that cannot be reached: every graph shown as new)",
+    )
+    parser.add_argument(
+        "--take-over",
+        action="store_true",
+        help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses",
+    )
     _audience.audience_options(parser)
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)")
-    parser.add_argument("--retries", type=int, metavar="N", help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3; 0 for --dry-run, which only reads: one try)")
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout (default 30)"
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        metavar="N",
+        help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3; 0 for --dry-run, which only reads: one try)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -86,7 +120,11 @@ class _Progress:
 
     def plan(self, plan: Plan) -> None:
         """Shown before anything is written, so a failed push still says what it was doing."""
-        lines = plan.lines() if self.full else [line for line in plan.lines() if not line.startswith(("send", "delete", "withhold"))]
+        lines = (
+            plan.lines()
+            if self.full
+            else [line for line in plan.lines() if not line.startswith(("send", "delete", "withhold"))]
+        )
         for line in lines:
             print(f"  {line}", flush=True)
         work = len(plan.work)
@@ -108,15 +146,17 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.remote.gsp import GraphStore, HttpClient, RetryPolicy, StoreError
-    from mif_rdf.output.policy import export_policy
-    from mif_rdf.validation.literals import ill_typed_literals
-    from mif_rdf.push.sync import push_bundle
     from mif_rdf.core.redaction import redact_text, redacted
+    from mif_rdf.output.policy import export_policy
+    from mif_rdf.push.sync import push_bundle
+    from mif_rdf.remote.gsp import GraphStore, HttpClient, RetryPolicy, StoreError
+    from mif_rdf.validation.literals import ill_typed_literals
 
     if args.retries is not None and args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")
-    retries = args.retries if args.retries is not None else 0 if args.dry_run else 3  # a plan is not worth seconds of backoff
+    retries = (
+        args.retries if args.retries is not None else 0 if args.dry_run else 3
+    )  # a plan is not worth seconds of backoff
     credentials = credentials_from(args, os.environ)
     client = HttpClient(credentials, timeout=args.timeout, retry=RetryPolicy(retries=retries))
     store = GraphStore(args.endpoint, update_endpoint=args.update_endpoint, client=client)
@@ -132,8 +172,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"push {bundle.root.name} ({bundle.base_iri}) -> {redacted(args.endpoint)} ({store.protocol})")
     progress = _Progress(args.dry_run)
     try:
-        result = push_bundle(bundle, store, dry_run=args.dry_run, on_plan=progress.plan, on_done=progress.done, take_over=args.take_over,
-                             audience=audience)
+        result = push_bundle(
+            bundle,
+            store,
+            dry_run=args.dry_run,
+            on_plan=progress.plan,
+            on_done=progress.done,
+            take_over=args.take_over,
+            audience=audience,
+        )
     except StoreError as error:
         print(f"mif-rdf: error: {redact_text(str(error))}", file=sys.stderr)
         return error.exit_code

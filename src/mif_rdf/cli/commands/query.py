@@ -1,4 +1,5 @@
 """``mif-rdf query``: run a SPARQL query on a bundle and print the result."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mif_rdf.cli.commands import _common
 from mif_rdf.core.errors import MifRdfError, counted
 from mif_rdf.core.names import RESULT_FORMATS
-from mif_rdf.cli.commands import _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from mif_rdf.bundle import Bundle
@@ -19,29 +20,55 @@ ORDER = 40
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "query", help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
+        "query",
+        help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
         description="Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared.",
     )
     _common.bundle_options(parser)
     parser.add_argument("query", nargs="?", help="the query text (or use --file); - reads it from standard input")
-    parser.add_argument("--file", type=Path, metavar="FILE", help="read the query from this file (.rq; - for standard input)")
-    parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE", help="bind the query variable ?NAME to VALUE, written as in SPARQL: 42, 1.5, true, \"text\", \"text\"@en, <iri>, mif:term (any other text is a string); repeatable")
-    parser.add_argument("--format", choices=RESULT_FORMATS, default="table", help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows")
-    parser.add_argument("--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying")
-    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)")
-    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
+    parser.add_argument(
+        "--file", type=Path, metavar="FILE", help="read the query from this file (.rq; - for standard input)"
+    )
+    parser.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help='bind the query variable ?NAME to VALUE, written as in SPARQL: 42, 1.5, true, "text", "text"@en, <iri>, mif:term (any other text is a string); repeatable',
+    )
+    parser.add_argument(
+        "--format",
+        choices=RESULT_FORMATS,
+        default="table",
+        help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows",
+    )
+    parser.add_argument(
+        "--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying"
+    )
+    parser.add_argument(
+        "--allow-service",
+        action="store_true",
+        help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)",
+    )
+    parser.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.queries.sparql import check_query_safety
     from mif_rdf.queries import format_result, run_query
+    from mif_rdf.queries.sparql import check_query_safety
 
     text = bound(_query_text(args.query, args.file), args.param)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)
     if args.as_of:
         from mif_rdf.queries.asof import apply
+
         _common.note(apply(bundle, args.as_of))
     if args.reason:
         added = _reason(bundle, args.reason)
@@ -56,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _query_text(query: str | None, path: Path | None) -> str:
     if (query is None) == (path is None):
-        raise MifRdfError("give the query either as an argument or with --file, not both" if query else "no query: give it as an argument or with --file FILE")
+        raise MifRdfError(
+            "give the query either as an argument or with --file, not both"
+            if query
+            else "no query: give it as an argument or with --file FILE"
+        )
     if query == "-" or str(path) == "-":
         if sys.stdin.isatty():
             _common.note("reading the query from standard input (end it with Ctrl-D)")
@@ -66,13 +97,17 @@ def _query_text(query: str | None, path: Path | None) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise MifRdfError(f"cannot read the query file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise MifRdfError(
+            f"cannot read the query file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A value already written as a SPARQL term: a number, a boolean, a quoted string (optionally tagged or typed), an IRI, a prefixed name.
-_TERM = re.compile(r"""[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|true|false|<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*"""
-                   r"""|"([^"\\\n\r]|\\["\\tbnrf'])*"(@[A-Za-z]+(-[A-Za-z0-9]+)*|\^\^(<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*))?""")
+_TERM = re.compile(
+    r"""[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|true|false|<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*"""
+    r"""|"([^"\\\n\r]|\\["\\tbnrf'])*"(@[A-Za-z]+(-[A-Za-z0-9]+)*|\^\^(<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*))?"""
+)
 
 
 def bound(query: str, params: list[str]) -> str:
@@ -93,7 +128,11 @@ def bound(query: str, params: list[str]) -> str:
         if name in names:
             raise MifRdfError(f"--param binds ?{name} twice")
         names.append(name)
-        values.append(value if _TERM.fullmatch(value) else '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"')
+        values.append(
+            value
+            if _TERM.fullmatch(value)
+            else '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
+        )
     return f"{query.rstrip()}\nVALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(values)}) }}\n"
 
 

@@ -1,4 +1,5 @@
 """``mif-rdf reason``: infer triples over a bundle (profiles fast, rdfs, owlrl)."""
+
 from __future__ import annotations
 
 import argparse
@@ -6,9 +7,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mif_rdf.cli.commands import _common
 from mif_rdf.core.errors import counted
 from mif_rdf.core.names import PROFILES, SCOPES
-from mif_rdf.cli.commands import _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from rdflib import Graph
@@ -20,7 +21,8 @@ ORDER = 60
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "reason", help="infer triples (inverse, symmetric, subclass ...) into the inferences graph",
+        "reason",
+        help="infer triples (inverse, symmetric, subclass ...) into the inferences graph",
         description="Load a bundle, put the ontologies into <base>#ontology and the inferred triples into "
         "<base>#inferences. Profiles: fast (built in: inverse, symmetric, subproperty, domain/range, subclass over the "
         "links graph), rdfs and owlrl (owlrl's closures; their cost grows about quadratically, use them on small bundles "
@@ -28,22 +30,50 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     parser.add_argument("--profile", choices=PROFILES, default="fast", help="reasoning profile (default fast)")
-    parser.add_argument("--ontology", action="append", metavar="FILE|ID", help="an ontology id, YAML or RDF file (repeatable; default mif-base and the ontologies the memories name)")
-    parser.add_argument("--path", action="append", type=Path, default=[], metavar="DIR", help="another folder of ontology YAML files (repeatable)")
-    parser.add_argument("--scope", choices=SCOPES, help="rdfs/owlrl: reason over all graphs (default) or the links graph only")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the inferred triples (format from the extension, default Turtle); triples naming a memory of a _local namespace are left out")
-    parser.add_argument("--include-local", action="store_true", help="with -o, also write inferred triples that name memories of _local namespaces")
+    parser.add_argument(
+        "--ontology",
+        action="append",
+        metavar="FILE|ID",
+        help="an ontology id, YAML or RDF file (repeatable; default mif-base and the ontologies the memories name)",
+    )
+    parser.add_argument(
+        "--path",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="another folder of ontology YAML files (repeatable)",
+    )
+    parser.add_argument(
+        "--scope", choices=SCOPES, help="rdfs/owlrl: reason over all graphs (default) or the links graph only"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the inferred triples (format from the extension, default Turtle); triples naming a memory of a _local namespace are left out",
+    )
+    parser.add_argument(
+        "--include-local",
+        action="store_true",
+        help="with -o, also write inferred triples that name memories of _local namespaces",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
     from rdflib import URIRef
 
-    from mif_rdf.reasoning import infer
     from mif_rdf.cli.commands.ontology import write_graph
+    from mif_rdf.reasoning import infer
+    from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
 
-    _common.check_outputs(("-o", args.output), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology or () if Path(o).is_file())])
+    _common.check_outputs(
+        ("-o", args.output),
+        bundle=args.bundle,
+        inputs=[*args.path, *(Path(o) for o in args.ontology or () if Path(o).is_file())],
+    )
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)
     start = time.perf_counter()
@@ -51,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
         stage(f"{args.profile} closure over {args.scope if args.profile != 'fast' else 'links'}")
         count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
-    print(f"{counted(count, 'triple')} inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>")
+    print(
+        f"{counted(count, 'triple')} inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>"
+    )
     if args.output:
         write_graph(graph if args.include_local else _without_local(bundle, graph), args.output)
     return _common.exit_for(list(bundle.problems))
@@ -69,6 +101,8 @@ def _without_local(bundle: Bundle, graph: Graph) -> Graph:
         if triple[0] not in hidden and triple[2] not in hidden:
             kept.add(triple)
     if len(kept) < len(graph):
-        _common.note(f"left out {len(graph) - len(kept)} inferred triples naming memories that never leave the machine "
-                     f"({', '.join(sorted(set(hidden.values())))}); --include-local writes them")
+        _common.note(
+            f"left out {len(graph) - len(kept)} inferred triples naming memories that never leave the machine "
+            f"({', '.join(sorted(set(hidden.values())))}); --include-local writes them"
+        )
     return kept

@@ -1,4 +1,5 @@
 """``mif-rdf serve``: a bundle as a live, read-only SPARQL endpoint and a page for people."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,8 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
-from mif_rdf.core.errors import MifRdfError
 from mif_rdf.cli.commands import _audience, _common
+from mif_rdf.core.errors import MifRdfError
 
 ORDER = 45
 DEFAULT_PORT = 7879
@@ -17,7 +18,8 @@ DEFAULT_PORT = 7879
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "serve", help="serve a bundle: live SPARQL endpoint, Graph Store reads and a page at /, kept in sync with the files",
+        "serve",
+        help="serve a bundle: live SPARQL endpoint, Graph Store reads and a page at /, kept in sync with the files",
         description="Load a bundle into Oxigraph and serve it over HTTP: the SPARQL 1.1 Protocol at /query (GET and POST, "
         "every result format Oxigraph writes, by content negotiation; the default graph is the union of all graphs), "
         "Graph Store Protocol reads at /store, a service description (GET /query), and a page for people at /. "
@@ -26,19 +28,73 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _common.bundle_options(parser)
     parser.set_defaults(store="oxigraph")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, and warned about)")
-    parser.add_argument("--include-local", action="store_true", help="also serve _local memories (spec 10.2: local only; left out by default)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--bind",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, and warned about)",
+    )
+    parser.add_argument(
+        "--include-local",
+        action="store_true",
+        help="also serve _local memories (spec 10.2: local only; left out by default)",
+    )
     _audience.audience_options(parser)
-    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (refused by default)")
-    parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; repeatable), checked against SHACL's shapes for shapes first")
-    parser.add_argument("--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes")
+    parser.add_argument(
+        "--allow-service",
+        action="store_true",
+        help="let SERVICE clauses fetch from other SPARQL endpoints (refused by default)",
+    )
+    parser.add_argument(
+        "--shapes",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; repeatable), checked against SHACL's shapes for shapes first",
+    )
+    parser.add_argument(
+        "--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes"
+    )
     parser.add_argument("--log", action="store_true", help="log every request on standard error")
-    parser.add_argument("--query-timeout", type=float, default=30.0, metavar="SECONDS", help="stop a request that has not answered within this time (default 30): 503 with the reason")
-    parser.add_argument("--max-concurrent", type=int, default=os.cpu_count() or 2, metavar="N", help="requests reading the bundle at once (default: the number of cores); others wait up to 2 s, then get 503 with Retry-After")
-    parser.add_argument("--max-result-mb", type=float, default=256, metavar="MB", help="largest answer sent (default 256 MB); a larger one is cut")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME", help="also answer requests whose Host is NAME (a reverse proxy's name; repeatable; '*' for any). Others than loopback and --bind get 403")
-    parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN", help="let web pages from ORIGIN (e.g. http://localhost:3000) read the endpoint (repeatable); other origins get 403")
+    parser.add_argument(
+        "--query-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="stop a request that has not answered within this time (default 30): 503 with the reason",
+    )
+    parser.add_argument(
+        "--max-concurrent",
+        type=int,
+        default=os.cpu_count() or 2,
+        metavar="N",
+        help="requests reading the bundle at once (default: the number of cores); others wait up to 2 s, then get 503 with Retry-After",
+    )
+    parser.add_argument(
+        "--max-result-mb",
+        type=float,
+        default=256,
+        metavar="MB",
+        help="largest answer sent (default 256 MB); a larger one is cut",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests whose Host is NAME (a reverse proxy's name; repeatable; '*' for any). Others than loopback and --bind get 403",
+    )
+    parser.add_argument(
+        "--cors",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web pages from ORIGIN (e.g. http://localhost:3000) read the endpoint (repeatable); other origins get 403",
+    )
     parser.set_defaults(func=run)
 
 
@@ -48,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name not in ("watchfiles", "pyoxigraph", "oxrdflib", "uvicorn", "h11"):
             raise
-        raise MifRdfError(f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'") from None
+        raise MifRdfError(
+            f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'"
+        ) from None
 
     if args.store != "oxigraph":
         raise MifRdfError("serve keeps the bundle in Oxigraph: --store memory is not available for serve")
@@ -58,22 +116,44 @@ def run(args: argparse.Namespace) -> int:
         raise MifRdfError("--query-timeout, --max-concurrent and --max-result-mb must be positive")
     from mif_rdf.serve import Limits
 
-    limits = Limits(max_concurrent=args.max_concurrent, query_timeout=args.query_timeout, max_result_bytes=int(args.max_result_mb * 2**20))
+    limits = Limits(
+        max_concurrent=args.max_concurrent,
+        query_timeout=args.query_timeout,
+        max_result_bytes=int(args.max_result_mb * 2**20),
+    )
     if args.shapes:
         from mif_rdf.validation.user_shapes import load_shapes
 
         load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
     bundle = _common.load(args)
     if not is_loopback(args.bind):
-        print(f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
-              "no encryption); use the default 127.0.0.1 to keep it on this machine", file=sys.stderr)
+        print(
+            f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
+            "no encryption); use the default 127.0.0.1 to keep it on this machine",
+            file=sys.stderr,
+        )
     audience = _audience.audience_of(args, bundle.root)
-    server, watcher = start(bundle, bind=args.bind, port=args.port, include_local=args.include_local, allow_service=args.allow_service,
-                            watch=not args.no_watch, quiet=not args.log, limits=limits, allow_hosts=args.allow_host, cors=args.cors,
-                            audience=audience, shapes=args.shapes)
+    server, watcher = start(
+        bundle,
+        bind=args.bind,
+        port=args.port,
+        include_local=args.include_local,
+        allow_service=args.allow_service,
+        watch=not args.no_watch,
+        quiet=not args.log,
+        limits=limits,
+        allow_hosts=args.allow_host,
+        cors=args.cors,
+        audience=audience,
+        shapes=args.shapes,
+    )
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
-    print(f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
-          f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops", file=sys.stderr, flush=True)
+    print(
+        f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
+        f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops",
+        file=sys.stderr,
+        flush=True,
+    )
     stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):  # both stop gracefully: requests in flight get a few seconds
         signal.signal(sig, lambda *_: stopping.set())

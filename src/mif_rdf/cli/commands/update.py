@@ -1,4 +1,5 @@
 """``mif-rdf update``: run a SPARQL Update on a bundle and write the changes back to its markdown files."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,19 +17,38 @@ ORDER = 42
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "update", help="run a SPARQL Update on a bundle and write each changed memory back to its file",
+        "update",
+        help="run a SPARQL Update on a bundle and write each changed memory back to its file",
         description="Load a bundle, run one SPARQL 1.1 Update on its dataset and write each changed memory back to its own "
-                    "markdown file: only the changed frontmatter values (and the body, if it changed) are rewritten. "
-                    "Write inside GRAPH ?g { ... } (each memory is its own graph, named by its IRI). A change the markdown "
-                    "cannot hold is refused with the triple and why, and then no file is written. See docs/writeback.md.",
+        "markdown file: only the changed frontmatter values (and the body, if it changed) are rewritten. "
+        "Write inside GRAPH ?g { ... } (each memory is its own graph, named by its IRI). A change the markdown "
+        "cannot hold is refused with the triple and why, and then no file is written. See docs/writeback.md.",
     )
     _common.bundle_options(parser)
     parser.add_argument("update", nargs="?", help="the update text (or use --file)")
-    parser.add_argument("--file", metavar="FILE", help="read the update from this file (.ru/.rq), or '-' for standard input")
-    parser.add_argument("--dry-run", action="store_true", help="write nothing: print the unified diff of every file the update would change")
-    parser.add_argument("--allow-delete", action="store_true", help="let an update that deletes every triple of a memory remove its file")
-    parser.add_argument("--force", action="store_true", help="write even when the changed memories gain validation errors at the bundle's conformance level (checked by default)")
-    parser.add_argument("--allow-service", action="store_true", help="let SERVICE clauses fetch from other SPARQL endpoints (off by default)")
+    parser.add_argument(
+        "--file", metavar="FILE", help="read the update from this file (.ru/.rq), or '-' for standard input"
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="write nothing: print the unified diff of every file the update would change",
+    )
+    parser.add_argument(
+        "--allow-delete",
+        action="store_true",
+        help="let an update that deletes every triple of a memory remove its file",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write even when the changed memories gain validation errors at the bundle's conformance level (checked by default)",
+    )
+    parser.add_argument(
+        "--allow-service",
+        action="store_true",
+        help="let SERVICE clauses fetch from other SPARQL endpoints (off by default)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -38,7 +58,14 @@ def run(args: argparse.Namespace) -> int:
     text = _update_text(args.update, args.file)
     check_update_safety(text)  # before the bundle is loaded
     bundle = _common.load(args)
-    result = update_bundle(bundle, text, dry_run=args.dry_run, allow_service=args.allow_service, force=args.force, allow_delete=args.allow_delete)
+    result = update_bundle(
+        bundle,
+        text,
+        dry_run=args.dry_run,
+        allow_service=args.allow_service,
+        force=args.force,
+        allow_delete=args.allow_delete,
+    )
     if not result.changes and not result.refusals:
         _common.note("note: DELETE and INSERT outside GRAPH ?g { ... } act on the default graph, which holds no memory")
     return report(result, args.dry_run)

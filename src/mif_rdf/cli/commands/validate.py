@@ -1,4 +1,5 @@
 """``mif-rdf validate``: conformance levels 1-3 and OKF rules, as SHACL, in one report."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mif_rdf import __version__
-
 from mif_rdf.cli.commands import _common
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
@@ -19,24 +19,79 @@ FORMATS = ("text", "json", "turtle", "sarif", "junit", "github")
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "validate", help="check a bundle against MIF conformance level 1, 2 or 3 (SHACL) and the OKF rules",
+        "validate",
+        help="check a bundle against MIF conformance level 1, 2 or 3 (SHACL) and the OKF rules",
         description="Validate a bundle: the SHACL shapes of the conformance level (levels include the ones below, OKF "
         "rules always apply), the body's relationship mirror (Invariant 3), derivation order in time, and every load "
         "problem, in one report naming file, key path, value, rule and level. Exit 0 conforms (warnings allowed), "
         "1 errors found, 2 could not run.",
     )
     _common.bundle_options(parser)
-    parser.add_argument("--level", type=int, choices=(0, 1, 2, 3), default=3, help="conformance level (default 3, full; 0: only the --shapes files)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)")
-    parser.add_argument("--strict-temporal", action="store_true", help="a derived-from/supersedes target created after its source is an error, not a warning")
-    parser.add_argument("--ontology", action="append", default=[], metavar="FILE|ID", help="also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology field (repeatable)")
-    parser.add_argument("--path", action="append", default=[], type=Path, metavar="DIR", help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)")
-    parser.add_argument("--shapes", action="append", default=[], type=Path, metavar="FILE", help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these")
-    parser.add_argument("--inference", choices=("none", "rdfs", "owlrl", "both"), default="none", help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)")
+    parser.add_argument(
+        "--level",
+        type=int,
+        choices=(0, 1, 2, 3),
+        default=3,
+        help="conformance level (default 3, full; 0: only the --shapes files)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)",
+    )
+    parser.add_argument(
+        "--strict-temporal",
+        action="store_true",
+        help="a derived-from/supersedes target created after its source is an error, not a warning",
+    )
+    parser.add_argument(
+        "--ontology",
+        action="append",
+        default=[],
+        metavar="FILE|ID",
+        help="also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology field (repeatable)",
+    )
+    parser.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)",
+    )
+    parser.add_argument(
+        "--shapes",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these",
+    )
+    parser.add_argument(
+        "--inference",
+        choices=("none", "rdfs", "owlrl", "both"),
+        default="none",
+        help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)",
+    )
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
-    parser.add_argument("--baseline", type=Path, metavar="FILE", help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md")
-    parser.add_argument("--write-baseline", type=Path, metavar="FILE", help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)")
-    parser.add_argument("--as-of", metavar="DATE", help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)",
+    )
+    parser.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+    )
     parser.set_defaults(func=run)
 
 
@@ -45,7 +100,12 @@ def run(args: argparse.Namespace) -> int:
     from mif_rdf.validation import validate
     from mif_rdf.validation.user_shapes import load_shapes
 
-    _common.check_outputs(("-o", args.output), ("--write-baseline", args.write_baseline), bundle=args.bundle, inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes])
+    _common.check_outputs(
+        ("-o", args.output),
+        ("--write-baseline", args.write_baseline),
+        bundle=args.bundle,
+        inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes],
+    )
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
     if args.shapes:
@@ -55,22 +115,39 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args, types=False)
     if args.as_of:
         from mif_rdf.queries.asof import apply
+
         _common.note(apply(bundle, args.as_of))
     total = (3 if args.level else 0) + bool(args.shapes)
     with _common.stages("validate", total) as stage:
-        report = validate(bundle, level=args.level, strict_temporal=args.strict_temporal, ontologies=args.ontology,
-                          search_path=args.path, on_stage=stage, shapes=args.shapes,
-                          inference=None if args.inference == "none" else args.inference, user_dirs=args.ontology_dir)
+        report = validate(
+            bundle,
+            level=args.level,
+            strict_temporal=args.strict_temporal,
+            ontologies=args.ontology,
+            search_path=args.path,
+            on_stage=stage,
+            shapes=args.shapes,
+            inference=None if args.inference == "none" else args.inference,
+            user_dirs=args.ontology_dir,
+        )
     files = [record.relpath for record in bundle.memories.values()]
     if args.rev:  # key lines from the revision's files, not from the working tree's
         from mif_rdf.validation.report import with_key_lines
+
         report = with_key_lines(report, bundle.root)
     every = _common.verbose()
     text, conforms = formatted(report, args.format, args.bundle, files, every), report.conforms
     if args.baseline or args.write_baseline:
         from mif_rdf.validation import baseline
-        text, conforms = baseline.against(report, args.baseline, args.write_baseline, args.format,
-                                          lambda r, f: formatted(r, f, args.bundle, files, every), ci_root(args.bundle))
+
+        text, conforms = baseline.against(
+            report,
+            args.baseline,
+            args.write_baseline,
+            args.format,
+            lambda r, f: formatted(r, f, args.bundle, files, every),
+            ci_root(args.bundle),
+        )
     _common.write(args.output, lambda out: out.write(text.encode("utf-8")))
     return _common.EXIT_OK if conforms else _common.EXIT_INVALID
 
