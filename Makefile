@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo lint test conformance browser bench bench-scale clean
+.PHONY: demo lint test test-lowest conformance browser bench bench-scale clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -34,6 +34,18 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
+# The main suite with every dependency at the floor pyproject.toml declares (pip's "lowest-direct":
+# .ci/lowest-constraints.py pins each direct dependency to its lowest release at or above the floor),
+# in a fresh environment of its own: a floor the suite does not pass with fails here.
+LOWEST := .venv-lowest
+test-lowest: | $(BIN)/python
+	rm -rf $(LOWEST)
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip packaging
+	$(LOWEST)/bin/python .ci/lowest-constraints.py > $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/python -m pip install --quiet -c $(LOWEST)/constraints.txt -e '.[dev]'
+	$(LOWEST)/bin/python -m pytest -n auto --dist loadfile -p no:cacheprovider
+
 # The upstream-conformance suite: the same properties on the public MIF data in $(SHARED).
 # A missing folder is an error, never a skip.
 conformance: $(STAMP)
@@ -55,4 +67,4 @@ bench-scale: $(STAMP)
 	$(BIN)/python benchmarks/suite.py --scale
 
 clean:
-	rm -rf $(VENV) out build dist .pytest_cache
+	rm -rf $(VENV) $(LOWEST) out build dist .pytest_cache
