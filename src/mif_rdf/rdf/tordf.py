@@ -102,7 +102,7 @@ def canonical_double(value: float) -> str:
     """
     sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
     text = "".join(map(str, digits)) or "0"
-    scale = len(text) - 1 + int(exponent)  # type: ignore[arg-type]
+    scale = len(text) - 1 + int(exponent)
     mantissa = text[0] + "." + (text[1:] or "0")
     return f"{'-' if sign else ''}{mantissa}E{scale}"
 

@@ -166,7 +166,8 @@ def _graph(source: Any, rdf_format: str | None = None) -> Graph:
         return source
     from pyshacl.rdfutil import load_from_source
 
-    return load_from_source(source, rdf_format=rdf_format)
+    loaded: Graph = load_from_source(source, rdf_format=rdf_format)  # pySHACL's functions are not annotated
+    return loaded
 
 
 def _pyshacl() -> Any:
