@@ -170,9 +170,9 @@ class Walker:
         if coerce == "@json":
             self.triples.append((subject, predicate, self.json_literal(value)))
             return
-        if container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
+        if term and container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
             for item in value.values():
-                self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)  # type: ignore[union-attr]
+                self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)
             return
         if container == "@list" and isinstance(value, list):
             self.triples.append((subject, predicate, self.list(value, coerce, ctx)))
