@@ -7,9 +7,11 @@ implicit re-export under ``--strict``.  Without either, the user's script
 fails (an untyped installed package, or a name not exported), so a typing
 regression of the public API fails this file.
 
-One mypy run checks both scripts (the second one must fail, which proves the
-check can); its cache lives in the repository's ``.mypy_cache/user-script``,
-apart from ``make lint``'s, so a warm run takes a second or two.
+One mypy run checks three scripts: the user's, a wrong one (it must fail,
+which proves the check can) and one that reveals the type of every name of
+``mif_rdf.__all__``.  Its cache lives in the repository's
+``.mypy_cache/user-script``, apart from ``make lint``'s: a warm run takes a
+second or two.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import pytest
 from mypy import api
 
+import mif_rdf
 from conftest import EXAMPLES, REPO
 
 #: The documented uses: load, query, validate, two query helpers, export; every result annotated.
@@ -74,18 +77,32 @@ level: str = validate(bundle).level  # error
 load_bundel("examples")  # error (a misspelt name is an object, never Any)
 """
 
+#: What the type checker makes of each name of ``mif_rdf.__all__`` (``builtins.object`` if only ``__getattr__`` knows it).
+REVEAL = "import mif_rdf\n" + "".join(f"reveal_type(mif_rdf.{name})\n" for name in mif_rdf.__all__)
+
 
 @pytest.fixture(scope="module")
 def mypy_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
     folder = tmp_path_factory.mktemp("typing")
-    good, bad = folder / "user_script.py", folder / "wrong_script.py"
+    good, bad, names = folder / "user_script.py", folder / "wrong_script.py", folder / "public_names.py"
     good.write_text(textwrap.dedent(GOOD), encoding="utf-8")
     bad.write_text(BAD, encoding="utf-8")
+    names.write_text(REVEAL, encoding="utf-8")
     config = folder / "mypy.ini"  # the user's own settings: none but --strict, never the repository's
     config.write_text("[mypy]\n", encoding="utf-8")
     cache = REPO / ".mypy_cache" / "user-script"
     stdout, stderr, _status = api.run(
-        ["--strict", "--config-file", str(config), "--cache-dir", str(cache), "--no-error-summary", str(good), str(bad)]
+        [
+            "--strict",
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(cache),
+            "--no-error-summary",
+            str(good),
+            str(bad),
+            str(names),
+        ]
     )
     return stdout + stderr, good, bad
 
@@ -104,3 +121,11 @@ def test_a_wrong_use_of_the_api_is_reported(mypy_report: tuple[str, Path, Path])
     assert reported == expected, output
     assert '"ValidationReport", variable has type "str"' in output, output
     assert 'Argument 1 to "load_bundle" has incompatible type "int"' in output, output
+
+
+def test_every_public_name_reaches_the_type_checker_with_its_type(mypy_report: tuple[str, Path, Path]) -> None:
+    output, _good, _bad = mypy_report
+    assert set(mif_rdf.__all__) == set(mif_rdf._HOMES)  # the literal list is the lazy imports' list
+    revealed = re.findall(r'public_names\.py:\d+: note: Revealed type is "(.*)"', output)
+    assert len(revealed) == len(mif_rdf.__all__), output
+    assert not [t for t in revealed if t in ("builtins.object", "Any")], output  # each has its own type
