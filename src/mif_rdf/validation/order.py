@@ -70,7 +70,7 @@ def _moment(family: str, text: str) -> tuple[Decimal, bool] | None:
         fields = (*groups[:3], "0", "0", "0")
     else:
         fields = groups[:6]
-    year, month, day, hour, minute = (int(text) for text in fields[:5])
+    year, month, day, hour, minute = (int(part) for part in fields[:5])
     seconds = Decimal(fields[5])
     if not (1 <= month <= 12 and 1 <= day <= _days_in(year, month) and minute < 60 and seconds < 60):
         return None
