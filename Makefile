@@ -23,11 +23,12 @@ demo: $(STAMP)
 	$(BIN)/mif-rdf load examples --output out/examples.ttl
 
 # The checked habits: ruff (lint and format), the import contract of pyproject.toml (the pipeline's
-# layers, no cycles).  `make test` runs them first.
+# layers, no cycles), mypy (the package; --strict on the public API).  `make test` runs them first.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # The main suite on every core (pytest-xdist): each test file stays on one worker, so its
 # module fixtures (servers, loaded bundles, the executed notebook) are made once.
@@ -67,4 +68,4 @@ bench-scale: $(STAMP)
 	$(BIN)/python benchmarks/suite.py --scale
 
 clean:
-	rm -rf $(VENV) $(LOWEST) out build dist .pytest_cache
+	rm -rf $(VENV) $(LOWEST) out build dist .pytest_cache .mypy_cache

@@ -1,4 +1,4 @@
-"""A wheel carries context/, shapes/ and ontologies/ and works without the source tree."""
+"""A wheel carries context/, shapes/, ontologies/ and the py.typed marker, and works without the source tree."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def test_wheel_contains_the_data_folders(wheel: Path) -> None:
         "mif_rdf/data/shapes/README.md",
         "mif_rdf/data/ontologies/README.md",
         "mif_rdf/cli/main.py",
+        # PEP 561: a user's type checker reads the annotations of the installed package
+        "mif_rdf/py.typed",
     ):
         assert required in names, required
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

@@ -16,7 +16,7 @@ teaches rdflib the ``mif`` format for folders (:mod:`mif_rdf.rdfplugin`).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mif_rdf.rdfplugin import install as _install_rdflib_plugin
 
@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:  # object, not Any: a misspelt name is an error for type checkers too
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name]), name)

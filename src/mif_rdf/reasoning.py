@@ -222,7 +222,7 @@ def owlrl_closure(data: Iterable[Triple], ontology: Graph, profile: str) -> set[
     (decimal's InvalidOperation is no ValueError); OWL RL infers nothing from
     them but an inconsistency, which this function does not report.
     """
-    import owlrl  # type: ignore[import-untyped]  # imported here: only these two profiles need it
+    import owlrl  # imported here: only these two profiles need it
 
     graph = Graph()
     for triple in data:

@@ -94,15 +94,15 @@ class SafePattern:
     flags: str
     engine: Engine
     time_limit: float
-    _compiled: object = field(repr=False)
+    _compiled: Any = field(repr=False)  # an re2 or a regex pattern (neither library is annotated)
 
     def search(self, text: str) -> Match | None:
         """The first match, or None; :class:`PatternTimeout` when the time limit passes."""
         if self.engine == "re2":
-            found = self._compiled.search(text)  # type: ignore[attr-defined]
+            found = self._compiled.search(text)
         else:
             try:
-                found = self._compiled.search(text, timeout=self.time_limit)  # type: ignore[attr-defined]
+                found = self._compiled.search(text, timeout=self.time_limit)
             except TimeoutError:
                 raise PatternTimeout(self.source, self.time_limit) from None
         return None if found is None else Match(found.start(), found.end(), found.group())

@@ -77,7 +77,8 @@ try:  # the oxigraph extra is optional
     import pyoxigraph as ox
     from oxrdflib import OxigraphStore
 except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = OxigraphStore = None
+    ox = None  # type: ignore[assignment]
+    OxigraphStore = None  # type: ignore[assignment, misc]
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 #: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
@@ -213,7 +214,7 @@ def _warm(
         raise _Stale("more memory files than --max-memories")
     config_now = files.config and _fresh_stamp(str(root) + os.sep, files.config, manifest)
     if files.config != manifest.config_path or (
-        config_now and not _same_content(config_now, manifest.stamps[files.config])
+        files.config and config_now and not _same_content(config_now, manifest.stamps[files.config])
     ):
         raise _Stale("the bundle config changed")
     current = [*files.memories, *files.projections, *files.entities]
@@ -385,7 +386,7 @@ def _records_reader(entry: Path, manifest: _Manifest) -> Callable[[], RecordMaps
 
     def read() -> RecordMaps:
         with no_cyclic_gc():
-            return pickle.loads(payload)  # type: ignore[no-any-return]
+            return pickle.loads(payload)
 
     return read
 

@@ -213,12 +213,12 @@ def refresh_namespace_graphs(bundle: LoadedBundle) -> None:
     present = [
         URIRef(name)
         for name in sorted(names)
-        if next(iter(bundle.dataset.quads((None, None, None, URIRef(name)))), None) is not None
+        if next(iter(bundle.dataset.quads((None, None, None, URIRef(name)))), None) is not None  # type: ignore[arg-type]
     ]
     if not model and not present:
         return
-    for name in present:
-        bundle.dataset.remove_graph(name)
+    for iri in present:
+        bundle.dataset.remove_graph(iri)
     loader = _Loader(bundle)
     for name, content in model_graphs(
         model, bundle.base_iri, ((m.id, m.frontmatter) for m in bundle.memories.values())

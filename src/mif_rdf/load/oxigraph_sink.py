@@ -29,7 +29,7 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
 except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = None
+    ox = None  # type: ignore[assignment]
 
 BATCH = 200_000
 #: Characters of N-Quads text per ``Store.load`` call: large enough to amortize the call.

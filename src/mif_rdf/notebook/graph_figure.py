@@ -213,7 +213,8 @@ def _tint(colour: str) -> tuple[float, float, float]:
     """``colour`` mixed with three parts white: a box fill the black text reads on."""
     from matplotlib.colors import to_rgb
 
-    return tuple(0.25 * c + 0.75 for c in to_rgb(colour))  # type: ignore[return-value]
+    red, green, blue = to_rgb(colour)
+    return 0.25 * red + 0.75, 0.25 * green + 0.75, 0.25 * blue + 0.75
 
 
 def _label_sizes(labels: dict[Any, str], font_size: float) -> dict[Any, tuple[float, float]]:

@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.freshness import parse_duration
@@ -343,7 +343,7 @@ def _shown(value: Any) -> Any:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _name(value: Any) -> bool:
+def _name(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and _NAME.match(value) is not None
 
 
@@ -751,4 +751,4 @@ def authority_of(config: dict[str, Any]) -> str:
     if isinstance(authority, str) and _AUTHORITY.match(authority):
         return authority
     bundle_id = config.get(BUNDLE_ID_KEY)
-    return bundle_id if bundle_id_problem(bundle_id) is None else DEFAULT_AUTHORITY
+    return bundle_id if isinstance(bundle_id, str) and bundle_id_problem(bundle_id) is None else DEFAULT_AUTHORITY

@@ -156,8 +156,8 @@ def _bind(
         _unread(problem, root) for problem in registry.problems
     ]  # the other files of the folder still bind
     users_of: dict[str, list[OntologyReference]] = {}
-    for ref in references:
-        users_of.setdefault(ref.id, []).append(ref)
+    for reference in references:
+        users_of.setdefault(reference.id, []).append(reference)
     wanted: list[str | Path] = []
     unknown: dict[str, list[OntologyReference]] = {}
     for ontology_id, refs in users_of.items():
@@ -198,9 +198,9 @@ def _bind(
             bound.ontologies.setdefault(view.id, view)
     bound.problems += [_unknown(i, refs, registry) for i, refs in unknown.items() if i not in bound.ontologies]
     for ontology_id, refs in users_of.items():
-        view = bound.ontologies.get(ontology_id)
-        if view is not None:
-            bound.problems.extend(_version_problems(view, refs))
+        resolved = bound.ontologies.get(ontology_id)
+        if resolved is not None:
+            bound.problems.extend(_version_problems(resolved, refs))
     return bound
 
 

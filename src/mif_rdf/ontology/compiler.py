@@ -77,7 +77,7 @@ class Compilation:
             for predicate in (RDF.type, OWL.versionIRI, OWL.imports):
                 graph.remove((other, predicate, None))
         graph.remove((main, OWL.imports, None))
-        for target in sorted(imports):
+        for target in sorted(imports, key=str):  # IRIs, the compiler's own
             graph.add((main, OWL.imports, target))
         if others:
             held = ", ".join(sorted(str(o) for o in others))

@@ -227,9 +227,7 @@ def annotate(graph: Graph, subject: URIRef | BNode, key: str, value: Any) -> Non
 
 def declare_borrowed(graph: Graph) -> None:
     """Declare the SKOS terms ``graph`` uses (each document declares what it uses, OWL 2 DL)."""
-    used = {p for p in graph.predicates() if p in SKOS_KINDS} | {
-        o for o in graph.objects(None, RDF.type) if o in SKOS_KINDS
-    }
+    used = SKOS_KINDS.keys() & {*graph.predicates(), *graph.objects(None, RDF.type)}
     for term in used:
         graph.add((term, RDF.type, SKOS_KINDS[term]))
 

@@ -205,6 +205,7 @@ def roundtrip_report(
     lines: list[str] = []
     lossless = True
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
+        template: dict[str, Any] | None
         if via == "jsonld":
             document = json.loads(jsonld_text(record.document, record.doc_iri))
             graph = Graph()
@@ -212,8 +213,9 @@ def roundtrip_report(
                 graph.add(triple)
             template = frontmatter_of_document(document)
         else:
-            quads = [(s, p, o, URIRef(record.iri)) for s, p, o in bundle.graph(record.id)]
-            quads += [(s, p, o, layout.identifier) for s, p, o in layout.triples((URIRef(record.iri), None, None))]
+            quads = [(s, p, o, URIRef(record.iri)) for s, p, o in bundle.graph(record.id)] + [
+                (s, p, o, layout.identifier) for s, p, o in layout.triples((URIRef(record.iri), None, None))
+            ]
             dataset = Dataset(default_union=True)
             with lexical_literals():
                 dataset.parse(data="".join(nquad_line(*quad) for quad in quads), format="nquads")

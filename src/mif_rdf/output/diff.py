@@ -150,7 +150,8 @@ def with_findings(diff: BundleDiff, old: LoadedBundle, new: LoadedBundle, level:
     from mif_rdf.validation import validate
     from mif_rdf.validation.baseline import compare, known
 
-    moves = {c.old_path: c.new_path for c in diff.changes if c.status == "moved"}  # a moved memory keeps its findings
+    # a moved memory keeps its findings
+    moves = {c.old_path: c.new_path for c in diff.changes if c.status == "moved" and c.old_path and c.new_path}
     before = [known(replace(r, path=moves.get(r.path, r.path))) for r in validate(old, level=level).results]
     diff.findings = compare(validate(new, level=level), before)
     return diff

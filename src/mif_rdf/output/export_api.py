@@ -60,10 +60,10 @@ def export(
     path = Path(target) if isinstance(target, (str, os.PathLike)) else None
     fmt = format_for(path, format)
     policy = export_policy(bundle, audience, include_local=include_local)
-    if path is None:
-        export_bundle(bundle, fmt, target, policy)  # type: ignore[arg-type]
+    if isinstance(target, (str, os.PathLike)):
+        _write_file(Path(target), bundle.root, lambda out: export_bundle(bundle, fmt, out, policy))
     else:
-        _write_file(path, bundle.root, lambda out: export_bundle(bundle, fmt, out, policy))
+        export_bundle(bundle, fmt, target, policy)
     return policy
 
 

@@ -18,11 +18,13 @@ in the file is refused.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.compare import isomorphic, to_canonical_graph
+from rdflib.term import Node
 
 from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.errors import Problem, Severity
@@ -111,15 +113,15 @@ def _replace(target: Graph, triples: Graph) -> None:
         target.add(triple)
 
 
-def _raised_trust(bundle: LoadedBundle, name: str, graph: object) -> list[Problem]:
+def _raised_trust(bundle: LoadedBundle, name: str, graph: Graph) -> list[Problem]:
     """A refusal when the imported graph has a higher trustLevel than the memory (spec 18.3: never raised)."""
 
-    def rank(levels: object) -> int:
-        found = [TRUST_ORDER.index(level) for level in levels if level in TRUST_ORDER]  # type: ignore[attr-defined]
+    def rank(levels: Iterable[Node]) -> int:
+        found = [TRUST_ORDER.index(level) for level in levels if level in TRUST_ORDER]
         return max(found, default=-1)
 
     old = rank(bundle.dataset.graph(URIRef(name)).objects(None, TRUST_LEVEL))
-    new = rank(graph.objects(None, TRUST_LEVEL))  # type: ignore[attr-defined]
+    new = rank(graph.objects(None, TRUST_LEVEL))
     if new > old >= 0:
         record = next(r for r in bundle.memories.values() if r.iri == name)
         return [

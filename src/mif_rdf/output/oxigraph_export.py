@@ -132,9 +132,9 @@ class Selection:
         checks += [(c, f"?p = {rdf_type} && ?o = {c}", ox.Triple(probe, rdf_type, c)) for [c] in classes]
         for iri, condition, triple in checks:
             try:
-                xml.parsers.expat.ParserCreate(namespace_separator=" ").Parse(
-                    ox.serialize([triple], format=ox.RdfFormat.RDF_XML, prefixes=prefixes), True
-                )
+                rdf_xml = ox.serialize([triple], format=ox.RdfFormat.RDF_XML, prefixes=prefixes)
+                assert rdf_xml is not None  # without an output, serialize returns the bytes
+                xml.parsers.expat.ParserCreate(namespace_separator=" ").Parse(rdf_xml, True)
             except xml.parsers.expat.ExpatError:
                 [where] = next(
                     iter(self.store.query(f"SELECT ?g WHERE {{ {self._pattern()} FILTER({condition}) }} LIMIT 1"))

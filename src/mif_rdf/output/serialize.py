@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
@@ -79,7 +79,14 @@ class _NotAProjectPrefix(Exception):
     """Raised inside the serializer for a prefix outside :data:`~mif_rdf.core.namespaces.PREFIXES`: the IRI is written in full."""
 
 
-class _ExactLiterals:
+# The mixin extends whichever writer it is mixed into; the type checker reads it as extending Turtle's (TriG's base).
+if TYPE_CHECKING:
+    _Writer = TurtleSerializer
+else:
+    _Writer = object
+
+
+class _ExactLiterals(_Writer):
     """Turtle's shorthand only where it writes the literal's own lexical form; elsewhere the full ``"..."^^type``.
 
     Prefixes: exactly :data:`~mif_rdf.core.namespaces.PREFIXES`, declared whether
@@ -91,25 +98,25 @@ class _ExactLiterals:
     """
 
     def reset(self) -> None:
-        super().reset()  # type: ignore[misc]
+        super().reset()
         for prefix, namespace in PREFIXES.items():
             self.addNamespace(prefix, URIRef(namespace))
 
-    def addNamespace(self, prefix: str, namespace: URIRef) -> str:
+    def addNamespace(self, prefix: str, namespace: URIRef) -> str:  # type: ignore[override]  # as TurtleSerializer's
         if PREFIXES.get(prefix) != namespace:
             raise _NotAProjectPrefix(prefix)
-        return super().addNamespace(prefix, namespace)  # type: ignore[misc,no-any-return]
+        return super().addNamespace(prefix, namespace)
 
     def get_pname(self, uri: Any, gen_prefix: bool = True) -> str | None:
         try:
-            return super().get_pname(uri, gen_prefix=False)  # type: ignore[misc,no-any-return]
+            return super().get_pname(uri, gen_prefix=False)
         except _NotAProjectPrefix:
             return None
 
     def label(self, node: Any, position: int) -> str:
-        text: str = super().label(node, position)  # type: ignore[misc]
+        text = super().label(node, position)
         if isinstance(node, Literal) and node.datatype is not None and not text.startswith('"') and text != str(node):
-            return node._literal_n3(use_plain=False, qname_callback=lambda dt: self.get_pname(dt, _GEN_QNAME_FOR_DT))  # type: ignore[attr-defined]
+            return node._literal_n3(use_plain=False, qname_callback=lambda dt: self.get_pname(dt, _GEN_QNAME_FOR_DT))
         return text
 
 

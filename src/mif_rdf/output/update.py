@@ -219,9 +219,9 @@ def plan_changes(
             continue
         if change is not None:
             result.changes.append(change)
-    for iri, quads in sorted(created.items()):
+    for iri, graph_quads in sorted(created.items()):
         try:
-            result.changes.append(new_memory_file(bundle, iri, quads))
+            result.changes.append(new_memory_file(bundle, iri, graph_quads))
         except _Refused as refused:
             result.refusals.append(Problem(iri, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
     if result.changes:

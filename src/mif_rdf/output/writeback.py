@@ -55,8 +55,8 @@ def recover_files(dataset: Dataset, base_iri: str | None = None) -> list[Recover
         if location is not None and relpath is not None and str(location).endswith(document_iri("", path)):
             doc_iri = str(location)
             base = doc_iri[: len(doc_iri) - len(document_iri("", path))]
-        elif (base := base_iri or _links_base(dataset, node)) is not None:
-            doc_iri = document_iri(base, path)
+        elif (links_base := base_iri or _links_base(dataset, node)) is not None:
+            doc_iri, base = document_iri(links_base, path), links_base
         else:
             raise MifRdfError(f"{name}: the dataset has no mif:location for it; give a base IRI")
         recovered = recover_memory(

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyld.canon import URDNA2015  # type: ignore[import-untyped]
+from pyld.canon import URDNA2015
 from rdflib import BNode, Graph, Literal, URIRef
 
 from mif_rdf.core.errors import MifRdfError

@@ -71,7 +71,7 @@ def restrict(bundle: LoadedBundle, at: Instant) -> list[str]:
     for record in gone:
         iri = URIRef(record.iri)
         forget(bundle, record.relpath)
-        bundle.dataset.remove((iri, None, None, None))  # its triples in the shared graphs
+        bundle.dataset.remove((iri, None, None, None))  # type: ignore[arg-type]  # its triples in the shared graphs
         links.remove((None, None, iri))
     return sorted(record.relpath for record in gone)
 

@@ -31,8 +31,8 @@ from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries.results import Table, python_value
 
 if TYPE_CHECKING:
-    import pandas  # type: ignore[import-untyped]
-    import pyarrow  # type: ignore[import-untyped]
+    import pandas
+    import pyarrow
 
 Shape = Literal["table", "dataframe", "arrow"]
 #: What a helper returns, by its ``as_``.
@@ -80,7 +80,7 @@ class Columns:
     def column(self, name: str) -> list[Any]:
         if name not in self.names:
             raise MifRdfError(f"no column {name!r}; the columns are {', '.join(self.names)}")
-        return self.values[self.names.index(name)]  # type: ignore[return-value]
+        return self.values[self.names.index(name)]
 
     def take(self, order: Sequence[int]) -> Columns:
         """The rows at the positions ``order`` (a selection, a new order), column by column."""

@@ -72,13 +72,14 @@ from typing import Any
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS
 
+from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.context import is_valid_iri
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, as_utc
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.queries.columns import Columns, Shape, Shaped
-from mif_rdf.queries.native import SPLIT_HERE, no_cyclic_gc, select_columns
+from mif_rdf.queries.native import SPLIT_HERE, select_columns
 from mif_rdf.queries.sparql import sparql_term
 from mif_rdf.source.identity import BASE_TYPES, GRAPH_TYPES, MEMORY_PREFIX, graph_iri, memory_iri, relationship_iri
 

@@ -183,9 +183,9 @@ def _in_oxigraph(
             raise MifRdfError(
                 f"a table needs a SELECT query, not {'ASK' if isinstance(solutions, ox.QueryBoolean) else 'CONSTRUCT'}"
             )
-        return tuple(v.value for v in solutions.variables), solutions.serialize(
-            format=ox.QueryResultsFormat.TSV
-        ).decode("utf-8")
+        table = solutions.serialize(format=ox.QueryResultsFormat.TSV)
+        assert table is not None  # without an output, serialize returns the bytes
+        return tuple(v.value for v in solutions.variables), table.decode("utf-8")
 
     parts = _parts(query, split_on, _part_count()) if split_on else [query]
     if len(parts) == 1:
@@ -245,7 +245,7 @@ def _to_ox(term: Node) -> Any:
 
 #: Datatypes whose values need no rdflib Literal: rdflib's own converter gives the value, or the text when it fails.
 _CONVERTERS: dict[str, Callable[[str], Any]] = {
-    str(dt): XSDToPython[dt]
+    str(dt): convert
     for dt in (
         XSD.dateTime,
         XSD.date,
@@ -267,6 +267,7 @@ _CONVERTERS: dict[str, Callable[[str], Any]] = {
         XSD.unsignedShort,
         XSD.unsignedByte,
     )
+    if (convert := XSDToPython[dt]) is not None  # (rdflib has one for each)
 }
 _VALUE_TYPES = (bool, int, float, Decimal, datetime, date)
 _XSD_STRING = str(XSD.string)

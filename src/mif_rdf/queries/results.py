@@ -33,7 +33,7 @@ from mif_rdf.core.namespaces import PREFIXES, bind_prefixes
 from mif_rdf.queries.sparql import sparql_term
 
 if TYPE_CHECKING:
-    import pandas  # type: ignore[import-untyped]
+    import pandas
 
 FORMATS = RESULT_FORMATS
 #: Longest cell the ``table`` format shows before cutting it short.
@@ -63,7 +63,7 @@ class Table(list[dict[str, Any]]):
     def to_dataframe(self) -> pandas.DataFrame:
         """The rows as a pandas DataFrame (needs pandas: ``pip install 'mif-rdf[notebook]'``)."""
         try:
-            import pandas  # type: ignore[import-untyped]
+            import pandas
         except ImportError:
             raise MifRdfError("DataFrames need pandas: pip install 'mif-rdf[notebook]'") from None
         return pandas.DataFrame(list(self), columns=list(self.columns))

@@ -194,9 +194,9 @@ def _innermost(exc: BaseException) -> str:
     """The message of the deepest cause, or of mif-rdf's own (pyld wraps the reason in "Could not expand input ...")."""
     seen = 0
     while (
-        not isinstance(exc, MifRdfError) and (exc.__cause__ or exc.__context__) is not None and seen < 20
+        not isinstance(exc, MifRdfError) and (inner := exc.__cause__ or exc.__context__) is not None and seen < 20
     ):  # ours says it best
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1  # type: ignore[assignment]
+        exc, seen = inner, seen + 1
     text = str(exc.args[0]) if exc.args else str(exc)
     lines = text.strip().splitlines()
     return lines[0] if lines else type(exc).__name__

@@ -112,7 +112,7 @@ class _Canon:
 
 
 #: What ``null`` and ``[]`` make in JSON-LD: no value, as if the key were absent.
-_NOTHING = ("set", [])
+_NOTHING: tuple[str, list[Any]] = ("set", [])
 
 
 def _flatten(value: Any) -> list[Any]:

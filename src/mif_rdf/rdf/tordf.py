@@ -102,7 +102,7 @@ def canonical_double(value: float) -> str:
     """
     sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
     text = "".join(map(str, digits)) or "0"
-    scale = len(text) - 1 + int(exponent)  # type: ignore[arg-type]
+    scale = len(text) - 1 + int(exponent)
     mantissa = text[0] + "." + (text[1:] or "0")
     return f"{'-' if sign else ''}{mantissa}E{scale}"
 
@@ -170,9 +170,9 @@ class Walker:
         if coerce == "@json":
             self.triples.append((subject, predicate, self.json_literal(value)))
             return
-        if container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
+        if term and container == "@index" and isinstance(value, dict):  # always an index map, as in JSON-LD
             for item in value.values():
-                self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)  # type: ignore[union-attr]
+                self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)
             return
         if container == "@list" and isinstance(value, list):
             self.triples.append((subject, predicate, self.list(value, coerce, ctx)))

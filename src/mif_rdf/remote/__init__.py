@@ -52,7 +52,7 @@ class RemoteStore(SPARQLStore):
     def add_graph(self, graph: Graph) -> None:
         """``Dataset.graph(iri)`` registers the graph it hands out; a remote graph exists when it has triples, so there is nothing to do."""
 
-    def _query(self, query: str, default_graph: str | None = None, named_graph: str | None = None) -> Result:  # type: ignore[override]
+    def _query(self, query: str, default_graph: str | None = None, named_graph: str | None = None) -> Result:
         """Every store operation (query, triples, len, contexts) ends here."""
         self._queries += 1
         scoped = default_graph is not None and not isinstance(default_graph, BNode)

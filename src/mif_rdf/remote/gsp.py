@@ -126,7 +126,7 @@ class _Transient(Exception):
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
         return None
 
 

@@ -89,7 +89,7 @@ class _HeadDeadline(H11Protocol):
     _head_timer: asyncio.TimerHandle | None = None
     _head_bytes = 0
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
         if (
@@ -475,10 +475,10 @@ class BundleServer:
             log_config=None,
             access_log=False,
             server_header=False,
-            timeout_keep_alive=limits.keep_alive,
-            h11_max_incomplete_event_size=limits.max_head,  # type: ignore[arg-type]
-            timeout_graceful_shutdown=limits.shutdown_grace + 5,
-        )  # type: ignore[arg-type]
+            timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # uvicorn takes seconds as floats too
+            h11_max_incomplete_event_size=limits.max_head,
+            timeout_graceful_shutdown=limits.shutdown_grace + 5,  # type: ignore[arg-type]
+        )
         handler = _OneLine(quiet)
         for name in ("uvicorn", "uvicorn.error"):
             logger = logging.getLogger(name)

@@ -147,6 +147,7 @@ def _route(path: str) -> Route:
 # -- SPARQL 1.1 Protocol ---------------------------------------------------------------------
 def _query(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
     params = request.params
+    query: str | None
     if request.method == "POST":
         query, params = _posted_query(request)
     elif request.method in ("GET", "HEAD"):
@@ -258,7 +259,7 @@ def _store(served: ServedBundle, options: Options, request: Request, out: Output
         try:
             out.start(HTTPStatus.OK, negotiate.content_type(offer), {"Vary": "Accept"})
             if request.method != "HEAD":
-                ox.serialize((q for q in quads if q.graph_name != DEFAULT), out, format=offer[1])
+                ox.serialize((q for q in quads if q.graph_name != DEFAULT), out, format=offer[1])  # type: ignore[arg-type]
         finally:
             del quads
         return

@@ -307,9 +307,8 @@ class ServedBundle:
         """
         working = ox.Store()
         working.bulk_extend(self.working.quads_for_pattern(None, None, None, None))
-        self.bundle.dataset.store._store = (
-            working  # oxrdflib's store: the one place it is replaced (see oxigraph_store)
-        )
+        # oxrdflib's store: the one place it is replaced (see oxigraph_store)
+        self.bundle.dataset.store._store = working  # type: ignore[attr-defined]
         self.working = working
         store = self._build()
         self._publish(lambda: setattr(self, "store", store))

@@ -49,7 +49,7 @@ class YamlIssue:
     first_line: int | None = None
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """Safe loader with verbatim timestamps and duplicate-key detection."""
 
     def __init__(self, stream: str) -> None:
@@ -102,7 +102,7 @@ def yaml_error_line(exc: yaml.YAMLError) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+class _Dumper(_BaseDumper):
     """Safe dumper: verbatim timestamps, block style for multi-line strings."""
 
 

@@ -430,7 +430,7 @@ class Compiler:
             shape.deactivated = True  # conforms, produces nothing: what it says is never read
             return shape
         for predicate, value in g.predicate_objects(node):
-            if predicate in _NOT_CONSTRAINTS or not predicate.startswith(_SH):
+            if predicate in _NOT_CONSTRAINTS or not isinstance(predicate, URIRef) or not predicate.startswith(_SH):
                 continue  # rdf:type, labels, the project's own annotations: not SHACL constraints
             self._parameter(shape, node, predicate, value)
         return shape
@@ -477,7 +477,8 @@ class Compiler:
         counts = [[_integer(v) for v in g.objects(node, p)] for p in (SH.qualifiedMinCount, SH.qualifiedMaxCount)]
         if any(len(c) > 1 for c in counts):
             raise Unsupported(f"{node}: more than one qualified count of a kind")
-        qualified = Qualified(self.shape(value), *(c[0] if c else None for c in counts))
+        least, most = (c[0] if c else None for c in counts)
+        qualified = Qualified(self.shape(value), least, most)
         if any(_is_true(v) for v in g.objects(node, SH.qualifiedValueShapesDisjoint)):
             siblings = {
                 sibling
@@ -520,7 +521,7 @@ class Compiler:
             if len(choices) < 2:
                 raise Unsupported("an alternative path of fewer than two paths")
             return ("alternative", choices)
-        if predicate in _PATH_KINDS:
+        if isinstance(predicate, URIRef) and predicate in _PATH_KINDS:
             return (_PATH_KINDS[predicate], self.path(value))
         raise Unsupported(f"path {node}: {predicate}")
 

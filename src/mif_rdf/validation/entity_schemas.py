@@ -120,7 +120,9 @@ def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]])
         marks += [(payload_of[memory], RDF.type, marker) for memory in focus[shape] if memory in payload_of]
         for prop in shapes.objects(shape, SH.property):
             path = shapes.value(prop, SH.path)
-            steps = list(RdfList(shapes, path)) if isinstance(path, BNode) else []
+            if not isinstance(path, BNode):
+                return None
+            steps = list(RdfList(shapes, path))
             if len(steps) != 2 or steps[0] != MIF.entity or not isinstance(steps[1], URIRef):
                 return None
             paths[prop] = path
@@ -141,11 +143,12 @@ def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]])
         for mark in marks:
             data.remove(mark)
     for result in set(found.objects(None, SH.result)):
-        node = found.value(result, SH.focusNode)
-        found.set((result, SH.focusNode, owners.get(node, node)))  # type: ignore[arg-type]
-        prop = found.value(result, SH.sourceShape)
-        if prop in paths:
-            found.set((result, SH.resultPath, paths[prop]))
+        focus_node = found.value(result, SH.focusNode)
+        if focus_node is not None:  # (every result has one)
+            found.set((result, SH.focusNode, owners.get(focus_node, focus_node)))
+        source_shape = found.value(result, SH.sourceShape)
+        if source_shape in paths:
+            found.set((result, SH.resultPath, paths[source_shape]))
     return found
 
 

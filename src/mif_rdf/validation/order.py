@@ -16,11 +16,16 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from rdflib import Literal
+from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
 #: XSD datatype -> the family of values it compares with (dateTimeStamp is a dateTime with a zone).
-_FAMILIES = {XSD.dateTime: "dateTime", XSD.dateTimeStamp: "dateTime", XSD.date: "date", XSD.time: "time"}
+_FAMILIES: dict[URIRef | None, str] = {
+    XSD.dateTime: "dateTime",
+    XSD.dateTimeStamp: "dateTime",
+    XSD.date: "date",
+    XSD.time: "time",
+}
 _ZONE = r"(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?"
 _FORMS = {
     "dateTime": re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d(?:\.\d+)?)" + _ZONE),
@@ -38,7 +43,7 @@ def compare(left: Any, right: Any) -> int | None:
         return None
     family, other = _FAMILIES.get(left.datatype), _FAMILIES.get(right.datatype)
     if family is not None or other is not None:
-        if family != other:
+        if family is None or family != other:
             return None
         if left.datatype == right.datatype and str(left) == str(right):
             return 0  # the same term, well formed or not (SPARQL's RDFterm-equal; Oxigraph reads it so)
@@ -58,14 +63,15 @@ def _moment(family: str, text: str) -> tuple[Decimal, bool] | None:
         return None
     groups = match.groups()
     zone = groups[-1]
+    fields: tuple[str, ...]  # year, month, day, hour, minute, second
     if family == "time":
-        year, month, day, (hour, minute, second) = 1972, 12, 31, groups[:3]
+        fields = ("1972", "12", "31", *groups[:3])
     elif family == "date":
-        (year, month, day), (hour, minute, second) = groups[:3], ("0", "0", "0")
+        fields = (*groups[:3], "0", "0", "0")
     else:
-        year, month, day, hour, minute, second = groups[:6]
-    year, month, day, hour, minute = int(year), int(month), int(day), int(hour), int(minute)
-    seconds = Decimal(second)
+        fields = groups[:6]
+    year, month, day, hour, minute = (int(part) for part in fields[:5])
+    seconds = Decimal(fields[5])
     if not (1 <= month <= 12 and 1 <= day <= _days_in(year, month) and minute < 60 and seconds < 60):
         return None
     if hour == 24 and not (minute == 0 and seconds == 0):

@@ -85,4 +85,4 @@ def bound(time_limit: float = DEFAULT_TIME_LIMIT) -> None:
         return
     if current is not re:
         raise RuntimeError("pySHACL's pattern module no longer uses Python's re: mif_rdf's time limit cannot apply")
-    module.re = _BoundedRe(time_limit)  # type: ignore[attr-defined]
+    module.re = _BoundedRe(time_limit)  # type: ignore[assignment]  # not a module: re's two functions, bounded

@@ -139,7 +139,8 @@ def _fast(
     for prefix, namespace in shapes.namespaces():  # the report names terms as the shapes do, as pySHACL's does
         graph.bind(prefix, namespace, override=False)
     root = next(graph.subjects(RDF.type, SH.ValidationReport))
-    return Validation(bool(graph.value(root, SH.conforms).toPython()), graph, "fast")  # type: ignore[union-attr]
+    conforms = graph.value(root, SH.conforms)
+    return Validation(isinstance(conforms, Literal) and bool(conforms.toPython()), graph, "fast")
 
 
 def _inferred(data: Graph, inference: str) -> Graph:
@@ -164,9 +165,10 @@ def _graph(source: Any, rdf_format: str | None = None) -> Graph:
     (``data_graph_format``/``shacl_graph_format`` name the format, as for pySHACL)."""
     if isinstance(source, Graph):
         return source
-    from pyshacl.rdfutil import load_from_source
+    from pyshacl.rdfutil.load import load_from_source
 
-    return load_from_source(source, rdf_format=rdf_format)
+    loaded: Graph = load_from_source(source, rdf_format=rdf_format)  # pySHACL's functions are not annotated
+    return loaded
 
 
 def _pyshacl() -> Any:

@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     audience = _audience.audience_of(args, bundle.root) if args.output else None
     _common.add_suggestions(args, bundle, audience)
-    if args.output:
-        _common.export(bundle, fmt, args.output, audience)  # type: ignore[arg-type]
+    if fmt is not None:  # there is an --output
+        _common.export(bundle, fmt, args.output, audience)
     elif args.audience or args.include_system:
         raise MifRdfError("--audience says who an output is for: give -o/--output FILE")
     from mif_rdf.validation.report import with_lines

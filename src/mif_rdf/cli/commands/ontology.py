@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             inputs=[*inputs, *(n.file.path for r in result.roots for n in [r, *r.ancestors()])],
         )
         for name, content in documents:
-            _common.write(args.output_dir / name, lambda out, data=content: out.write(data))
+            _common.write(args.output_dir / name, methodcaller("write", content))  # out.write(content)
         _common.note(
             f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}"
         )

@@ -93,7 +93,8 @@ def _query_text(query: str | None, path: Path | None) -> str:
             _common.note("reading the query from standard input (end it with Ctrl-D)")
         return sys.stdin.read()
     if path is None:
-        return query  # type: ignore[return-value]
+        assert query is not None  # exactly one of the two (above)
+        return query
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
