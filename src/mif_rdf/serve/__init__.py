@@ -1,7 +1,9 @@
 """``mif-rdf serve``: a bundle as a live, read-only SPARQL endpoint with a page for people.
 
 * :mod:`.served` -- the bundle behind the server: the working load, the store
-  queries read, incremental reloads published at once, last good versions.
+  queries read, incremental reloads published at once, last good versions;
+  :mod:`.snapshot` -- what one published change serves; :mod:`.findings` --
+  what the page may show of the findings.
 * :mod:`.watch` -- the folder watcher that feeds file changes to it.
 * :mod:`.protocol` -- what is answered: SPARQL 1.1 Protocol, Graph Store
   Protocol reads, service description, the page and its JSON (:mod:`.views`).
