@@ -15,8 +15,8 @@ reads the number again -- changed means it may have seen half a change, so it
 creates the query again (:meth:`ServedBundle.read`).  No writer ever waits for
 a reader, so a runaway query delays nobody but its own client; a reader waits
 at most for the few milliseconds a publication takes.  (A second store beside
-the served one, swapped in, gives the same guarantee at 180 MB more per 10,000
-memories: measured, and not kept.)
+the served one, swapped in, gives the same guarantee at much more memory:
+measured, and not kept; docs/performance.md.)
 
 The default graph queries see is an RDF graph, a set (issue 36): Oxigraph's
 union of named graphs counts a triple once per graph that holds it, so the
@@ -389,7 +389,7 @@ class ServedBundle:
 
 
 def _give_back_freed_memory() -> None:
-    """Let glibc return the freed heap to the system (it keeps it otherwise: measured 30 MB after 1,000 files came and went)."""
+    """Let glibc return the freed heap to the system (it keeps it otherwise: docs/performance.md)."""
     try:
         import ctypes
         import gc

@@ -92,8 +92,7 @@ def _datatype_check(data: Data, datatype: Any) -> Check:
 
 #: Datatypes whose well-formedness rdflib (7, on Python 3.11+) decides with exactly these parsers: a
 #: literal is well formed when the parser accepts its lexical form.  Calling them directly spares an
-#: rdflib Literal per value (timestamps are mostly distinct: 330,000 of them at 100,000 memories were a
-#: fifth of a validation).  ``tests/test_validation_engine.py`` holds them to rdflib's reading.
+#: rdflib Literal per value, and timestamps are mostly distinct (docs/performance.md).  ``tests/test_validation_engine.py`` holds them to rdflib's reading.
 _LEXICAL_PARSERS: dict[str, Callable[[str], Any]] = {
     str(XSD.dateTime): datetime.fromisoformat,
     str(XSD.time): time.fromisoformat,

@@ -19,15 +19,15 @@ class Data:
     """The graph being validated as the engine reads it: one scan per predicate, terms in the store's own form.
 
     For an rdflib graph the terms are rdflib's.  For a graph in Oxigraph they
-    are pyoxigraph's, read by one SPARQL scan per predicate (2-3x faster than
-    ``quads_for_pattern`` on an on-disk store) and never copied into rdflib.
+    are pyoxigraph's, read by one SPARQL scan per predicate (faster than
+    ``quads_for_pattern`` on an on-disk store: docs/performance.md) and never copied into rdflib.
     Constraints ask a value for what they need: its kind, its text or its
     datatype, all answered from the store's own term, and only the checks
     that need rdflib's reading of a literal (a well-formed ``xsd:dateTime``,
     an order, ``sh:in``) convert it, with its lexical form kept
-    (:func:`~mif_rdf.load.oxigraph_sink.rdflib_term`).  At 100,000 memories the
-    conversions were a third of a validation, and most values (IRIs, blank
-    nodes, strings) need none.
+    (:func:`~mif_rdf.load.oxigraph_sink.rdflib_term`).  The conversions were
+    a large part of a validation at scale (docs/performance.md), and most
+    values (IRIs, blank nodes, strings) need none.
     """
 
     def __init__(self, graph: Graph) -> None:
@@ -83,7 +83,7 @@ class Data:
         On Oxigraph the scans run in threads that only collect the rows, while
         this thread files them by subject: Oxigraph decodes each term with
         the GIL released (on disk, a string-table lookup per term, most of a
-        scan), so two cores read a bundle about 1.6x as fast as one.
+        scan), so two cores read a bundle faster than one (docs/performance.md).
         """
         predicates = list(predicates)
         if self.store is None:
@@ -117,8 +117,8 @@ def _memory_index(graph: Graph) -> dict[Any, dict[Any, Any]] | None:
     (a Dataset or ConjunctiveGraph whose default graph is the union), else None.
 
     ``triples((None, p, None))`` asks the store for each triple's contexts,
-    about 15 µs a triple: at 10,000 memories most of a validation with user
-    shapes.  The index holds exactly the union's triples.  The one place
+    which was most of a validation with user shapes (docs/performance.md).
+    The index holds exactly the union's triples.  The one place
     that looks under rdflib's ``Memory`` store: anything unexpected (another
     store, another rdflib) means None, and the caller asks ``triples``.
     """

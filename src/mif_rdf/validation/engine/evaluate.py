@@ -19,9 +19,9 @@ class Evaluator:
     """Evaluates compiled shapes against an index: path -> subject -> values (scanned once per path).
 
     A shape is evaluated on all its focus nodes at once, column by column,
-    not focus by focus: at 100,000 memories a node shape has a million
-    focus-shape pairs, and a generator per pair was most of the engine's own
-    time.  Whether a value meets a constraint depends on the value alone
+    not focus by focus: a node shape has several focus-shape pairs per
+    memory, and a generator per pair was most of the engine's own time at
+    scale (docs/performance.md).  Whether a value meets a constraint depends on the value alone
     (and, for ``sh:or``/``sh:not``/``sh:node`` with nested shapes, on the fixed data),
     so each shape checks each distinct value once and keeps the failures:
     most values repeat (trust levels, types, decay models, tags).
