@@ -24,7 +24,7 @@ from mif_rdf import load_bundle
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, take_stopped
 from mif_rdf.ontology.fields import FORMAT_PATTERNS
 from mif_rdf.validation import validate
-from mif_rdf.validation.engine import _pattern_check
+from mif_rdf.validation.engine.checks import _pattern_check
 from mif_rdf.validation.shacl import run
 
 #: Nested quantifiers: a backtracking search on ``a`` * n + ``!`` takes 2^n steps (hours at 40).

@@ -280,7 +280,7 @@ def test_patterns_match_as_xpath_does(flags: str) -> None:
     """``sh:pattern`` reads XPath's regular expressions as Oxigraph's SPARQL REGEX does (XPath's ``$`` is the end of
     the string: ``"abc\\n"`` does not match ``^abc$``, which Python's ``re``, and so pySHACL, would match; XPath's
     ``\\d`` and case folding are Unicode's; ``x`` drops whitespace outside classes, ``q`` reads every character as itself)."""
-    from mif_rdf.validation.engine import _pattern_check
+    from mif_rdf.validation.engine.checks import _pattern_check
 
     store = ox.Store()
     disagree = []

@@ -155,7 +155,7 @@ def test_lexical_parsers_read_as_rdflib_does(datatype: str) -> None:
     from rdflib import Literal
     from rdflib.namespace import XSD
 
-    from mif_rdf.validation.engine import _LEXICAL_PARSERS, _has_datatype, _parses
+    from mif_rdf.validation.engine.checks import _LEXICAL_PARSERS, _has_datatype, _parses
 
     iri = XSD[datatype]
     rng = random.Random(5)
@@ -181,7 +181,7 @@ def test_the_memory_stores_own_index_is_the_unions_triples(example_bundle) -> No
     from rdflib.namespace import RDF
 
     from mif_rdf.core.namespaces import MIF
-    from mif_rdf.validation.engine import Data, _memory_index
+    from mif_rdf.validation.engine.data import Data, _memory_index
 
     dataset = example_bundle.dataset
     assert _memory_index(dataset) is not None

@@ -35,7 +35,7 @@ from mif_rdf.source.identity import BASE_TYPES
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from mif_rdf.queries.helpers import GraphLike
+    from mif_rdf.queries.helpers.parameters import GraphLike
 
 __all__ = ["relationship_figure"]
 

@@ -34,12 +34,13 @@ from mif_rdf.load.loader import forget
 
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle
-    from mif_rdf.queries.helpers import GraphLike, Instant
+    from mif_rdf.queries.helpers.parameters import GraphLike, Instant
 
 
 def valid_memories(graph: GraphLike, at: Instant) -> set[str]:
     """The IRIs of the memories of ``graph`` valid at ``at`` (window and ttl; see the module docstring)."""
-    from mif_rdf.queries.helpers import _moment, decay_profiles, valid_at
+    from mif_rdf.queries.helpers.parameters import _moment
+    from mif_rdf.queries.helpers.temporal import decay_profiles, valid_at
 
     moment = _moment(at)
     in_window = {str(row["memory"]) for row in valid_at(graph, moment)}

@@ -35,7 +35,8 @@ from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile
 from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.queries.asof import ttl_expired
-from mif_rdf.queries.helpers import _profile, _time_value
+from mif_rdf.queries.helpers.parameters import _time_value
+from mif_rdf.queries.helpers.temporal import _profile
 
 MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
 VALID_AT, FRESHNESS, STRENGTH_AT = URIRef(MIF + "validAt"), URIRef(MIF + "freshness"), URIRef(MIF + "strengthAt")

@@ -1,12 +1,15 @@
 """``mif-rdf serve``: a bundle as a live, read-only SPARQL endpoint with a page for people.
 
 * :mod:`.served` -- the bundle behind the server: the working load, the store
-  queries read, incremental reloads published at once, last good versions.
+  queries read, incremental reloads published at once, last good versions;
+  :mod:`.snapshot` -- what one published change serves; :mod:`.findings` --
+  what the page may show of the findings.
 * :mod:`.watch` -- the folder watcher that feeds file changes to it.
 * :mod:`.protocol` -- what is answered: SPARQL 1.1 Protocol, Graph Store
   Protocol reads, service description, the page and its JSON (:mod:`.views`).
-* :mod:`.http` -- the server (uvicorn): limits and workers; :mod:`.stream` carries
+* :mod:`.http` -- the ASGI application: limits and workers; :mod:`.stream` carries
   an answer from its worker to the connection.
+* :mod:`.server` -- the server: the application on uvicorn, in a thread of its own.
 * :mod:`.access` -- who may read: the ``Host`` allow-list and the ``Origin`` check.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
@@ -29,9 +32,10 @@ from collections.abc import Iterable, Sequence
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.serve.access import Access
-from mif_rdf.serve.http import BundleServer, Limits
+from mif_rdf.serve.http import Limits
 from mif_rdf.serve.protocol import Options
 from mif_rdf.serve.served import ServedBundle
+from mif_rdf.serve.server import BundleServer
 from mif_rdf.serve.watch import Watcher
 from mif_rdf.validation.user_shapes import ShapesSource
 

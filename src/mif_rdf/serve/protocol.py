@@ -40,7 +40,8 @@ from rdflib.plugins.sparql import prepareQuery
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries.sparql import INIT_NS, check_query_safety
 from mif_rdf.serve import negotiate, views
-from mif_rdf.serve.served import DEFAULT, ServedBundle
+from mif_rdf.serve.served import ServedBundle
+from mif_rdf.serve.snapshot import DEFAULT
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"

@@ -15,8 +15,8 @@ reads the number again -- changed means it may have seen half a change, so it
 creates the query again (:meth:`ServedBundle.read`).  No writer ever waits for
 a reader, so a runaway query delays nobody but its own client; a reader waits
 at most for the few milliseconds a publication takes.  (A second store beside
-the served one, swapped in, gives the same guarantee at 180 MB more per 10,000
-memories: measured, and not kept.)
+the served one, swapped in, gives the same guarantee at much more memory:
+measured, and not kept; docs/performance.md.)
 
 The default graph queries see is an RDF graph, a set (issue 36): Oxigraph's
 union of named graphs counts a triple once per graph that holds it, so the
@@ -40,70 +40,38 @@ what that party may read is served (its agreements as read at the start).
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
+from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.load.loader import fill, relink, reload
 from mif_rdf.load.oxigraph_sink import oxigraph_store
-from mif_rdf.nsmodel.access import local_only, withheld_reason
+from mif_rdf.nsmodel.access import withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
+from mif_rdf.serve.findings import _redacted, _says_local, shown
+from mif_rdf.serve.snapshot import DEFAULT, Snapshot
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
-DEFAULT = ox.DefaultGraph()
+
+
 #: Rebuild the stores when the quads removed since they were built exceed this fraction of the served store...
 COMPACT_RATIO = 0.5
+
+
 #: ... and this many quads (a small bundle is never worth it).
 COMPACT_MIN = 10_000
+
+
 _READ_ATTEMPTS = 5
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What one published change serves: the store and the records the page reads (never changed after publication)."""
-
-    store: Any
-    seq: int
-    generation: int
-    memories: dict[str, MemoryRecord]
-    entities: dict[str, EntityRecord]
-    kept: frozenset[str]
-    withheld: frozenset[Any]
-    links_graph_iri: str
-    base_iri: str
-    name: str  # the bundle folder's name (the page never shows where it is on disk)
-    _triples: list[int] = field(default_factory=list, compare=False)
-
-    def allows(self, iri: str) -> bool:
-        """Whether the memory or entity ``iri`` is served."""
-        return ox.NamedNode(iri) not in self.withheld
-
-    def memory_by_path(self, relpath: str) -> MemoryRecord | None:
-        return next((m for m in self.memories.values() if m.relpath == relpath), None)
-
-    def withheld_paths(self) -> list[str]:
-        return [m.relpath for m in self.memories.values() if not self.allows(m.iri)] + [
-            e.relpath for e in self.entities.values() if not self.allows(e.iri)
-        ]
-
-    @property
-    def triples(self) -> int:
-        """The number of triples of the default graph (distinct, as SPARQL counts them); counted once per snapshot."""
-        if not self._triples:
-            solutions = self.store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", default_graph=DEFAULT)
-            self._triples.append(int(next(iter(solutions))[0].value))
-        return self._triples[0]
 
 
 class ServedBundle:
@@ -420,7 +388,7 @@ class ServedBundle:
 
 
 def _give_back_freed_memory() -> None:
-    """Let glibc return the freed heap to the system (it keeps it otherwise: measured 30 MB after 1,000 files came and went)."""
+    """Let glibc return the freed heap to the system (it keeps it otherwise: docs/performance.md)."""
     try:
         import ctypes
         import gc
@@ -429,52 +397,6 @@ def _give_back_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to ask
         pass
-
-
-def shown(snapshot: Snapshot, relpath: str) -> bool:
-    """Whether findings about this file may be shown (it is not a withheld memory)."""
-    record = snapshot.memory_by_path(relpath)
-    return record is None or snapshot.allows(record.iri)
-
-
-_NAMESPACE = re.compile(r"^namespace:[ \t]*['\"]?([^'\"\r\n#]*)", re.M)
-
-
-def _says_local(root: Any, relpath: str) -> bool:
-    """Whether a memory file that did not load declares a ``_local`` namespace (read as text: it may not parse)."""
-    if not relpath.endswith(".md") or not loadable(root, relpath):
-        return False
-    try:
-        with open(root / relpath, "rb") as handle:
-            head = handle.read(65536).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(local_only(found.strip()) for found in _NAMESPACE.findall(head.split("\n---", 1)[0]))
-
-
-def _redacted(problem: Problem, root: str, withheld: list[str]) -> Problem:
-    """``problem`` without the bundle's absolute folder or a withheld file's path in its message or value."""
-
-    def clean(text: str) -> str:
-        text = text.replace(root + "/", "").replace(root, ".")
-        for path in withheld:
-            text = text.replace(path, "(a file that is not served)")
-        return text
-
-    message = clean(problem.message)
-    value = clean(problem.value) if isinstance(problem.value, str) else problem.value
-    if message == problem.message and value == problem.value:
-        return problem
-    return Problem(
-        problem.path,
-        message,
-        problem.severity,
-        key=problem.key,
-        line=problem.line,
-        rule=problem.rule,
-        value=value,
-        level=problem.level,
-    )
 
 
 def is_bundle_file(relpath: str) -> bool:

@@ -17,7 +17,8 @@ from typing import Any
 import pyoxigraph as ox
 
 from mif_rdf.core.namespaces import PREFIXES
-from mif_rdf.serve.served import ServedBundle, Snapshot
+from mif_rdf.serve.served import ServedBundle
+from mif_rdf.serve.snapshot import Snapshot
 
 
 def view(served: ServedBundle, name: str, params: dict[str, str]) -> Any:

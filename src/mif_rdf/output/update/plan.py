@@ -1,0 +1,147 @@
+"""An update planned and applied: run it on the loaded dataset, compare every quad before and after, and turn
+the change of each memory's graph into a file change or a refusal; write only when nothing is refused."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.output.update.changes import Quad, UpdateResult, _Refused, _triple, write_changes
+from mif_rdf.output.update.edit import _memory_change, _titles
+from mif_rdf.output.update.new_memory import is_new_memory_graph, new_memory_file
+from mif_rdf.output.update.refusals import _protected, validation_refusals
+
+if TYPE_CHECKING:
+    from mif_rdf.load.bundle import LoadedBundle
+
+
+def update_bundle(
+    bundle: LoadedBundle,
+    update: str,
+    *,
+    dry_run: bool = False,
+    allow_service: bool = False,
+    force: bool = False,
+    allow_delete: bool = False,
+) -> UpdateResult:
+    """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
+
+    The changed files are validated at the bundle's conformance level first
+    (:func:`validation_refusals`): a change that adds an error is refused
+    unless ``force``.  Nothing is written when anything is refused, or with
+    ``dry_run``.  A memory whose every triple is deleted loses its file only
+    with ``allow_delete``.  The dataset keeps the update either way: reload
+    the bundle to see the files.
+    """
+    return apply_plan(
+        bundle,
+        plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete),
+        dry_run=dry_run,
+        force=force,
+    )
+
+
+def apply_plan(
+    bundle: LoadedBundle, result: UpdateResult, *, dry_run: bool = False, force: bool = False
+) -> UpdateResult:
+    """Validate a plan's changes (unless ``force``) and write them (unless ``dry_run`` or anything was refused)."""
+    if result.changes and not result.refusals and not force:
+        result.refusals.extend(validation_refusals(bundle, result.changes))
+    if not result.refusals and not dry_run and result.changes:
+        write_changes(bundle.root, result.changes)
+        result.written = True
+    return result
+
+
+def plan_update(
+    bundle: LoadedBundle, update: str, *, allow_service: bool = False, allow_delete: bool = False
+) -> UpdateResult:
+    """The file changes an update means, or the refusals that stop it (nothing is written here)."""
+    from mif_rdf.queries.sparql import run_update
+
+    check_update_safety(update)
+    dataset = bundle.dataset
+    before = set(dataset.quads((None, None, None, None)))
+    try:
+        run_update(dataset, update, allow_service=allow_service)
+    except ValueError as exc:  # rdflib cannot INSERT DATA into the default graph of a Dataset
+        raise MifRdfError(
+            f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}"
+        ) from None
+    after = set(dataset.quads((None, None, None, None)))
+    return plan_changes(bundle, after - before, before - after, allow_delete)
+
+
+def check_update_safety(update: str) -> None:
+    """Refuse ``LOAD`` (it fetches from the network) before anything runs; SERVICE is refused by :func:`run_update`."""
+    from rdflib.plugins.sparql import prepareUpdate
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    from mif_rdf.queries.sparql import INIT_NS, QuerySyntaxError
+
+    try:
+        prepared = prepareUpdate(update, initNs=INIT_NS)
+    except Exception as exc:  # rdflib's parse errors have no common root; the message is the user's
+        raise QuerySyntaxError(" ".join(str(exc).split())) from None
+    for operation in prepared.algebra or []:
+        if isinstance(operation, CompValue) and operation.name == "Load":
+            raise MifRdfError(
+                f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead"
+            )
+
+
+def plan_changes(
+    bundle: LoadedBundle, added: set[Quad], removed: set[Quad], allow_delete: bool = False
+) -> UpdateResult:
+    """The file changes (or refusals) that the quads ``added`` to and ``removed`` from the bundle's dataset mean."""
+    by_iri = {record.iri: record for record in bundle.memories.values()}
+    changed: dict[str, tuple[list[Quad], list[Quad]]] = {}
+    created: dict[str, list[Quad]] = {}
+    refusals: list[Problem] = []
+    for sign, quads in (("+", added), ("-", removed)):
+        for quad in sorted(quads, key=lambda q: tuple(map(str, q))):
+            graph = str(quad[3])
+            if graph in by_iri:
+                changed.setdefault(graph, ([], []))[0 if sign == "+" else 1].append(quad)
+            elif sign == "+" and is_new_memory_graph(bundle, graph):
+                created.setdefault(graph, []).append(quad)
+            else:
+                refusals.append(_outside_memory(bundle, quad, sign))
+    result = UpdateResult(refusals=refusals)
+    titles = _titles(bundle)
+    for iri, (plus, minus) in sorted(changed.items(), key=lambda item: by_iri[item[0]].relpath):
+        record = by_iri[iri]
+        try:
+            change = _memory_change(bundle, record, plus, minus, titles, allow_delete)
+        except _Refused as refused:
+            result.refusals.append(
+                Problem(record.relpath, str(refused), Severity.ERROR, key=refused.key, rule="write-back")
+            )
+            continue
+        if change is not None:
+            result.changes.append(change)
+    for iri, graph_quads in sorted(created.items()):
+        try:
+            result.changes.append(new_memory_file(bundle, iri, graph_quads))
+        except _Refused as refused:
+            result.refusals.append(Problem(iri, str(refused), Severity.ERROR, key=refused.key, rule="write-back"))
+    if result.changes:
+        result.refusals.extend(_protected(bundle.root, result.changes))
+    return result
+
+
+def _outside_memory(bundle: LoadedBundle, quad: Quad, sign: str) -> Problem:
+    graph = str(quad[3])
+    if graph == bundle.links_graph_iri:
+        why = "the links graph is derived from the memories' relationships: change a memory's relationships in its own graph instead"
+    elif graph == bundle.layout_graph_iri:
+        why = "the layout graph is derived from the files; it is not written back"
+    elif graph.startswith("urn:x-rdflib:default") or graph == "None":
+        why = "the default graph holds no memory: write the triple inside GRAPH <urn:mif:ID> { ... } (the memory's own graph)"
+    elif graph in bundle.entities:
+        why = "entity files are not written back"
+    elif graph.startswith("urn:mif:"):
+        why = f"no memory of this bundle has the graph <{graph}>"
+    else:
+        why = f"the graph <{graph}> is not a memory's graph, so no file holds it"
+    return Problem(graph, f"{_triple(quad, sign)}: {why}; nothing written", Severity.ERROR, rule="write-back")

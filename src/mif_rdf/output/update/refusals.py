@@ -1,0 +1,86 @@
+"""Refusals of planned changes as a whole: files no writer may change, and changes that add validation errors."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.output.update.changes import FileChange
+from mif_rdf.source.markdown import split_frontmatter
+from mif_rdf.source.yamlio import load_yaml
+
+if TYPE_CHECKING:
+    from mif_rdf.load.bundle import LoadedBundle
+
+
+def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
+    """Refusals for files no writer may change: under a read-only prefix (spec 10.5) or in a ``_local`` namespace."""
+    from mif_rdf.nsmodel.access import local_only
+    from mif_rdf.nsmodel.readonly import read_only_refusals
+
+    _, refused = read_only_refusals(root, {change.relpath: change.after or change.before or "" for change in changes})
+    for change in changes:
+        for text in filter(None, (change.before, change.after)):
+            namespace = (load_yaml(split_frontmatter(text).frontmatter).data or {}).get("namespace")
+            if local_only(namespace) is not None:
+                refused.append(
+                    Problem(
+                        change.relpath,
+                        f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
+                        Severity.ERROR,
+                        key="namespace",
+                        rule="write-back",
+                    )
+                )
+                break
+    return refused
+
+
+def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list[Problem]:
+    """A refusal for every validation error the changes add to their files, at the bundle's conformance level.
+
+    Only the changed files are validated, as they are and as they would be
+    (two scratch bundles with the bundle's ``.mif/`` and those files, loaded
+    under the same base IRI), so the check costs what the change costs, not
+    what the bundle costs.  Only errors that were not there before count: a
+    bundle with old errors can still be edited, and what a partial bundle
+    cannot see (a link to a memory not copied) is the same on both sides.
+    """
+    import shutil
+
+    from mif_rdf.load.loader import load
+    from mif_rdf.validation import validate
+
+    level = bundle.config.get("conformance_level", 3)
+    level = level if level in (1, 2, 3) else 3
+
+    def errors(folder: Path, side: str) -> set[tuple[str, str | None, str]]:
+        if (bundle.root / ".mif").is_dir():
+            shutil.copytree(bundle.root / ".mif", folder / ".mif", symlinks=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        for change in changes:
+            text = change.before if side == "before" else change.after
+            if text is not None:
+                (folder / change.relpath).parent.mkdir(parents=True, exist_ok=True)
+                (folder / change.relpath).write_text(text, encoding="utf-8", newline="")
+        report = validate(
+            load(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level
+        )
+        return {(p.path, p.key, p.message) for p in report.errors}
+
+    with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:
+        added = errors(Path(scratch) / "after", "after") - errors(Path(scratch) / "before", "before")
+    paths = {change.relpath for change in changes}
+    return [
+        Problem(
+            path,
+            f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
+            Severity.ERROR,
+            key=key,
+            rule="write-back-validation",
+        )
+        for path, key, message in sorted(added, key=str)
+        if path in paths
+    ]
