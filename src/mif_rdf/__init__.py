@@ -15,9 +15,9 @@ teaches rdflib the ``mif`` format for folders (:mod:`mif_rdf.rdfplugin`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from mif_rdf.core.lazy import lazy_names
 from mif_rdf.rdfplugin import install as _install_rdflib_plugin
 
 if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ imports each on first use
@@ -81,7 +81,16 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _HOMES)
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
 
 
 _install_rdflib_plugin()

@@ -12,14 +12,13 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
 
 
-def lazy_names(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_names(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``, whose names ``homes`` maps to their defining modules."""
     namespace = vars(sys.modules[package])
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:  # object, not Any: a misspelt name stays an error for type checkers
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(homes[name]), name)
