@@ -1,4 +1,4 @@
-"""Every shell example in the README and docs/ runs as written, from the repository root.
+"""Every shell example in the README, CONTRIBUTING.md and docs/ runs as written, from the repository root.
 
 Blocks fenced as ``sh`` are run line by line (``\\`` continues a line) in a
 copy of the repository (its tracked files), with the project's console
@@ -24,7 +24,7 @@ import pytest
 from conftest import REPO
 from oxigraph_server import OxigraphServer
 
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
 STORE_ADDRESS = re.compile(r"(?:localhost|127\.0\.0\.1):7878")
 EXPECTED_EXIT = re.compile(r"#\s*exit (\d+)\s*$")
 

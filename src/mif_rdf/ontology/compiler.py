@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH
@@ -21,7 +21,6 @@ from rdflib.namespace import OWL, RDF, RDFS, SH
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import MAX_ONTOLOGY_FIELDS
 from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
@@ -35,8 +34,11 @@ from mif_rdf.ontology.traits import ComposedEntity, Composer
 from mif_rdf.source.identity import document_iri
 from mif_rdf.source.parse import bundle_base_iri, parse_config
 
+if TYPE_CHECKING:  # a loaded bundle is read, never made here: compiling needs no loader
+    from mif_rdf.load.bundle import LoadedBundle
+
 OntologyRef = str | Path
-BundleRef = LoadedBundle | Path | str | None
+BundleRef: TypeAlias = "LoadedBundle | Path | str | None"
 CONFIG = ".mif/config.yaml"
 
 
@@ -123,7 +125,7 @@ def compile_ontologies(
     disagreed and a precedence of docs/ontology.md chose one, or a trait is
     undefined.
     """
-    root = bundle.root if isinstance(bundle, LoadedBundle) else Path(bundle) if bundle is not None else None
+    root = Path(bundle) if isinstance(bundle, (str, Path)) else bundle.root if bundle is not None else None
     if root is not None and not root.is_dir():
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
     users = user_ontology_dirs() if user_dirs is None else user_dirs
@@ -196,7 +198,7 @@ def compile_shapes(ontologies: Iterable[OntologyRef], **options: Any) -> Graph:
 
 def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem]) -> dict[str, RelationshipDef]:
     """The ``relationship_types`` of a bundle's config (spec 8.1)."""
-    if isinstance(bundle, LoadedBundle):
+    if bundle is not None and not isinstance(bundle, (str, Path)):  # a loaded bundle
         config: dict[str, Any] = bundle.config
     elif (root / CONFIG).is_file():
         config, problems = parse_config(root, CONFIG)
@@ -207,7 +209,7 @@ def bundle_relationships(bundle: BundleRef, root: Path, warnings: list[Problem])
 
 
 def _config_ontology_iri(bundle: BundleRef, root: Path) -> URIRef:
-    base = bundle.base_iri if isinstance(bundle, LoadedBundle) else bundle_base_iri(root)
+    base = bundle_base_iri(root) if bundle is None or isinstance(bundle, (str, Path)) else bundle.base_iri
     return URIRef(document_iri(base, CONFIG))
 
 
