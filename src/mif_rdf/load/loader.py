@@ -45,8 +45,8 @@ from mif_rdf.load.pipeline import (
     worker_count,
 )
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
+from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import is_model_problem, namespace_uri
-from mif_rdf.nsmodel.model import authority_of
 from mif_rdf.rdf.jsonld_source import (
     Authored,
     is_jsonld_path,

@@ -63,7 +63,8 @@ from mif_rdf.nsmodel.graphs import (
     namespace_uri,
     namespaces_triples,
 )
-from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
+from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel
+from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
