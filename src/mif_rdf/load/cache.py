@@ -17,7 +17,7 @@ time (ctime, which no ``touch -r`` puts back) are the recorded ones is
 trusted, unless its mtime is so close to when it was recorded that a write in
 the same clock tick could hide (git's "racily clean" case); otherwise its
 SHA-256 decides, so a touched but unchanged file is not parsed again.  Changed,
-new and deleted files are parsed again alone (:func:`mif_rdf.load.loader.reload`), and the
+new and deleted files are parsed again alone (:func:`mif_rdf.load.incremental.reload`), and the
 links graph is rebuilt.
 
 **When the cache is not used.**  Every cache file carries a SHA-256 of its

@@ -51,7 +51,8 @@ import pyoxigraph as ox
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
-from mif_rdf.load.loader import fill, relink, reload
+from mif_rdf.load.incremental import relink, reload
+from mif_rdf.load.loader import fill
 from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
