@@ -71,7 +71,7 @@ from mif_rdf.load import termpickle
 from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
 from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.load.pipeline import Engine
-from mif_rdf.source.parse import BundleFiles, discover
+from mif_rdf.source.discover import BundleFiles, discover
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox

@@ -26,12 +26,9 @@ from mif_rdf.rdf.jsonld_source import (
 )
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.tordf import Triple
+from mif_rdf.source.discover import is_entity_path, loadable
 from mif_rdf.source.integrity import with_hash
-from mif_rdf.source.parse import (
-    ParsedMemory,
-    is_entity_path,
-    loadable,
-)
+from mif_rdf.source.parse import ParsedMemory
 
 
 def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:

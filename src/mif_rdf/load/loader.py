@@ -30,17 +30,13 @@ from mif_rdf.load.pipeline import (
     worker_count,
 )
 from mif_rdf.load.stages import _Loader, check_projections
+from mif_rdf.source.discover import BundleFiles, discover
 from mif_rdf.source.identity import (
     BUNDLE_ID_KEY,
     bundle_id_problem,
     normalize_base_iri,
 )
-from mif_rdf.source.parse import (
-    BundleFiles,
-    bundle_base_iri,
-    discover,
-    parse_config,
-)
+from mif_rdf.source.parse import bundle_base_iri, parse_config
 
 B = TypeVar("B", bound=LoadedBundle)
 

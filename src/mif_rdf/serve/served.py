@@ -57,8 +57,8 @@ from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
+from mif_rdf.source.discover import is_concept_name, is_entity_path, loadable
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
-from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")

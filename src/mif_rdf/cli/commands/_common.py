@@ -267,7 +267,7 @@ def refused_empty(args: argparse.Namespace) -> bool:
     """
     if args.allow_empty or not args.bundle.is_dir():  # a missing folder is the load's own error (exit 2)
         return False
-    from mif_rdf.source.parse import discover
+    from mif_rdf.source.discover import discover
 
     if discover(args.bundle).memories:
         return False
