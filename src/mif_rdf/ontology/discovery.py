@@ -18,42 +18,29 @@ one, else 1 (a match is the evidence its author asked for); patterns below
 their ontology's threshold do not run.  Every pattern runs through
 :mod:`mif_rdf.core.patterns`, so no pattern from a file can hang the run.
 
-A suggestion names only what the memory does not have yet: a namespace the
-memory's ``namespace`` is neither equal to nor below, an entity type that
-neither ``entity.entity_type`` nor any ``entities[].entityType`` names.
+Running the patterns over memories is :mod:`mif_rdf.ontology.suggester`'s,
+the suggestions they make :mod:`mif_rdf.ontology.suggestions`'.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from rdflib import Graph, URIRef
-from rdflib import Literal as RdfLiteral
-from rdflib.namespace import RDF, XSD
-
-from mif_rdf.core.errors import MifRdfError, Problem, Severity
-from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
-from mif_rdf.core.namespaces import MIF, bind_prefixes
-from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, PatternError, PatternSet, SafePattern, Scan, compile_pattern
-from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
-from mif_rdf.ontology.iris import MIFO
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, PatternError, SafePattern, compile_pattern
+from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.ontology.model import OntologyFile
-from mif_rdf.source.identity import memory_iri
-
-if TYPE_CHECKING:
-    from mif_rdf.load.bundle import LoadedBundle
-    from mif_rdf.nsmodel.audience import Audience
 
 Kind = Literal["content", "file"]
+
+
 DEFAULT_THRESHOLD = 0.8
+
+
 RULE = "discovery"
-GRAPH_SUGGESTIONS = "suggestions"
 
 
 @dataclass(frozen=True)
@@ -70,158 +57,6 @@ class DiscoveryPattern:
     namespaces: tuple[str, ...]
     context: str | None
     confidence: float
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """A pattern matched a memory and names an entity type and/or namespaces the memory lacks.
-
-    ``line``/``column`` (1-based, in characters) locate ``match`` in the memory
-    file for a content pattern and in the path for a file pattern (``line`` is
-    then None).
-    """
-
-    memory: str  # bundle-relative path
-    memory_id: str
-    ontology: str
-    ontology_file: str
-    pattern: str
-    pattern_key: str
-    kind: Kind
-    entity_type: str | None
-    namespaces: tuple[str, ...]
-    context: str | None
-    confidence: float
-    match: str
-    line: int | None
-    column: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["namespaces"] = list(self.namespaces)
-        return data
-
-
-@dataclass
-class SuggestionReport:
-    """What :func:`suggest` found: suggestions in memory order, and the problems met on the way."""
-
-    suggestions: list[Suggestion] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    ontologies: list[str] = field(default_factory=list)  # the ids whose discovery ran
-    patterns: int = 0
-    memories: int = 0
-
-    def by_memory(self) -> dict[str, list[Suggestion]]:
-        grouped: dict[str, list[Suggestion]] = {}
-        for item in self.suggestions:
-            grouped.setdefault(item.memory, []).append(item)
-        return grouped
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "memories": self.memories,
-                "ontologies": self.ontologies,
-                "patterns": self.patterns,
-                "suggested": len(self.by_memory()),
-                "suggestions": [s.to_dict() for s in self.suggestions],
-                "problems": [p.to_dict() for p in self.problems],
-            },
-            indent=2,
-            default=str,
-        )
-
-    def to_text(self) -> str:
-        lines = []
-        for relpath, items in self.by_memory().items():
-            lines.append(relpath)
-            for item in items:
-                what = ", ".join(
-                    ([f"entity type {item.entity_type}"] if item.entity_type else [])
-                    + [f"namespace {n}" for n in item.namespaces]
-                )
-                where = (
-                    f"line {item.line}, column {item.column}"
-                    if item.line is not None
-                    else f"path column {item.column}"
-                    if item.column is not None
-                    else "position unknown"
-                )
-                hint = f" [{item.context}]" if item.context else ""
-                lines.append(
-                    f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}"
-                )
-        lines.append(
-            f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
-            f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})"
-        )
-        return "\n".join(lines)
-
-    def graph(self, base_iri: str) -> Graph:
-        """The suggestions as RDF, for ``<base>#suggestions`` (terms in docs/mapping.md).
-
-        The pattern and what it suggests use the terms the ontology compiler
-        writes for the ontology's own discovery section (``mif:contentPattern``,
-        ``mif:suggestsNamespace`` ...), so a suggestion joins its pattern there.
-        """
-        graph = bind_prefixes(Graph())
-        for item in self.suggestions:
-            node = URIRef(f"{base_iri}#suggestion-{_digest(item)}")
-            graph.add((node, RDF.type, MIF.Suggestion))
-            graph.add((node, MIF.suggestionFor, URIRef(memory_iri(item.memory_id))))
-            graph.add((node, MIF.sourceOntology, RdfLiteral(item.ontology)))
-            graph.add(
-                (node, MIF.contentPattern if item.kind == "content" else MIF.filePattern, RdfLiteral(item.pattern))
-            )
-            graph.add((node, MIF.matchedText, RdfLiteral(item.match)))
-            graph.add(
-                (
-                    node,
-                    MIF.confidence,
-                    RdfLiteral(format(item.confidence, "f").rstrip("0").rstrip(".") or "0", datatype=XSD.decimal),
-                )
-            )
-            if item.entity_type:
-                graph.add((node, MIF.suggestsEntityType, RdfLiteral(item.entity_type)))
-            for namespace in item.namespaces:
-                graph.add((node, MIF.suggestsNamespace, RdfLiteral(namespace)))
-            if item.context:
-                graph.add((node, MIFO.context, RdfLiteral(item.context)))
-            if item.line is not None:
-                graph.add((node, MIF.matchLine, RdfLiteral(item.line, datatype=XSD.integer)))
-            if item.column is not None:
-                graph.add((node, MIF.matchColumn, RdfLiteral(item.column, datatype=XSD.integer)))
-        return graph
-
-
-def _digest(item: Suggestion) -> str:
-    key = "\0".join((item.memory, item.ontology_file, item.pattern_key))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-
-
-def suggestions_graph_iri(base_iri: str) -> str:
-    return f"{base_iri}#{GRAPH_SUGGESTIONS}"
-
-
-def add_suggestions(bundle: LoadedBundle, report: SuggestionReport, audience: Audience | None = None) -> URIRef:
-    """Put ``report`` into the bundle's ``<base>#suggestions`` graph (replacing what was there).
-
-    The graph travels with export and push, and a suggestion carries text of
-    its memory's body: suggestions of memories that must stay on this machine
-    (``_local`` namespaces, spec 10.2), or that ``audience`` may not read, are
-    never put into it (the export policy drops only triples naming a withheld
-    memory, and a suggestion's text names none).
-    """
-    from mif_rdf.nsmodel.access import withheld_reason
-
-    local = {r.relpath for r in bundle.memories.values() if withheld_reason(r.frontmatter.get("namespace"), audience)}
-    shared = SuggestionReport([s for s in report.suggestions if s.memory not in local])
-    name = URIRef(suggestions_graph_iri(bundle.base_iri))
-    target = bundle.dataset.graph(name)
-    target.remove((None, None, None))
-    target.addN((s, p, o, target) for s, p, o in shared.graph(bundle.base_iri))
-    return name
 
 
 # -- reading a discovery section -----------------------------------------------------------------------
@@ -401,175 +236,3 @@ def discovery_ontologies(bound: BoundOntologies) -> list[OntologyFile]:
         for node in [*reversed(view.ancestors()), view]:  # what an ontology extends first, as it is read
             chosen.setdefault(node.file.path.resolve(), node.file)
     return list(chosen.values())
-
-
-# -- running the patterns ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Memory:
-    relpath: str
-    id: str
-    frontmatter: Mapping[str, Any]
-    body: str
-    body_line: int  # 0: not known (a loaded bundle's records): looked up in the file when needed
-
-
-def suggest(
-    bundle: LoadedBundle | str | Path,
-    *,
-    ontologies: Sequence[str | Path] = (),
-    search_path: Sequence[str | Path] = (),
-    user_dirs: Sequence[str | Path] | None = None,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    limits: Limits = DEFAULT_LIMITS,
-) -> SuggestionReport:
-    """Run every resolved ontology's discovery patterns on every memory of ``bundle``.
-
-    ``bundle`` is a loaded :class:`~mif_rdf.bundle.Bundle` or a bundle folder
-    (then the files are only read and parsed, no RDF is built: that is what
-    makes ``mif-rdf suggest`` fast).  ``ontologies`` adds ontologies (ids or
-    files) to those the memories name; ``search_path`` adds folders to look
-    for ids in (``--path``), ``user_dirs`` the user ontology folders (None:
-    ``MIF_RDF_ONTOLOGY_PATH``), as for a load.  ``time_limit``: seconds a pattern RE2 cannot run may spend on
-    one memory (see :mod:`mif_rdf.core.patterns`).
-    """
-    root, memories, problems = _memories(bundle, limits)
-    bound = bundle_ontologies(
-        root, memory_references(memories), user_dirs=user_dirs, path_dirs=search_path, extra=ontologies
-    )
-    files = discovery_ontologies(bound)
-    report = SuggestionReport(problems=problems + list(bound.problems), memories=len(memories))
-    patterns: list[DiscoveryPattern] = []
-    for onto in files:
-        found, warnings = discovery_patterns(onto, time_limit)
-        patterns += found
-        report.problems += warnings
-        if found:
-            report.ontologies.append(onto.id)
-    report.patterns = len(patterns)
-    sets = [(kind, [p for p in patterns if p.kind == kind]) for kind in ("content", "file")]
-    runs = [(found, PatternSet([p.compiled for p in found]), kind == "content") for kind, found in sets if found]
-    for memory in memories:
-        for found, pattern_set, in_body in runs:
-            _run(memory, found, pattern_set.scan(memory.body if in_body else memory.relpath), root, time_limit, report)
-    return report
-
-
-def _run(
-    memory: _Memory,
-    patterns: list[DiscoveryPattern],
-    scan: Scan,
-    root: Path,
-    time_limit: float,
-    report: SuggestionReport,
-) -> None:
-    """What one scan of a memory's body or path suggests, and the patterns its time limit stopped, into ``report``."""
-    for index in scan.timed_out:
-        pattern = patterns[index]
-        report.problems.append(
-            Problem(
-                memory.relpath,
-                f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
-                f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
-                Severity.WARNING,
-                rule=RULE,
-            )
-        )
-    have_types, have_namespace = _has(memory.frontmatter)
-    first_line = memory.body_line or None
-    for hit in scan.hits:
-        pattern = patterns[hit.pattern]
-        entity = pattern.entity_type if pattern.entity_type and _norm(pattern.entity_type) not in have_types else None
-        namespaces = tuple(n for n in pattern.namespaces if not _within(have_namespace, n))
-        if not entity and not namespaces:
-            continue
-        if pattern.kind == "content":
-            first_line = first_line or _body_first_line(root, memory)
-            line, column = _position(memory.body, hit.first.start, first_line)
-        else:
-            line, column = None, hit.first.start + 1
-        report.suggestions.append(
-            Suggestion(
-                memory.relpath,
-                memory.id,
-                pattern.ontology,
-                str(pattern.file),
-                pattern.source,
-                pattern.key,
-                pattern.kind,
-                entity,
-                namespaces,
-                pattern.context,
-                pattern.confidence,
-                hit.first.text,
-                line,
-                column,
-            )
-        )
-
-
-def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, list[_Memory], list[Problem]]:
-    """The memories of a loaded bundle, or read from a folder (with the problems of files that could not be read)."""
-    if not isinstance(bundle, (str, Path)):
-        records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
-        return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
-    from mif_rdf.rdf.jsonld_source import read_memory
-    from mif_rdf.source.discover import discover
-    from mif_rdf.source.parse import bundle_base_iri
-
-    root = Path(bundle)
-    if not root.is_dir():
-        raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
-    problems: list[Problem] = []
-    memories = []
-    base = bundle_base_iri(root.resolve())  # once: it reads the bundle's config
-    for relpath in discover(root).memories[: limits.max_memories]:
-        parsed, found = read_memory(root, relpath, base, limits)  # .md or .jsonld
-        if parsed is None:
-            problems += [p for p in found if p.severity == Severity.ERROR]
-        else:
-            memories.append(_Memory(relpath, parsed.id, parsed.frontmatter, parsed.body, parsed.body_line))
-    return root, memories, problems
-
-
-def _has(frontmatter: Mapping[str, Any]) -> tuple[set[str], str | None]:
-    """The entity types a memory names (normalized) and its namespace."""
-    types = set()
-    entity = frontmatter.get("entity")
-    if isinstance(entity, Mapping) and isinstance(entity.get("entity_type"), str):
-        types.add(_norm(entity["entity_type"]))
-    refs = frontmatter.get("entities")
-    for ref in refs if isinstance(refs, list) else ():
-        if isinstance(ref, Mapping):
-            for key in ("entityType", "entity_type"):
-                if isinstance(ref.get(key), str):
-                    types.add(_norm(ref[key]))
-    namespace = frontmatter.get("namespace")
-    return types, namespace.strip("/") if isinstance(namespace, str) else None
-
-
-def _norm(name: str) -> str:
-    """``Technology``, ``technology`` and ``data_platform`` / ``data-platform`` name one type."""
-    return name.strip().lower().replace("_", "-").replace(" ", "-")
-
-
-def _within(namespace: str | None, suggested: str) -> bool:
-    suggested = suggested.strip("/")
-    return namespace is not None and (namespace == suggested or namespace.startswith(suggested + "/"))
-
-
-def _body_first_line(root: Path, memory: _Memory) -> int | None:
-    """The file line the body starts on: the file ends with the verbatim body; None when it changed since."""
-    try:
-        text = (root / memory.relpath).read_bytes().decode("utf-8-sig")  # newlines as written, as the parser reads them
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not text.endswith(memory.body):
-        return None
-    return text[: len(text) - len(memory.body)].count("\n") + 1
-
-
-def _position(body: str, offset: int, first_line: int | None) -> tuple[int | None, int | None]:
-    if first_line is None:
-        return None, None
-    line_start = body.rfind("\n", 0, offset) + 1
-    return first_line + body.count("\n", 0, offset), offset - line_start + 1
