@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-import mif_rdf.load.cache
+import mif_rdf.load.cache_entry
 import mif_rdf.load.pipeline
 import mif_rdf.load.stages
 from conftest import EXAMPLES, isomorphic
@@ -283,7 +283,7 @@ def test_an_entry_written_by_other_code_is_not_used(
     bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     load_bundle(bundle_dir, cache=cache_dir)
-    monkeypatch.setattr(mif_rdf.load.cache, "code_fingerprint", lambda: "another version")
+    monkeypatch.setattr(mif_rdf.load.cache_entry, "code_fingerprint", lambda: "another version")
     other = load_bundle(bundle_dir, cache=cache_dir)
     assert other.cache.state == "cold" and "changed" in other.cache.reason  # type: ignore[union-attr]
 
