@@ -18,8 +18,6 @@ from mif_rdf.nsmodel.model import (
 from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem
 
 _PREFIX = re.compile(r"^_[a-z0-9][a-z0-9_-]*$")
-
-
 _AUTHORITY = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]+)?$")
 
 

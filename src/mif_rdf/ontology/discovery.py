@@ -35,11 +35,7 @@ from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.ontology.model import OntologyFile
 
 Kind = Literal["content", "file"]
-
-
 DEFAULT_THRESHOLD = 0.8
-
-
 RULE = "discovery"
 
 

@@ -19,8 +19,6 @@ from mif_rdf.core.errors import Problem, Severity
 
 #: OKF reserved file names: never concepts, at any depth.
 RESERVED_NAMES = frozenset({"index.md", "log.md"})
-
-
 ENTITIES_DIR = ".mif/entities"
 
 
