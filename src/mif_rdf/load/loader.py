@@ -18,24 +18,13 @@ from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.progress import progress_bar
-from mif_rdf.load.bundle import (
-    LoadedBundle,
-    new_dataset,
-)
+from mif_rdf.load.bundle import LoadedBundle, new_dataset
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
-from mif_rdf.load.pipeline import (
-    Engine,
-    prepare_memories,
-    worker_count,
-)
+from mif_rdf.load.pipeline import Engine, prepare_memories, worker_count
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.source.discover import BundleFiles, discover
-from mif_rdf.source.identity import (
-    BUNDLE_ID_KEY,
-    bundle_id_problem,
-    normalize_base_iri,
-)
+from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem, normalize_base_iri
 from mif_rdf.source.parse import bundle_base_iri, parse_config
 
 B = TypeVar("B", bound=LoadedBundle)

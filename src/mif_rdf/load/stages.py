@@ -14,40 +14,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from rdflib import Literal, URIRef
 
 from mif_rdf.core.errors import Problem
-from mif_rdf.load.bundle import (
-    PATH,
-    EntityRecord,
-    LoadedBundle,
-    MemoryRecord,
-)
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
 from mif_rdf.load.oxigraph_sink import sink_for
-from mif_rdf.load.pipeline import (
-    Output,
-    PreparedMemory,
-    complete,
-    prepare_memory,
-    triples,
-)
+from mif_rdf.load.pipeline import Output, PreparedMemory, complete, prepare_memory, triples
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
-from mif_rdf.rdf.jsonld_source import (
-    Authored,
-    projection_problems,
-)
+from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
 from mif_rdf.rdf.tordf import Triple
-from mif_rdf.source.identity import (
-    MEMORY_PREFIX,
-    document_iri,
-    memory_iri,
-)
-from mif_rdf.source.parse import (
-    ParsedEntity,
-    ParsedMemory,
-    parse_entity,
-)
+from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
+from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
 
 class _Loader:

@@ -7,9 +7,7 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, SKOS
 
-from mif_rdf.ontology.iris import (
-    annotation_iri,
-)
+from mif_rdf.ontology.iris import annotation_iri
 from mif_rdf.rdf.tordf import json_lexical
 
 #: YAML keys with a standard RDF term (the rest become ``mifo:<key>`` annotations).
