@@ -46,8 +46,8 @@ from typing import Any, NamedTuple
 import yaml
 
 from mif_rdf.source import fastyaml
+from mif_rdf.source.discover import discover
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
-from mif_rdf.source.parse import discover
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py
 from mif_rdf.source.yamlio import YamlTimestamp, load_yaml

@@ -162,7 +162,8 @@ def oxigraph_floor(data: Path) -> dict[str, Any]:
 
     from mif_rdf.core.limits import DEFAULT_LIMITS
     from mif_rdf.load.pipeline import prepare_memory
-    from mif_rdf.source.parse import discover, parse_memory
+    from mif_rdf.source.discover import discover
+    from mif_rdf.source.parse import parse_memory
 
     root = bundle_of(data)
     files = discover(root).memories
@@ -507,7 +508,8 @@ def suggest_measure(data: Path) -> dict[str, Any]:
 @measure("read-parse")
 def read_parse(data: Path) -> dict[str, Any]:
     """What suggest cannot go below: reading and parsing every memory file (one process, as suggest)."""
-    from mif_rdf.source.parse import discover, parse_memory
+    from mif_rdf.source.discover import discover
+    from mif_rdf.source.parse import parse_memory
 
     root = bundle_of(data)
     parsed, seconds = timed(lambda: [parse_memory(root, relpath)[0] for relpath in discover(root).memories])

@@ -407,7 +407,7 @@ def test_entity_files_follow_the_same_rule(tmp_path: Path) -> None:
 @pytest.mark.parametrize("party", PARTIES)
 def test_suggestions_of_memories_the_party_may_not_read_never_join_its_export(party: str) -> None:
     """A suggestion carries body text and names no withheld memory in its other triples, so it is left out whole."""
-    from mif_rdf.ontology.discovery import Suggestion, SuggestionReport, add_suggestions
+    from mif_rdf.ontology.suggestions import Suggestion, SuggestionReport, add_suggestions
 
     loaded = load_bundle(BUNDLE, cache=False)
     report = SuggestionReport(

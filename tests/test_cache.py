@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from rdflib import Literal, URIRef
 
-import mif_rdf.load.cache
-import mif_rdf.load.loader
+import mif_rdf.load.cache_entry
 import mif_rdf.load.pipeline
+import mif_rdf.load.stages
 from conftest import EXAMPLES, isomorphic
 from mif_rdf import Bundle, MifRdfError, load_bundle
 from mif_rdf.cli.main import main
@@ -80,7 +80,7 @@ def assert_same_bundle(warm: Bundle, cold: Bundle) -> None:
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every memory and entity file the loader parses."""
     seen: list[str] = []
-    for module, name in ((mif_rdf.load.pipeline, "read_memory"), (mif_rdf.load.loader, "parse_entity")):
+    for module, name in ((mif_rdf.load.pipeline, "read_memory"), (mif_rdf.load.stages, "parse_entity")):
         original = getattr(module, name)
 
         def counting(root, relpath, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
@@ -283,7 +283,7 @@ def test_an_entry_written_by_other_code_is_not_used(
     bundle_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     load_bundle(bundle_dir, cache=cache_dir)
-    monkeypatch.setattr(mif_rdf.load.cache, "code_fingerprint", lambda: "another version")
+    monkeypatch.setattr(mif_rdf.load.cache_entry, "code_fingerprint", lambda: "another version")
     other = load_bundle(bundle_dir, cache=cache_dir)
     assert other.cache.state == "cold" and "changed" in other.cache.reason  # type: ignore[union-attr]
 

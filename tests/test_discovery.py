@@ -21,7 +21,8 @@ from conftest import FIXTURES, write_file
 from mif_rdf import load_bundle, suggest
 from mif_rdf.cli.main import main
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.ontology.discovery import add_suggestions, glob_regex, suggestions_graph_iri
+from mif_rdf.ontology.discovery import glob_regex
+from mif_rdf.ontology.suggestions import add_suggestions, suggestions_graph_iri
 from mif_rdf.ontology.vocabulary import vocabulary_terms
 
 BUNDLE = FIXTURES / "discovery" / "bundle"

@@ -20,6 +20,7 @@ from rdflib import Graph
 from rdflib.compare import graph_diff, to_isomorphic
 
 import mif_rdf.load.loader
+import mif_rdf.load.stages
 from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_file
 from mif_rdf.bundle import load_bundle
 from mif_rdf.load.oxigraph_sink import rdflib_terms
@@ -188,7 +189,7 @@ def test_the_stream_builds_no_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the streaming export filled a store")
 
     monkeypatch.setattr(mif_rdf.load.loader, "fill", refuse)
-    monkeypatch.setattr(mif_rdf.load.loader._Loader, "accept", refuse)
+    monkeypatch.setattr(mif_rdf.load.stages._Loader, "accept", refuse)
     data, report = streamed(EXAMPLES)
     assert report.quads == data.count(b"\n") > 1000
 

@@ -31,9 +31,9 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.core.errors import Problem as Problem
     from mif_rdf.core.errors import ProblemLog as ProblemLog
     from mif_rdf.core.errors import Severity as Severity
-    from mif_rdf.ontology.discovery import Suggestion as Suggestion
-    from mif_rdf.ontology.discovery import SuggestionReport as SuggestionReport
-    from mif_rdf.ontology.discovery import suggest as suggest
+    from mif_rdf.ontology.suggester import suggest as suggest
+    from mif_rdf.ontology.suggestions import Suggestion as Suggestion
+    from mif_rdf.ontology.suggestions import SuggestionReport as SuggestionReport
     from mif_rdf.output.export_api import export as export
     from mif_rdf.output.writeback import read_dataset as read_dataset
     from mif_rdf.output.writeback import recover_files as recover_files
@@ -53,9 +53,9 @@ _HOMES = {
     "Problem": "mif_rdf.core.errors",
     "ProblemLog": "mif_rdf.core.errors",
     "Severity": "mif_rdf.core.errors",
-    "Suggestion": "mif_rdf.ontology.discovery",
-    "SuggestionReport": "mif_rdf.ontology.discovery",
-    "suggest": "mif_rdf.ontology.discovery",
+    "Suggestion": "mif_rdf.ontology.suggestions",
+    "SuggestionReport": "mif_rdf.ontology.suggestions",
+    "suggest": "mif_rdf.ontology.suggester",
     "read_dataset": "mif_rdf.output.writeback",
     "recover_files": "mif_rdf.output.writeback",
     "write_bundle": "mif_rdf.output.writeback",

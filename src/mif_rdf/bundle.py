@@ -20,7 +20,7 @@ from rdflib.store import Store
 from rdflib.term import Identifier
 
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
-from mif_rdf.load import loader
+from mif_rdf.load import incremental, loader
 from mif_rdf.load.bundle import EntityRecord as EntityRecord
 from mif_rdf.load.bundle import Link as Link
 from mif_rdf.load.bundle import LoadedBundle as LoadedBundle
@@ -89,12 +89,12 @@ class Bundle(LoadedBundle):
         )
 
     def reload(self, *relpaths: str) -> set[str]:
-        """Re-read changed, new or deleted memory and entity files; only their graphs are replaced (:func:`mif_rdf.load.loader.reload`)."""
-        return loader.reload(self, *relpaths)
+        """Re-read changed, new or deleted memory and entity files; only their graphs are replaced (:func:`mif_rdf.load.incremental.reload`)."""
+        return incremental.reload(self, *relpaths)
 
     def add_content_hashes(self) -> None:
         """Give every memory ``extensions.mif-rdf.hash`` (spec 18.2) in the dataset; files are untouched."""
-        loader.add_content_hashes(self)
+        incremental.add_content_hashes(self)
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""

@@ -2,8 +2,10 @@
 
 (Not :mod:`mif_rdf.core.namespaces`, which holds the RDF prefixes ``mif:``, ``dc:`` ...)
 
-* :mod:`.model` -- read and check ``.mif/shared-agreements``, ``.mif/namespaces``
-  and ``reserved_prefixes``; inheritance of namespace defaults (10.7);
+* :mod:`.model` -- the model as data; inheritance of namespace defaults (10.7);
+* :mod:`.reading` -- read and check ``.mif/shared-agreements`` (:mod:`.agreements`),
+  ``.mif/namespaces`` (:mod:`.namespace_files`) and the config's ``reserved_prefixes``
+  (:mod:`.config`);
 * :mod:`.audience` -- what one party may read (10.2, 10.4): the rules every
   export asks through :func:`mif_rdf.nsmodel.access.withheld_reason`;
 * :mod:`.graphs` -- the ``#namespaces`` and ``#inherited`` graphs, namespace URIs (10.6);
@@ -33,8 +35,8 @@ from mif_rdf.nsmodel.model import (
     NamespaceFile,
     NamespaceModel,
     ReservedPrefix,
-    read_namespace_model,
 )
+from mif_rdf.nsmodel.reading import read_namespace_model
 
 
 class _BundleFolder(Protocol):

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mif_rdf.core.errors import Problem, Severity
-from mif_rdf.nsmodel.model import NamespaceModel, read_namespace_model
+from mif_rdf.nsmodel.model import NamespaceModel
+from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 from mif_rdf.source.parse import parse_yaml_mapping, read_text
 

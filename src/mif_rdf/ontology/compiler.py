@@ -24,7 +24,8 @@ from mif_rdf.core.namespaces import bind_prefixes
 from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, term_namespace
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
-from mif_rdf.ontology.owl import OwlWriter, field_declarations, relationship
+from mif_rdf.ontology.owl import OwlWriter, relationship
+from mif_rdf.ontology.owl_properties import field_declarations
 from mif_rdf.ontology.registry import Registry, user_ontology_dirs
 from mif_rdf.ontology.registry import search_path as build_search_path
 from mif_rdf.ontology.resolution import ResolvedOntology, resolve

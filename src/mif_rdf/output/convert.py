@@ -36,9 +36,10 @@ from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.rdf.reverse import recover_memory
 from mif_rdf.rdf.roundtrip import differences
 from mif_rdf.rdf.tordf import document_triples
+from mif_rdf.source.discover import RESERVED_NAMES
 from mif_rdf.source.identity import document_iri, normalize_base_iri
 from mif_rdf.source.markdown import render_memory
-from mif_rdf.source.parse import RESERVED_NAMES, bundle_base_iri, parse_memory
+from mif_rdf.source.parse import bundle_base_iri, parse_memory
 
 #: What marks a bundle folder: its ``.mif/`` configuration, or the OKF ``index.md``.
 BUNDLE_MARKERS = (".mif", "index.md")

@@ -41,19 +41,10 @@ from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.load.bundle import PATH, LoadedBundle, MemoryRecord, target_keys
-from mif_rdf.load.loader import (
-    broken_link,
-    duplicate_id,
-    duplicate_location,
-    entity_projection,
-    expects_bundle_target,
-    link_predicate,
-    memory_files,
-    open_bundle,
-    place_triples,
-    read_entity,
-)
+from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
+from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import (
@@ -63,7 +54,8 @@ from mif_rdf.nsmodel.graphs import (
     namespace_uri,
     namespaces_triples,
 )
-from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel, read_namespace_model
+from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel
+from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line

@@ -30,7 +30,7 @@ from rdflib import URIRef
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, parse_duration
-from mif_rdf.load.loader import forget
+from mif_rdf.load.incremental import forget
 
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle

@@ -49,15 +49,16 @@ import pyoxigraph as ox
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
-from mif_rdf.load.loader import fill, relink, reload
+from mif_rdf.load.incremental import relink, reload
+from mif_rdf.load.loader import fill
 from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.nsmodel.access import withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from mif_rdf.serve.findings import _redacted, _says_local, shown
 from mif_rdf.serve.snapshot import DEFAULT, Snapshot
+from mif_rdf.source.discover import is_concept_name, is_entity_path, loadable
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
-from mif_rdf.source.parse import is_concept_name, is_entity_path, loadable
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")

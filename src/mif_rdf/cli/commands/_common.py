@@ -267,7 +267,7 @@ def refused_empty(args: argparse.Namespace) -> bool:
     """
     if args.allow_empty or not args.bundle.is_dir():  # a missing folder is the load's own error (exit 2)
         return False
-    from mif_rdf.source.parse import discover
+    from mif_rdf.source.discover import discover
 
     if discover(args.bundle).memories:
         return False
@@ -303,7 +303,8 @@ def add_suggestions(args: argparse.Namespace, bundle: Bundle, audience: Audience
     """With ``--with-suggestions``, put the discovery suggestions into the bundle's ``<base>#suggestions`` graph."""
     if not args.with_suggestions:
         return
-    from mif_rdf.ontology.discovery import add_suggestions, suggest
+    from mif_rdf.ontology.suggester import suggest
+    from mif_rdf.ontology.suggestions import add_suggestions
 
     report = suggest(bundle, user_dirs=args.ontology_dir, search_path=getattr(args, "path", None) or ())
     show_problems(report.problems)

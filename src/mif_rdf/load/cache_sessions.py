@@ -1,0 +1,85 @@
+"""Oxigraph sessions of the load cache: the cached database is never handed out, each load gets a checkpoint of it.
+
+A session is a checkpoint (hard links) of the entry's database in its
+``sessions/`` folder, removed when the store is released, so changes made to
+the loaded dataset (inferences, pushes) never leak into the cache.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import weakref
+import zlib
+from pathlib import Path
+
+from rdflib import Dataset
+
+from mif_rdf.core.outputs import PREFIX, process_exists, sweep
+from mif_rdf.load.bundle import new_dataset
+from mif_rdf.load.cache_entry import _Stale
+from mif_rdf.load.oxigraph_sink import oxigraph_store
+
+try:  # the oxigraph extra is optional
+    import pyoxigraph as ox
+    from oxrdflib import OxigraphStore
+except ImportError:  # pragma: no cover - exercised only without the extra
+    ox = None  # type: ignore[assignment]
+    OxigraphStore = None  # type: ignore[assignment, misc]
+
+
+# -- Oxigraph sessions ---------------------------------------------------------------
+def _session_dataset(entry: Path, source: Path | None) -> Dataset:
+    """A Dataset on a private Oxigraph database: a checkpoint of ``source``, or empty.
+
+    The session folder goes when the store object is released (or at exit).
+    """
+    sessions = entry / "sessions"
+    sessions.mkdir(exist_ok=True)
+    session = sessions / f"{os.getpid()}-{secrets.token_hex(4)}"
+    if source is not None:
+        if not source.is_dir():
+            raise _Stale("the cached Oxigraph database is missing")
+        ox.Store.read_only(str(source)).backup(str(session))  # read-only: the cached files stay as they are
+    store = OxigraphStore(store=ox.Store(str(session)))
+    weakref.finalize(store, shutil.rmtree, str(session), True)
+    return new_dataset(store)
+
+
+def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int]]:
+    """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
+    inner = oxigraph_store(dataset)
+    inner.flush()
+    fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
+    shutil.rmtree(fresh, ignore_errors=True)
+    inner.backup(str(fresh))
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(fresh, target)
+    return _tables(target)
+
+
+def _tables(database: Path) -> dict[str, tuple[int, int]]:
+    """Size and CRC-32 of each data file (``*.sst``, never rewritten once made) of an Oxigraph database.
+
+    RocksDB checks its blocks only when it reads them, which may be long after
+    a warm load; a CRC-32 of the data files is cheap next to the load it saves
+    (docs/performance.md, warm reloads).
+    """
+    tables = {}
+    for path in sorted(database.glob("*.sst")):
+        with open(path, "rb") as handle:
+            tables[path.name] = (path.stat().st_size, zlib.crc32(handle.read()))
+    return tables
+
+
+def _prune_sessions(entry: Path) -> None:
+    """Remove session folders and half-written files left behind by processes that are gone."""
+    sweep(entry)
+    sessions = entry / "sessions"
+    if not sessions.is_dir():
+        return
+    for folder in sessions.iterdir():
+        pid = folder.name.split("-", 1)[0]
+        if pid.isdigit() and not process_exists(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)

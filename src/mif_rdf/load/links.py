@@ -1,0 +1,44 @@
+"""The links graph's triples of a memory (path, location, namespace URI, resolved edges) and the broken-link warning."""
+
+from __future__ import annotations
+
+from rdflib import Literal, URIRef
+
+from mif_rdf.core.context import is_absolute_iri, is_valid_iri
+from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH
+from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer
+from mif_rdf.rdf.tordf import Triple
+from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_iri
+
+
+def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) -> tuple[Triple, ...]:
+    """Where a memory is, in the links graph: its bundle path, its document IRI and its namespace URI (spec 10.6), if it has one."""
+    place = (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
+    return place if uri is None else (*place, (URIRef(iri), NAMESPACE_URI, URIRef(uri)))
+
+
+def link_predicate(relationship_type: str) -> URIRef | None:
+    """The links graph's predicate for a relationship type; None when it makes no IRI (the projection noted that type on its memory and field)."""
+    predicate = relationship_iri(relationship_type)
+    return URIRef(predicate) if is_valid_iri(predicate) else None
+
+
+def broken_link(relpath: str, index: int, target: str) -> Problem:
+    """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
+    key = f"relationships[{index}].target"
+    return Problem(
+        relpath,
+        f"relationship target {target!r} does not resolve to a memory of the bundle (broken link)",
+        Severity.WARNING,
+        key=json_pointer(key) if is_jsonld_path(relpath) else key,
+        value=target,
+        rule="link",
+    )
+
+
+def expects_bundle_target(target: str) -> bool:
+    """Paths and memory URNs should resolve inside the bundle; other IRIs may point anywhere."""
+    if target.startswith(MEMORY_PREFIX):
+        return not target.startswith(ENTITY_PREFIX)
+    return not is_absolute_iri(target)

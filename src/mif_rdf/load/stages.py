@@ -1,0 +1,202 @@
+"""The loader's stage object: it adds prepared memories, entities and graphs to a bundle and says what it refused.
+
+:class:`_Loader` is shared by the full load (:mod:`mif_rdf.load.loader`) and
+the incremental updates (:mod:`mif_rdf.load.incremental`), so a file read
+again lands exactly as a fresh load puts it; the streamed export
+(:mod:`mif_rdf.output.stream_export`) uses its per-file steps
+(:func:`read_entity`, :func:`entity_projection`, the duplicate problems).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from rdflib import Literal, URIRef
+
+from mif_rdf.core.errors import Problem
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
+from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.oxigraph_sink import sink_for
+from mif_rdf.load.pipeline import Output, PreparedMemory, complete, prepare_memory, triples
+from mif_rdf.nsmodel.config import authority_of
+from mif_rdf.nsmodel.graphs import namespace_uri
+from mif_rdf.rdf.jsonld_source import Authored, projection_problems
+from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.rdf.projection import Projection, project_entity
+from mif_rdf.rdf.tordf import Triple
+from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
+from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
+
+
+class _Loader:
+    """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage."""
+
+    def __init__(self, bundle: LoadedBundle) -> None:
+        self.bundle = bundle
+        self.ds = bundle.dataset
+        self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
+        self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
+        #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
+        self.output: Output = "nquads" if self.sink is not None else "rdflib"
+        self._locations: dict[str, str] | None = None
+
+    def locations(self) -> dict[str, str]:
+        """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
+        if self._locations is None:
+            self._locations = {m.doc_iri: m.relpath for m in self.bundle.memories.values()}
+        return self._locations
+
+    def add_graph(self, name: str, triples: Iterable[Triple]) -> None:
+        if self.sink is not None:
+            self.sink.add(URIRef(name), triples)
+            return
+        graph = self.ds.graph(URIRef(name))
+        self.ds.addN((s, p, o, graph) for s, p, o in triples)
+
+    def flush(self) -> None:
+        """Write what a bulk sink still holds (a no-op for other stores)."""
+        if self.sink is not None:
+            self.sink.flush()
+
+    def memory(self, relpath: str) -> None:
+        bundle = self.bundle
+        self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
+
+    def accept(self, prepared: PreparedMemory) -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id is taken."""
+        self.bundle.problems.extend(prepared.problems)
+        parsed = prepared.parsed
+        if parsed is None:
+            return
+        clash = self.bundle.memories.get(parsed.id) or self.bundle.entities.get(memory_iri(parsed.id))
+        if clash is not None:
+            self.bundle.problems.items.append(duplicate_id(prepared.relpath, parsed.id, clash.relpath))
+            return
+        same_place = self.locations().get(prepared.doc_iri)
+        if same_place is not None:
+            self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
+            return
+        self.bundle.problems.extend(prepared.notes)
+        record = MemoryRecord(
+            parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document
+        )
+        self.bundle.memories[parsed.id] = record
+        self.locations()[record.doc_iri] = record.relpath
+        if prepared.nquads and self.sink is not None:
+            self.sink.add_text(record.iri, prepared.nquads)
+        else:
+            self.add_graph(record.iri, prepared.triples)
+
+    def refused(self, graph: str, message: str) -> None:
+        """A memory graph the store would not take: report its file and take back its record."""
+        record = next((m for m in self.bundle.memories.values() if m.iri == graph), None)
+        if record is None:  # pragma: no cover - the sink only queues memory graphs as text
+            return
+        del self.bundle.memories[record.id]
+        self.bundle.problems.add(
+            record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store"
+        )
+
+    def add_memory(self, parsed: ParsedMemory) -> None:
+        self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
+
+    def entity(self, relpath: str) -> None:
+        bundle = self.bundle
+        parsed = read_entity(
+            bundle,
+            relpath,
+            lambda iri: getattr(
+                bundle.entities.get(iri) or bundle.memories.get(iri[len(MEMORY_PREFIX) :]), "relpath", None
+            ),
+        )
+        if parsed is not None:
+            self.add_entity(parsed)
+
+    def add_entity(self, parsed: ParsedEntity) -> None:
+        record, projection = entity_projection(parsed, self.bundle.base_iri)
+        self.bundle.problems.extend(projection.notes)
+        self.bundle.entities[parsed.iri] = record
+        self.add_graph(parsed.iri, triples(projection, self.bundle.engine))
+
+    def links(self) -> None:
+        """The links and layout graphs, once every memory is in."""
+        self.add_graph(self.bundle.links_graph_iri, self.link_triples())
+        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
+
+    def link_triples(self) -> Iterator[Triple]:
+        bundle = self.bundle
+        for entity in bundle.entities.values():
+            yield URIRef(entity.iri), PATH, Literal(entity.relpath)
+        targets = bundle.targets()
+        for record in bundle.memories.values():
+            yield from self.source_triples(record, targets)
+
+    def source_triples(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[Triple]:
+        """One memory's links-graph triples (its path, location and resolved edges); a broken link is reported."""
+        yield from place_triples(
+            record.iri,
+            record.relpath,
+            record.doc_iri,
+            namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id),
+        )
+        for link in self.bundle.links_of(record, targets):
+            if link.resolved is not None:
+                predicate = link_predicate(link.type)
+                if predicate is not None:
+                    yield URIRef(link.source.iri), predicate, URIRef(link.resolved)
+            elif expects_bundle_target(link.target):
+                self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
+
+
+def read_entity(bundle: LoadedBundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:
+    """One entity file of ``.mif/entities``, unless it cannot be read or its IRI is taken (``defined_by`` names the file that has it)."""
+    parsed, problems = parse_entity(bundle.root, relpath, bundle.limits)
+    bundle.problems.extend(problems)
+    if parsed is None:
+        return None
+    other = defined_by(parsed.iri)
+    if other is not None:
+        bundle.problems.add(
+            relpath,
+            f"duplicate entity {parsed.iri}: already defined by {other}; not loaded",
+            key="id",
+            rule="duplicate-id",
+        )
+        return None
+    return parsed
+
+
+def entity_projection(parsed: ParsedEntity, base: str) -> tuple[EntityRecord, Projection]:
+    """An entity file's record and its JSON-LD projection (whose notes are the file's problems)."""
+    doc_iri = document_iri(base, parsed.relpath)
+    projection = project_entity(parsed.data, iri=parsed.iri, path=parsed.relpath, doc_iri=doc_iri)
+    return EntityRecord(parsed.iri, parsed.relpath, doc_iri, parsed.data, projection.document), projection
+
+
+def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
+    """The error for a memory whose id an earlier file (in path order) already has: the later file is not loaded."""
+    return Problem(
+        relpath,
+        f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file is not loaded",
+        key="id",
+        value=memory_id,
+        rule="duplicate-id",
+    )
+
+
+def duplicate_location(relpath: str, doc_iri: str, other: str) -> Problem:
+    """The error for two paths with one document IRI ('a b.md' and 'a%20b.md'): links could not tell them apart."""
+    return Problem(
+        relpath,
+        f"path has the same location <{doc_iri}> as {other}; this file is not loaded",
+        value=relpath,
+        rule="duplicate-path",
+    )
+
+
+def check_projections(bundle: LoadedBundle, projections: list[str]) -> None:
+    """A "stale projection" warning for each ``.jsonld`` beside a loaded ``.md`` that no longer projects it."""
+    if not projections:
+        return
+    by_path = {m.relpath: Authored(m.frontmatter, m.body, m.doc_iri) for m in bundle.memories.values()}
+    bundle.problems.extend(projection_problems(bundle.root, projections, by_path.get, bundle.limits))
