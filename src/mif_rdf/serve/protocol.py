@@ -43,7 +43,7 @@ from mif_rdf.serve import negotiate, views
 from mif_rdf.serve.served import DEFAULT, ServedBundle
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
-FORMATS = "http://www.w3.org/ns/formats/"
+FORMATS_NS = "http://www.w3.org/ns/formats/"
 VOID = "http://rdfs.org/ns/void#"
 _RESULT_FORMATS = (
     "SPARQL_Results_JSON",
@@ -346,7 +346,7 @@ def service_description(endpoint: str, triples: int, allow_service: bool) -> lis
             ox.Literal(str(triples), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
         ),
     ]
-    out += [ox.Triple(service, sd("resultFormat"), ox.NamedNode(FORMATS + name)) for name in _RESULT_FORMATS]
+    out += [ox.Triple(service, sd("resultFormat"), ox.NamedNode(FORMATS_NS + name)) for name in _RESULT_FORMATS]
     if allow_service:
         out.append(ox.Triple(service, sd("feature"), sd("BasicFederatedQuery")))
     return out
