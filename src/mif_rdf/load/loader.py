@@ -22,6 +22,7 @@ from mif_rdf.core.context import is_absolute_iri, is_valid_iri
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.progress import progress_bar
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import (
     LOCATION,
     NAMESPACE_URI,
@@ -57,7 +58,6 @@ from mif_rdf.rdf.jsonld_source import (
 )
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.identity import (
     BUNDLE_ID_KEY,
     ENTITY_PREFIX,

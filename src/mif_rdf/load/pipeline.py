@@ -37,12 +37,13 @@ from typing import Literal as TypingLiteral
 from mif_rdf.core.errors import Problem
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import process_exists
+from mif_rdf.core.statements import Triple
 from mif_rdf.load import termpickle
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
 from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.rdf.projection import Projection, project_memory
 from mif_rdf.rdf.reference import pyld_graph
-from mif_rdf.rdf.tordf import Triple, document_nquads, document_triples
+from mif_rdf.rdf.tordf import document_nquads, document_triples
 from mif_rdf.source.identity import document_iri, memory_iri
 from mif_rdf.source.integrity import hash_problems
 from mif_rdf.source.parse import ParsedMemory

@@ -40,6 +40,7 @@ from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.loader import (
     broken_link,
@@ -69,7 +70,6 @@ from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_triples
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory

@@ -36,9 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, XSD
+from rdflib.term import Node
 
 from mif_rdf.core.context import MIF_NS, mif_context
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.statements import Quad
 from mif_rdf.output.body_mirror import mirrored_body
 from mif_rdf.output.frontmatter_edit import edit_frontmatter, same
 from mif_rdf.rdf.layout import template_fits
@@ -53,11 +55,10 @@ if TYPE_CHECKING:
 CONTENT = URIRef(MIF_NS + "content")
 CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
 #: Predicates the projection adds as mirrors of other keys (spec 15.1), and the key each mirrors.
-MIRRORS = {
+MIRRORS: dict[Node, tuple[str, str]] = {
     URIRef(MIF_NS + "timestamp"): ("timestamp", "modified (or created)"),
     DCTERMS.description: ("description", "summary"),
 }
-Quad = tuple[Any, Any, Any, Any]
 
 
 @dataclass
