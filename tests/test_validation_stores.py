@@ -32,7 +32,7 @@ BREAKERS = (
 )
 
 
-def _findings(root: Path, store: str, engine: run.Engine = "auto") -> list[str]:
+def _findings(root: Path, store: str, engine: run.ShaclEngine = "auto") -> list[str]:
     """Every finding (file, key, value, message, rule, level) of a level-3 validation, sorted."""
     report = validate(load_bundle(root, store=store, progress=False), 3, engine=engine)
     return sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results)

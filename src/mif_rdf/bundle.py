@@ -26,7 +26,7 @@ from mif_rdf.load.bundle import Link as Link
 from mif_rdf.load.bundle import LoadedBundle as LoadedBundle
 from mif_rdf.load.bundle import MemoryRecord as MemoryRecord
 from mif_rdf.load.bundle import new_dataset as new_dataset
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.revisions import load_at_revision
 from mif_rdf.notebook.display import bundle_html
 from mif_rdf.output.export_api import export as _export
@@ -105,7 +105,7 @@ def load_bundle(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,

@@ -30,7 +30,7 @@ from mif_rdf.core.errors import MifRdfError, ProblemLog, Severity, counted
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.names import STORES
 from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.source.identity import (
     GRAPH_LAYOUT,
     GRAPH_LINKS,
@@ -128,7 +128,7 @@ class LoadedBundle:
     #: Everything loaded, ``_local`` memories included (spec 10.2: they never leave the machine):
     #: write files with :meth:`export`, not ``dataset.serialize``.
     dataset: Dataset
-    engine: Engine = "fast"
+    engine: ToRdfEngine = "fast"
     config: dict[str, Any] = field(default_factory=dict)
     problems: ProblemLog = field(default_factory=ProblemLog)
     limits: Limits = DEFAULT_LIMITS

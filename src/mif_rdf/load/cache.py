@@ -70,7 +70,7 @@ from mif_rdf.core.resources import data_dir
 from mif_rdf.load import termpickle
 from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
 from mif_rdf.load.oxigraph_sink import oxigraph_store
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.source.parse import BundleFiles, discover
 
 try:  # the oxigraph extra is optional
@@ -137,7 +137,7 @@ def load_cached(
     root: Path,
     base: str,
     *,
-    engine: Engine,
+    engine: ToRdfEngine,
     store: str | Store,
     limits: Limits,
     cache_dir: Path,
@@ -198,7 +198,7 @@ def code_fingerprint() -> str:
 
 # -- warm ---------------------------------------------------------------------------
 def _warm(
-    steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits
+    steps: _Steps, entry: Path, root: Path, base: str, engine: ToRdfEngine, kind: StoreKind, limits: Limits
 ) -> LoadedBundle:
     manifest = _read_manifest(entry)
     files = discover(root)
@@ -313,7 +313,7 @@ def _cold(
     entry: Path,
     root: Path,
     base: str,
-    engine: Engine,
+    engine: ToRdfEngine,
     kind: StoreKind,
     limits: Limits,
     reason: str,

@@ -36,9 +36,9 @@ from mif_rdf.load.bundle import (
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.oxigraph_sink import sink_for
 from mif_rdf.load.pipeline import (
-    Engine,
     Output,
     PreparedMemory,
+    ToRdfEngine,
     complete,
     prepare_memories,
     prepare_memory,
@@ -461,7 +461,7 @@ def load(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
@@ -503,7 +503,7 @@ def open_bundle(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     limits: Limits = DEFAULT_LIMITS,
     into: type[LoadedBundle] = LoadedBundle,

@@ -49,7 +49,8 @@ from mif_rdf.source.integrity import hash_problems
 from mif_rdf.source.parse import ParsedMemory
 
 T = TypeVar("T")
-Engine = TypingLiteral["fast", "pyld"]
+#: How a projection becomes triples: the context walker (:mod:`mif_rdf.rdf.tordf`) or pyld's toRdf, the reference.
+ToRdfEngine = TypingLiteral["fast", "pyld"]
 #: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
 Output = TypingLiteral["rdflib", "nquads"]
 #: Memories per task sent to a worker: large enough to amortize the round trip.
@@ -74,7 +75,7 @@ class PreparedMemory:
 
 
 def prepare_memory(
-    root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib"
+    root: Path, relpath: str, base: str, limits: Limits, engine: ToRdfEngine, output: Output = "rdflib"
 ) -> PreparedMemory:
     """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
     parsed, problems = read_memory(root, relpath, base, limits)
@@ -84,7 +85,11 @@ def prepare_memory(
 
 
 def complete(
-    parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib"
+    parsed: ParsedMemory,
+    base: str,
+    engine: ToRdfEngine,
+    problems: list[Problem] | None = None,
+    output: Output = "rdflib",
 ) -> PreparedMemory:
     """The rest of :func:`prepare_memory`, for a memory already parsed.
 
@@ -109,7 +114,7 @@ def complete(
     return prepared
 
 
-def triples(projection: Projection, engine: Engine) -> list[Triple]:
+def triples(projection: Projection, engine: ToRdfEngine) -> list[Triple]:
     """The triples of a projection document: the fast walker, or pyld's toRdf (the reference)."""
     if engine == "pyld":
         return list(pyld_graph(projection.document, projection.doc_iri))
@@ -192,7 +197,13 @@ def _as_is(prepared: PreparedMemory) -> PreparedMemory:
 
 @overload
 def prepare_memories(
-    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib"
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: ToRdfEngine,
+    workers: int,
+    output: Output = "rdflib",
 ) -> Iterator[PreparedMemory]: ...
 @overload
 def prepare_memories(
@@ -200,7 +211,7 @@ def prepare_memories(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     workers: int,
     output: Output,
     shape: Callable[[PreparedMemory], T],
@@ -210,7 +221,7 @@ def prepare_memories(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     workers: int,
     output: Output = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
@@ -265,7 +276,7 @@ def _submit(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     output: Output,
     shape: Callable[[PreparedMemory], Any],
 ) -> None:
@@ -325,7 +336,7 @@ def _prepare_chunk(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     output: Output,
     shape: Callable[[PreparedMemory], Any],
 ) -> bytes:

@@ -54,7 +54,7 @@ from mif_rdf.load.loader import (
     place_triples,
     read_entity,
 )
-from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
+from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import (
@@ -120,7 +120,7 @@ def stream_nquads(
     out: IO[bytes],
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     limits: Limits = DEFAULT_LIMITS,
     workers: int | None = None,
     progress: bool | None = None,
@@ -201,7 +201,7 @@ def _streamed(
     prepared: PreparedMemory,
     *,
     base: str,
-    engine: Engine,
+    engine: ToRdfEngine,
     with_hashes: bool,
     layout: URIRef,
     audience: Audience | None = None,
