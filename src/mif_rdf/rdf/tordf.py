@@ -20,7 +20,7 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context
+from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context, property_values
 
 #: A triple the walker writes: rdflib terms, or N-Triples term text under :class:`NQuadsTerms`.
 WalkedTriple = tuple[Any, Any, Any]
@@ -178,7 +178,7 @@ class Walker:
         if container == "@list" and isinstance(value, list):
             self.triples.append((subject, predicate, self.list(value, coerce, ctx)))
             return
-        for item in _flatten(value):
+        for item in property_values(value):
             obj = self.object(item, coerce, ctx)
             if obj is not None:
                 self.triples.append((subject, predicate, obj))
@@ -261,15 +261,6 @@ def _typed_lexical(value: Any, datatype: str | None) -> tuple[str, str | None]:
             return canonical_decimal(value), _XSD_DECIMAL
         return canonical_double(value), datatype or _XSD_DOUBLE
     return str(value), datatype
-
-
-def _flatten(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        return [value]
-    out: list[Any] = []
-    for item in value:
-        out.extend(_flatten(item))
-    return out
 
 
 def document_triples(document: dict[str, Any], base: str, terms: Terms | None = None) -> list[WalkedTriple]:
