@@ -98,13 +98,13 @@ class Output(Protocol):
 
 
 @dataclass(frozen=True)
-class Options:
+class QueryOptions:
     """What the server lets queries do."""
 
     allow_service: bool = False
 
 
-def answer(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def answer(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     """Answer ``request`` into ``out``; raises :class:`HttpError` (before writing anything) for any status but 200."""
     route = _route(request.path)
     route(served, options, request, out)
@@ -129,7 +129,7 @@ def static(method: str, path: str) -> tuple[HTTPStatus, str, bytes, dict[str, st
     return HTTPStatus.OK, _STATIC_TYPES[suffix], item.read_bytes(), {"Cache-Control": "no-cache"}
 
 
-Route = Callable[[ServedBundle, Options, Request, Output], None]
+Route = Callable[[ServedBundle, QueryOptions, Request, Output], None]
 
 
 def _route(path: str) -> Route:
@@ -145,7 +145,7 @@ def _route(path: str) -> Route:
 
 
 # -- SPARQL 1.1 Protocol ---------------------------------------------------------------------
-def _query(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _query(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     params = request.params
     if request.method == "POST":
         query, params = _posted_query(request)
@@ -187,7 +187,7 @@ def _query(served: ServedBundle, options: Options, request: Request, out: Output
         del result  # also when the client left mid-answer: freed in this thread
 
 
-def run_query(store: Any, query: str, dataset: dict[str, Any], options: Options) -> Any:
+def run_query(store: Any, query: str, dataset: dict[str, Any], options: QueryOptions) -> Any:
     """Check ``query`` and start it on ``store`` (the one place serve checks and runs a query).
 
     Returns pyoxigraph's lazy result (the engine works as it is read), or
@@ -223,7 +223,7 @@ def _posted_query(request: Request) -> tuple[str, dict[str, list[str]]]:
     )
 
 
-def _service_description(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _service_description(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     offer = negotiate.negotiate(request.headers.get("accept"), negotiate.GRAPH)
     if offer is None:
         raise _not_acceptable(negotiate.GRAPH)
@@ -233,12 +233,12 @@ def _service_description(served: ServedBundle, options: Options, request: Reques
     out.write(ox.serialize(triples, format=offer[1]) or b"")
 
 
-def _update(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _update(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     raise _read_only()
 
 
 # -- Graph Store Protocol (reads) ---------------------------------------------------------------
-def _store(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _store(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     if request.method not in ("GET", "HEAD"):
         raise HttpError(
             HTTPStatus.METHOD_NOT_ALLOWED,
@@ -272,7 +272,7 @@ def _store(served: ServedBundle, options: Options, request: Request, out: Output
 
 
 # -- the page's JSON ------------------------------------------------------------------------------
-def _api(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _api(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     name = request.path[len("/api/") :]
     if request.method not in ("GET", "HEAD"):
         raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{request.method} on /api/{name}", {"Allow": "GET, HEAD"})
