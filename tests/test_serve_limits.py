@@ -343,7 +343,7 @@ def test_compaction_rebuilds_both_stores_without_changing_what_is_served(
         set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph()))
         == union
     )
-    from mif_rdf.load.oxigraph_sink import oxigraph_store
+    from mif_rdf.load.stores import oxigraph_store
 
     fresh_store = oxigraph_store(load_bundle(bundle, store="oxigraph").dataset)
     assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(

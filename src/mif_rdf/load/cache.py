@@ -67,17 +67,10 @@ from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import PREFIX, process_exists, sweep
 from mif_rdf.core.resources import data_dir
-from mif_rdf.load import termpickle
+from mif_rdf.load import stores, termpickle
 from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
-from mif_rdf.load.oxigraph_sink import oxigraph_store
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.source.parse import BundleFiles, discover
-
-try:  # the oxigraph extra is optional
-    import pyoxigraph as ox
-    from oxrdflib import OxigraphStore
-except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = OxigraphStore = None
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 #: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
@@ -170,7 +163,7 @@ def store_kind(store: str | Store) -> StoreKind:
     if isinstance(store, str) and store.lower() in ("default", "memory"):
         return "memory"
     if isinstance(store, str) and store.lower() == "oxigraph":
-        if ox is None:
+        if not stores.oxigraph_installed():
             raise MifRdfError("the Oxigraph store needs the oxigraph extra: pip install 'mif-rdf[oxigraph]'")
         return "oxigraph"
     raise MifRdfError(f"the cache works with the default (memory) and Oxigraph stores, not {store!r}")
@@ -186,9 +179,7 @@ def entry_dir(cache_dir: Path, root: Path, base: str, engine: str, kind: str, li
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of everything that decides what a load produces: sources, contexts, library versions."""
-    digest = hashlib.sha256(
-        f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {getattr(ox, '__version__', '-')}".encode()
-    )
+    digest = hashlib.sha256(f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {stores.oxigraph_version()}".encode())
     package = Path(__file__).resolve().parent.parent  # all of mif_rdf/
     files = sorted(package.rglob("*.py")) + sorted(p for p in data_dir("context").iterdir() if p.is_file())
     for path in files:
@@ -335,7 +326,7 @@ def _cold(
         # A bulk load leaves dozens of unmerged tables; every later read of the cached database looks
         # through each. Compacting once here (13 s at 100,000 memories) took validation's 55 scans there
         # from 43 to 28 s. Incremental updates add little and leave it to RocksDB's own compaction.
-        oxigraph_store(dataset).optimize()
+        stores.optimize(dataset)
     _save(entry, bundle, kind, stamps, files)
     bundle.cache = CacheReport(entry, "cold", reason=reason)
     return bundle
@@ -481,19 +472,17 @@ def _session_dataset(entry: Path, source: Path | None) -> Dataset:
     if source is not None:
         if not source.is_dir():
             raise _Stale("the cached Oxigraph database is missing")
-        ox.Store.read_only(str(source)).backup(str(session))  # read-only: the cached files stay as they are
-    store = OxigraphStore(store=ox.Store(str(session)))
-    weakref.finalize(store, shutil.rmtree, str(session), True)
-    return new_dataset(store)
+        stores.copy_database(source, session)
+    dataset = stores.oxigraph_dataset(session)
+    weakref.finalize(dataset.store, shutil.rmtree, str(session), True)
+    return dataset
 
 
 def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int]]:
     """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
-    inner = oxigraph_store(dataset)
-    inner.flush()
     fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
     shutil.rmtree(fresh, ignore_errors=True)
-    inner.backup(str(fresh))
+    stores.backup(dataset, fresh)
     shutil.rmtree(target, ignore_errors=True)
     os.replace(fresh, target)
     return _tables(target)

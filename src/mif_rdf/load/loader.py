@@ -34,7 +34,6 @@ from mif_rdf.load.bundle import (
     target_keys,
 )
 from mif_rdf.load.cache import default_cache_dir, load_cached
-from mif_rdf.load.oxigraph_sink import sink_for
 from mif_rdf.load.pipeline import (
     Output,
     PreparedMemory,
@@ -45,6 +44,7 @@ from mif_rdf.load.pipeline import (
     triples,
     worker_count,
 )
+from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem, namespace_uri
 from mif_rdf.nsmodel.model import authority_of

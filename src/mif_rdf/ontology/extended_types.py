@@ -41,7 +41,7 @@ from rdflib.term import Node
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.ontology.binding import BoundOntologies, OntologyReference, bundle_ontologies
 from mif_rdf.ontology.iris import entity_class
 from mif_rdf.ontology.model import EntityTypeDef

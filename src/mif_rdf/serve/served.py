@@ -52,7 +52,7 @@ import pyoxigraph as ox
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.load.loader import fill, relink, reload
-from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.load.stores import oxigraph_store, replace_oxigraph_store
 from mif_rdf.nsmodel.access import local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
@@ -307,9 +307,7 @@ class ServedBundle:
         """
         working = ox.Store()
         working.bulk_extend(self.working.quads_for_pattern(None, None, None, None))
-        self.bundle.dataset.store._store = (
-            working  # oxrdflib's store: the one place it is replaced (see oxigraph_store)
-        )
+        replace_oxigraph_store(self.bundle.dataset, working)
         self.working = working
         store = self._build()
         self._publish(lambda: setattr(self, "store", store))

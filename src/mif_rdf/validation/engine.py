@@ -34,7 +34,8 @@ from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.plugins.stores.memory import Memory
 
 from mif_rdf.core.patterns import PatternError, PatternTimeout, compile_pattern, note_stopped
-from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
+from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, query_dataset, rdflib_term
+from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.validation.order import compare
 
 Check = Callable[[Any], bool]

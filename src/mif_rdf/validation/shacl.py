@@ -35,7 +35,7 @@ from rdflib.namespace import RDF, SH
 
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.load.stores import memory_copy
 from mif_rdf.validation.engine import Unsupported, validate_graph
 
 __all__ = ["Unsupported", "Validation", "run", "validate"]
