@@ -25,9 +25,9 @@ from mif_rdf.load.bundle import EntityRecord as EntityRecord
 from mif_rdf.load.bundle import Link as Link
 from mif_rdf.load.bundle import LoadedBundle as LoadedBundle
 from mif_rdf.load.bundle import MemoryRecord as MemoryRecord
-from mif_rdf.load.bundle import new_dataset as new_dataset
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.revisions import load_at_revision
+from mif_rdf.load.stores import new_dataset as new_dataset
 from mif_rdf.notebook.display import bundle_html
 from mif_rdf.output.export_api import export as _export
 from mif_rdf.output.update import update_bundle

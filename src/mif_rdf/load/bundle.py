@@ -28,7 +28,6 @@ from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.errors import MifRdfError, ProblemLog, Severity, counted
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.load.pipeline import ToRdfEngine
-from mif_rdf.load.stores import new_dataset as new_dataset
 from mif_rdf.source.identity import (
     GRAPH_LAYOUT,
     GRAPH_LINKS,

@@ -68,8 +68,9 @@ from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import PREFIX, process_exists, sweep
 from mif_rdf.core.resources import data_dir
 from mif_rdf.load import stores, termpickle
-from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records, new_dataset
+from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records
 from mif_rdf.load.pipeline import ToRdfEngine
+from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.parse import BundleFiles, discover
 
 StoreKind = TypingLiteral["memory", "oxigraph"]

@@ -30,7 +30,6 @@ from mif_rdf.load.bundle import (
     EntityRecord,
     LoadedBundle,
     MemoryRecord,
-    new_dataset,
     target_keys,
 )
 from mif_rdf.load.cache import default_cache_dir, load_cached
@@ -44,7 +43,7 @@ from mif_rdf.load.pipeline import (
     triples,
     worker_count,
 )
-from mif_rdf.load.stores import sink_for
+from mif_rdf.load.stores import new_dataset, sink_for
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem, namespace_uri
 from mif_rdf.nsmodel.model import authority_of

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from rdflib import Dataset, Graph
+from rdflib.plugins.stores.memory import Memory, SimpleMemory
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.store import Store
 
 from mif_rdf.core.names import STORES
@@ -28,9 +30,8 @@ from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_graph_name, rdflib
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
-    from oxrdflib import OxigraphStore
 except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = OxigraphStore = None
+    ox = None
 
 
 def new_dataset(store: str | Store = "memory") -> Dataset:
@@ -59,6 +60,8 @@ def oxigraph_version() -> str:
 
 def oxigraph_dataset(database: Path) -> Dataset:
     """An empty Dataset on a new Oxigraph database in the folder ``database``."""
+    from oxrdflib import OxigraphStore  # imported here only: oxrdflib costs every other importer time
+
     return new_dataset(OxigraphStore(store=ox.Store(str(database))))
 
 
@@ -73,6 +76,16 @@ def oxigraph_store(graph: object) -> Any:
         return None
     inner = getattr(store, "_inner", None)
     return inner if isinstance(inner, ox.Store) else None
+
+
+def rdflib_memory(graph: Graph) -> bool:
+    """Whether ``graph`` is on rdflib's own memory store, whose queries rdflib's engine evaluates (from a parse)."""
+    return isinstance(graph.store, (Memory, SimpleMemory))
+
+
+def remote_endpoint(graph: Graph) -> bool:
+    """Whether ``graph`` is a remote SPARQL endpoint (rdflib's ``SPARQLStore``), which takes no bindings."""
+    return isinstance(graph.store, SPARQLStore)
 
 
 def replace_oxigraph_store(dataset: Dataset, store: Any) -> None:

@@ -276,7 +276,7 @@ class ServedBundle:
 
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
-        from mif_rdf.load.bundle import new_dataset
+        from mif_rdf.load.stores import new_dataset
 
         fresh = fill(
             type(self.bundle)(
