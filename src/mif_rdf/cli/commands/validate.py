@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         ("-o", args.output),
         ("--write-baseline", args.write_baseline),
         bundle=args.bundle,
-        inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes],
+        inputs=[*_common.ontology_inputs(args.path, args.ontology), *args.shapes],
     )
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
