@@ -35,7 +35,7 @@ from mif_rdf.queries.sparql import run_query
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
-    from mif_rdf.output.export_api import Target
+    from mif_rdf.output.export_api import Destination
     from mif_rdf.output.policy import ExportPolicy
     from mif_rdf.output.update import UpdateResult
 
@@ -57,7 +57,7 @@ class Bundle(LoadedBundle):
 
     def export(
         self,
-        target: Target,
+        target: Destination,
         format: str | None = None,
         *,
         include_local: bool = False,

@@ -34,9 +34,9 @@ from mif_rdf.load.bundle import (
 )
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.pipeline import (
-    Output,
     PreparedMemory,
     ToRdfEngine,
+    TriplesAs,
     complete,
     prepare_memories,
     prepare_memory,
@@ -259,7 +259,7 @@ class _Loader:
         self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
-        self.output: Output = "nquads" if self.sink is not None else "rdflib"
+        self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
 
     def locations(self) -> dict[str, str]:

@@ -52,7 +52,7 @@ T = TypeVar("T")
 #: How a projection becomes triples: the context walker (:mod:`mif_rdf.rdf.tordf`) or pyld's toRdf, the reference.
 ToRdfEngine = TypingLiteral["fast", "pyld"]
 #: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
-Output = TypingLiteral["rdflib", "nquads"]
+TriplesAs = TypingLiteral["rdflib", "nquads"]
 #: Memories per task sent to a worker: large enough to amortize the round trip.
 CHUNK = 64
 #: Below this many memory files a load stays in one process (starting workers costs more).
@@ -75,7 +75,7 @@ class PreparedMemory:
 
 
 def prepare_memory(
-    root: Path, relpath: str, base: str, limits: Limits, engine: ToRdfEngine, output: Output = "rdflib"
+    root: Path, relpath: str, base: str, limits: Limits, engine: ToRdfEngine, output: TriplesAs = "rdflib"
 ) -> PreparedMemory:
     """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
     parsed, problems = read_memory(root, relpath, base, limits)
@@ -89,7 +89,7 @@ def complete(
     base: str,
     engine: ToRdfEngine,
     problems: list[Problem] | None = None,
-    output: Output = "rdflib",
+    output: TriplesAs = "rdflib",
 ) -> PreparedMemory:
     """The rest of :func:`prepare_memory`, for a memory already parsed.
 
@@ -203,7 +203,7 @@ def prepare_memories(
     limits: Limits,
     engine: ToRdfEngine,
     workers: int,
-    output: Output = "rdflib",
+    output: TriplesAs = "rdflib",
 ) -> Iterator[PreparedMemory]: ...
 @overload
 def prepare_memories(
@@ -213,7 +213,7 @@ def prepare_memories(
     limits: Limits,
     engine: ToRdfEngine,
     workers: int,
-    output: Output,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], T],
 ) -> Iterator[T]: ...
 def prepare_memories(
@@ -223,7 +223,7 @@ def prepare_memories(
     limits: Limits,
     engine: ToRdfEngine,
     workers: int,
-    output: Output = "rdflib",
+    output: TriplesAs = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
 ) -> Iterator[Any]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
@@ -277,7 +277,7 @@ def _submit(
     base: str,
     limits: Limits,
     engine: ToRdfEngine,
-    output: Output,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
 ) -> None:
     """Give the pool the next chunk of paths, if any are left."""
@@ -337,7 +337,7 @@ def _prepare_chunk(
     base: str,
     limits: Limits,
     engine: ToRdfEngine,
-    output: Output,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
 ) -> bytes:
     return termpickle.dumps(

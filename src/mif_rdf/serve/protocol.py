@@ -173,7 +173,7 @@ def _query(served: ServedBundle, options: QueryOptions, request: Request, out: O
             "default_graph": [_graph_name(g) for g in default_graphs],
             "named_graphs": [_graph_name(g) for g in named_graphs],
         }
-    _, result = served.read(lambda snap: run_query(snap.store, query, dataset, options))
+    _, result = served.read(lambda snap: start_query(snap.store, query, dataset, options))
     offers = negotiate.GRAPH if isinstance(result, ox.QueryTriples) else negotiate.RESULTS
     offer = negotiate.negotiate(request.headers.get("accept"), offers)
     if offer is None:
@@ -187,7 +187,7 @@ def _query(served: ServedBundle, options: QueryOptions, request: Request, out: O
         del result  # also when the client left mid-answer: freed in this thread
 
 
-def run_query(store: Any, query: str, dataset: dict[str, Any], options: QueryOptions) -> Any:
+def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryOptions) -> Any:
     """Check ``query`` and start it on ``store`` (the one place serve checks and runs a query).
 
     Returns pyoxigraph's lazy result (the engine works as it is read), or
