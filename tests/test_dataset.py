@@ -224,7 +224,7 @@ def check_engines_give_isomorphic_datasets(root: Path) -> None:
 
 def test_the_oxigraph_store_holds_the_same_graphs(example_bundle) -> None:
     """Bulk loading into Oxigraph gives, graph by graph, what the memory store holds."""
-    from mif_rdf.load.oxigraph_sink import sink_for
+    from mif_rdf.load.stores import sink_for
 
     oxigraph = load_bundle(EXAMPLES, store="Oxigraph")
     assert sink_for(oxigraph.dataset) is not None  # the bulk path is the one under test

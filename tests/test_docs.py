@@ -7,7 +7,7 @@ import re
 
 from conftest import REPO
 from mif_rdf.cli.main import build_parser
-from mif_rdf.output.serialize import FORMATS
+from mif_rdf.core.formats import RDF_FORMATS
 
 
 def _all_parsers(parser: argparse.ArgumentParser, name: str = "mif-rdf"):
@@ -26,7 +26,7 @@ def test_every_cli_option_is_documented() -> None:
             for option in action.option_strings:
                 if option not in ("-h", "--help", "--version"):
                     assert option in text, f"{name}: {option} is not in docs/cli.md"
-    for fmt in FORMATS:
+    for fmt in RDF_FORMATS:
         assert fmt in text
 
 

@@ -28,7 +28,7 @@ from rdflib.namespace import Namespace
 
 from conftest import EXAMPLES, memory_text, write_file
 from mif_rdf import load_bundle
-from mif_rdf.serve import Limits, start, stop
+from mif_rdf.serve import ServerLimits, start, stop
 from serve_process import ServeProcess, mixed_requests
 
 VOID = Namespace("http://rdfs.org/ns/void#")
@@ -211,7 +211,7 @@ def test_a_client_that_hangs_up_stops_its_query() -> None:
 
 
 def test_slow_and_oversized_requests_are_dropped() -> None:
-    limits = Limits(head_timeout=1.0, max_head=8192, max_body=1000)
+    limits = ServerLimits(head_timeout=1.0, max_head=8192, max_body=1000)
     server, watcher = start(load_bundle(EXAMPLES, store="oxigraph"), port=0, watch=False, limits=limits)
     try:
         host, port = server.server_address
@@ -343,7 +343,7 @@ def test_compaction_rebuilds_both_stores_without_changing_what_is_served(
         set((q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph()))
         == union
     )
-    from mif_rdf.load.oxigraph_sink import oxigraph_store
+    from mif_rdf.load.stores import oxigraph_store
 
     fresh_store = oxigraph_store(load_bundle(bundle, store="oxigraph").dataset)
     assert served.working is oxigraph_store(served.bundle.dataset) and len(served.working) == len(

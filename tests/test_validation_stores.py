@@ -16,7 +16,7 @@ import pytest
 
 from conftest import FIXTURE_BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
-from mif_rdf.load import oxigraph_sink
+from mif_rdf.load import stores
 from mif_rdf.source.markdown import render_memory, split_frontmatter
 from mif_rdf.source.yamlio import load_yaml
 from mif_rdf.validation import run, shacl
@@ -32,7 +32,7 @@ BREAKERS = (
 )
 
 
-def _findings(root: Path, store: str, engine: run.Engine = "auto") -> list[str]:
+def _findings(root: Path, store: str, engine: run.ShaclEngine = "auto") -> list[str]:
     """Every finding (file, key, value, message, rule, level) of a level-3 validation, sorted."""
     report = validate(load_bundle(root, store=store, progress=False), 3, engine=engine)
     return sorted(json.dumps(problem.to_dict(), sort_keys=True, default=str) for problem in report.results)
@@ -95,14 +95,14 @@ def test_the_fast_engine_reads_oxigraph_without_a_copy(monkeypatch: pytest.Monke
         raise AssertionError("the store was copied into rdflib")
 
     monkeypatch.setattr(shacl, "memory_copy", refuse)
-    monkeypatch.setattr(oxigraph_sink, "memory_copy", refuse)
+    monkeypatch.setattr(stores, "memory_copy", refuse)
     assert validate(bundle, 3, engine="fast").results
 
 
 def test_pyshacl_on_oxigraph_gets_the_literals_as_stored(tmp_path: Path) -> None:
     write_file(tmp_path, "semantic/dated.md", memory_text("dated", created="2026-01-15"))
     bundle = load_bundle(tmp_path, store="oxigraph", progress=False)
-    copy = oxigraph_sink.memory_copy(bundle.dataset)
+    copy = stores.memory_copy(bundle.dataset)
     assert copy is not None
     assert "2026-01-15" in {str(o) for o in copy.objects(None, None)}
     assert _findings(tmp_path, "oxigraph", engine="pyshacl") == _findings(tmp_path, "memory", engine="pyshacl")

@@ -25,9 +25,9 @@ from mif_rdf.load.bundle import EntityRecord as EntityRecord
 from mif_rdf.load.bundle import Link as Link
 from mif_rdf.load.bundle import LoadedBundle as LoadedBundle
 from mif_rdf.load.bundle import MemoryRecord as MemoryRecord
-from mif_rdf.load.bundle import new_dataset as new_dataset
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.revisions import load_at_revision
+from mif_rdf.load.stores import new_dataset as new_dataset
 from mif_rdf.notebook.display import bundle_html
 from mif_rdf.output.export_api import export as _export
 from mif_rdf.output.update import update_bundle
@@ -35,7 +35,7 @@ from mif_rdf.queries.sparql import run_query
 
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
-    from mif_rdf.output.export_api import Target
+    from mif_rdf.output.export_api import Destination
     from mif_rdf.output.policy import ExportPolicy
     from mif_rdf.output.update import UpdateResult
 
@@ -57,7 +57,7 @@ class Bundle(LoadedBundle):
 
     def export(
         self,
-        target: Target,
+        target: Destination,
         format: str | None = None,
         *,
         include_local: bool = False,
@@ -105,7 +105,7 @@ def load_bundle(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,

@@ -32,6 +32,7 @@ from rdflib.term import Node
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.names import PROFILES, SCOPES
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.ontology import bundle_ontologies, compile_ontologies, memory_references, vocabulary
 from mif_rdf.source.identity import GRAPH_INFERENCES, GRAPH_ONTOLOGY, graph_iri
@@ -46,7 +47,6 @@ RDF_SUFFIXES = {
     ".xml": "xml",
     ".jsonld": "json-ld",
 }
-Triple = tuple[Node, Node, Node]
 OntologySource = str | Path | Graph
 
 

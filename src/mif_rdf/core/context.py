@@ -197,6 +197,20 @@ def document_loader(url: str, options: dict[str, Any] | None = None) -> dict[str
     return {"contextUrl": None, "documentUrl": url, "document": context_document(url)}
 
 
+def property_values(value: Any) -> list[Any]:
+    """The values of a JSON-LD property outside a ``@list``: nested arrays are one flat set, as expansion makes them.
+
+    The walker that writes triples and the canonical form round trips compare
+    must read a value alike, so both ask here.
+    """
+    if not isinstance(value, list):
+        return [value]
+    out: list[Any] = []
+    for item in value:
+        out.extend(property_values(item))
+    return out
+
+
 @dataclass(frozen=True)
 class Term:
     """One precompiled term definition."""

@@ -39,7 +39,8 @@ from mif_rdf.core.errors import MifRdfError
 
 #: Seconds one pattern may spend on one text with the fallback engine (RE2 needs no limit).
 DEFAULT_TIME_LIMIT = 0.25
-Engine = Literal["re2", "regex"]
+#: Which regular-expression engine compiled a pattern: RE2 (linear time) or the time-limited fallback.
+RegexEngine = Literal["re2", "regex"]
 _FLAGS = {"i": "i", "m": "m", "s": "s", "x": "x"}
 
 
@@ -92,7 +93,7 @@ class SafePattern:
 
     source: str
     flags: str
-    engine: Engine
+    engine: RegexEngine
     time_limit: float
     _compiled: Any = field(repr=False)  # an re2 or a regex pattern (neither library is annotated)
 

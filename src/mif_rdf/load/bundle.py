@@ -23,14 +23,11 @@ from typing import Any
 from typing import Literal as TypingLiteral
 
 from rdflib import Dataset, Graph, URIRef
-from rdflib.store import Store
 
 from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.errors import MifRdfError, ProblemLog, Severity, counted
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
-from mif_rdf.core.names import STORES
-from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.source.identity import (
     GRAPH_LAYOUT,
     GRAPH_LINKS,
@@ -128,7 +125,7 @@ class LoadedBundle:
     #: Everything loaded, ``_local`` memories included (spec 10.2: they never leave the machine):
     #: write files with :meth:`export`, not ``dataset.serialize``.
     dataset: Dataset
-    engine: Engine = "fast"
+    engine: ToRdfEngine = "fast"
     config: dict[str, Any] = field(default_factory=dict)
     problems: ProblemLog = field(default_factory=ProblemLog)
     limits: Limits = DEFAULT_LIMITS
@@ -226,17 +223,3 @@ def target_keys(
         if isinstance(rel, dict) and isinstance(rel.get("target"), str) and isinstance(rel.get("type"), str):
             if types is None or canonical_relationship_name(rel["type"]) in types:
                 yield index, rel, resolve_target(rel["target"], doc_iri, base).split("#", 1)[0]
-
-
-def new_dataset(store: str | Store = "memory") -> Dataset:
-    """An empty Dataset whose queries see the union of all graphs.
-
-    ``store`` is ``"memory"``, ``"oxigraph"`` (needs oxrdflib), any rdflib
-    store plugin name, or a store instance.  The project's prefixes are bound,
-    ``dc:`` to DCMI terms as the loader writes them (rdflib's own default binds
-    ``dc:`` to the older elements namespace, which would make
-    ``dataset.query("... dc:title ...")`` silently find nothing).
-    """
-    dataset = Dataset(store=STORES.get(store.lower(), store) if isinstance(store, str) else store, default_union=True)
-    bind_prefixes(dataset)
-    return dataset

@@ -57,8 +57,8 @@ from rdflib.store import Store
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, ProblemLog
 from mif_rdf.core.limits import Limits
-from mif_rdf.load import termpickle
-from mif_rdf.load.bundle import CacheReport, LoadedBundle, Records, new_dataset
+from mif_rdf.load import stores, termpickle
+from mif_rdf.load.bundle import CacheReport, LoadedBundle, Records
 from mif_rdf.load.cache_entry import (
     CACHE_FORMAT,
     Stamp,
@@ -76,14 +76,9 @@ from mif_rdf.load.cache_entry import (
     entry_dir,
 )
 from mif_rdf.load.cache_sessions import _checkpoint_into, _prune_sessions, _session_dataset, _tables
-from mif_rdf.load.oxigraph_sink import oxigraph_store
-from mif_rdf.load.pipeline import Engine
+from mif_rdf.load.pipeline import ToRdfEngine
+from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.discover import BundleFiles, discover
-
-try:  # the oxigraph extra is optional
-    import pyoxigraph as ox
-except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = None  # type: ignore[assignment]
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 
@@ -107,7 +102,7 @@ def load_cached(
     root: Path,
     base: str,
     *,
-    engine: Engine,
+    engine: ToRdfEngine,
     store: str | Store,
     limits: Limits,
     cache_dir: Path,
@@ -140,7 +135,7 @@ def store_kind(store: str | Store) -> StoreKind:
     if isinstance(store, str) and store.lower() in ("default", "memory"):
         return "memory"
     if isinstance(store, str) and store.lower() == "oxigraph":
-        if ox is None:
+        if not stores.oxigraph_installed():
             raise MifRdfError("the Oxigraph store needs the oxigraph extra: pip install 'mif-rdf[oxigraph]'")
         return "oxigraph"
     raise MifRdfError(f"the cache works with the default (memory) and Oxigraph stores, not {store!r}")
@@ -148,7 +143,7 @@ def store_kind(store: str | Store) -> StoreKind:
 
 # -- warm ---------------------------------------------------------------------------
 def _warm(
-    steps: _Steps, entry: Path, root: Path, base: str, engine: Engine, kind: StoreKind, limits: Limits
+    steps: _Steps, entry: Path, root: Path, base: str, engine: ToRdfEngine, kind: StoreKind, limits: Limits
 ) -> LoadedBundle:
     manifest = _read_manifest(entry)
     files = discover(root)
@@ -223,7 +218,7 @@ def _cold(
     entry: Path,
     root: Path,
     base: str,
-    engine: Engine,
+    engine: ToRdfEngine,
     kind: StoreKind,
     limits: Limits,
     reason: str,
@@ -245,7 +240,7 @@ def _cold(
         # A bulk load leaves dozens of unmerged tables; every later read of the cached database looks
         # through each. Compacting once here pays for itself on the first validation (figures in
         # docs/performance.md). Incremental updates add little and leave it to RocksDB's own compaction.
-        oxigraph_store(dataset).optimize()
+        stores.optimize(dataset)
     _save(entry, bundle, kind, stamps, files)
     bundle.cache = CacheReport(entry, "cold", reason=reason)
     return bundle

@@ -29,12 +29,8 @@ from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import PREFIX
 from mif_rdf.core.resources import data_dir
+from mif_rdf.load import stores
 from mif_rdf.load.bundle import RecordMaps
-
-try:  # the oxigraph extra is optional
-    import pyoxigraph as ox
-except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = None  # type: ignore[assignment]
 
 #: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
 #: 4: the records' classes moved to mif_rdf.load.bundle, so older pickles name modules that are gone;
@@ -85,9 +81,7 @@ def entry_dir(cache_dir: Path, root: Path, base: str, engine: str, kind: str, li
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of everything that decides what a load produces: sources, contexts, library versions."""
-    digest = hashlib.sha256(
-        f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {getattr(ox, '__version__', '-')}".encode()
-    )
+    digest = hashlib.sha256(f"{CACHE_FORMAT} {sys.version} {rdflib.__version__} {stores.oxigraph_version()}".encode())
     package = Path(__file__).resolve().parent.parent  # all of mif_rdf/
     files = sorted(package.rglob("*.py")) + sorted(p for p in data_dir("context").iterdir() if p.is_file())
     for path in files:

@@ -17,16 +17,8 @@ from pathlib import Path
 from rdflib import Dataset
 
 from mif_rdf.core.outputs import PREFIX, process_exists, sweep
-from mif_rdf.load.bundle import new_dataset
+from mif_rdf.load import stores
 from mif_rdf.load.cache_entry import _Stale
-from mif_rdf.load.oxigraph_sink import oxigraph_store
-
-try:  # the oxigraph extra is optional
-    import pyoxigraph as ox
-    from oxrdflib import OxigraphStore
-except ImportError:  # pragma: no cover - exercised only without the extra
-    ox = None  # type: ignore[assignment]
-    OxigraphStore = None  # type: ignore[assignment, misc]
 
 
 # -- Oxigraph sessions ---------------------------------------------------------------
@@ -41,19 +33,17 @@ def _session_dataset(entry: Path, source: Path | None) -> Dataset:
     if source is not None:
         if not source.is_dir():
             raise _Stale("the cached Oxigraph database is missing")
-        ox.Store.read_only(str(source)).backup(str(session))  # read-only: the cached files stay as they are
-    store = OxigraphStore(store=ox.Store(str(session)))
-    weakref.finalize(store, shutil.rmtree, str(session), True)
-    return new_dataset(store)
+        stores.copy_database(source, session)
+    dataset = stores.oxigraph_dataset(session)
+    weakref.finalize(dataset.store, shutil.rmtree, str(session), True)
+    return dataset
 
 
 def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int]]:
     """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
-    inner = oxigraph_store(dataset)
-    inner.flush()
     fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
     shutil.rmtree(fresh, ignore_errors=True)
-    inner.backup(str(fresh))
+    stores.backup(dataset, fresh)
     shutil.rmtree(target, ignore_errors=True)
     os.replace(fresh, target)
     return _tables(target)

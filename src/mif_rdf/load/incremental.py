@@ -12,13 +12,13 @@ from __future__ import annotations
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
 from mif_rdf.rdf.jsonld_source import is_projection, pair_twins
 from mif_rdf.rdf.layout import layout_triples
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.discover import is_entity_path, loadable
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory

@@ -6,9 +6,9 @@ from rdflib import Literal, URIRef
 
 from mif_rdf.core.context import is_absolute_iri, is_valid_iri
 from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_iri
 
 

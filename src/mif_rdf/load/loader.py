@@ -18,11 +18,12 @@ from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.progress import progress_bar
-from mif_rdf.load.bundle import LoadedBundle, new_dataset
+from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
-from mif_rdf.load.pipeline import Engine, prepare_memories, worker_count
+from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories, worker_count
 from mif_rdf.load.stages import _Loader, check_projections
+from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.discover import BundleFiles, discover
 from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem, normalize_base_iri
 from mif_rdf.source.parse import bundle_base_iri, parse_config
@@ -34,7 +35,7 @@ def load(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
@@ -76,7 +77,7 @@ def open_bundle(
     root: str | Path,
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     store: str | Store = "memory",
     limits: Limits = DEFAULT_LIMITS,
     into: type[LoadedBundle] = LoadedBundle,

@@ -6,7 +6,7 @@ arrive as N-Quads text (:func:`mif_rdf.rdf.tordf.document_nquads`), which
 Oxigraph parses in Rust, many memories per call; the few graphs built as
 rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
 terms and written with ``bulk_extend``.  Anything unexpected about the store
-(another oxrdflib version) means no sink, and the loader falls back to ``addN``.
+(another oxrdflib version) means no sink (:func:`mif_rdf.load.stores.sink_for`), and the loader falls back to ``addN``.
 
 Text goes in through ``Store.bulk_load`` (3x faster than ``load`` into an
 on-disk database, as fast in memory).  A batch Oxigraph refuses (it cannot
@@ -23,7 +23,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
+from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 try:  # the oxigraph extra is optional
@@ -98,26 +98,13 @@ class OxigraphSink:
         raise TypeError(f"cannot store {node!r} in Oxigraph")
 
 
-def oxigraph_store(graph: object) -> Any:
-    """The pyoxigraph ``Store`` under ``graph`` when its store is oxrdflib's ``OxigraphStore``, else None.
-
-    The one place that looks under oxrdflib: anything unexpected (another
-    oxrdflib version) means None, and callers fall back to the rdflib API.
-    """
-    store = getattr(graph, "store", None)
-    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
-        return None
-    inner = getattr(store, "_inner", None)
-    return inner if isinstance(inner, ox.Store) else None
-
-
 def query_dataset(graph: Graph) -> dict[str, Any]:
     """The default graph rdflib would ask Oxigraph for (its ``query_graph``), as ``Store.query`` options."""
-    name = _graph_name(graph)
+    name = oxigraph_graph_name(graph)
     return {"use_default_graph_as_union": True} if name is None else {"default_graph": name}
 
 
-def _graph_name(graph: Graph) -> Any:
+def oxigraph_graph_name(graph: Graph) -> Any:
     """The pyoxigraph graph name of ``graph``: None for a Dataset that reads its union, else its default
     context (a Dataset) or its own name (a named graph)."""
     if graph.default_union:
@@ -164,30 +151,3 @@ def rdflib_terms() -> Callable[[Any], Any]:
         return found
 
     return term
-
-
-def memory_copy(graph: Graph) -> Graph | None:
-    """An Oxigraph-backed graph (a Dataset: its union) as an rdflib memory Graph, or None for other stores.
-
-    For code that asks one triple pattern at a time (pyshacl, the report's
-    key paths): oxrdflib answers each by converting every term it returns,
-    with rdflib's literal normalization, many times slower than one bulk
-    read.  The terms are those of :func:`rdflib_terms` (lexical forms kept).
-    mif-rdf's own SHACL engine reads the store directly and needs no copy.
-    """
-    inner = oxigraph_store(graph)
-    if inner is None:
-        return None
-    term = rdflib_terms()
-    copy = Graph()
-    copy.addN(
-        (term(q.subject), term(q.predicate), term(q.object), copy)
-        for q in inner.quads_for_pattern(None, None, None, _graph_name(graph))
-    )
-    return copy
-
-
-def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
-    """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
-    inner = oxigraph_store(dataset)
-    return None if inner is None else OxigraphSink(inner, on_failure)

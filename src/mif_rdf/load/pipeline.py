@@ -37,20 +37,22 @@ from typing import Literal as TypingLiteral
 from mif_rdf.core.errors import Problem
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import process_exists
+from mif_rdf.core.statements import Triple
 from mif_rdf.load import termpickle
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
 from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.rdf.projection import Projection, project_memory
 from mif_rdf.rdf.reference import pyld_graph
-from mif_rdf.rdf.tordf import Triple, document_nquads, document_triples
+from mif_rdf.rdf.tordf import document_nquads, document_triples
 from mif_rdf.source.identity import document_iri, memory_iri
 from mif_rdf.source.integrity import hash_problems
 from mif_rdf.source.parse import ParsedMemory
 
 T = TypeVar("T")
-Engine = TypingLiteral["fast", "pyld"]
+#: How a projection becomes triples: the context walker (:mod:`mif_rdf.rdf.tordf`) or pyld's toRdf, the reference.
+ToRdfEngine = TypingLiteral["fast", "pyld"]
 #: What a prepared memory carries: rdflib triples, or N-Quads text for Oxigraph to parse.
-Output = TypingLiteral["rdflib", "nquads"]
+TriplesAs = TypingLiteral["rdflib", "nquads"]
 #: Memories per task sent to a worker: large enough to amortize the round trip.
 CHUNK = 64
 #: Below this many memory files a load stays in one process (starting workers costs more).
@@ -73,7 +75,7 @@ class PreparedMemory:
 
 
 def prepare_memory(
-    root: Path, relpath: str, base: str, limits: Limits, engine: Engine, output: Output = "rdflib"
+    root: Path, relpath: str, base: str, limits: Limits, engine: ToRdfEngine, output: TriplesAs = "rdflib"
 ) -> PreparedMemory:
     """Read, parse, check, project and turn one memory file (``.md``, or ``.jsonld``: its JSON-LD form) into triples."""
     parsed, problems = read_memory(root, relpath, base, limits)
@@ -83,7 +85,11 @@ def prepare_memory(
 
 
 def complete(
-    parsed: ParsedMemory, base: str, engine: Engine, problems: list[Problem] | None = None, output: Output = "rdflib"
+    parsed: ParsedMemory,
+    base: str,
+    engine: ToRdfEngine,
+    problems: list[Problem] | None = None,
+    output: TriplesAs = "rdflib",
 ) -> PreparedMemory:
     """The rest of :func:`prepare_memory`, for a memory already parsed.
 
@@ -108,7 +114,7 @@ def complete(
     return prepared
 
 
-def triples(projection: Projection, engine: Engine) -> list[Triple]:
+def triples(projection: Projection, engine: ToRdfEngine) -> list[Triple]:
     """The triples of a projection document: the fast walker, or pyld's toRdf (the reference)."""
     if engine == "pyld":
         return list(pyld_graph(projection.document, projection.doc_iri))
@@ -191,7 +197,13 @@ def _as_is(prepared: PreparedMemory) -> PreparedMemory:
 
 @overload
 def prepare_memories(
-    root: Path, relpaths: list[str], base: str, limits: Limits, engine: Engine, workers: int, output: Output = "rdflib"
+    root: Path,
+    relpaths: list[str],
+    base: str,
+    limits: Limits,
+    engine: ToRdfEngine,
+    workers: int,
+    output: TriplesAs = "rdflib",
 ) -> Iterator[PreparedMemory]: ...
 @overload
 def prepare_memories(
@@ -199,9 +211,9 @@ def prepare_memories(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     workers: int,
-    output: Output,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], T],
 ) -> Iterator[T]: ...
 def prepare_memories(
@@ -209,9 +221,9 @@ def prepare_memories(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
+    engine: ToRdfEngine,
     workers: int,
-    output: Output = "rdflib",
+    output: TriplesAs = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
 ) -> Iterator[Any]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
@@ -264,8 +276,8 @@ def _submit(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
-    output: Output,
+    engine: ToRdfEngine,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
 ) -> None:
     """Give the pool the next chunk of paths, if any are left."""
@@ -324,8 +336,8 @@ def _prepare_chunk(
     relpaths: list[str],
     base: str,
     limits: Limits,
-    engine: Engine,
-    output: Output,
+    engine: ToRdfEngine,
+    output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
 ) -> bytes:
     return termpickle.dumps(

@@ -14,16 +14,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from rdflib import Literal, URIRef
 
 from mif_rdf.core.errors import Problem
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
 from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
-from mif_rdf.load.oxigraph_sink import sink_for
-from mif_rdf.load.pipeline import Output, PreparedMemory, complete, prepare_memory, triples
+from mif_rdf.load.pipeline import PreparedMemory, TriplesAs, complete, prepare_memory, triples
+from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
@@ -37,7 +37,7 @@ class _Loader:
         self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
         self.sink = sink_for(bundle.dataset, self.refused)  # bulk loading on Oxigraph; call flush() when done
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
-        self.output: Output = "nquads" if self.sink is not None else "rdflib"
+        self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
 
     def locations(self) -> dict[str, str]:

@@ -26,11 +26,11 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, RDFS, XSD
 
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.core.statements import Triple
 from mif_rdf.nsmodel.model import Agreement, NamespaceModel, segments
 from mif_rdf.source.identity import graph_iri, memory_iri
 
 GRAPH_NAMESPACES, GRAPH_INHERITED = "namespaces", "inherited"
-Triple = tuple[Any, Any, Any]
 
 
 def node(base: str, kind: str, name: str) -> URIRef:

@@ -39,16 +39,15 @@ from rdflib.namespace import RDF, RDFS
 from rdflib.term import Node
 
 from mif_rdf.core.namespaces import MIF
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.ontology.binding import BoundOntologies, OntologyReference, bundle_ontologies
 from mif_rdf.ontology.iris import entity_class
 from mif_rdf.ontology.model import EntityTypeDef
 from mif_rdf.ontology.namespace_tree import NamespaceTree, normalized_namespace, root_type
 from mif_rdf.ontology.resolution import ResolvedOntology
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
-
-Triple = tuple[Node, Node, Node]
 
 
 def _singulars(segment: str) -> set[str]:

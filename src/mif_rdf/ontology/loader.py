@@ -18,7 +18,6 @@ import yaml
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import ONTOLOGY_LIMITS, yaml_shape_problem
 from mif_rdf.ontology.model import (
-    BASE_TYPES,
     EntityTypeDef,
     FieldDef,
     NamespaceDef,
@@ -27,7 +26,7 @@ from mif_rdf.ontology.model import (
     RelationshipDef,
     TraitDef,
 )
-from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.source.identity import BASE_TYPES, canonical_relationship_name
 from mif_rdf.source.yamlio import load_yaml, yaml_error_line
 
 ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")

@@ -14,7 +14,6 @@ from typing import Any
 
 from mif_rdf.core.errors import Problem, Severity
 
-BASE_TYPES = ("semantic", "episodic", "procedural")
 #: Rules of the warnings that ``--strict`` (``compile_ontologies(strict=True)``) turns into errors:
 #: two definitions disagree and a precedence of docs/ontology.md chose one, or a trait is undefined.
 PRECEDENCE = "ontology-precedence"

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mif_rdf.ontology.model import BASE_TYPES, NamespaceDef
+from mif_rdf.ontology.model import NamespaceDef
 from mif_rdf.ontology.resolution import ResolvedOntology
+from mif_rdf.source.identity import BASE_TYPES
 
 
 def normalized_namespace(namespace: str) -> str:

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
     from mif_rdf.validation.baseline import Comparison
 
-FORMATS = ("text", "json", "markdown")
-
 
 @dataclass
 class MemoryChange:

@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle
 
 #: Where an export goes: a file name (its extension names the format) or a binary stream.
-Target = Union[str, "os.PathLike[str]", IO[bytes]]
+Destination = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
 def export(
     bundle: LoadedBundle,
-    target: Target,
+    target: Destination,
     format: str | None = None,
     *,
     include_local: bool = False,

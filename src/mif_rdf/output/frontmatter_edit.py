@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, load_yaml
+from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, dump_yaml_flow, load_yaml
 
 Edit = tuple[int, int, str]  # replace text[start:end] with the string
 
@@ -252,20 +252,9 @@ def _inline(value: Any) -> str | None:
     return dumped[3:-1]
 
 
-class _FlowDumper(yaml.SafeDumper):
-    """Flow style on one line, timestamps unquoted (as :mod:`mif_rdf.source.yamlio` writes them)."""
-
-
-_FlowDumper.add_representer(
-    YamlTimestamp, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
-)
-
-
 def _flow(value: Any) -> str:
     """The one-line flow spelling of a value (``[a, b]``); the caller's re-parse checks it."""
-    dumped = yaml.dump(
-        {"k": value}, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False
-    )
+    dumped = dump_yaml_flow({"k": value})
     if not dumped.startswith("{k: ") or not dumped.endswith("}\n") or dumped.count("\n") != 1:
         raise _Coarser("no one-line flow spelling")
     return dumped[4:-2]

@@ -41,7 +41,7 @@ PROVENANCE, SOURCE_TYPE, EXTERNAL_IMPORT = (
     URIRef(MIF_NS + "ExternalImport"),
 )
 #: Spec 18.3's trust levels, lowest first.
-TRUST_ORDER = tuple(
+TRUST_IRIS = tuple(
     URIRef(MIF_NS + name)
     for name in ("Uncertain", "LowConfidence", "ModerateConfidence", "HighConfidence", "UserStated", "Verified")
 )
@@ -117,7 +117,7 @@ def _raised_trust(bundle: LoadedBundle, name: str, graph: Graph) -> list[Problem
     """A refusal when the imported graph has a higher trustLevel than the memory (spec 18.3: never raised)."""
 
     def rank(levels: Iterable[Node]) -> int:
-        found = [TRUST_ORDER.index(level) for level in levels if level in TRUST_ORDER]
+        found = [TRUST_IRIS.index(level) for level in levels if level in TRUST_IRIS]
         return max(found, default=-1)
 
     old = rank(bundle.dataset.graph(URIRef(name)).objects(None, TRUST_LEVEL))
@@ -127,7 +127,7 @@ def _raised_trust(bundle: LoadedBundle, name: str, graph: Graph) -> list[Problem
         return [
             Problem(
                 record.relpath,
-                f"the import would raise trustLevel from {TRUST_ORDER[old].split('/')[-1]} to {TRUST_ORDER[new].split('/')[-1]}; "
+                f"the import would raise trustLevel from {TRUST_IRIS[old].split('/')[-1]} to {TRUST_IRIS[new].split('/')[-1]}; "
                 "an import never raises trust (spec 18.3), nothing written",
                 Severity.ERROR,
                 key="provenance.trustLevel",

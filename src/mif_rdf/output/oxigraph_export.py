@@ -32,7 +32,8 @@ from rdflib.term import IdentifiedNode
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.formats import QUAD_FORMATS
 from mif_rdf.core.namespaces import PREFIXES
-from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, oxigraph_store
+from mif_rdf.load.oxigraph_sink import OxigraphSink, ox
+from mif_rdf.load.stores import oxigraph_store
 
 #: mif-rdf's format names -> pyoxigraph's (attribute names of ``RdfFormat``): every format is written natively.
 _FORMATS = {

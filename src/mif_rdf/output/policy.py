@@ -52,7 +52,9 @@ from rdflib.term import IdentifiedNode, Node
 
 from mif_rdf.core.context import mif_context
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.load.bundle import LoadedBundle, Records, new_dataset
+from mif_rdf.core.statements import Quad, Triple
+from mif_rdf.load.bundle import LoadedBundle, Records
+from mif_rdf.load.stores import new_dataset
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
 from mif_rdf.nsmodel.graphs import GRAPH_NAMESPACES
 from mif_rdf.output.serialize import rdfxml_refusal, serialize_bundle, write_quads
@@ -63,8 +65,6 @@ if TYPE_CHECKING:
 
 #: Spec 12.2 trust levels, lowest first.
 TRUST_ORDER = ("uncertain", "low_confidence", "moderate_confidence", "high_confidence", "user_stated", "verified")
-Triple = tuple[Any, Any, Any]
-Quad = tuple[Any, Any, Any, Any]
 
 
 @dataclass

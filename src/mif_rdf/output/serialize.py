@@ -30,13 +30,12 @@ from mif_rdf.core.namespaces import PREFIXES, bind_prefixes
 from mif_rdf.load.bundle import LoadedBundle
 
 #: CLI format names -> rdflib serializer names (:mod:`mif_rdf.core.formats` has their other spellings).
-FORMATS = RDF_FORMATS
 
 
 def serialize_bundle(bundle: LoadedBundle, fmt: str, out: IO[bytes]) -> None:
-    """Write the bundle's dataset to a binary stream in one of :data:`FORMATS`."""
-    if fmt not in FORMATS:
-        raise MifRdfError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    """Write the bundle's dataset to a binary stream in one of :data:`RDF_FORMATS`."""
+    if fmt not in RDF_FORMATS:
+        raise MifRdfError(f"unknown format {fmt!r}; choose one of {', '.join(RDF_FORMATS)}")
     if fmt == "json-ld":
         out.write(json.dumps(bundle_jsonld(bundle), indent=2, ensure_ascii=False).encode("utf-8"))
         out.write(b"\n")
@@ -65,7 +64,7 @@ def write_graph_as(graph: Graph, fmt: str, out: IO[bytes]) -> None:
             f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt .jsonld .rdf)"
         )
     try:
-        graph.serialize(out, format=FORMATS[fmt], encoding="utf-8")
+        graph.serialize(out, format=RDF_FORMATS[fmt], encoding="utf-8")
     except ValueError as exc:  # rdflib's RDF/XML writer: "Can't split <iri>"
         raise rdfxml_refusal(str(exc)) from None
 

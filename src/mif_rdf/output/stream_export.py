@@ -40,10 +40,11 @@ from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
+from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
 from mif_rdf.load.loader import memory_files, open_bundle
-from mif_rdf.load.pipeline import Engine, PreparedMemory, complete, prepare_memories, triples, worker_count
+from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
 from mif_rdf.nsmodel.access import Withheld, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
@@ -61,7 +62,6 @@ from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_triples
-from mif_rdf.rdf.tordf import Triple
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
@@ -112,7 +112,7 @@ def stream_nquads(
     out: IO[bytes],
     *,
     base_iri: str | None = None,
-    engine: Engine = "fast",
+    engine: ToRdfEngine = "fast",
     limits: Limits = DEFAULT_LIMITS,
     workers: int | None = None,
     progress: bool | None = None,
@@ -193,7 +193,7 @@ def _streamed(
     prepared: PreparedMemory,
     *,
     base: str,
-    engine: Engine,
+    engine: ToRdfEngine,
     with_hashes: bool,
     layout: URIRef,
     audience: Audience | None = None,

@@ -42,6 +42,7 @@ from pyld.canon import URDNA2015
 from rdflib import BNode, Graph, Literal, URIRef
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.statements import Triple
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.remote.gsp import GraphStore, Response, insert_triples, iri_ref
 from mif_rdf.source.identity import graph_iri
@@ -56,7 +57,6 @@ _RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 #: Only formats that cannot make the parser fetch anything: JSON-LD could name a remote or ``file:``
 #: context, RDF/XML an external entity; the manifest is asked for as N-Triples or Turtle.
 _PARSERS = {"application/n-triples": "nt", "text/plain": "nt", "text/turtle": "turtle"}
-Triple = tuple[Any, Any, Any]
 
 
 def manifest_iri(base_iri: str) -> str:

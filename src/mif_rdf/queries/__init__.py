@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from mif_rdf.core.names import RESULT_FORMATS
 from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 from mif_rdf.queries.helpers import (
     TRUST_LEVELS,
@@ -36,12 +37,16 @@ from mif_rdf.queries.helpers import (
     valid_at,
 )
 from mif_rdf.queries.native import select
-from mif_rdf.queries.results import FORMATS, Table, compact_iri, format_result, python_value
+from mif_rdf.queries.results import Table, compact_iri, format_result, python_value
 from mif_rdf.queries.sparql import INIT_NS, QuerySyntaxError, check_query_safety, run_query, run_update
+
+#: The result formats of :func:`format_result`; ``FORMATS`` is the name users have imported it by.
+FORMATS = RESULT_FORMATS
 
 __all__ = [
     "FORMATS",
     "INIT_NS",
+    "RESULT_FORMATS",
     "TRUST_LEVELS",
     "QuerySyntaxError",
     "Table",

@@ -87,7 +87,7 @@ def _created(graph: Any, memory: URIRef) -> Any:
     return term.toPython() if isinstance(term, Literal) else None
 
 
-def valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
+def sparql_valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
     graph, memory, moment = _arguments(e, ctx)
     start, until, profile = _times(graph, memory)
     bounds = [_time_value(start), _time_value(until)]
@@ -101,7 +101,7 @@ def valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
     return Literal(holds)
 
 
-def freshness(e: Expr, ctx: FrozenBindings) -> Literal:
+def sparql_freshness(e: Expr, ctx: FrozenBindings) -> Literal:
     graph, memory, moment = _arguments(e, ctx)
     try:
         strength = _times(graph, memory)[2].strength_at(moment)
@@ -112,8 +112,8 @@ def freshness(e: Expr, ctx: FrozenBindings) -> Literal:
     return Literal(strength, datatype=XSD.double)
 
 
-register_custom_function(VALID_AT, valid_at, override=True, raw=True)
-register_custom_function(FRESHNESS, freshness, override=True, raw=True)
+register_custom_function(VALID_AT, sparql_valid_at, override=True, raw=True)
+register_custom_function(FRESHNESS, sparql_freshness, override=True, raw=True)
 register_custom_function(
-    STRENGTH_AT, freshness, override=True, raw=True
+    STRENGTH_AT, sparql_freshness, override=True, raw=True
 )  # the name for the same spec 9.2 strength

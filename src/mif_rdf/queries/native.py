@@ -54,8 +54,9 @@ from rdflib.term import Node, XSDToPython
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_store, query_dataset
+from mif_rdf.load.oxigraph_sink import OxigraphSink, query_dataset
 from mif_rdf.load.pipeline import usable_cores
+from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.queries.columns import Columns, Shape
 from mif_rdf.queries.results import Table, python_value
 from mif_rdf.queries.sparql import (

@@ -35,7 +35,6 @@ from mif_rdf.queries.sparql import sparql_term
 if TYPE_CHECKING:
     import pandas
 
-FORMATS = RESULT_FORMATS
 #: Longest cell the ``table`` format shows before cutting it short.
 CELL_WIDTH = 60
 _PYTHON_TYPES = (bool, int, float, Decimal, datetime, date)
@@ -108,9 +107,9 @@ def python_value(term: Node | None) -> Any:
 
 
 def format_result(result: Result, fmt: str) -> str:
-    """``result`` as text in one of :data:`FORMATS`."""
-    if fmt not in FORMATS:
-        raise MifRdfError(f"unknown result format {fmt!r}: use one of {', '.join(FORMATS)}")
+    """``result`` as text in one of :data:`RESULT_FORMATS`."""
+    if fmt not in RESULT_FORMATS:
+        raise MifRdfError(f"unknown result format {fmt!r}: use one of {', '.join(RESULT_FORMATS)}")
     if result.type == "ASK":
         if fmt == "json":
             return json.dumps({"head": {}, "boolean": bool(result.askAnswer)}) + "\n"

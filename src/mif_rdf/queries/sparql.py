@@ -29,8 +29,6 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
-from rdflib.plugins.stores.memory import Memory, SimpleMemory
-from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import Identifier, Node
 
@@ -40,6 +38,7 @@ from mif_rdf.core.limits import MAX_QUERY_BYTES, MAX_QUERY_DEPTH
 from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
 from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.load.stores import rdflib_memory, remote_endpoint
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -108,7 +107,7 @@ def run_query(
     query, bindings = bind_for_store(graph, query, bindings or {})
     check_unicode(query, *map(str, bindings.values()))
     try:
-        if isinstance(graph.store, (Memory, SimpleMemory)):
+        if rdflib_memory(graph):
             return graph.query(_parsed(query), initBindings=dict(bindings))
         return graph.query(query, initNs=INIT_NS, initBindings=dict(bindings))
     except ParseBaseException as exc:
@@ -308,7 +307,7 @@ def bind_for_store(graph: Graph, query: str, bindings: Bindings) -> tuple[str, B
     ``WHERE {`` group: the query's author guarantees that this is the outer
     group (no ``WHERE {`` in a comment or string before it).
     """
-    if not bindings or not isinstance(graph.store, SPARQLStore):
+    if not bindings or not remote_endpoint(graph):
         return query, bindings
     return values_first(query, bindings), {}
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context
+from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, property_values
 
 _MIRRORS = (("timestamp", ("modified", "created")), ("description", ("summary",)))
 
@@ -85,7 +85,7 @@ class _Canon:
             return ("list", self.items(value, coerce, ctx))
         if container == "@index" and isinstance(value, dict):
             value = list(value.values())  # JSON-LD keeps an index map's values, not its keys
-        canon = self.items(_flatten(value), coerce, ctx)
+        canon = self.items(property_values(value), coerce, ctx)
         return (
             "set",
             sorted({json.dumps(c, sort_keys=True, default=str) for c in canon}),
@@ -113,10 +113,3 @@ class _Canon:
 
 #: What ``null`` and ``[]`` make in JSON-LD: no value, as if the key were absent.
 _NOTHING: tuple[str, list[Any]] = ("set", [])
-
-
-def _flatten(value: Any) -> list[Any]:
-    """The values of a JSON-LD property: nested arrays are one flat set."""
-    if not isinstance(value, list):
-        return [value]
-    return [leaf for item in value for leaf in _flatten(item)]

@@ -20,9 +20,10 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context
+from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context, property_values
 
-Triple = tuple[Any, Any, Any]
+#: A triple the walker writes: rdflib terms, or N-Triples term text under :class:`NQuadsTerms`.
+WalkedTriple = tuple[Any, Any, Any]
 _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(XSD.string)
 _XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
 _RDF_JSON_IRI = str(RDF) + "JSON"
@@ -125,7 +126,7 @@ class Walker:
     def __init__(self, base: str, terms: Terms | None = None) -> None:
         self.base = base
         self.terms = terms if terms is not None else RdflibTerms()
-        self.triples: list[Triple] = []
+        self.triples: list[WalkedTriple] = []
         self.labels: dict[str, Any] = {}  # the document's own blank node labels: scoped to it, as in JSON-LD
 
     def node(self, obj: dict[str, Any], ctx: ActiveContext) -> Any:
@@ -177,7 +178,7 @@ class Walker:
         if container == "@list" and isinstance(value, list):
             self.triples.append((subject, predicate, self.list(value, coerce, ctx)))
             return
-        for item in _flatten(value):
+        for item in property_values(value):
             obj = self.object(item, coerce, ctx)
             if obj is not None:
                 self.triples.append((subject, predicate, obj))
@@ -262,16 +263,7 @@ def _typed_lexical(value: Any, datatype: str | None) -> tuple[str, str | None]:
     return str(value), datatype
 
 
-def _flatten(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        return [value]
-    out: list[Any] = []
-    for item in value:
-        out.extend(_flatten(item))
-    return out
-
-
-def document_triples(document: dict[str, Any], base: str, terms: Terms | None = None) -> list[Triple]:
+def document_triples(document: dict[str, Any], base: str, terms: Terms | None = None) -> list[WalkedTriple]:
     """Triples of one projection document (the graph pyld's toRdf gives, by value), as rdflib nodes by default."""
     local = document.get("@context")
     ctx = mif_context() if local == projection_context() else ActiveContext({}, None).with_context(local)

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Sequence
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.serve.access import Access
-from mif_rdf.serve.http import Limits
-from mif_rdf.serve.protocol import Options
+from mif_rdf.serve.http import ServerLimits
+from mif_rdf.serve.protocol import QueryOptions
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.server import BundleServer
 from mif_rdf.serve.watch import Watcher
@@ -51,7 +51,7 @@ def start(
     allow_service: bool = False,
     watch: bool = True,
     quiet: bool = True,
-    limits: Limits = Limits(),
+    limits: ServerLimits = ServerLimits(),
     allow_hosts: Iterable[str] = (),
     cors: Iterable[str] = (),
     audience: Audience | None = None,
@@ -66,7 +66,12 @@ def start(
     served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
     server = BundleServer(
-        (bind, port), served, options=Options(allow_service=allow_service), limits=limits, access=access, quiet=quiet
+        (bind, port),
+        served,
+        options=QueryOptions(allow_service=allow_service),
+        limits=limits,
+        access=access,
+        quiet=quiet,
     )
     watcher = Watcher(served).start() if watch else None
     server.serve_in_background()
@@ -90,4 +95,18 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-__all__ = ["Access", "BundleServer", "Limits", "ServedBundle", "Watcher", "is_loopback", "start", "stop"]
+#: The name :class:`ServerLimits` was imported by before it had a name of its own (``Limits`` is also the input
+#: bounds of :mod:`mif_rdf.core.limits`).
+Limits = ServerLimits
+
+__all__ = [
+    "Access",
+    "BundleServer",
+    "Limits",
+    "ServerLimits",
+    "ServedBundle",
+    "Watcher",
+    "is_loopback",
+    "start",
+    "stop",
+]

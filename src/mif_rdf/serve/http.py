@@ -5,7 +5,7 @@ The work that reads the bundle runs in at most ``max_concurrent`` worker
 threads (pyoxigraph evaluates queries without the GIL, so they really run
 side by side).
 
-What the server enforces (:class:`Limits`, documented in docs/serve.md):
+What the server enforces (:class:`ServerLimits`, documented in docs/serve.md):
 
 * a request line and headers of at most ``max_head`` bytes, arriving within
   ``head_timeout`` seconds of the connection (or of the previous answer on a
@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from mif_rdf.serve.access import HOST, Access
-from mif_rdf.serve.protocol import HttpError, Options, Request, answer, is_static, static
+from mif_rdf.serve.protocol import HttpError, QueryOptions, Request, answer, is_static, static
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.stream import Job, Stopped
 
@@ -53,7 +53,7 @@ _TEXT = "text/plain; charset=utf-8"
 
 
 @dataclass(frozen=True)
-class Limits:
+class ServerLimits:
     """The bounds of one server (defaults as docs/serve.md states them)."""
 
     max_concurrent: int = field(default_factory=lambda: os.cpu_count() or 2)
@@ -75,8 +75,8 @@ class App:
     def __init__(
         self,
         served: ServedBundle,
-        options: Options,
-        limits: Limits,
+        options: QueryOptions,
+        limits: ServerLimits,
         access: Access,
         url: Callable[[], str],
         quiet: bool,

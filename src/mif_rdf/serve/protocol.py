@@ -44,7 +44,7 @@ from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.snapshot import DEFAULT
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
-FORMATS = "http://www.w3.org/ns/formats/"
+FORMATS_NS = "http://www.w3.org/ns/formats/"
 VOID = "http://rdfs.org/ns/void#"
 _RESULT_FORMATS = (
     "SPARQL_Results_JSON",
@@ -99,13 +99,13 @@ class Output(Protocol):
 
 
 @dataclass(frozen=True)
-class Options:
+class QueryOptions:
     """What the server lets queries do."""
 
     allow_service: bool = False
 
 
-def answer(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def answer(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     """Answer ``request`` into ``out``; raises :class:`HttpError` (before writing anything) for any status but 200."""
     route = _route(request.path)
     route(served, options, request, out)
@@ -130,7 +130,7 @@ def static(method: str, path: str) -> tuple[HTTPStatus, str, bytes, dict[str, st
     return HTTPStatus.OK, _STATIC_TYPES[suffix], item.read_bytes(), {"Cache-Control": "no-cache"}
 
 
-Route = Callable[[ServedBundle, Options, Request, Output], None]
+Route = Callable[[ServedBundle, QueryOptions, Request, Output], None]
 
 
 def _route(path: str) -> Route:
@@ -146,7 +146,7 @@ def _route(path: str) -> Route:
 
 
 # -- SPARQL 1.1 Protocol ---------------------------------------------------------------------
-def _query(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _query(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     params = request.params
     query: str | None
     if request.method == "POST":
@@ -175,7 +175,7 @@ def _query(served: ServedBundle, options: Options, request: Request, out: Output
             "default_graph": [_graph_name(g) for g in default_graphs],
             "named_graphs": [_graph_name(g) for g in named_graphs],
         }
-    _, result = served.read(lambda snap: run_query(snap.store, query, dataset, options))
+    _, result = served.read(lambda snap: start_query(snap.store, query, dataset, options))
     offers = negotiate.GRAPH if isinstance(result, ox.QueryTriples) else negotiate.RESULTS
     offer = negotiate.negotiate(request.headers.get("accept"), offers)
     if offer is None:
@@ -189,7 +189,7 @@ def _query(served: ServedBundle, options: Options, request: Request, out: Output
         del result  # also when the client left mid-answer: freed in this thread
 
 
-def run_query(store: Any, query: str, dataset: dict[str, Any], options: Options) -> Any:
+def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryOptions) -> Any:
     """Check ``query`` and start it on ``store`` (the one place serve checks and runs a query).
 
     Returns pyoxigraph's lazy result (the engine works as it is read), or
@@ -225,7 +225,7 @@ def _posted_query(request: Request) -> tuple[str, dict[str, list[str]]]:
     )
 
 
-def _service_description(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _service_description(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     offer = negotiate.negotiate(request.headers.get("accept"), negotiate.GRAPH)
     if offer is None:
         raise _not_acceptable(negotiate.GRAPH)
@@ -235,12 +235,12 @@ def _service_description(served: ServedBundle, options: Options, request: Reques
     out.write(ox.serialize(triples, format=offer[1]) or b"")
 
 
-def _update(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _update(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     raise _read_only()
 
 
 # -- Graph Store Protocol (reads) ---------------------------------------------------------------
-def _store(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _store(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     if request.method not in ("GET", "HEAD"):
         raise HttpError(
             HTTPStatus.METHOD_NOT_ALLOWED,
@@ -274,7 +274,7 @@ def _store(served: ServedBundle, options: Options, request: Request, out: Output
 
 
 # -- the page's JSON ------------------------------------------------------------------------------
-def _api(served: ServedBundle, options: Options, request: Request, out: Output) -> None:
+def _api(served: ServedBundle, options: QueryOptions, request: Request, out: Output) -> None:
     name = request.path[len("/api/") :]
     if request.method not in ("GET", "HEAD"):
         raise HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{request.method} on /api/{name}", {"Allow": "GET, HEAD"})
@@ -348,7 +348,7 @@ def service_description(endpoint: str, triples: int, allow_service: bool) -> lis
             ox.Literal(str(triples), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
         ),
     ]
-    out += [ox.Triple(service, sd("resultFormat"), ox.NamedNode(FORMATS + name)) for name in _RESULT_FORMATS]
+    out += [ox.Triple(service, sd("resultFormat"), ox.NamedNode(FORMATS_NS + name)) for name in _RESULT_FORMATS]
     if allow_service:
         out.append(ox.Triple(service, sd("feature"), sd("BasicFederatedQuery")))
     return out

@@ -51,7 +51,7 @@ from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.load.incremental import relink, reload
 from mif_rdf.load.loader import fill
-from mif_rdf.load.oxigraph_sink import oxigraph_store
+from mif_rdf.load.stores import new_dataset, oxigraph_store, replace_oxigraph_store
 from mif_rdf.nsmodel.access import withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
@@ -245,8 +245,6 @@ class ServedBundle:
 
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
-        from mif_rdf.load.bundle import new_dataset
-
         fresh = fill(
             type(self.bundle)(
                 root=self.bundle.root,
@@ -276,8 +274,7 @@ class ServedBundle:
         """
         working = ox.Store()
         working.bulk_extend(self.working.quads_for_pattern(None, None, None, None))
-        # oxrdflib's store: the one place it is replaced (see oxigraph_store)
-        self.bundle.dataset.store._store = working  # type: ignore[attr-defined]
+        replace_oxigraph_store(self.bundle.dataset, working)
         self.working = working
         store = self._build()
         self._publish(lambda: setattr(self, "store", store))

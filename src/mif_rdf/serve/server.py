@@ -25,8 +25,8 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mif_rdf.serve.access import Access
-from mif_rdf.serve.http import App, Limits
-from mif_rdf.serve.protocol import Options
+from mif_rdf.serve.http import App, ServerLimits
+from mif_rdf.serve.protocol import QueryOptions
 from mif_rdf.serve.served import ServedBundle
 
 
@@ -113,8 +113,8 @@ class BundleServer:
         address: tuple[str, int],
         served: ServedBundle,
         *,
-        options: Options = Options(),
-        limits: Limits = Limits(),
+        options: QueryOptions = QueryOptions(),
+        limits: ServerLimits = ServerLimits(),
         access: Access | None = None,
         quiet: bool = True,
     ) -> None:

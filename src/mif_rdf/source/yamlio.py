@@ -122,3 +122,17 @@ _Dumper.add_representer(str, _represent_str)
 def dump_yaml(data: Any) -> str:
     """Write YAML the way people write frontmatter: block style, keys in order."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+class _FlowDumper(yaml.SafeDumper):
+    """Flow style on one line, timestamps unquoted (as :func:`dump_yaml` writes them)."""
+
+
+_FlowDumper.add_representer(YamlTimestamp, _represent_timestamp)
+
+
+def dump_yaml_flow(data: Any) -> str:
+    """Write YAML in flow style on one line (``{k: [a, b]}``), keys in order: for an edit that keeps a flow value flow."""
+    return yaml.dump(
+        data, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False
+    )

@@ -33,7 +33,7 @@ from rdflib.term import Node
 
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.load.stores import memory_copy
 from mif_rdf.ontology.binding import BoundOntologies
 from mif_rdf.validation.engine import Unsupported, copy_structure, validate_graph
 from mif_rdf.validation.pyshacl_patterns import bound

@@ -17,7 +17,7 @@ from rdflib.namespace import RDF
 
 from mif_rdf.core.context import ActiveContext, mif_context
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
-from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.load.stores import memory_copy
 from mif_rdf.rdf.reverse import GraphReader, literal_value
 from mif_rdf.rdf.roundtrip import canonical_frontmatter
 from mif_rdf.source.identity import relativize, target_spelling

@@ -43,12 +43,12 @@ from typing import Any
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
+from mif_rdf.nsmodel.model import VISIBILITY_PREFIXES  # sharing scopes, not categories of an ontology's tree
 from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
 from mif_rdf.ontology.loader import config_relationships
-from mif_rdf.ontology.model import BASE_TYPES
 from mif_rdf.ontology.namespace_tree import NamespaceTree, Node, normalized_namespace
 from mif_rdf.ontology.resolution import ResolvedOntology
-from mif_rdf.source.identity import canonical_relationship_name
+from mif_rdf.source.identity import BASE_TYPES, canonical_relationship_name
 
 RULE_NAMESPACE = "ontology-namespace"
 RULE_NAMESPACE_TYPE = "ontology-namespace-type"
@@ -58,8 +58,6 @@ RULE_RELATIONSHIP_TYPE = "ontology-relationship-type"
 RULE_ENTITY_SCHEMA = "ontology-entity-schema"
 #: The level the ontology rules belong to (spec 4.3's validation is a standard-level concern).
 LEVEL = 2
-#: Spec 10.2's visibility prefixes: sharing scopes, not categories of an ontology's tree.
-VISIBILITY_PREFIXES = frozenset({"_public", "_shared", "_local", "_system"})
 #: Spec 7.2.
 CORE_ENTITY_TYPES = ("Person", "Organization", "Technology", "Concept", "File")
 #: Spec 8.2, each type and its inverse.

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from typing import Literal as Literal_
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import SH
@@ -27,15 +26,13 @@ from mif_rdf.validation.ontology_rules import LEVEL as ONTOLOGY_LEVEL
 from mif_rdf.validation.ontology_rules import RULE_ENTITY_SCHEMA as ONTOLOGY_SCHEMA_RULE
 from mif_rdf.validation.ontology_rules import ontology_binding, ontology_problems
 from mif_rdf.validation.report import ValidationReport, finding_identity
+from mif_rdf.validation.shacl import ShaclEngine
 from mif_rdf.validation.shapes import rules, severity_of, shapes_graph
 from mif_rdf.validation.user_shapes import ShapesSource, load_shapes, shape_label, untargeted
 
 #: Load problems a SHACL rule reports better (with its level and rule name).
 _SUPERSEDED = {("required", "type"), ("required", "created"), ("type", "type")}
 _SUPERSEDED |= {(rule, json_pointer(key)) for rule, key in _SUPERSEDED}  # the same, for a memory read from .jsonld
-
-
-Engine = Literal_["auto", "fast", "pyshacl"]
 
 
 def validate(
@@ -45,7 +42,7 @@ def validate(
     strict_temporal: bool = False,
     ontologies: Sequence[str | Path] = (),
     search_path: Sequence[str | Path] = (),
-    engine: Engine = "auto",
+    engine: ShaclEngine = "auto",
     on_stage: Callable[[str], None] | None = None,
     shapes: Sequence[ShapesSource] = (),
     inference: str | None = None,
@@ -195,7 +192,7 @@ def _untargeted(user: Graph, sources: Sequence[ShapesSource]) -> list[Problem]:
 
 
 def shacl_report(
-    data: Graph, shapes: Graph, engine: Engine = "auto", *, inference: str | None = None, users: bool = False
+    data: Graph, shapes: Graph, engine: ShaclEngine = "auto", *, inference: str | None = None, users: bool = False
 ) -> Graph:
     """The SHACL validation report graph of ``data``, by the chosen engine (:func:`mif_rdf.validation.shacl.run`).
 

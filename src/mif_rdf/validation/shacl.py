@@ -35,12 +35,13 @@ from rdflib.namespace import RDF, SH
 
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.load.oxigraph_sink import memory_copy
+from mif_rdf.load.stores import memory_copy
 from mif_rdf.validation.engine import Unsupported, validate_graph
 
 __all__ = ["Unsupported", "Validation", "run", "validate"]
 
-Engine = Literal_["auto", "fast", "pyshacl"]
+#: Which SHACL engine validates: the fast one where it understands the shapes ("auto"), it alone, or pySHACL.
+ShaclEngine = Literal_["auto", "fast", "pyshacl"]
 _INFERENCE = ("rdfs", "owlrl", "both")
 #: pySHACL keywords the fast engine honours itself (the rest send a validation to pySHACL).
 _FAST_OPTIONS = {"allow_infos"}
@@ -69,7 +70,7 @@ def validate(
     abort_on_first: bool = False,
     allow_warnings: bool = False,
     advanced: bool = False,
-    engine: Engine = "auto",
+    engine: ShaclEngine = "auto",
     **pyshacl_options: Any,
 ) -> tuple[bool, Graph, str]:
     """SHACL validation of ``data_graph`` by ``shacl_graph``: ``(conforms, results_graph, results_text)`` as pySHACL.
@@ -95,7 +96,7 @@ def run(data_graph: Any, shacl_graph: Any = None, **options: Any) -> Validation:
     abort_on_first: bool = options.pop("abort_on_first", False)
     allow_warnings: bool = options.pop("allow_warnings", False)
     advanced: bool = options.pop("advanced", False)
-    engine: Engine = options.pop("engine", "auto")
+    engine: ShaclEngine = options.pop("engine", "auto")
     pyshacl_options = options
     if engine not in ("auto", "fast", "pyshacl"):
         raise MifRdfError(f"engine must be auto, fast or pyshacl, not {engine!r}")

@@ -398,6 +398,12 @@ def check_outputs(*outputs: tuple[str, Path | None], bundle: Path | None = None,
     _Outputs.pending = {path for _, path in outputs if path is not None}  # this command's, none of an earlier run's
 
 
+def ontology_inputs(folders: Iterable[Path], ontologies: Iterable[str] | None) -> list[Path]:
+    """What a command reads ontologies from, for :func:`check_outputs`: its ``--path`` folders and the
+    ontologies given as files (an ontology given by id is found in those folders)."""
+    return [*folders, *(Path(o) for o in ontologies or () if Path(o).is_file())]
+
+
 def interrupted() -> str:
     """The one line an interrupted command prints (Ctrl-C or SIGTERM)."""
     left = sorted(str(path) for path in _Outputs.pending)

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from mif_rdf.ontology import compile_ontologies
     from mif_rdf.ontology.catalog import document_files
 
-    inputs = [*args.path, *(Path(o) for o in args.ontologies if Path(o).is_file())]
+    inputs = _common.ontology_inputs(args.path, args.ontologies)
     _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle, inputs=inputs)
     result = compile_ontologies(
         args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     _common.check_outputs(
         ("-o", args.output),
         bundle=args.bundle,
-        inputs=[*args.path, *(Path(o) for o in args.ontology or () if Path(o).is_file())],
+        inputs=_common.ontology_inputs(args.path, args.ontology),
     )
     bundle = _common.load(args)
     _common.show_problems(bundle.problems)

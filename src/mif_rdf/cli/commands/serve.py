@@ -114,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
         raise MifRdfError(f"--port {args.port}: a TCP port is 0 to 65535")
     if args.query_timeout <= 0 or args.max_concurrent < 1 or args.max_result_mb <= 0:
         raise MifRdfError("--query-timeout, --max-concurrent and --max-result-mb must be positive")
-    from mif_rdf.serve import Limits
+    from mif_rdf.serve import ServerLimits
 
-    limits = Limits(
+    limits = ServerLimits(
         max_concurrent=args.max_concurrent,
         query_timeout=args.query_timeout,
         max_result_bytes=int(args.max_result_mb * 2**20),

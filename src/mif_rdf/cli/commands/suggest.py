@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # for annotations; run imports what it uses (fast start-up)
     from mif_rdf.ontology.suggestions import SuggestionReport
 
 ORDER = 17
-FORMATS = ("text", "json", "turtle", "trig", "nquads")
+SUGGEST_FORMATS = ("text", "json", "turtle", "trig", "nquads")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common.ontology_dir_option(parser)
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=SUGGEST_FORMATS,
         default="text",
         help="text for people (default), json for pipelines, or RDF: the <base>#suggestions graph as turtle, trig or nquads",
     )

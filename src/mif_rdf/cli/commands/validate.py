@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast s
     from mif_rdf.validation import ValidationReport
 
 ORDER = 15
-FORMATS = ("text", "json", "turtle", "sarif", "junit", "github")
+REPORT_FORMATS = ("text", "json", "turtle", "sarif", "junit", "github")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -36,7 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=REPORT_FORMATS,
         default="text",
         help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)",
     )
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         ("-o", args.output),
         ("--write-baseline", args.write_baseline),
         bundle=args.bundle,
-        inputs=[*args.path, *(Path(o) for o in args.ontology if Path(o).is_file()), *args.shapes],
+        inputs=[*_common.ontology_inputs(args.path, args.ontology), *args.shapes],
     )
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str], every: bool = False) -> str:
-    """The report in one of :data:`FORMATS`, each finding at its file's line; CI formats name files from the working directory, as CI checkouts do.
+    """The report in one of :data:`REPORT_FORMATS`, each finding at its file's line; CI formats name files from the working directory, as CI checkouts do.
 
     ``every``: the text lists each finding (``-v``) instead of a summary per rule.
     """

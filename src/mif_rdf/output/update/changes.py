@@ -11,11 +11,9 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mif_rdf.core.errors import Problem
-
-Quad = tuple[Any, Any, Any, Any]
+from mif_rdf.core.statements import Quad
 
 
 @dataclass

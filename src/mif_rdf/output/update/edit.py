@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, XSD
+from rdflib.term import Node
 
 from mif_rdf.core.context import MIF_NS, mif_context
 from mif_rdf.output.body_mirror import mirrored_body
@@ -34,7 +35,7 @@ CONCEPT_TYPE = URIRef(MIF_NS + "conceptType")
 
 
 #: Predicates the projection adds as mirrors of other keys (spec 15.1), and the key each mirrors.
-MIRRORS = {
+MIRRORS: dict[Node, tuple[str, str]] = {
     URIRef(MIF_NS + "timestamp"): ("timestamp", "modified (or created)"),
     DCTERMS.description: ("description", "summary"),
 }

@@ -12,7 +12,8 @@ from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, XSD
 from rdflib.plugins.stores.memory import Memory
 
-from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, oxigraph_store, query_dataset, rdflib_term
+from mif_rdf.load.oxigraph_sink import OxigraphSink, ox, query_dataset, rdflib_term
+from mif_rdf.load.stores import oxigraph_store
 
 
 class Data:

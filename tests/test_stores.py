@@ -1,0 +1,97 @@
+"""The store seam (issue 30): mif_rdf.load.stores is the one module that knows the stores.
+
+What the stages ask of it is checked on both stores against what rdflib itself
+holds; and no other module reaches under oxrdflib, so a store is added in one
+place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyoxigraph as ox
+from rdflib import Graph, Literal, URIRef
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+from conftest import EXAMPLES, assert_isomorphic
+from mif_rdf import load_bundle
+from mif_rdf.load import stores
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "mif_rdf"
+
+
+def test_only_the_stores_module_reaches_under_oxrdflib() -> None:
+    """No other source module imports oxrdflib or touches its private store attributes."""
+    reaching = re.compile(r"\b(import oxrdflib|from oxrdflib|OxigraphStore\(|\._inner\b|store\._store\b)")
+    offenders = [
+        str(path.relative_to(SRC))
+        for path in sorted(SRC.rglob("*.py"))
+        if path.name != "stores.py" and reaching.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_each_store_is_told_apart() -> None:
+    memory, oxigraph = stores.new_dataset(), stores.new_dataset("oxigraph")
+    assert stores.oxigraph_store(memory) is None and stores.sink_for(memory) is None
+    assert stores.memory_copy(memory) is None
+    assert isinstance(stores.oxigraph_store(oxigraph), ox.Store)
+    assert stores.rdflib_memory(memory) and not stores.rdflib_memory(oxigraph)
+    assert not stores.remote_endpoint(memory) and not stores.remote_endpoint(oxigraph)
+    assert stores.remote_endpoint(Graph(store=SPARQLStore("http://127.0.0.1:9/sparql")))
+    assert stores.oxigraph_store("not a graph") is None
+
+
+def test_a_new_dataset_reads_the_union_with_the_project_prefixes() -> None:
+    for name in ("memory", "oxigraph", "Oxigraph"):
+        dataset = stores.new_dataset(name)
+        assert dataset.default_union
+        assert dict(dataset.namespaces())["dc"] == URIRef("http://purl.org/dc/terms/")
+
+
+def test_the_memory_copy_holds_what_the_memory_store_loads() -> None:
+    """The copy pySHACL reads of an Oxigraph load is, up to blank-node labels, what the memory store loads."""
+    copy = stores.memory_copy(load_bundle(EXAMPLES, store="oxigraph", progress=False).dataset)
+    union = Graph()
+    for triple in load_bundle(EXAMPLES, progress=False).dataset.triples((None, None, None)):
+        union.add(triple)
+    assert copy is not None and len(copy) > 100
+    assert_isomorphic(copy, union, "copy")
+
+
+def _raw_quads(dataset) -> set:
+    return set(stores.oxigraph_store(dataset).quads_for_pattern(None, None, None, None))
+
+
+def test_backup_copy_and_reopen_keep_every_quad(tmp_path: Path) -> None:
+    """The cache's round trip: checkpoint an on-disk database, copy it read-only, open the copy as a Dataset."""
+    loaded = load_bundle(EXAMPLES, store="oxigraph", progress=False).dataset
+    disk = stores.oxigraph_dataset(tmp_path / "database")
+    stores.oxigraph_store(disk).bulk_extend(stores.oxigraph_store(loaded).quads_for_pattern(None, None, None, None))
+    stores.optimize(disk)  # compacting changes no quad
+    stores.backup(disk, tmp_path / "checkpoint")
+    stores.copy_database(tmp_path / "checkpoint", tmp_path / "session")
+    reopened = stores.oxigraph_dataset(tmp_path / "session")
+    assert _raw_quads(reopened) == _raw_quads(loaded) and len(_raw_quads(loaded)) > 100
+    stores.optimize(stores.new_dataset())  # a memory store has nothing to compact: no error
+
+
+def test_a_replaced_oxigraph_store_is_the_one_read() -> None:
+    dataset = stores.new_dataset("oxigraph")
+    fresh = ox.Store()
+    fresh.add(ox.Quad(ox.NamedNode("urn:a"), ox.NamedNode("urn:p"), ox.Literal("x"), ox.NamedNode("urn:g")))
+    stores.replace_oxigraph_store(dataset, fresh)
+    assert stores.oxigraph_store(dataset) is fresh
+    assert [(s, p, str(o)) for s, p, o in dataset.triples((None, None, None))] == [
+        (URIRef("urn:a"), URIRef("urn:p"), "x")
+    ]
+
+
+def test_the_bulk_sink_writes_into_the_store() -> None:
+    dataset = stores.new_dataset("oxigraph")
+    sink = stores.sink_for(dataset)
+    assert sink is not None
+    sink.add(URIRef("urn:g"), [(URIRef("urn:a"), URIRef("urn:p"), Literal("x", lang="en"))])
+    sink.flush()
+    assert set(dataset.graph(URIRef("urn:g"))) == {(URIRef("urn:a"), URIRef("urn:p"), Literal("x", lang="en"))}
