@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from mif_rdf.source import fastyaml
-from mif_rdf.source.discover import discover
+from mif_rdf.source.bundle_files import discover
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the bundle generator, tests/synthetic.py

@@ -162,7 +162,7 @@ def oxigraph_floor(data: Path) -> dict[str, Any]:
 
     from mif_rdf.core.limits import DEFAULT_LIMITS
     from mif_rdf.load.pipeline import prepare_memory
-    from mif_rdf.source.discover import discover
+    from mif_rdf.source.bundle_files import discover
     from mif_rdf.source.parse import parse_memory
 
     root = bundle_of(data)
@@ -508,7 +508,7 @@ def suggest_measure(data: Path) -> dict[str, Any]:
 @measure("read-parse")
 def read_parse(data: Path) -> dict[str, Any]:
     """What suggest cannot go below: reading and parsing every memory file (one process, as suggest)."""
-    from mif_rdf.source.discover import discover
+    from mif_rdf.source.bundle_files import discover
     from mif_rdf.source.parse import parse_memory
 
     root = bundle_of(data)

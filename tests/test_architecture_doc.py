@@ -43,8 +43,9 @@ def test_the_map_repeats_the_import_contract() -> None:
     assert [block.split() == " ".join(layers).split() for block in blocks(ARCHITECTURE, "text")].count(True) == 1, (
         "docs/architecture.md must hold the layers of pyproject.toml, one per line, in a text block"
     )
-    assert {c["type"] for c in contracts["contracts"]} == {"layers", "acyclic_siblings"}
-    assert "acyclic_siblings" in ARCHITECTURE.read_text(encoding="utf-8")
+    assert {c["type"] for c in contracts["contracts"]} == {"layers", "acyclic_siblings", "forbidden"}
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert "acyclic_siblings" in text and "`forbidden` contract" in text
 
 
 @pytest.mark.parametrize("path", [ARCHITECTURE, CONTRIBUTING], ids=lambda p: p.name)

@@ -30,7 +30,7 @@ from mif_rdf.output.convert import jsonld_files
 from mif_rdf.output.stream_export import stream_nquads
 from mif_rdf.rdf.jsonld_source import json_pointer
 from mif_rdf.rdf.reference import pyld_graph
-from mif_rdf.source.discover import discover
+from mif_rdf.source.bundle_files import discover
 from mif_rdf.validation import validate
 
 BASE = "mif://jsonld-test/"

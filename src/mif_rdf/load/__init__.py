@@ -1,1 +1,29 @@
 """The loader: running the pipeline over a bundle into a store (memory or Oxigraph), the cache, git revisions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mif_rdf.core.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ imports each on first use
+    from mif_rdf.load.bundle import CacheReport as CacheReport
+    from mif_rdf.load.revisions import load_at_revision as load_at_revision
+    from mif_rdf.load.revisions import resolve as resolve
+    from mif_rdf.load.revisions import revision_loader as revision_loader
+
+#: public name -> the module that defines it (this package's public face: what the command line and users import)
+_HOMES = {
+    "CacheReport": "mif_rdf.load.bundle",
+    "load_at_revision": "mif_rdf.load.revisions",
+    "resolve": "mif_rdf.load.revisions",
+    "revision_loader": "mif_rdf.load.revisions",
+}
+__all__ = [
+    "CacheReport",
+    "load_at_revision",
+    "resolve",
+    "revision_loader",
+]
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -78,7 +78,7 @@ from mif_rdf.load.cache_entry import (
 from mif_rdf.load.cache_sessions import _checkpoint_into, _prune_sessions, _session_dataset, _tables
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.stores import new_dataset
-from mif_rdf.source.discover import BundleFiles, discover
+from mif_rdf.source.bundle_files import BundleFiles, discover
 
 StoreKind = TypingLiteral["memory", "oxigraph"]
 

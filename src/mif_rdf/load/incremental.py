@@ -19,7 +19,7 @@ from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
 from mif_rdf.rdf.jsonld_source import is_projection, pair_twins
 from mif_rdf.rdf.layout import layout_triples
-from mif_rdf.source.discover import is_entity_path, loadable
+from mif_rdf.source.bundle_files import is_entity_path, loadable
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
 

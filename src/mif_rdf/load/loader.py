@@ -24,7 +24,7 @@ from mif_rdf.load.incremental import refresh_namespace_graphs, reload
 from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories, worker_count
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.load.stores import new_dataset
-from mif_rdf.source.discover import BundleFiles, discover
+from mif_rdf.source.bundle_files import BundleFiles, discover
 from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem, normalize_base_iri
 from mif_rdf.source.parse import bundle_base_iri, parse_config
 

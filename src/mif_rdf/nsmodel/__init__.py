@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mif_rdf.core.limits import Limits
+from mif_rdf.nsmodel.access import Withheld as Withheld
+from mif_rdf.nsmodel.access import withheld_reason as withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES, model_graphs, namespace_uri
 from mif_rdf.nsmodel.model import (
@@ -55,6 +57,8 @@ def audience_for(bundle: _BundleFolder | str | Path, party: str, *, include_syst
 
 
 __all__ = [
+    "Withheld",
+    "withheld_reason",
     "GRAPH_INHERITED",
     "GRAPH_NAMESPACES",
     "Agreement",

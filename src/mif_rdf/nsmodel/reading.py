@@ -27,7 +27,7 @@ from mif_rdf.nsmodel.agreements import _agreement, _check_agreement_ids
 from mif_rdf.nsmodel.config import _read_config
 from mif_rdf.nsmodel.model import AGREEMENTS_DIR, MAX_MODEL_FILES, NAMESPACES_DIR, NamespaceModel
 from mif_rdf.nsmodel.namespace_files import _check_parents, _namespace_file
-from mif_rdf.source.discover import BundleFiles, _walk, config_file
+from mif_rdf.source.bundle_files import BundleFiles, _walk, config_file
 from mif_rdf.source.parse import parse_config, parse_yaml_mapping, read_text
 
 

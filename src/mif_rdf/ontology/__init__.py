@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.ontology.binding import OntologyReference as OntologyReference
     from mif_rdf.ontology.binding import bundle_ontologies as bundle_ontologies
     from mif_rdf.ontology.binding import memory_references as memory_references
+    from mif_rdf.ontology.catalog import document_files as document_files
     from mif_rdf.ontology.compiler import Compilation as Compilation
     from mif_rdf.ontology.compiler import compile_ontologies as compile_ontologies
     from mif_rdf.ontology.compiler import compile_owl as compile_owl
@@ -41,9 +42,18 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.ontology.registry import builtin_dir as builtin_dir
     from mif_rdf.ontology.registry import search_path as search_path
     from mif_rdf.ontology.registry import user_ontology_dirs as user_ontology_dirs
+    from mif_rdf.ontology.suggester import suggest as suggest
+    from mif_rdf.ontology.suggestions import SuggestionReport as SuggestionReport
+    from mif_rdf.ontology.suggestions import add_suggestions as add_suggestions
+    from mif_rdf.ontology.suggestions import suggestions_graph_iri as suggestions_graph_iri
 
 #: public name -> the module that defines it
 _HOMES = {
+    "suggestions_graph_iri": "mif_rdf.ontology.suggestions",
+    "suggest": "mif_rdf.ontology.suggester",
+    "document_files": "mif_rdf.ontology.catalog",
+    "add_suggestions": "mif_rdf.ontology.suggestions",
+    "SuggestionReport": "mif_rdf.ontology.suggestions",
     "BoundOntologies": "mif_rdf.ontology.binding",
     "OntologyReference": "mif_rdf.ontology.binding",
     "bundle_ontologies": "mif_rdf.ontology.binding",
@@ -59,6 +69,11 @@ _HOMES = {
     "user_ontology_dirs": "mif_rdf.ontology.registry",
 }
 __all__ = [
+    "suggestions_graph_iri",
+    "suggest",
+    "document_files",
+    "add_suggestions",
+    "SuggestionReport",
     "BoundOntologies",
     "add_types_graph",
     "OntologyReference",

@@ -135,7 +135,7 @@ def _memories(bundle: LoadedBundle | str | Path, limits: Limits) -> tuple[Path, 
         records = sorted(bundle.memories.values(), key=lambda r: r.relpath)
         return bundle.root, [_Memory(r.relpath, r.id, r.frontmatter, r.body, 0) for r in records], []
     from mif_rdf.rdf.jsonld_source import read_memory
-    from mif_rdf.source.discover import discover
+    from mif_rdf.source.bundle_files import discover
     from mif_rdf.source.parse import bundle_base_iri
 
     root = Path(bundle)

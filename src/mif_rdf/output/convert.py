@@ -36,7 +36,7 @@ from mif_rdf.rdf.reference import lexical_literals
 from mif_rdf.rdf.reverse import recover_memory
 from mif_rdf.rdf.roundtrip import differences
 from mif_rdf.rdf.tordf import document_triples
-from mif_rdf.source.discover import RESERVED_NAMES
+from mif_rdf.source.bundle_files import RESERVED_NAMES
 from mif_rdf.source.identity import document_iri, normalize_base_iri
 from mif_rdf.source.markdown import render_memory
 from mif_rdf.source.parse import bundle_base_iri, parse_memory

@@ -31,7 +31,12 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.remote.gsp import Credentials, HttpClient, RetryPolicy, check_endpoint, with_params
+from mif_rdf.remote.gsp import Credentials as Credentials
+from mif_rdf.remote.gsp import GraphStore as GraphStore
+from mif_rdf.remote.gsp import HttpClient as HttpClient
+from mif_rdf.remote.gsp import RetryPolicy as RetryPolicy
+from mif_rdf.remote.gsp import StoreError as StoreError
+from mif_rdf.remote.gsp import check_endpoint, with_params
 
 OXIGRAPH_UNION: Mapping[str, str] = {"union-default-graph": ""}
 FUSEKI_UNION: Mapping[str, str] = {"default-graph-uri": "urn:x-arq:UnionGraph"}

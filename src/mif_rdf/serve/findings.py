@@ -9,7 +9,7 @@ from typing import Any
 from mif_rdf.core.errors import Problem
 from mif_rdf.nsmodel.access import local_only
 from mif_rdf.serve.snapshot import Snapshot
-from mif_rdf.source.discover import loadable
+from mif_rdf.source.bundle_files import loadable
 
 
 def shown(snapshot: Snapshot, relpath: str) -> bool:

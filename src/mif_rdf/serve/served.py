@@ -57,7 +57,7 @@ from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from mif_rdf.serve.findings import _redacted, _says_local, shown
 from mif_rdf.serve.snapshot import DEFAULT, Snapshot
-from mif_rdf.source.discover import is_concept_name, is_entity_path, loadable
+from mif_rdf.source.bundle_files import is_concept_name, is_entity_path, loadable
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.validation.user_shapes import ShapesSource
 

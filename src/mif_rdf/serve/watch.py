@@ -18,7 +18,7 @@ from pathlib import Path
 import watchfiles
 
 from mif_rdf.serve.served import ServedBundle, is_bundle_file
-from mif_rdf.source.discover import discover
+from mif_rdf.source.bundle_files import discover
 
 CONFIG_FILES = (".mif/config.yaml", ".mif/config.yml")
 

@@ -3,7 +3,7 @@
 Each file is read and checked on its own; whatever goes wrong becomes a
 :class:`~mif_rdf.core.errors.Problem` naming the file, the key and the line, and the
 rest of the bundle loads regardless.  Which files are read is
-:mod:`mif_rdf.source.discover`'s.
+:mod:`mif_rdf.source.bundle_files`'s.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import yaml
 
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits, yaml_shape_problem
-from mif_rdf.source.discover import _special_kind, config_file
+from mif_rdf.source.bundle_files import _special_kind, config_file
 from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
 from mif_rdf.source.identity import BASE_TYPES, UUID_RE, default_base_iri, entity_iri, id_problem
 from mif_rdf.source.markdown import FrontmatterError, split_frontmatter

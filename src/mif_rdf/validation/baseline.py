@@ -210,7 +210,7 @@ def _from_sarif(path: Path, document: dict[str, Any]) -> list[KnownFinding]:
     return found
 
 
-def against(
+def report_against_baseline(
     report: ValidationReport,
     baseline: Path | None,
     write: Path | None,

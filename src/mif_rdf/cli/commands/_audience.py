@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mif_rdf.cli.commands import _common
 
 if TYPE_CHECKING:
-    from mif_rdf.nsmodel.audience import Audience
+    from mif_rdf.nsmodel import Audience
 
 
 def audience_options(parser: argparse.ArgumentParser) -> None:

@@ -24,9 +24,8 @@ from mif_rdf.core.names import STORES
 
 if TYPE_CHECKING:
     from mif_rdf.bundle import Bundle
-    from mif_rdf.load.bundle import CacheReport
-    from mif_rdf.nsmodel.audience import Audience
-    from mif_rdf.output.policy import Withheld
+    from mif_rdf.load import CacheReport
+    from mif_rdf.nsmodel import Audience, Withheld
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -214,7 +213,7 @@ def load(args: argparse.Namespace, *, types: bool = True) -> Bundle:
 
     loader = load_bundle
     if getattr(args, "rev", None):
-        from mif_rdf.load.revisions import revision_loader
+        from mif_rdf.load import revision_loader
 
         loader = revision_loader(args.rev)  # the same options, the files of that revision
 
@@ -267,7 +266,7 @@ def refused_empty(args: argparse.Namespace) -> bool:
     """
     if args.allow_empty or not args.bundle.is_dir():  # a missing folder is the load's own error (exit 2)
         return False
-    from mif_rdf.source.discover import discover
+    from mif_rdf.source import discover
 
     if discover(args.bundle).memories:
         return False
@@ -303,8 +302,7 @@ def add_suggestions(args: argparse.Namespace, bundle: Bundle, audience: Audience
     """With ``--with-suggestions``, put the discovery suggestions into the bundle's ``<base>#suggestions`` graph."""
     if not args.with_suggestions:
         return
-    from mif_rdf.ontology.suggester import suggest
-    from mif_rdf.ontology.suggestions import add_suggestions
+    from mif_rdf.ontology import add_suggestions, suggest
 
     report = suggest(bundle, user_dirs=args.ontology_dir, search_path=getattr(args, "path", None) or ())
     show_problems(report.problems)
@@ -334,8 +332,8 @@ def rdf_format(text: str) -> str:
 
 def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | None = None) -> None:
     """Write what may leave the machine (spec 10.2: never ``_local``; with ``audience``, only what it may read) and say on stderr what was withheld."""
-    from mif_rdf.output.policy import export_bundle, export_policy
-    from mif_rdf.validation.literals import ill_typed_literals
+    from mif_rdf.output import export_bundle, export_policy
+    from mif_rdf.validation import ill_typed_literals
 
     policy = export_policy(bundle, audience)
     show_ill_typed(ill_typed_literals(bundle, policy.allows), bundle.root)

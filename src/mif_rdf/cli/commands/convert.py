@@ -11,7 +11,7 @@ from mif_rdf.cli.commands import _audience, _common
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 
 if TYPE_CHECKING:
-    from mif_rdf.nsmodel.audience import Audience
+    from mif_rdf.nsmodel import Audience
 
 ORDER = 30
 
@@ -84,7 +84,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.output.convert import jsonld_files, markdown_from_jsonld, roundtrip_report
+    from mif_rdf.output import jsonld_files, markdown_from_jsonld, roundtrip_report
 
     if args.direction == "roundtrip":
         lines, problems, lossless = roundtrip_report(args.path, via=args.via, base_iri=args.base)
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
     """``to-jsonld --check``: compare the projections on disk with what would be written; 1 when one is missing or stale."""
-    from mif_rdf.output.convert import check_projections
+    from mif_rdf.output import check_projections
 
     if args.path.is_file():
         target = args.output or args.path.with_suffix(".jsonld")
@@ -132,7 +132,7 @@ def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
 
 def _audience_of(args: argparse.Namespace) -> Audience | None:
     """The ``--audience`` of ``to-jsonld``, for the bundle the path belongs to (a lone file with an audience needs one)."""
-    from mif_rdf.output.convert import bundle_root_of
+    from mif_rdf.output import bundle_root_of
 
     root = args.root or (args.path if args.path.is_dir() else bundle_root_of(args.path))
     if root is None:
@@ -146,7 +146,7 @@ def _audience_of(args: argparse.Namespace) -> Audience | None:
 
 def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tuple[dict[str, str], list[Problem]]:
     """The projection documents that may leave the machine (for ``audience``), and a note for each one left out (spec 10.2)."""
-    from mif_rdf.nsmodel.access import withheld_reason
+    from mif_rdf.nsmodel import withheld_reason
 
     kept: dict[str, str] = {}
     notes: list[Problem] = []
@@ -170,7 +170,7 @@ def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tu
 
 def _emit(docs: dict[str, str], output: Path | None, single: bool, suffix: str) -> list[Problem]:
     """Write the documents: one to ``output`` (or standard output), several under the ``output`` folder."""
-    from mif_rdf.output.writeback import write_files
+    from mif_rdf.output import write_files
 
     if single and len(docs) <= 1:
         text = next(iter(docs.values()), "")

@@ -41,8 +41,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mif_rdf.bundle import load_bundle
-    from mif_rdf.load.revisions import load_at_revision, resolve
-    from mif_rdf.output.diff import diff_bundles, with_findings
+    from mif_rdf.load import load_at_revision, resolve
+    from mif_rdf.output import diff_bundles, with_findings
 
     _common.check_outputs(("-o", args.output), bundle=args.bundle)
     resolve(args.bundle, args.old)  # both revisions are checked before anything is loaded
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         new = load_at_revision(args.bundle, args.new, base_iri=args.base, progress=False)
     if args.format in ("sparql-update", "rdf-patch"):
-        from mif_rdf.output.patch import rdf_patch, sparql_update
+        from mif_rdf.output import rdf_patch, sparql_update
 
         patch = (sparql_update if args.format == "sparql-update" else rdf_patch)(old, new)
         _common.write(args.output, lambda out: out.write(patch.encode("utf-8")))

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     args.store = args.store or "memory"
     bundle = _common.load(args)
     if args.as_of:
-        from mif_rdf.queries.asof import apply
+        from mif_rdf.queries import apply
 
         _common.note(apply(bundle, args.as_of))
     _common.show_problems(bundle.problems)
@@ -103,8 +103,8 @@ def _stream(args: argparse.Namespace) -> int:
     limits = _common.limits_of(args)
     from tqdm import tqdm
 
-    from mif_rdf.output.stream_export import stream_nquads
-    from mif_rdf.rdf.projection import ILL_TYPED
+    from mif_rdf.output import stream_nquads
+    from mif_rdf.rdf import ILL_TYPED
 
     ill_typed: list[Problem] = []
 

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from mif_rdf.cli.commands.update import report
     from mif_rdf.core.errors import MifRdfError
     from mif_rdf.core.formats import format_for
-    from mif_rdf.output.graph_import import import_graphs
+    from mif_rdf.output import import_graphs
 
     if not args.source.is_file():
         raise MifRdfError(f"cannot read {str(args.source)!r}: no such file")

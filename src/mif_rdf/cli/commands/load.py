@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         _common.export(bundle, fmt, args.output, audience)
     elif args.audience or args.include_system:
         raise MifRdfError("--audience says who an output is for: give -o/--output FILE")
-    from mif_rdf.validation.report import with_lines
+    from mif_rdf.validation import with_lines
 
     problems = with_lines(bundle.problems, bundle.root)  # path:line for frontmatter findings, as validate gives them
     if args.json:

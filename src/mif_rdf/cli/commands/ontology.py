@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from rdflib import URIRef
     from rdflib.namespace import OWL, RDF, SH
 
-    from mif_rdf.ontology import compile_ontologies
-    from mif_rdf.ontology.catalog import document_files
+    from mif_rdf.ontology import compile_ontologies, document_files
 
     inputs = _common.ontology_inputs(args.path, args.ontologies)
     _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle, inputs=inputs)
@@ -126,7 +125,7 @@ def _plural(count: int, one: str, many: str) -> str:
 def write_graph(graph: Graph, path: Path | None) -> None:
     """Serialize one graph to ``path`` (format from its extension) or standard output."""
     from mif_rdf.core.namespaces import bind_prefixes
-    from mif_rdf.output.serialize import write_graph_as
+    from mif_rdf.output import write_graph_as
 
     fmt = format_for(path, None)
     bind_prefixes(graph)

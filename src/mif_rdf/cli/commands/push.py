@@ -20,8 +20,8 @@ from mif_rdf.cli.commands import _audience, _common
 from mif_rdf.core.errors import MifRdfError, counted
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
-    from mif_rdf.push.sync import Action, Plan
-    from mif_rdf.remote.gsp import Credentials
+    from mif_rdf.push import Action, Plan
+    from mif_rdf.remote import Credentials
 
 ORDER = 25
 PASSWORD_ENV = "MIF_RDF_PASSWORD"
@@ -91,7 +91,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def credentials_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Credentials | None:
     """Credentials named by the options, read from where they say; never prompts."""
-    from mif_rdf.remote.gsp import Credentials
+    from mif_rdf.remote import Credentials
 
     if args.password is not None and not args.user:
         raise MifRdfError("--password needs --user")
@@ -147,10 +147,10 @@ class _Progress:
 
 def run(args: argparse.Namespace) -> int:
     from mif_rdf.core.redaction import redact_text, redacted
-    from mif_rdf.output.policy import export_policy
-    from mif_rdf.push.sync import push_bundle
-    from mif_rdf.remote.gsp import GraphStore, HttpClient, RetryPolicy, StoreError
-    from mif_rdf.validation.literals import ill_typed_literals
+    from mif_rdf.output import export_policy
+    from mif_rdf.push import push_bundle
+    from mif_rdf.remote import GraphStore, HttpClient, RetryPolicy, StoreError
+    from mif_rdf.validation import ill_typed_literals
 
     if args.retries is not None and args.retries < 0:
         raise MifRdfError("--retries must be 0 or more")

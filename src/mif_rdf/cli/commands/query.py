@@ -60,14 +60,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.queries import format_result, run_query
-    from mif_rdf.queries.sparql import check_query_safety
+    from mif_rdf.queries import check_query_safety, format_result, run_query
 
     text = bound(_query_text(args.query, args.file), args.param)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)
     if args.as_of:
-        from mif_rdf.queries.asof import apply
+        from mif_rdf.queries import apply
 
         _common.note(apply(bundle, args.as_of))
     if args.reason:

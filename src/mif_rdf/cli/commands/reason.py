@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mif_rdf.cli.commands.ontology import write_graph
     from mif_rdf.reasoning import infer
-    from mif_rdf.source.identity import GRAPH_INFERENCES, graph_iri
+    from mif_rdf.source import GRAPH_INFERENCES, graph_iri
 
     _common.check_outputs(
         ("-o", args.output),
@@ -93,7 +93,7 @@ def _without_local(bundle: Bundle, graph: Graph) -> Graph:
     """The inferred triples that name no withheld memory (spec 10.2), saying on stderr how many were left out."""
     from rdflib import Graph
 
-    from mif_rdf.output.policy import export_policy
+    from mif_rdf.output import export_policy
 
     hidden = export_policy(bundle).hidden
     kept = Graph()

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         max_result_bytes=int(args.max_result_mb * 2**20),
     )
     if args.shapes:
-        from mif_rdf.validation.user_shapes import load_shapes
+        from mif_rdf.validation import load_shapes
 
         load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
     bundle = _common.load(args)

@@ -10,7 +10,7 @@ from mif_rdf.cli.commands import _common
 from mif_rdf.core.limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:  # for annotations; run imports what it uses (fast start-up)
-    from mif_rdf.ontology.suggestions import SuggestionReport
+    from mif_rdf.ontology import SuggestionReport
 
 ORDER = 17
 SUGGEST_FORMATS = ("text", "json", "turtle", "trig", "nquads")
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from mif_rdf.core.errors import MifRdfError
-    from mif_rdf.ontology.suggester import suggest
+    from mif_rdf.ontology import suggest
 
     if args.time_limit <= 0 or args.max_memories <= 0:
         raise MifRdfError("--time-limit and --max-memories must be positive")
@@ -100,9 +100,8 @@ def _rdf(report: SuggestionReport, args: argparse.Namespace) -> str:
     from rdflib import Dataset, URIRef
 
     from mif_rdf.core.namespaces import bind_prefixes
-    from mif_rdf.ontology.suggestions import suggestions_graph_iri
-    from mif_rdf.source.identity import normalize_base_iri
-    from mif_rdf.source.parse import bundle_base_iri
+    from mif_rdf.ontology import suggestions_graph_iri
+    from mif_rdf.source import bundle_base_iri, normalize_base_iri
 
     base = normalize_base_iri(args.base) if args.base else bundle_base_iri(args.bundle.resolve())
     graph = report.graph(base)

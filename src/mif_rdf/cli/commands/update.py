@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from mif_rdf.cli.commands import _common
 
 if TYPE_CHECKING:
-    from mif_rdf.output.update import UpdateResult
+    from mif_rdf.output import UpdateResult
 
 ORDER = 42
 
@@ -53,7 +53,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.output.update import check_update_safety, update_bundle
+    from mif_rdf.output import check_update_safety, update_bundle
 
     text = _update_text(args.update, args.file)
     check_update_safety(text)  # before the bundle is loaded

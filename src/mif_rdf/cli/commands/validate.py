@@ -97,8 +97,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mif_rdf.core.errors import MifRdfError
-    from mif_rdf.validation import validate
-    from mif_rdf.validation.user_shapes import load_shapes
+    from mif_rdf.validation import load_shapes, validate
 
     _common.check_outputs(
         ("-o", args.output),
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
     bundle = _common.load(args, types=False)
     if args.as_of:
-        from mif_rdf.queries.asof import apply
+        from mif_rdf.queries import apply
 
         _common.note(apply(bundle, args.as_of))
     total = (3 if args.level else 0) + bool(args.shapes)
@@ -132,15 +131,15 @@ def run(args: argparse.Namespace) -> int:
         )
     files = [record.relpath for record in bundle.memories.values()]
     if args.rev:  # key lines from the revision's files, not from the working tree's
-        from mif_rdf.validation.report import with_key_lines
+        from mif_rdf.validation import with_key_lines
 
         report = with_key_lines(report, bundle.root)
     every = _common.verbose()
     text, conforms = formatted(report, args.format, args.bundle, files, every), report.conforms
     if args.baseline or args.write_baseline:
-        from mif_rdf.validation import baseline
+        from mif_rdf.validation import report_against_baseline
 
-        text, conforms = baseline.against(
+        text, conforms = report_against_baseline(
             report,
             args.baseline,
             args.write_baseline,
@@ -157,7 +156,7 @@ def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str]
 
     ``every``: the text lists each finding (``-v``) instead of a summary per rule.
     """
-    from mif_rdf.validation.report import with_key_lines
+    from mif_rdf.validation import with_key_lines
 
     report = with_key_lines(report, folder)
     if fmt == "json":
