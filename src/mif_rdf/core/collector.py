@@ -13,7 +13,7 @@ def no_cyclic_gc() -> Iterator[None]:
 
     A load allocates millions of long-lived objects (terms, index entries) and
     creates no garbage cycles; with the collector on, each full collection
-    walks all of them again, which made loads of 10,000 memories 1.5-2x slower.
+    walks all of them again, which made large loads much slower.
     Rows of a large query result make no cycles either, but a hundred
     thousand of them set off full collections over the whole loaded bundle.
 

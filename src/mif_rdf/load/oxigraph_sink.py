@@ -8,7 +8,7 @@ rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
 terms and written with ``bulk_extend``.  Anything unexpected about the store
 (another oxrdflib version) means no sink (:func:`mif_rdf.load.stores.sink_for`), and the loader falls back to ``addN``.
 
-Text goes in through ``Store.bulk_load`` (3x faster than ``load`` into an
+Text goes in through ``Store.bulk_load`` (faster than ``load`` into an
 on-disk database, as fast in memory).  A batch Oxigraph refuses (it cannot
 hold a lone surrogate; the walker never writes a bad IRI, but a store is not
 the place to assume it) may be partly written, so each of its graphs is

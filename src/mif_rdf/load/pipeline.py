@@ -124,10 +124,10 @@ def triples(projection: Projection, engine: ToRdfEngine) -> list[Triple]:
 def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
     """Worker processes for ``files`` memory files: ``workers`` when given, else as many as there are idle cores.
 
-    Workers only pay when they get cores of their own: on the 2-core project
-    machine a worker took a fifth to a third off a load on idle cores but made
-    it up to 2.5x slower when other work held a core (workers add about 10-30 %
-    CPU for moving results between processes).  So the default counts the
+    Workers only pay when they get cores of their own: they shorten a load on
+    idle cores but lengthen it when other work holds a core, since moving
+    results between processes costs CPU too (docs/performance.md has the
+    figures).  So the default counts the
     cores idle right now (sampled over a tenth of a second; the load average
     would count this process's own past work) and uses workers only when at
     least two are idle: then the main process (which fills the store) keeps

@@ -6,7 +6,7 @@ come back as ``2026-01-15 10:30:00+00:00``).  Literals and round trips need the
 exact text, so timestamps are kept as :class:`YamlTimestamp`, a ``str`` that
 remembers it was an unquoted YAML timestamp and is written back unquoted.
 Everything else is exactly what ``yaml.safe_load`` yields.  The C parser is
-used when the platform has it (about 8x faster than the pure-Python one).
+used when the platform has it (it is much faster than the pure-Python one).
 """
 
 from __future__ import annotations
