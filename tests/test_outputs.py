@@ -206,7 +206,7 @@ def test_every_writer_replaces_the_previous_file_whole(
 def test_a_full_disk_leaves_the_previous_file_and_says_so(
     bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import mif_rdf.output.policy
+    import mif_rdf.output
 
     target = tmp_path / "dump.trig"
     target.write_bytes(b"the previous export\n")
@@ -215,7 +215,7 @@ def test_a_full_disk_leaves_the_previous_file_and_says_so(
         out.write(b"x" * 100_000)  # type: ignore[attr-defined]
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(mif_rdf.output.policy, "export_bundle", fills_the_disk)
+    monkeypatch.setattr(mif_rdf.output, "export_bundle", fills_the_disk)  # where the command line finds it
     code, err = run(["export", bundle, "-o", target], capsys)
     assert code == 2
     assert "no space left on the device" in err and str(target) in err and "unchanged" in err and "Traceback" not in err
