@@ -154,7 +154,8 @@ def print_report(count: int, reports: dict[str, dict[str, Any]]) -> None:
     print(f"\n{count:,} memories, {first['triples']:,} triples")
     for label, report in reports.items():
         print(
-            f"  {label:<22} load {report['load']:8.1f} s   peak RSS {_gib(report['peak_rss']):>10} (after load: {_gib(report['rss_after_load'])})"
+            f"  {label:<22} load {report['load']:8.1f} s   peak RSS {_gib(report['peak_rss']):>10} (after load: "
+            f"{_gib(report['rss_after_load'])})"
         )
     ratio_label = f"{labels[0]}/{labels[1]}" if len(labels) > 1 else ""
     columns = "".join(
@@ -180,7 +181,8 @@ def print_report(count: int, reports: dict[str, dict[str, Any]]) -> None:
                 cells += f" {first_run:>9}"
         ratio = ""
         if len(results) > 1 and not results[0]["failure"] and not results[1]["failure"]:
-            ratio = f"{_median(results[0]['runs'], _store(labels[0])) / max(_median(results[1]['runs'], _store(labels[1])), 1e-6):.1f}"
+            left, right = (_median(results[i]["runs"], _store(labels[i])) for i in (0, 1))
+            ratio = f"{left / max(right, 1e-6):.1f}"
         print(f"  {name:<30} {rows:>8}{cells} {ratio:>28}", flush=True)
 
 

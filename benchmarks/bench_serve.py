@@ -140,7 +140,8 @@ def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requ
             ratio = percentile(ours, 0.5) / percentile(theirs, 0.5)
             for name, values, wall in (("mif-rdf serve", ours, ours_wall), ("oxigraph serve", theirs, theirs_wall)):
                 lines.append(
-                    f"| {label} | {name} | {percentile(values, 0.5) * 1000:.1f} ms | {percentile(values, 0.99) * 1000:.1f} ms | "
+                    f"| {label} | {name} | {percentile(values, 0.5) * 1000:.1f} ms | "
+                    f"{percentile(values, 0.99) * 1000:.1f} ms | "
                     f"{len(values) / wall:.0f} | {f'{ratio:.2f}x' if name == 'mif-rdf serve' else ''} |"
                 )
         return "\n".join(lines)

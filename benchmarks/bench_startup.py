@@ -41,7 +41,10 @@ def timed(command: list[str]) -> float:
 
 def imports_of_help() -> list[tuple[int, str]]:
     """(cumulative microseconds, module) for every module ``mif-rdf --help`` imports, heaviest first."""
-    code = "import sys; sys.argv = ['mif-rdf', '--help']\nfrom mif_rdf.cli.main import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+    code = (
+        "import sys; sys.argv = ['mif-rdf', '--help']\nfrom mif_rdf.cli.main import main\ntry:\n    main()\n"
+        "except SystemExit:\n    pass\n"
+    )
     err = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
     ).stderr

@@ -367,7 +367,8 @@ def queries_memory(data: Path) -> dict[str, Any]:
 
 
 def _full_validation(data: Path, store: str) -> dict[str, Any]:
-    """The whole validation (shapes, key paths, bundle rules) of the bundle in ``store``, with a digest of its findings."""
+    """The whole validation (shapes, key paths, bundle rules) of the bundle in ``store``,
+    with a digest of its findings."""
     from mif_rdf.validation.run import validate
 
     bundle = loaded(data, store)
@@ -412,7 +413,8 @@ def validate_memory(data: Path) -> dict[str, Any]:
 
 @measure("validate-memory-no-ontology-rules")
 def validate_memory_no_ontology_rules(data: Path) -> dict[str, Any]:
-    """:func:`validate_memory` without the ontologies the memories name (issue 28's baseline): SHACL and bundle rules only."""
+    """:func:`validate_memory` without the ontologies the memories
+    name (issue 28's baseline): SHACL and bundle rules only."""
     from mif_rdf.validation.run import validate
 
     bundle = loaded(data, "default")
@@ -446,7 +448,8 @@ def _export(data: Path, fmt: str) -> dict[str, Any]:
 
 @measure("export-oxigraph-nquads")
 def export_oxigraph_nquads(data: Path) -> dict[str, Any]:
-    """Also run with the package before issue 19 (:data:`BEFORE`), which read the store through oxrdflib quad by quad."""
+    """Also run with the package before issue 19 (:data:`BEFORE`),
+    which read the store through oxrdflib quad by quad."""
     return _export(data, "nquads")
 
 
@@ -831,7 +834,8 @@ def table(rows: list[tuple[str, str, str | None, str, str]], results: dict[str, 
                 f"{mine['seconds'] / base:.2f}x" if reads == "over" else f"{base / mine['seconds']:.1f}x faster"
             )  # the target says of what
         lines.append(
-            f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | {mine['peak_gib']:.2f} GiB |"
+            f"| {case} | {size:,} | {mine['seconds']:,.2f} s | {base_text} | {ratio} | {target} | "
+            f"{mine['peak_gib']:.2f} GiB |"
         )
     return "\n".join(lines)
 
@@ -844,12 +848,14 @@ def helper_table(results: dict[str, dict[str, Any]]) -> str:
     )
     for name in rows:
         lines.append(
-            f"| {name} | {rows[name]:.3f} s | {arrow[name]:.3f} s | {floor[name]:.3f} s | {arrow[name] / max(floor[name], 1e-6):.2f}x |"
+            f"| {name} | {rows[name]:.3f} s | {arrow[name]:.3f} s | {floor[name]:.3f} s | "
+            f"{arrow[name] / max(floor[name], 1e-6):.2f}x |"
         )
     return "\n".join(lines)
 
 
-#: What the growth table measures at each smaller size (the cache first: validation runs on the on-disk store, as at full size).
+#: What the growth table measures at each smaller size (the cache first:
+#: validation runs on the on-disk store, as at full size).
 GROWTH_ORDER = ["cache-prime-oxigraph", "validate-oxigraph", "validate-oxigraph-before"]
 
 
@@ -863,8 +869,10 @@ def growth_table(growth: dict[int, dict[str, dict[str, Any]]]) -> str:
     for size in sorted(growth):
         ours, before = growth[size]["validate-oxigraph"], growth[size]["validate-oxigraph-before"]
         lines.append(
-            f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} GiB "
-            f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | {before['seconds'] / ours['seconds']:.1f}x |"
+            f"| {size:,} | {ours['seconds']:,.1f} s | {ours['seconds'] * 1000 / size:.2f} s | {ours['peak_gib']:.2f} "
+            "GiB "
+            f"| {before['seconds']:,.1f} s | {before['peak_gib']:.2f} GiB | "
+            f"{before['seconds'] / ours['seconds']:.1f}x |"
         )
     return "\n".join(lines)
 
@@ -886,7 +894,8 @@ def stream_table(streams: dict[int, dict[str, Any]]) -> str:
     peak = max(run["peak_gib"] for run in streams.values())
     lines.append(
         f"\n1,000,000 memories at {rate:,.0f} a second: about {1_000_000 / rate / 60:,.0f} minutes, "
-        f"{streams[largest]['quads'] * 1_000_000 // largest:,} quads; peak memory stays near {peak:.2f} GiB (main process)"
+        f"{streams[largest]['quads'] * 1_000_000 // largest:,} quads; peak memory stays near {peak:.2f} GiB (main "
+        "process)"
     )
     return "\n".join(lines)
 
@@ -936,7 +945,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stream-sizes",
         default="10000,300000",
-        help="with --scale: other bundle sizes the streamed export is also run on, to show flat memory (default 10000,300000)",
+        help=(
+            "with --scale: other bundle sizes the streamed export is also run on, to show flat memory (default "
+            "10000,300000)"
+        ),
     )
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -994,14 +1006,17 @@ def main(argv: list[str] | None = None) -> int:
         same = same and stores
         print(
             f"validation findings identical on Oxigraph (on disk and in memory) and the memory store: {stores} "
-            f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: {results['validate-oxigraph-before']['results']})"
+            f"({results['validate-oxigraph']['results']} findings; before issue 19, Oxigraph: "
+            f"{results['validate-oxigraph-before']['results']})"
         )
         print(
-            f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} ({results['queries-oxigraph']['max']:.2f} s)"
+            f"slowest query helper on Oxigraph: {results['queries-oxigraph']['slowest']} "
+            f"({results['queries-oxigraph']['max']:.2f} s)"
         )
         floor = results["oxigraph-floor"]
         print(
-            f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load {floor['bulk_load']:.2f} s of CPU, one process"
+            f"Oxigraph cold-load floor: reading and YAML {floor['reading']:.2f} s + bulk_load "
+            f"{floor['bulk_load']:.2f} s of CPU, one process"
         )
         found = results["suggest"]
         print(

@@ -175,7 +175,8 @@ def assert_isomorphic(left, right, label: str = "", by=comparable_graph) -> None
     if not isomorphic(a, b):
         _, only_left, only_right = graph_diff(to_isomorphic(a), to_isomorphic(b))
         raise AssertionError(
-            f"{label}: graphs differ\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n{only_right.serialize(format='nt')}"
+            f"{label}: graphs differ\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n"
+            f"{only_right.serialize(format='nt')}"
         )
 
 
@@ -271,7 +272,8 @@ def oxigraph_jsonld_graph(document: dict, base: str) -> Graph:
 
 
 def exact_number(lexical: str) -> str | None:
-    """A number's exact decimal value (``0.94``, ``9.4E-1`` and ``0.940`` are one value; ``9.399999999999999E-1`` is another)."""
+    """A number's exact decimal value (``0.94``, ``9.4E-1`` and ``0.940`` are one value;
+    ``9.399999999999999E-1`` is another)."""
     from decimal import Decimal, InvalidOperation
 
     try:

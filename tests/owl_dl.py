@@ -42,8 +42,10 @@ DATATYPE_MAP = {
     OWL.rational,
 } | {
     XSD[n]
-    for n in "decimal integer nonNegativeInteger nonPositiveInteger positiveInteger negativeInteger long int short byte "
-    "unsignedLong unsignedInt unsignedShort unsignedByte double float string normalizedString token language Name NCName "
+    for n in "decimal integer nonNegativeInteger nonPositiveInteger positiveInteger negativeInteger long int short "
+    "byte "
+    "unsignedLong unsignedInt unsignedShort unsignedByte double float string normalizedString token language Name "
+    "NCName "
     "NMTOKEN boolean hexBinary base64Binary anyURI dateTime dateTimeStamp".split()
 }
 PROPERTY_KINDS = (OWL.ObjectProperty, OWL.DatatypeProperty, OWL.AnnotationProperty)
@@ -194,7 +196,8 @@ def violations(documents: Iterable[Graph]) -> list[str]:
             ok = is_data_range(filler) if k == OWL.DatatypeProperty else is_class(filler)
             if not ok:
                 found.append(
-                    f"restriction on <{p}>: filler <{filler}> is no {'data range of the datatype map' if k == OWL.DatatypeProperty else 'class'}"
+                    f"restriction on <{p}>: filler <{filler}> is no "
+                    f"{'data range of the datatype map' if k == OWL.DatatypeProperty else 'class'}"
                 )
         for number in (
             o for q in (OWL.minCardinality, OWL.maxCardinality, OWL.cardinality) for o in g.objects(restriction, q)

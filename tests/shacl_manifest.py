@@ -72,7 +72,8 @@ def _case(graph: Graph, entry: URIRef, root: Path) -> Case:
 
 
 def results(report: Graph, root: object | None = None, by_value: bool = False) -> Counter[tuple[object, ...]]:
-    """The results of a report (the one at ``root``, else every ``sh:ValidationReport`` of the graph) as comparable keys.
+    """The results of a report (the one at ``root``, else every ``sh:ValidationReport``
+    of the graph) as comparable keys.
 
     ``by_value`` compares literals by value (a store that keeps canonical forms, as Oxigraph does for decimals).
     """

@@ -1198,7 +1198,8 @@ entity_types:
 def generate_bundle(
     root: Path, count: int, seed: int = 0, *, broken_links: int = 0, discovery: bool = False, ontologies: bool = False
 ) -> list[Path]:
-    """Write a bundle of `count` memories under root (plus .mif/config.yaml, a few .mif/entities/<type>/<slug>.yaml, index.md); return the memory paths.
+    """Write a bundle of `count` memories under root (plus .mif/config.yaml, a few .mif/entities/<type>/<slug>.yaml,
+    index.md); return the memory paths.
 
     With ``ontologies`` the bundle also carries :data:`SYNTHETIC_ONTOLOGY` in
     ``.mif/ontologies/`` and the memories that would name ``ai-memory`` (which

@@ -26,7 +26,10 @@ MIF_RDF = str(Path(sys.executable).parent / "mif-rdf")
 #: name -> temporal block (None: no temporal data at all)
 CORPUS = {
     "always": None,
-    "from-feb": "  validFrom: 2026-02-01T00:00:00Z\n  recordedAt: 2026-01-20T00:00:00Z\n  decay:\n    model: exponential\n    halfLife: P7D\n    lastReinforced: 2026-02-05T00:00:00Z\n",
+    "from-feb": (
+        "  validFrom: 2026-02-01T00:00:00Z\n  recordedAt: 2026-01-20T00:00:00Z\n  decay:\n"
+        "    model: exponential\n    halfLife: P7D\n    lastReinforced: 2026-02-05T00:00:00Z\n"
+    ),
     "until-march": "  validUntil: 2026-03-01T00:00:00Z\n",
     "from-date-open": "  validFrom: 2026-02-01\n  validUntil: null\n",
     "zoned-window": "  validFrom: 2026-01-01T00:00:00+02:00\n  validUntil: 2026-02-15T12:00:00-05:00\n",

@@ -209,13 +209,14 @@ def test_an_unknown_party_is_an_error_naming_the_known_ones() -> None:
 
 
 def test_references_to_withheld_memories_are_handled_as_local_ones(bundle) -> None:
-    """acme-corp's architecture names bigcorp's roadmap: it leaves whole, with a note; no link or location of the roadmap leaves."""
+    """acme-corp's architecture names bigcorp's roadmap: it leaves whole, with a note;
+    no link or location of the roadmap leaves."""
     policy = export_policy(bundle, audience_for(bundle, "acme-corp"))
     architecture = URIRef("urn:mif:6a1d0f7e-0006-4c1a-9a00-000000000006")
     roadmap = next(m for m in bundle.memories.values() if m.relpath == "bigcorp/roadmap.md")
     assert (
-        "acme/architecture.md names withheld bigcorp/roadmap.md; that reference is its own content and leaves as written"
-        in policy.notes
+        "acme/architecture.md names withheld bigcorp/roadmap.md; that reference is its own content and leaves as "
+        "written" in policy.notes
     )
     assert set(policy.outgoing(bundle.dataset, architecture)) == set(bundle.dataset.graph(architecture))
     for graph in (bundle.links_graph_iri, bundle.layout_graph_iri, f"{bundle.base_iri}#inherited"):
@@ -336,7 +337,8 @@ def test_serve_with_an_audience_serves_only_its_view_on_every_route() -> None:
 
 
 def test_a_served_audience_view_follows_file_changes(tmp_path: Path) -> None:
-    """A memory moved into _public is served to the audience after the reload; inherited values follow a moved memory."""
+    """A memory moved into _public is served to the audience after the reload;
+    inherited values follow a moved memory."""
     import shutil
 
     import pyoxigraph as ox

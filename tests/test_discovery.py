@@ -59,8 +59,8 @@ def test_suggestions_of_the_fixture_bundle() -> None:
     report = suggest(BUNDLE)
     got = {(s.memory, s.entity_type, s.namespaces, s.match, s.line, s.column) for s in report.suggestions}
     assert got == expected()
-    # tech-radar has PostgreSQL as an entity (entityType 'Technology') and lives below _semantic/entities: nothing to say;
-    # its 'maybe' pattern (confidence 0.5 under the threshold 0.7) never runs
+    # tech-radar has PostgreSQL as an entity (entityType 'Technology') and lives below _semantic/entities:
+    # nothing to say; its 'maybe' pattern (confidence 0.5 under the threshold 0.7) never runs
     assert "semantic/tech-radar.md" not in report.by_memory()
     assert (report.memories, report.patterns, sorted(report.ontologies)) == (5, 5, ["stack", "stack-base"])
     for item in report.suggestions:  # positions point at the matched text in the file as it is on disk
@@ -148,8 +148,8 @@ def test_cli_text_json_and_rdf(tmp_path: Path, capsys: pytest.CaptureFixture[str
     )  # options anywhere; -q: no warnings
     out, err = capsys.readouterr()
     assert (
-        "  entity type runbook, namespace _procedural/runbooks: 'ops/runbooks/db/failover.md' at path column 1; file pattern"
-        in out
+        "  entity type runbook, namespace _procedural/runbooks: 'ops/runbooks/db/failover.md' at path column 1; file "
+        "pattern" in out
     )
     assert err == ""
     assert out.rstrip().endswith("6 suggestions for 3 of 5 memories (5 patterns of 2 ontologies: stack-base, stack)")

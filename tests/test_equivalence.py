@@ -55,7 +55,8 @@ def check_fast_walker_matches_pyld(root: Path, relpath: str) -> None:
 
 @pytest.mark.parametrize(("root", "relpath"), memory_cases(FIXTURE_BUNDLES))
 def test_fast_walker_matches_pyoxigraph_exactly_on_fixture(root: Path, relpath: str) -> None:
-    """A second, independent JSON-LD processor: pyoxigraph's graph equals ours with every number equal in value, exactly.
+    """A second, independent JSON-LD processor: pyoxigraph's graph equals ours with
+    every number equal in value, exactly.
 
     pyld only matches when numbers are rounded to its 16 digits (see
     :func:`test_what_processors_write_for_numbers_under_decimal_coercion`).

@@ -43,7 +43,8 @@ def _graphs(dataset: Dataset) -> set[str]:
 
 
 def _same(left: Dataset, right: Dataset, by_value: bool = False) -> bool:
-    """The same named graphs, each isomorphic (``by_value``: literals compared by value, as Oxigraph writes ``1.0`` as ``1``)."""
+    """The same named graphs, each isomorphic (``by_value``: literals compared by value,
+    as Oxigraph writes ``1.0`` as ``1``)."""
     names = _graphs(left)
     graph = comparable_graph if by_value else (lambda triples: triples)
     return names == _graphs(right) and all(
@@ -132,7 +133,8 @@ def test_the_oxigraph_store_exports_what_the_memory_store_does(examples, tmp_pat
 def test_the_api_never_writes_over_a_file_of_the_bundle_and_replaces_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The command line's output rules hold in Python: no memory or .mif file is a target; a failed write changes nothing."""
+    """The command line's output rules hold in Python: no memory or .mif file is a target;
+    a failed write changes nothing."""
     import shutil
 
     root = tmp_path / "b"

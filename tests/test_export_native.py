@@ -73,7 +73,8 @@ Trailing spaces
 
 
 def _decimal_value(term: object) -> object:
-    """Oxigraph's storage keeps xsd:decimal as a value ("1.0" is read back as "1"): those compare by value; every other term exactly."""
+    """Oxigraph's storage keeps xsd:decimal as a value ("1.0" is read back as "1"):
+    those compare by value; every other term exactly."""
     if isinstance(term, ox.Literal) and term.datatype == DECIMAL:
         return ox.Literal(str(Decimal(term.value).normalize()), datatype=DECIMAL)
     return term
@@ -84,7 +85,8 @@ def _read(data: bytes, fmt: str) -> list[ox.Quad]:
 
 
 def _graphs(quads: list[ox.Quad], fmt: str) -> dict[str, object]:
-    """Each graph (or the union, for one-graph formats) as read by rdflib, blank nodes named by structure (conftest.canonical), decimals by value."""
+    """Each graph (or the union, for one-graph formats) as read by rdflib, blank nodes named by structure
+    (conftest.canonical), decimals by value."""
     graphs: dict[str, list[ox.Triple]] = defaultdict(list)
     for q in quads:
         graphs[UNION if fmt not in QUAD_FORMATS else str(q.graph_name)].append(
@@ -104,7 +106,8 @@ def _export(bundle: Bundle, fmt: str, policy: ExportPolicy | None = None) -> byt
 
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Bundle]]:
-    """examples/ (it has a _local memory), a generated bundle with broken links, and the lexical-forms memory, in both stores."""
+    """examples/ (it has a _local memory), a generated bundle with broken links,
+    and the lexical-forms memory, in both stores."""
     generated = tmp_path_factory.mktemp("generated")
     generate_bundle(generated, 40, seed=3, broken_links=2)
     tricky = tmp_path_factory.mktemp("tricky")
@@ -130,7 +133,8 @@ def test_native_export_has_the_memory_stores_quads(bundles: dict[str, dict[str, 
 
 @pytest.mark.parametrize("fmt", list(RDF_FORMATS))
 def test_the_local_memory_is_withheld_in_every_native_format(bundles: dict[str, dict[str, Bundle]], fmt: str) -> None:
-    """examples/semantic/redis-idempotency-idea.md (_local/scratch): its graph is not there, and no shared graph names it."""
+    """examples/semantic/redis-idempotency-idea.md (_local/scratch):
+    its graph is not there, and no shared graph names it."""
     bundle = bundles["examples"]["oxigraph"]
     hidden = {ox.NamedNode(str(term)) for term in export_policy(bundle).hidden}
     assert ox.NamedNode(SCRATCH) in hidden
@@ -182,7 +186,8 @@ def test_lexical_forms_leave_as_the_store_holds_them(bundles: dict[str, dict[str
 
 
 def test_oxigraph_writers_keep_every_lexical_form() -> None:
-    """The writers themselves (not the store) keep what they are given, shorthand or not, with the project's prefixes."""
+    """The writers themselves (not the store) keep what they are given,
+    shorthand or not, with the project's prefixes."""
     subject, predicate = ox.NamedNode("urn:mif:x"), ox.NamedNode(str(PREFIXES["mifp"]) + "v")
     typed = [
         ("1.50", "decimal"),
@@ -242,7 +247,8 @@ def test_turtle_and_trig_declare_the_same_prefixes_from_both_stores(
 def test_every_format_is_written_by_oxigraph_and_reads_no_rdflib_terms(
     bundles: dict[str, dict[str, Bundle]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The rdflib path (restricted copy, rdflib serializers, quad-by-quad writer) refuses to run, and oxrdflib converts no term."""
+    """The rdflib path (restricted copy, rdflib serializers, quad-by-quad writer) refuses to run,
+    and oxrdflib converts no term."""
     import oxrdflib.store
 
     import mif_rdf.output.policy as access
@@ -305,8 +311,8 @@ def test_cli_rdfxml_refusal_is_one_line_from_oxigraph(unsplittable: Path, tmp_pa
     done = _cli("export", unsplittable, "--store", "oxigraph", "--format", "rdfxml", "-o", tmp_path / "out.rdf")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert (
-        "RDF/XML cannot write this graph (https://mif-spec.dev/ns/property/2024 has no XML element name; it is used in station.md)"
-        in done.stderr
+        "RDF/XML cannot write this graph (https://mif-spec.dev/ns/property/2024 has no XML element name; it is used "
+        "in station.md)" in done.stderr
     )
 
 
@@ -321,7 +327,8 @@ def _summary(stderr: str, target: Path) -> str:
 def test_cli_native_export_says_what_the_memory_store_says(
     tmp_path: Path, command: str, extra: tuple[str, ...], name: str
 ) -> None:
-    """`mif-rdf export --store oxigraph --format ttl -o out.ttl`, `mif-rdf load --store oxigraph -o out.trig`: the same summary."""
+    """`mif-rdf export --store oxigraph --format ttl -o out.ttl`,
+    `mif-rdf load --store oxigraph -o out.trig`: the same summary."""
     summaries, files = {}, {}
     for store in ("oxigraph", "memory"):
         target = tmp_path / store / name

@@ -394,7 +394,8 @@ def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
 
 
 #: Columns of one kind of term, which :func:`mif_rdf.queries.native._column` reads in one split: any text in the strings
-#: (quotes, backslashes, tabs and newlines are escaped in TSV, and those cells go one by one), IRIs with any allowed character.
+#: (quotes, backslashes, tabs and newlines are escaped in TSV, and those cells go one by one),
+#: IRIs with any allowed character.
 PLAIN_TEXTS = st.text(alphabet=st.characters(codec="utf-8"), max_size=12).map(ox.Literal)
 IRI_TEXTS = (
     st.text(alphabet=st.characters(codec="utf-8", exclude_characters='<>"{}|^`\\% \t\n\r\x00'), max_size=8)
@@ -458,7 +459,10 @@ _ZONES = {  # file -> frontmatter lines after id and type
     "utc.md": "created: 2026-01-15T10:00:00Z\n",
     "offset.md": "created: 2026-01-15T10:00:00+05:00\n",
     "recorded-no-zone.md": 'created: 2026-01-01T00:00:00Z\ntemporal:\n  recordedAt: "2026-01-16T00:00:00"\n',
-    "valid-no-zone.md": 'created: 2026-01-01T00:00:00Z\ntemporal:\n  validFrom: "2026-01-10T00:00:00"\n  validUntil: "2026-02-01T00:00:00"\n',
+    "valid-no-zone.md": (
+        'created: 2026-01-01T00:00:00Z\ntemporal:\n  validFrom: "2026-01-10T00:00:00"\n'
+        '  validUntil: "2026-02-01T00:00:00"\n'
+    ),
     "unreadable.md": 'created: "not a time"\n',
 }
 

@@ -90,7 +90,8 @@ def test_a_serializer_loads_only_its_own_module_of_the_output_stage() -> None:
     ],
 )
 def test_a_lazy_package_loads_a_name_on_first_use(package: str, name: str, home: str) -> None:
-    """Importing the package loads none of its stages' work; the first use of a name loads the module that defines it."""
+    """Importing the package loads none of its stages' work; the first use of a name
+    loads the module that defines it."""
     bare = loaded(f"import {package}")
     assert not within(bare, {"mif_rdf.load", "mif_rdf.rdf", home}), sorted(bare)
     used = loaded(f"import {package}\n{package}.{name}")

@@ -69,7 +69,8 @@ def assert_same_terms(left: Graph, right: Graph, label: str) -> None:
     if not isomorphic(a, b):
         _, only_left, only_right = graph_diff(to_isomorphic(a), to_isomorphic(b))
         raise AssertionError(
-            f"{label}\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n{only_right.serialize(format='nt')}"
+            f"{label}\n--- only left:\n{only_left.serialize(format='nt')}\n--- only right:\n"
+            f"{only_right.serialize(format='nt')}"
         )
 
 

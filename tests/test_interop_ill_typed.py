@@ -73,7 +73,8 @@ def test_well_typed_values_give_no_warning(tmp_path: Path) -> None:
     assert ill_typed_literals(load_bundle(tmp_path)) == []
 
 
-#: A date under the dateTime term (the spec's form: a note) and a word under a decimal one (the author's to fix: a warning).
+#: A date under the dateTime term (the spec's form: a note) and a word under a decimal
+#: one (the author's to fix: a warning).
 MIXED = (
     "citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
     " url: 'https://example.org/', accessed: 2026-01-24}\n"

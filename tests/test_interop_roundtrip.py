@@ -23,7 +23,10 @@ SPEC_15_3_INPUT = {
     "@id": "urn:mif:550e8400",
     "conceptType": "semantic",
     "title": "Dark Mode",
-    "content": "# Dark Mode\n\nUser prefers dark mode\n\n## Relationships\n\n- relates-to [UI Preferences](/semantic/ui-prefs.md)",
+    "content": (
+        "# Dark Mode\n\nUser prefers dark mode\n\n## Relationships\n\n"
+        "- relates-to [UI Preferences](/semantic/ui-prefs.md)"
+    ),
     "created": "2026-01-15T10:30:00Z",
     "relationships": [{"type": "relates-to", "target": "/semantic/ui-prefs.md"}],
 }

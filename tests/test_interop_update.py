@@ -52,8 +52,12 @@ def test_the_insert_makes_the_same_triples_with_fresh_blank_nodes() -> None:
 
 
 def test_duration_literals_are_bound_where_virtuoso_takes_them() -> None:
-    """Virtuoso 7 refuses "P730D"^^xsd:duration as a constant in an update; BIND(STRDT(...)) gives every store the same literal."""
-    ntriples = b'<urn:s> <urn:p> "P730D"^^<http://www.w3.org/2001/XMLSchema#duration> .\n<urn:s> <urn:q> "say \\"P1D\\"^^<http://www.w3.org/2001/XMLSchema#duration> ." .\n'
+    """Virtuoso 7 refuses "P730D"^^xsd:duration as a constant in an update;
+    BIND(STRDT(...)) gives every store the same literal."""
+    ntriples = (
+        b'<urn:s> <urn:p> "P730D"^^<http://www.w3.org/2001/XMLSchema#duration> .\n'
+        b'<urn:s> <urn:q> "say \\"P1D\\"^^<http://www.w3.org/2001/XMLSchema#duration> ." .\n'
+    )
     text = insert_triples("urn:mif:g", ntriples).decode("utf-8")
     assert (
         '"P730D"^^' not in text.split("WHERE")[0]

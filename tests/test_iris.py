@@ -25,7 +25,10 @@ from mif_rdf.output.stream_export import stream_nquads
 from oxigraph_server import OxigraphServer, assert_store_matches, oxigraph  # noqa: F401  (oxigraph: fixture)
 
 #: The characters that broke loads, pushes and servers (issue 39), and their neighbours.
-HOSTILE = "[]%#<>\"{}|\\^` \t\n\x00\x7f?/:@!$&'()*+,;=~.-_aZ09é\ue000\uf8ff\ufdd0\ufdef\ufffe\uffff\U0001f600\U000f0000\U000e0001\u00a0\u200b"
+HOSTILE = (
+    '[]%#<>"{}|\\^` \t\n'
+    "\x00\x7f?/:@!$&'()*+,;=~.-_aZ09é\ue000\uf8ff\ufdd0\ufdef\ufffe\uffff\U0001f600\U000f0000\U000e0001\u00a0\u200b"
+)
 BAD_IDS = {
     "a[b]": "'['",
     "p%": "'%'",
@@ -52,7 +55,8 @@ def stores_accept(text: str) -> bool:
 )
 def test_the_check_is_what_the_stores_accept(tail: str, head: str) -> None:
     text = head + tail
-    # Unicode white space (U+00A0 ...) RFC 3987 allows, but pyld reads no such IRI as absolute: refused, as both engines do
+    # Unicode white space (U+00A0 ...) RFC 3987 allows, but pyld reads no such IRI as absolute:
+    # refused, as both engines do
     assert is_valid_iri(text) == (stores_accept(text) and not any(c.isspace() for c in text)), (text, iri_problem(text))
 
 

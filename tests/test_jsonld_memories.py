@@ -1,4 +1,5 @@
-"""Issue 36 item 8: a bundle's ``.jsonld`` files (spec 2.1, 3.3) are memories, or projections checked against their ``.md``."""
+"""Issue 36 item 8: a bundle's ``.jsonld`` files (spec 2.1, 3.3) are memories,
+or projections checked against their ``.md``."""
 
 from __future__ import annotations
 
@@ -51,7 +52,10 @@ HAND = {
     "temporal": {"decay": {"model": "exponential", "currentStrength": 0.3}},
     "content": "Written as JSON-LD.\n",
 }
-OTHER_MD = "---\nid: 7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e\ntype: semantic\ncreated: 2026-01-01T00:00:00Z\n---\n\nThe other one.\n"
+OTHER_MD = (
+    "---\nid: 7b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e\ntype: semantic\ncreated: 2026-01-01T00:00:00Z\n---\n\n"
+    "The other one.\n"
+)
 
 
 def hand_bundle(root: Path, name: str, document: object) -> Path:
@@ -62,7 +66,8 @@ def hand_bundle(root: Path, name: str, document: object) -> Path:
 
 
 def differing(ours, theirs) -> tuple[set, set]:
-    """The predicates of the triples only in ``ours`` and only in ``theirs`` (blank nodes matched, literals by value)."""
+    """The predicates of the triples only in ``ours`` and only in
+    ``theirs`` (blank nodes matched, literals by value)."""
     _, left, right = graph_diff(to_isomorphic(comparable_graph(ours)), to_isomorphic(comparable_graph(theirs)))
     return {t[1] for t in left}, {t[1] for t in right}
 
@@ -122,7 +127,8 @@ def check_same_memories(root: Path, converted: Path) -> None:
 
     assert isomorphic(links(from_jsonld), links(markdown))
 
-    # the layout keeps the same frontmatter; which strings were unquoted YAML timestamps JSON cannot say (docs/decisions.md)
+    # the layout keeps the same frontmatter; which strings were unquoted YAML
+    # timestamps JSON cannot say (docs/decisions.md)
     def layout(bundle) -> dict:
         graph = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
         return {str(s): json.loads(str(o))["frontmatter"] for s, _, o in graph}
@@ -196,7 +202,8 @@ def test_expanded_and_graph_forms_load_to_the_same_graph(tmp_path: Path) -> None
 
 
 def test_the_spec_6_2_example(tmp_path: Path) -> None:
-    """Loads, links and validates; its ``dc:created`` compact IRI (an untyped string in JSON-LD) reads back as ``created``."""
+    """Loads, links and validates; its ``dc:created`` compact IRI (an untyped string
+    in JSON-LD) reads back as ``created``."""
     document = json.loads(SPEC_6_2.read_text(encoding="utf-8"))
     root = hand_bundle(tmp_path, "550e8400-e29b-41d4-a716-446655440000.jsonld", document)
     bundle = load_bundle(root, base_iri=BASE)
@@ -374,7 +381,8 @@ def test_cache_keeps_and_invalidates_a_jsonld_memory(tmp_path: Path) -> None:
 
 
 def test_reload_of_one_file_of_a_pair(tmp_path: Path) -> None:
-    """What serve's watcher calls: a changed .md re-checks its projection, a changed projection is never a second memory."""
+    """What serve's watcher calls: a changed .md re-checks its projection,
+    a changed projection is never a second memory."""
     root = hand_bundle(tmp_path, "hand.jsonld", HAND)
     (root / "semantic/other.jsonld").write_text(
         jsonld_files(root / "semantic/other.md", base_iri=BASE)[0]["semantic/other.jsonld"]

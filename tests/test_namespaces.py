@@ -1,4 +1,5 @@
-"""The namespace model (spec 10.4-10.7): agreements, namespace files and reserved prefixes read, checked, compiled and inherited."""
+"""The namespace model (spec 10.4-10.7): agreements, namespace files and reserved prefixes read,
+checked, compiled and inherited."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def test_the_namespaces_graph_describes_agreements_namespaces_and_prefixes(bundl
     rows = {
         tuple(str(v) for v in row)
         for row in bundle.query("""
-        SELECT ?agreement ?reader WHERE { GRAPH ?g { ?a a mif:SharedAgreement ; mif:agreementId ?agreement ; mif:readAccess ?r . ?r rdfs:label ?reader } }""")
+        SELECT ?agreement ?reader WHERE { GRAPH ?g { ?a a mif:SharedAgreement ; mif:agreementId ?agreement ; mif:readAccess ?r . ?r rdfs:label ?reader } }""")  # noqa: E501
     }
     assert rows == {
         ("acme+bigcorp", "acme-corp"),
@@ -91,14 +92,16 @@ def test_the_namespaces_graph_describes_agreements_namespaces_and_prefixes(bundl
     parents = {
         tuple(str(v) for v in row)
         for row in bundle.query(
-            "SELECT ?child ?parent WHERE { ?c mif:parentNamespace ?p . ?c mif:namespacePath ?child . ?p mif:namespacePath ?parent }"
+            "SELECT ?child ?parent WHERE { ?c mif:parentNamespace ?p . ?c mif:namespacePath ?child . ?p "
+            "mif:namespacePath ?parent }"
         )
     }
     assert parents == {("acme-corp/project-x", "acme-corp"), ("acme-corp/project-x/jane-doe", "acme-corp/project-x")}
     prefixes = {
         str(r[0]): r[1]
         for r in bundle.query(
-            "SELECT ?name ?required WHERE { ?p a mif:ReservedPrefix ; mif:prefixName ?name ; mif:provenanceRequired ?required }"
+            "SELECT ?name ?required WHERE { ?p a mif:ReservedPrefix ; mif:prefixName ?name ; mif:provenanceRequired "
+            "?required }"
         )
     }
     assert prefixes == {"_archive": Literal(False), "_experimental": Literal(False), "_imported": Literal(True)}
@@ -186,8 +189,10 @@ def test_allow_system_namespace_in_the_config_allows_it(copy: Path) -> None:
         ),
         (
             ".mif/shared-agreements/bomb.yaml",
-            "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-            "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+            "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+            "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+            "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
             None,
             "over the limit",
         ),
@@ -244,7 +249,8 @@ def test_a_symlinked_agreement_pointing_outside_is_not_read(copy: Path, tmp_path
 
 
 def test_a_broken_agreement_grants_nothing(copy: Path, capsys) -> None:
-    """Break the bilateral agreement's YAML: its _shared memories go to nobody, and the load says which file is wrong."""
+    """Break the bilateral agreement's YAML: its _shared memories go to nobody,
+    and the load says which file is wrong."""
     (copy / ".mif" / "shared-agreements" / "acme+bigcorp.yaml").write_text("id: acme+bigcorp\nnamespaces: [\n")
     out = copy.parent / "out.nq"
     assert main(["export", str(copy), "--audience", "bigcorp-inc", "-o", str(out)]) == 1
@@ -273,7 +279,8 @@ def test_a_reload_brings_the_inherited_graph_up_to_date(copy: Path) -> None:
 
 
 def test_convert_to_markdown_never_writes_into_or_over_a_read_only_prefix(copy: Path, tmp_path: Path, capsys) -> None:
-    """_archive is read-only (spec 10.5): converting over the bundle leaves archived files byte for byte and writes the rest."""
+    """_archive is read-only (spec 10.5): converting over the bundle leaves archived files
+    byte for byte and writes the rest."""
     assert main(["convert", "to-jsonld", str(copy), "-o", str(tmp_path / "docs")]) in (0, 1)
     archived = copy / "archive" / "old-decision.md"
     before = archived.read_bytes()

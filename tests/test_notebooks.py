@@ -280,7 +280,8 @@ def _figure(cell: nbformat.NotebookNode) -> dict | None:
 
 
 class _Tables(HTMLParser):
-    """The tables of an HTML output: each as its header names and its rows of cell texts, and whether its index is shown."""
+    """The tables of an HTML output: each as its header names and its rows of cell texts,
+    and whether its index is shown."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -271,7 +271,8 @@ def test_impossible_dates_are_problems_and_no_command_prints_a_traceback(tmp_pat
     write_file(
         root,
         "dates.md",
-        f"---\nid: dates\ntype: semantic\ncreated: {IMPOSSIBLE['created']}\nmodified: {IMPOSSIBLE['modified']}\ntemporal:\n{temporal}---\nBody.\n",
+        f"---\nid: dates\ntype: semantic\ncreated: {IMPOSSIBLE['created']}\nmodified: {IMPOSSIBLE['modified']}\n"
+        f"temporal:\n{temporal}---\nBody.\n",
     )
     bundle = load_bundle(root)
     assert set(bundle.memories) == {*GOOD, "dates"}
@@ -378,7 +379,8 @@ def test_unparseable_service_query_is_refused_before_the_network(
 
     url, seen = listener
     bundle = load_bundle(good_bundle(tmp_path / "b"), store="Oxigraph")
-    query = f"SELECT * WHERE {{ ?s ?p ?o LATERAL {{ {service} <{url}> {{ ?s ?p ?o }} }} }}"  # LATERAL: rdflib cannot parse it
+    # LATERAL: rdflib cannot parse it
+    query = f"SELECT * WHERE {{ ?s ?p ?o LATERAL {{ {service} <{url}> {{ ?s ?p ?o }} }} }}"
     with pytest.raises(MifRdfError, match="SERVICE"):
         run_query(bundle.dataset, query)
     assert seen == []

@@ -75,7 +75,8 @@ def test_an_unknown_id_is_one_warning_naming_the_memories(tmp_path: Path) -> Non
 
 
 def test_an_ontology_file_given_by_path_satisfies_the_memories_naming_its_id(tmp_path: Path) -> None:
-    """``--ontology some/where/team.ontology.yaml`` (outside every search folder) is the ontology memories name as ``team``."""
+    """``--ontology some/where/team.ontology.yaml`` (outside every search folder) is the
+    ontology memories name as ``team``."""
     file = onto(tmp_path / "elsewhere", "team", "2.0.0")
     bundle = tmp_path / "bundle"
     bundle.mkdir()

@@ -85,8 +85,8 @@ def test_a_trait_field_overrides_a_supertype_field_with_a_warning_naming_both() 
     result = compiled("agri")
     (warning,) = strict_warnings(result)
     assert (
-        "field 'location' is {properties: {lat: {type: number}, lon: {type: number}}, type: object} in trait 'geolocated'"
-        in warning
+        "field 'location' is {properties: {lat: {type: number}, lon: {type: number}}, type: object} in trait "
+        "'geolocated'" in warning
     )
     assert "{type: string} in its supertype 'site' (entity type 'site' of ontology 'agri'" in warning
     assert fields(result, "agri", "farm")["location"]["type"] == "object"
@@ -143,7 +143,8 @@ def test_parents_defining_an_entity_type_differently_compile_with_a_warning(tmp_
         write_file(
             tmp_path,
             f"{name}.ontology.yaml",
-            f"ontology: {{id: {name}}}\nentity_types:\n  - {{name: memo, base: semantic, schema: {{properties: {{code: {{type: {kind}}}}}}}}}\n",
+            f"ontology: {{id: {name}}}\nentity_types:\n"
+            f"  - {{name: memo, base: semantic, schema: {{properties: {{code: {{type: {kind}}}}}}}}}\n",
         )
     write_file(tmp_path, "both.ontology.yaml", "ontology: {id: both, extends: [left, right]}\n")
     result = compile_ontologies(["both"], search_path=[tmp_path])
@@ -226,7 +227,8 @@ def test_the_spec_10_8_6_examples_compile_strictly() -> None:
             "is subtype_of 'y', which is not an entity type",
         ),
         (
-            "entity_types:\n  - {name: x, base: semantic, subtype_of: [y]}\n  - {name: y, base: semantic, subtype_of: [x]}\n",
+            "entity_types:\n  - {name: x, base: semantic, subtype_of: [y]}\n"
+            "  - {name: y, base: semantic, subtype_of: [x]}\n",
             "subtype_of cycle",
         ),
         (

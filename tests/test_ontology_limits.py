@@ -42,7 +42,8 @@ HOSTILE = {
     "alias-bomb": "ontology:\n  id: bomb\n"
     + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
     + "".join(
-        f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]\n"
+        f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "
+        f"*a{i - 1}, *a{i - 1}]\n"
         for i in range(1, 8)
     ),
 }

@@ -244,14 +244,16 @@ def test_enum_text_is_matched_literally(tmp_path: Path) -> None:
         write_file(
             root,
             "semantic/k.md",
-            f"---\nid: k\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nentity:\n  entity_type: knot\n  strength: '{value}'\n---\nx\n",
+            "---\nid: k\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nentity:\n  entity_type: knot\n"
+            f"  strength: '{value}'\n---\nx\n",
         )
         conforms, _, text = validate(load_bundle(root).dataset, shacl_graph=result.shapes, advanced=True)
         assert conforms is ok, (value, text)
 
 
 def test_enum_values_of_any_declared_type_under_any_typed_term_validate_as_written(tmp_path: Path) -> None:
-    """The first enum value of each field conforms and a value outside the enum does not, whatever the term's datatype."""
+    """The first enum value of each field conforms and a value
+    outside the enum does not, whatever the term's datatype."""
     entities = [
         {"name": f"{key}-{kind}", "base": "semantic", "schema": {"properties": {key: {"type": kind, "enum": values}}}}
         for key in typed_terms()

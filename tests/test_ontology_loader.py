@@ -107,7 +107,8 @@ def test_unknown_id_names_the_search_path(tmp_path: Path) -> None:
         ("ontology: {id: Bad_Id}\n", r"ontology.id 'Bad_Id' must be a lowercase identifier"),
         (
             "ontology: {id: x}\nentity_types:\n  - name: thing\n    base: semantics\n",
-            r"ontology 'x', entity_types\[0\] \('thing'\): base 'semantics' must be one of semantic, episodic, procedural",
+            r"ontology 'x', entity_types\[0\] \('thing'\): base 'semantics' must be one of semantic, episodic, "
+            r"procedural",
         ),
         ("ontology: {id: x}\nentity_types:\n  - base: semantic\n", r"entity_types\[0\]: has no name"),
         ("ontology: {id: x}\nentity_types: {a: 1}\n", "entity_types: must be a list"),

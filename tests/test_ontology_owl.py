@@ -292,7 +292,8 @@ def test_a_field_that_json_ld_reads_as_the_node_id_is_reported(tmp_path: Path) -
     path = write_file(
         tmp_path,
         "i.ontology.yaml",
-        "ontology: {id: i}\nentity_types:\n  - {name: thing, base: semantic, schema: {properties: {id: {type: string}, code: {type: string}}}}\n",
+        "ontology: {id: i}\nentity_types:\n  - {name: thing, base: semantic, schema: {properties: {id: {type: "
+        "string}, code: {type: string}}}}\n",
     )
     result = compile_ontologies([path])
     assert any("field 'id' is JSON-LD's @id" in str(w) for w in result.warnings)

@@ -183,7 +183,8 @@ entity_types:
     memory(
         root,
         "ok",
-        "  entity_type: site\n  location: {city: Oslo, coordinates: {latitude: 59.9}}\n  visits: [{date: 2026-01-02}]\n",
+        "  entity_type: site\n  location: {city: Oslo, coordinates: {latitude: 59.9}}\n"
+        "  visits: [{date: 2026-01-02}]\n",
     )
     memory(
         root, "nok", "  entity_type: site\n  location: {coordinates: {latitude: north}}\n  visits: [{date: tomorrow}]\n"

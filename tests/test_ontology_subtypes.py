@@ -42,15 +42,18 @@ def test_extended_subtype_resolves_its_parent_through_extends() -> None:
     [
         (
             "cyclic",
-            r"entity type '(egg|hen)' of ontology 'own-cyclic-subtype' is part of a subtype_of cycle: (egg -> hen -> egg|hen -> egg -> hen)",
+            r"entity type '(egg|hen)' of ontology 'own-cyclic-subtype' is part of a subtype_of cycle: (egg -> hen -> "
+            r"egg|hen -> egg -> hen)",
         ),
         (
             "dangling",
-            r"entity type 'lockout' of ontology 'own-dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'own-dangling-subtype', which extends no other ontology",
+            r"entity type 'lockout' of ontology 'own-dangling-subtype' is subtype_of 'control', which is not an "
+            r"entity type of ontology 'own-dangling-subtype', which extends no other ontology",
         ),
         (
             "incompatible",
-            r"entity type 'pump' of ontology 'own-incompatible-subtype' is subtype_of 'device' .* but does not require 'serial', which 'device' requires",
+            r"entity type 'pump' of ontology 'own-incompatible-subtype' is subtype_of 'device' .* but does not "
+            r"require 'serial', which 'device' requires",
         ),
         ("self", r"entity type 'loop' of ontology 'own-self-subtype' is subtype_of itself"),
     ],

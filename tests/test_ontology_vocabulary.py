@@ -1,4 +1,5 @@
-"""The shipped mif: vocabulary and mif-base: covering every mif: term we write (upstream consistency: tests/conformance)."""
+"""The shipped mif: vocabulary and mif-base: covering every mif:
+term we write (upstream consistency: tests/conformance)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Issue 39 items 1 and 7, issue 37 item 1: outputs never overwrite inputs, are never half-written, leave nothing behind.
+"""Issue 39 items 1 and 7, issue 37 item 1: outputs never overwrite inputs,
+are never half-written, leave nothing behind.
 
 Every writing command runs as a user runs it (``mif_rdf.cli.main.main``, or a real
 process where a signal or a kill is the point); the oracle is the bytes of the

@@ -118,7 +118,8 @@ def test_an_ontology_pattern_cannot_hold_validate(tmp_path: Path, pattern: str, 
             tmp_path,
             f"m/{n}.md",
             f"---\nid: 0b5c2d1e-3f4a-4b6c-8d9e-0f1a2b3c4d{n:02d}\ntype: semantic\n"
-            f"created: 2026-01-15T10:30:00Z\nontology: {{id: bounded}}\nentity: {{name: P{n}, entity_type: part, {payload}}}\n---\nB.\n",
+            f"created: 2026-01-15T10:30:00Z\nontology: {{id: bounded}}\n"
+            f"entity: {{name: P{n}, entity_type: part, {payload}}}\n---\nB.\n",
         )
     bundle = load_bundle(tmp_path, progress=False)
     start = time.perf_counter()

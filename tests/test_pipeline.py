@@ -138,7 +138,8 @@ print(len(bundle.memories), bundle.cache.state)
 
 @pytest.mark.parametrize("store", ["default", "Oxigraph"])
 def test_a_script_without_a_main_guard_loads_and_returns(tmp_path: Path, store: str) -> None:
-    """No ``if __name__ == "__main__"`` guard, threads running, a large bundle, the cache: it must neither hang nor recurse."""
+    """No ``if __name__ == "__main__"`` guard, threads running, a large bundle, the cache:
+    it must neither hang nor recurse."""
     generate_bundle(tmp_path / "b", PARALLEL_THRESHOLD, seed=4)
     script = tmp_path / "unguarded.py"
     script.write_text(UNGUARDED, encoding="utf-8")

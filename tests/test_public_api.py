@@ -1,4 +1,5 @@
-"""Nothing moves for users (issue 30, item 3): every name a user imported before the move into subpackages still imports.
+"""Nothing moves for users (issue 30, item 3): every name a user imported before the
+move into subpackages still imports.
 
 The lists below are the public names of release 0598205, the last commit of
 the flat layout: the ``__all__`` of each module then (``mif_rdf``'s was the
@@ -178,7 +179,11 @@ def test_rdflib_plugin_entry_point() -> None:
     assert parser.value == "mif_rdf.rdfplugin:MifParser"
     assert parser.load().__name__ == "MifParser"
     # a fresh interpreter, nothing of ours imported: rdflib loads the plugin for a file inside the bundle
-    script = f"import rdflib; print(len(rdflib.Dataset().parse({str(EXAMPLES / 'semantic' / 'idempotency-policy.md')!r}, format='mif')))"
+    script = (
+        "import rdflib; "
+        f"print(len(rdflib.Dataset().parse({str(EXAMPLES / 'semantic' / 'idempotency-policy.md')!r}, "
+        "format='mif')))"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0

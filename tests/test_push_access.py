@@ -55,7 +55,8 @@ def test_examples_withhold_exactly_the_scratch_memory(example_bundle) -> None:
     assert "_local/scratch" in policy.withheld[SCRATCH].reason
     # the one exported memory that names it is told so, and still leaves whole
     assert policy.notes == [
-        f"semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld {SCRATCH_PATH}; that reference is its own content and leaves as written"
+        f"semantic/decisions/keep-idempotency-keys-in-postgres.md names withheld {SCRATCH_PATH}; that reference is "
+        "its own content and leaves as written"
     ]
     kept = set(policy.outgoing(example_bundle.dataset, URIRef(KEEP_IN_POSTGRES)))
     assert kept == set(example_bundle.dataset.graph(URIRef(KEEP_IN_POSTGRES)))

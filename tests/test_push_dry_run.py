@@ -1,4 +1,5 @@
-"""`push --dry-run` with no store running still shows the plan, and says the store was not checked (issue 20, section 2)."""
+"""`push --dry-run` with no store running still shows the plan,
+and says the store was not checked (issue 20, section 2)."""
 
 from __future__ import annotations
 

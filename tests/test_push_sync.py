@@ -188,8 +188,8 @@ def test_deletions_wait_while_a_file_fails_to_load(capsys, oxigraph: OxigraphSer
     code, (out, err) = main(["push", str(root), "--endpoint", oxigraph.store_url]), capsys.readouterr()
     assert code == 1 and "m9.md" in err
     assert (
-        f"hold      urn:mif:{HAND_WRITTEN[0]}: not deleted although gone from the bundle: it may be in a file that did not load (m9.md)"
-        in out
+        f"hold      urn:mif:{HAND_WRITTEN[0]}: not deleted although gone from the bundle: it may be in a file that "
+        "did not load (m9.md)" in out
     )
     assert f"urn:mif:{HAND_WRITTEN[0]}" in oxigraph.graph_names()
     (root / "m9.md").unlink()

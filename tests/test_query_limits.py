@@ -142,7 +142,8 @@ def spellings(port: int) -> list[str]:
         f"SELECT ?x WHERE {{ VALUES ?e {{ <{url}> }} SERVICE ?e {{ ?x ?y ?z }} }}",
         f"SELECT ?x WHERE {{ ?x ?y ?z FILTER EXISTS {{ SERVICE <{url}> {{ ?x ?y ?z }} }} }}",
         f"SELECT ?x WHERE {{ {{ SELECT ?x WHERE {{ SERVICE <{url}> {{ ?x ?y ?z }} }} }} }}",
-        f"SELECT ?x WHERE {{ <<( ?x ?y ?z )>> ?p ?o . SERVICE <{url}> {{ ?x ?y ?z }} }}",  # rdflib cannot parse a triple term
+        # rdflib cannot parse a triple term
+        f"SELECT ?x WHERE {{ <<( ?x ?y ?z )>> ?p ?o . SERVICE <{url}> {{ ?x ?y ?z }} }}",
     ]
 
 

@@ -19,11 +19,18 @@ from synthetic import generate_bundle
 
 PREFIXES = "PREFIX mif: <https://mif-spec.dev/ns/>\nPREFIX dc: <http://purl.org/dc/terms/>\n"
 QUERIES = {
-    "derived-from titles (README)": "SELECT ?title ?source WHERE { ?m mif:derived-from ?s . ?m dc:title ?title . ?s dc:title ?source . }",
-    "memories by type": "SELECT ?type (COUNT(?m) AS ?n) WHERE { ?m a mif:Concept ; mif:conceptType ?type } GROUP BY ?type",
+    "derived-from titles (README)": (
+        "SELECT ?title ?source WHERE { ?m mif:derived-from ?s . ?m dc:title ?title . ?s dc:title ?source . }"
+    ),
+    "memories by type": (
+        "SELECT ?type (COUNT(?m) AS ?n) WHERE { ?m a mif:Concept ; mif:conceptType ?type } GROUP BY ?type"
+    ),
     "graph of each title": "SELECT ?g ?title WHERE { GRAPH ?g { ?m dc:title ?title } }",
     "paths from the links graph": "SELECT ?m ?path WHERE { ?m mif:path ?path } ORDER BY ?path",
-    "typed values": "SELECT ?m ?created ?confidence WHERE { ?m dc:created ?created ; mif:provenance ?p . ?p mif:confidence ?confidence }",
+    "typed values": (
+        "SELECT ?m ?created ?confidence WHERE { ?m dc:created ?created ; mif:provenance ?p . ?p "
+        "mif:confidence ?confidence }"
+    ),
     "reachable by relates-to": "SELECT ?a ?b WHERE { ?a mif:relates-to+ ?b }",
 }
 

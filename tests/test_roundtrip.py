@@ -75,7 +75,8 @@ def check_identical(root: Path) -> None:
 
 def test_timestamps_keep_their_lexical_form_and_quoting(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(
-        "---\nid: a1\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nmodified: '2026-01-16T10:30:00.250+02:00'\n---\nx\n",
+        "---\nid: a1\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\nmodified: '2026-01-16T10:30:00.250+02:00'\n---\n"
+        "x\n",
         encoding="utf-8",
     )
     bundle = load_bundle(tmp_path, base_iri=BASE)

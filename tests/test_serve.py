@@ -34,8 +34,8 @@ SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
 PREFIXES = "PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX mif: <https://mif-spec.dev/ns/>\n"
 TITLES = PREFIXES + "SELECT ?memory ?title WHERE { ?memory dc:title ?title FILTER(isIRI(?memory)) } ORDER BY ?memory"
 CONSTRUCT = (
-    PREFIXES
-    + "CONSTRUCT { ?memory dc:title ?title ; mif:supersedes ?old } WHERE { ?memory dc:title ?title OPTIONAL { ?memory mif:supersedes ?old } }"
+    PREFIXES + "CONSTRUCT { ?memory dc:title ?title ; mif:supersedes ?old } WHERE { ?memory dc:title ?title OPTIONAL { "
+    "?memory mif:supersedes ?old } }"
 )
 LOCAL_ID = "redis-idempotency-idea"  # examples/semantic/redis-idempotency-idea.md, namespace _local
 CURL = shutil.which("curl")
@@ -218,7 +218,10 @@ def test_read_only_and_refusals(server: ServeProcess) -> None:
 
 
 def test_local_memories_are_not_served_by_default(server: ServeProcess) -> None:
-    ask = "ASK { ?m ?p ?o FILTER(CONTAINS(STR(?m), 'redis-idempotency-idea') || CONTAINS(STR(?o), 'redis-idempotency-idea')) }"
+    ask = (
+        "ASK { ?m ?p ?o FILTER(CONTAINS(STR(?m), 'redis-idempotency-idea') || CONTAINS(STR(?o), "
+        "'redis-idempotency-idea')) }"
+    )
     status, _, body = get(
         server.query_url + "?" + urllib.parse.urlencode({"query": ask}), "application/sparql-results+json"
     )

@@ -36,7 +36,10 @@ SMALL = "SELECT ?m WHERE { ?m <https://mif-spec.dev/ns/conceptType> ?t } LIMIT 3
 #: seconds of work in one engine step (about 27 million solutions counted), nothing yielded until it ends
 COUNTING = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g <https://mif-spec.dev/ns/conceptType> ?i }"
 #: minutes of work in one engine step
-COUNTING_LONG = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g <https://mif-spec.dev/ns/conceptType> ?i . ?j <https://mif-spec.dev/ns/conceptType> ?k }"
+COUNTING_LONG = (
+    "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g <https://mif-spec.dev/ns/conceptType> ?i "
+    ". ?j <https://mif-spec.dev/ns/conceptType> ?k }"
+)
 #: rows without end (two billion), streamed as they come
 ENDLESS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"

@@ -35,8 +35,12 @@ def test_reload_keeps_links_equal_to_a_fresh_load(tmp_path: Path, store: str) ->
                 "new/linker.md",
                 memory_text(
                     "linker",
-                    f"relationships:\n  - type: relates-to\n    target: /{paths[1]}\n  - type: supersedes\n    target: urn:mif:back-renamed\n  - type: relates-to\n    target: ./nowhere.md\n",
-                    body=f"L.\n\n## Relationships\n- relates-to [A](/{paths[1]})\n- supersedes [B](urn:mif:back-renamed)\n- relates-to [C](./nowhere.md)\n",
+                    f"relationships:\n  - type: relates-to\n    target: /{paths[1]}\n  - type: supersedes\n"
+                    "    target: urn:mif:back-renamed\n  - type: relates-to\n    target: ./nowhere.md\n",
+                    body=(
+                        f"L.\n\n## Relationships\n- relates-to [A](/{paths[1]})\n"
+                        "- supersedes [B](urn:mif:back-renamed)\n- relates-to [C](./nowhere.md)\n"
+                    ),
                 ),
             ),
             ["new/linker.md"],

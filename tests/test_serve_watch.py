@@ -109,7 +109,8 @@ def test_every_kind_of_change_is_served_as_a_fresh_load_would(bundle: Path, tmp_
                 "semantic/new-note.md",
                 memory_text(
                     "0d9c7f4e-5b3a-4c2d-9e1f-1a2b3c4d5e6f",
-                    "title: New note\nnamespace: _semantic/knowledge\nrelationships:\n  - type: relates-to\n    target: ./idempotency-policy.md\n",
+                    "title: New note\nnamespace: _semantic/knowledge\nrelationships:\n  - type: relates-to\n"
+                    "    target: ./idempotency-policy.md\n",
                     body="New.\n\n## Relationships\n- relates-to [Idempotency Key Policy](./idempotency-policy.md)\n",
                 ),
             ),

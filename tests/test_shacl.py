@@ -32,7 +32,8 @@ from shacl_manifest import Case, agrees, cases
 CORPUS = [case for path in sorted((FIXTURES / "shacl").glob("*.ttl")) for case in cases(path)]
 #: Cases where pySHACL's reading is not SHACL's, and the oracle that decides instead.
 PYSHACL_DIFFERS = {
-    "datetime-zones": "pySHACL calls a dateTime without a zone out of range of one with a zone whatever their distance, "
+    "datetime-zones": "pySHACL calls a dateTime without a zone out of range of one with a zone whatever their "
+    "distance, "
     "and a date in range of a dateTime; test_order_is_oxigraphs checks this order against Oxigraph",
 }
 
@@ -92,7 +93,10 @@ def test_order_is_oxigraphs() -> None:
     store = ox.Store()
     disagree = []
     for (a, ta), (b, tb) in rng.sample(pairs, 250) + [p for p in pairs if p[0][1] == p[1][1] == XSD.dateTime]:
-        query = f'SELECT ("{a}"^^<{ta}> < "{b}"^^<{tb}> AS ?lt) ("{a}"^^<{ta}> = "{b}"^^<{tb}> AS ?eq) ("{a}"^^<{ta}> > "{b}"^^<{tb}> AS ?gt) {{}}'
+        query = (
+            f'SELECT ("{a}"^^<{ta}> < "{b}"^^<{tb}> AS ?lt) ("{a}"^^<{ta}> = "{b}"^^<{tb}> AS ?eq) '
+            f'("{a}"^^<{ta}> > "{b}"^^<{tb}> AS ?gt) {{}}'
+        )
         row = next(iter(store.query(query)))
         truth = [None if row[i] is None else row[i].value == "true" for i in range(3)]
         expected = -1 if truth[0] else 0 if truth[1] else 1 if truth[2] else None
@@ -105,16 +109,23 @@ def test_order_is_oxigraphs() -> None:
 _PREFIXES = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> . "
 _DATA = "ex:a a ex:C ; ex:p ex:b . ex:b a ex:C ."
 REFUSED = {
-    "qualified on a node shape": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:qualifiedValueShape [ sh:class ex:D ] ; "
+    "qualified on a node shape": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:qualifiedValueShape [ sh:class ex:D "
+    "] ; "
     "sh:qualifiedMinCount 1 .",
     "sparql": 'ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select "SELECT $this WHERE { }" ] .',
     "recursive": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:node ex:S ] .",
     "unknown parameter": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:someNewConstraint 3 .",
-    "untargeted unknown": "ex:T a sh:NodeShape ; sh:fancy true . ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:nodeKind sh:IRI .",
+    "untargeted unknown": (
+        "ex:T a sh:NodeShape ; sh:fancy true . ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:nodeKind sh:IRI ."
+    ),
     "custom component": "ex:K a sh:ConstraintComponent ; sh:parameter [ sh:path ex:size ] . "
     "ex:S a sh:NodeShape ; sh:targetClass ex:C ; ex:size 3 .",
-    "sparql target": 'ex:S a sh:NodeShape ; sh:target [ a sh:SPARQLTarget ; sh:select "SELECT ?this {}" ] ; sh:nodeKind sh:IRI .',
-    "ill-formed count": 'ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:minCount "many" ] .',
+    "sparql target": (
+        'ex:S a sh:NodeShape ; sh:target [ a sh:SPARQLTarget ; sh:select "SELECT ?this {}" ] ; sh:nodeKind sh:IRI .'
+    ),
+    "ill-formed count": (
+        'ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:minCount "many" ] .'
+    ),
     "two paths": "ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:p, ex:q ; sh:minCount 1 ] .",
     "word escape": 'ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern "^\\\\w+$" .',
     "class subtraction": 'ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:pattern "^[a-z-[aeiou]]+$" .',
@@ -279,7 +290,8 @@ _TEXTS = [
 def test_patterns_match_as_xpath_does(flags: str) -> None:
     """``sh:pattern`` reads XPath's regular expressions as Oxigraph's SPARQL REGEX does (XPath's ``$`` is the end of
     the string: ``"abc\\n"`` does not match ``^abc$``, which Python's ``re``, and so pySHACL, would match; XPath's
-    ``\\d`` and case folding are Unicode's; ``x`` drops whitespace outside classes, ``q`` reads every character as itself)."""
+    ``\\d`` and case folding are Unicode's; ``x`` drops whitespace outside classes,
+    ``q`` reads every character as itself)."""
     from mif_rdf.validation.engine.checks import _pattern_check
 
     store = ox.Store()

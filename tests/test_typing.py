@@ -77,7 +77,8 @@ level: str = validate(bundle).level  # error
 load_bundel("examples")  # error (a misspelt name is an object, never Any)
 """
 
-#: What the type checker makes of each name of ``mif_rdf.__all__`` (``builtins.object`` if only ``__getattr__`` knows it).
+#: What the type checker makes of each name of ``mif_rdf.__all__`` (``builtins.object`` if
+#: only ``__getattr__`` knows it).
 REVEAL = "import mif_rdf\n" + "".join(f"reveal_type(mif_rdf.{name})\n" for name in mif_rdf.__all__)
 
 

@@ -26,7 +26,10 @@ BUNDLES = {path.name: path for path in sorted(FIXTURES.iterdir()) if path.is_dir
 TAG = "write-back-test"
 INCIDENT = "urn:mif:16a9a01f-23e4-466b-94db-25d33054d295"  # examples/episodic/incident-2025-11-webhook-backlog.md
 INCIDENT_FILE = "episodic/incident-2025-11-webhook-backlog.md"
-RETAG = 'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } INSERT { GRAPH ?m { ?m mif:tags "streaming" } } WHERE { GRAPH ?m { ?m mif:tags "kafka" } }'
+RETAG = (
+    'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } INSERT { GRAPH ?m { ?m mif:tags "streaming" } } WHERE { GRAPH '
+    '?m { ?m mif:tags "kafka" } }'
+)
 
 
 def _copy(root: Path, tmp_path: Path) -> Path:
@@ -63,7 +66,8 @@ def check_write_back_is_minimal(root: Path, tmp_path: Path) -> None:
     values = " ".join(f"<{iri}>" for iri in _writable(bundle))
     result = update_bundle(
         bundle,
-        f'INSERT {{ GRAPH ?m {{ ?m mif:tags "{TAG}" }} }} WHERE {{ VALUES ?m {{ {values} }} GRAPH ?m {{ ?m a mif:Concept }} }}',
+        f'INSERT {{ GRAPH ?m {{ ?m mif:tags "{TAG}" }} }} WHERE {{ VALUES ?m {{ {values} }} GRAPH ?m {{ ?m a '
+        f"mif:Concept }} }}",
     )
     assert not result.refusals, [str(p) for p in result.refusals]
     assert result.written and len(result.changes) == len(_writable(bundle))
@@ -115,7 +119,7 @@ def test_nested_value_and_body_change(tmp_path: Path) -> None:
     update = f"""
     DELETE {{ GRAPH ?m {{ ?p mif:trustLevel ?t . ?m mif:content ?c }} }}
     INSERT {{ GRAPH ?m {{ ?p mif:trustLevel mif:Verified . ?m mif:content "New body.\\n" }} }}
-    WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t . ?m mif:content ?c }} }}"""
+    WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t . ?m mif:content ?c }} }}"""  # noqa: E501
     checked = update_bundle(
         load_bundle(root), update
     )  # the new body drops the ## Relationships mirror of the frontmatter
@@ -301,7 +305,7 @@ def test_cli_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, a
 
 
 BOGUS_TRUST = f"""DELETE {{ GRAPH ?m {{ ?p mif:trustLevel ?t }} }} INSERT {{ GRAPH ?m {{ ?p mif:trustLevel mif:Bogus }} }}
-WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t }} }}"""
+WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:provenance ?p . ?p mif:trustLevel ?t }} }}"""  # noqa: E501
 
 
 def test_a_change_that_adds_a_validation_error_needs_force(tmp_path: Path) -> None:
@@ -321,21 +325,23 @@ def test_the_body_mirror_follows_relationships(tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path)
     before = (root / INCIDENT_FILE).read_text()
     add = f"""INSERT {{ GRAPH ?m {{ ?m mif:relationships [ mif:relationshipType mif:relates-to ; mif:target <urn:mif:entity:technology:redis> ] }} }}
-    WHERE {{ BIND(<{INCIDENT}> AS ?m) }}"""
+    WHERE {{ BIND(<{INCIDENT}> AS ?m) }}"""  # noqa: E501
     result = update_bundle(load_bundle(root), add)
     assert not result.refusals and result.written
     added = before.replace(
         "    target: urn:mif:entity:technology:kafka\n",
-        "    target: urn:mif:entity:technology:kafka\n  - type: relates-to\n    target: urn:mif:entity:technology:redis\n",
+        "    target: urn:mif:entity:technology:kafka\n  - type: relates-to\n"
+        "    target: urn:mif:entity:technology:redis\n",
         1,
     )
     added = added.replace(
         "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n",
-        "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n- relates-to [Redis](urn:mif:entity:technology:redis)\n",
+        "- uses [Apache Kafka](urn:mif:entity:technology:kafka)\n"
+        "- relates-to [Redis](urn:mif:entity:technology:redis)\n",
     )
     assert (root / INCIDENT_FILE).read_text() == added
     remove = f"""DELETE {{ GRAPH ?m {{ ?m mif:relationships ?r . ?r ?p ?o }} }}
-    WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:relationships ?r . ?r mif:target <urn:mif:entity:technology:redis> ; ?p ?o }} }}"""
+    WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:relationships ?r . ?r mif:target <urn:mif:entity:technology:redis> ; ?p ?o }} }}"""  # noqa: E501
     result = update_bundle(load_bundle(root), remove)
     assert not result.refusals and (root / INCIDENT_FILE).read_text() == before
 
@@ -366,7 +372,7 @@ def test_a_body_without_the_section_gets_one() -> None:
 NEW_ID = "0b7e5c1a-1111-4a2b-9c3d-123456789abc"
 NEW_MEMORY = f"""INSERT DATA {{ GRAPH <urn:mif:{NEW_ID}> {{ <urn:mif:{NEW_ID}> a mif:Concept ; mif:conceptType mif:SemanticType ;
   dc:created "2026-12-06T02:00:00Z"^^xsd:dateTime ; mif:namespace "_semantic/notes" ; dc:title "A new note" ; mif:tags "new" ;
-  mif:content "# A new note\\n\\nWritten with SPARQL.\\n" }} }}"""
+  mif:content "# A new note\\n\\nWritten with SPARQL.\\n" }} }}"""  # noqa: E501
 
 
 def test_a_new_memory_graph_creates_a_file_and_deleting_it_needs_allow_delete(tmp_path: Path) -> None:
@@ -404,7 +410,7 @@ def test_a_new_memory_needs_type_and_created(tmp_path: Path) -> None:
 def test_a_new_memory_is_never_written_outside_the_bundle(memory_id: str, namespace: str, tmp_path: Path) -> None:
     root = _copy(EXAMPLES, tmp_path / "inside")
     update = f"""INSERT DATA {{ GRAPH <urn:mif:{memory_id}> {{ <urn:mif:{memory_id}> a mif:Concept ; mif:conceptType mif:SemanticType ;
-      dc:created "2026-12-06T02:00:00Z"^^xsd:dateTime ; mif:namespace "{namespace}" ; mif:content "x" }} }}"""
+      dc:created "2026-12-06T02:00:00Z"^^xsd:dateTime ; mif:namespace "{namespace}" ; mif:content "x" }} }}"""  # noqa: E501
     result = update_bundle(load_bundle(root), update)
     assert [p.key for p in result.refusals] == ["id"] and "not written" in str(result.refusals[0])
     assert sorted(p.name for p in tmp_path.rglob("*") if p.suffix == ".md" and not p.is_relative_to(root)) == []

@@ -33,7 +33,8 @@ def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    """A checkout with a bundle at ``memories/``: one good file, one YAML error at line 4, one file with an error and warnings."""
+    """A checkout with a bundle at ``memories/``: one good file, one YAML error at line 4,
+    one file with an error and warnings."""
     bundle = tmp_path / "memories"
     write_file(bundle, "good.md", memory_text("0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a5b"))
     write_file(bundle, "broken.md", "---\nid: broken\ntype: [semantic\ncreated: 2026-01-15T10:30:00Z\n---\nBroken.\n")

@@ -212,7 +212,10 @@ def test_edit_distance_and_suggestion() -> None:
 # -- extended types (spec 4.2.1, 4.4) ------------------------------------------------------------------
 def typed_bundle(root: Path) -> Path:
     shutil.copytree(BOUND, root / ".mif" / "ontologies")
-    header = "---\nid: {id}\ntype: {kind}\ncreated: 2026-01-15T10:30:00Z\nnamespace: {ns}\nontology: {{id: orchard}}\n{extra}---\nBody.\n"
+    header = (
+        "---\nid: {id}\ntype: {kind}\ncreated: 2026-01-15T10:30:00Z\nnamespace: {ns}\n"
+        "ontology: {{id: orchard}}\n{extra}---\nBody.\n"
+    )
     cases = {
         "asset": ("semantic", "_semantic/assets", ""),  # the node named after the type (plural)
         "deep": ("episodic", "_episodic/inspections/2026/q1", ""),  # below a typed node

@@ -73,7 +73,7 @@ documents:
     url: https://example.com/doc.pdf
     byteLength: 10
     retrievedAt: 2026-01-20T10:00:00Z
-"""
+"""  # noqa: E501
 BODY = "\n# Valid memory\n\nText.\n\n## Relationships\n\n- derived-from [Target](/target.md)\n"
 TARGET = f"---\nid: {TARGET_ID}\ntype: episodic\ncreated: 2026-01-01T00:00:00Z\n---\n\nThe source.\n"
 

@@ -49,7 +49,10 @@ def test_date_only_datetime_is_kept_as_written_on_oxigraph(tmp_path: Path) -> No
     ``accessed: '2026-03-09'`` is a correct date: flagged on neither (the copy's ``T00:00:00`` broke the
     date pattern)."""
     write_file(tmp_path, "semantic/dated.md", memory_text("dated", created="2026-01-15"))
-    citation = "citations:\n- '@type': Citation\n  citationType: article\n  title: A paper\n  url: https://example.org/p\n  accessed: '2026-03-09'\n"
+    citation = (
+        "citations:\n- '@type': Citation\n  citationType: article\n  title: A paper\n"
+        "  url: https://example.org/p\n  accessed: '2026-03-09'\n"
+    )
     write_file(tmp_path, "semantic/cited.md", memory_text("cited", extra=citation))
     memory, oxigraph = _findings(tmp_path, "memory"), _findings(tmp_path, "oxigraph")
     assert oxigraph == memory

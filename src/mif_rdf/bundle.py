@@ -83,13 +83,15 @@ class Bundle(LoadedBundle):
         force: bool = False,
         allow_delete: bool = False,
     ) -> UpdateResult:
-        """Run a SPARQL Update and write each changed memory back to its file (:func:`mif_rdf.output.update.update_bundle`)."""
+        """Run a SPARQL Update and write each changed memory back to its file
+        (:func:`mif_rdf.output.update.update_bundle`)."""
         return update_bundle(
             self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete
         )
 
     def reload(self, *relpaths: str) -> set[str]:
-        """Re-read changed, new or deleted memory and entity files; only their graphs are replaced (:func:`mif_rdf.load.incremental.reload`)."""
+        """Re-read changed, new or deleted memory and entity files; only their graphs are replaced
+        (:func:`mif_rdf.load.incremental.reload`)."""
         return incremental.reload(self, *relpaths)
 
     def add_content_hashes(self) -> None:
@@ -120,8 +122,8 @@ def load_bundle(
     ``store`` is ``"memory"`` (default) or ``"oxigraph"`` (with oxrdflib
     installed), as on the command line, or any rdflib store name or instance.
     ``limits`` bounds file size, YAML expansion and depth, and the number of
-    memories (:class:`~mif_rdf.core.limits.Limits`).  ``cache`` keeps the load for the next one (:mod:`mif_rdf.load.cache`): ``True`` in the
-    user cache folder, or a folder; only changed files are read again.
+    memories (:class:`~mif_rdf.core.limits.Limits`).  ``cache`` keeps the load for the next one
+    (:mod:`mif_rdf.load.cache`): ``True`` in the user cache folder, or a folder; only changed files are read again.
     ``workers`` is the number of worker processes that prepare memories (0:
     none; default: as many as there are idle cores, for 1,000 files or more);
     they change the speed of a load, never its result.

@@ -97,7 +97,8 @@ def infer(
     scope = scope or ("links" if profile == "fast" else "all")
     if scope not in SCOPES or (profile == "fast" and scope != "links"):
         raise MifRdfError(
-            f"scope {scope!r} is not available for profile {profile!r} (fast works on the links graph; rdfs/owlrl take 'all' or 'links')"
+            f"scope {scope!r} is not available for profile {profile!r} (fast works on the links graph; rdfs/owlrl "
+            "take 'all' or 'links')"
         )
     ontology = ontology_graph(bundle, ontologies, search_path=search_path)
     dataset = bundle.dataset

@@ -1,4 +1,5 @@
-"""The drop-in pySHACL API: ``from mif_rdf.shacl import validate`` where a pipeline had ``from pyshacl import validate``.
+"""The drop-in pySHACL API: ``from mif_rdf.shacl import validate`` where a pipeline
+had ``from pyshacl import validate``.
 
 This public path stays for users; the engine and the rules for stepping
 aside live in :mod:`mif_rdf.validation.shacl`.

@@ -151,7 +151,8 @@ def test_query_memory_view_and_live_update(bundle: Path, browser: webdriver.Chro
 
 
 def test_markup_in_a_memory_stays_text(bundle: Path, browser: webdriver.Chrome) -> None:
-    """A memory's title, body and link targets are shown as text: nothing in a file becomes markup or script on the page."""
+    """A memory's title, body and link targets are shown as text: nothing in a file
+    becomes markup or script on the page."""
     hostile = "<img src=x onerror=document.title=1>"
     (bundle / "hostile.md").write_text(
         f"---\nid: hostile\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\ntitle: '{hostile}'\n---\n"

@@ -100,7 +100,8 @@ def _nothing_ran_and_links_are_safe(driver: webdriver.Chrome, where: str) -> Non
     assert driver.execute_script(f"return typeof {FLAG}") == "undefined", where
     hrefs = driver.execute_script(
         "return [...document.querySelectorAll('[href], [src], [action], [formaction]')]"
-        ".map(e => e.getAttribute('href') || e.getAttribute('src') || e.getAttribute('action') || e.getAttribute('formaction'))"
+        ".map(e => e.getAttribute('href') || e.getAttribute('src') || e.getAttribute('action') || "
+        "e.getAttribute('formaction'))"
     )
     for href in hrefs:
         assert href.startswith(("http://", "https://", "mailto:", "#/", "/static/", "static/")) or href in ("/", "#"), (
@@ -160,7 +161,7 @@ ATTACKER = """<!doctype html><title>attacker</title><script>
   document.body.dataset.result = JSON.stringify(out);
   document.title = "done";
 })();
-</script><body></body>"""
+</script><body></body>"""  # noqa: E501
 
 
 def _attacker_site() -> tuple[http.server.ThreadingHTTPServer, str]:
@@ -216,7 +217,8 @@ def test_cors_lets_the_named_origin_read(browser: webdriver.Chrome) -> None:  # 
 
 
 def test_the_page_shows_at_most_a_thousand_rows(browser: webdriver.Chrome) -> None:  # noqa: F811
-    """The page's result limit (the endpoint's is --max-result-mb): a larger answer is counted, its first 1,000 rows shown."""
+    """The page's result limit (the endpoint's is --max-result-mb):
+    a larger answer is counted, its first 1,000 rows shown."""
     wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
     with ServeProcess(REPO / "examples", "--no-watch") as server:
         _open_query_tab(browser, server, wait)

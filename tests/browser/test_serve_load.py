@@ -84,8 +84,12 @@ def test_memory_comes_back_after_ten_cycles_of_a_thousand_files(tmp_path: Path) 
                     f"churn/{i // 100}/note-{i}.md",
                     memory_text(
                         f"churn-{cycle}-{i}",
-                        f"title: Churn {cycle} {i}\ntags: [a, b, c]\nrelationships:\n  - type: relates-to\n    target: ./note-{(i + 1) % 100}.md\n",
-                        body=f"Note {i} of cycle {cycle}.\n\n## Relationships\n- relates-to [next](./note-{(i + 1) % 100}.md)\n",
+                        f"title: Churn {cycle} {i}\ntags: [a, b, c]\nrelationships:\n  - type: relates-to\n"
+                        f"    target: ./note-{(i + 1) % 100}.md\n",
+                        body=(
+                            f"Note {i} of cycle {cycle}.\n\n## Relationships\n"
+                            f"- relates-to [next](./note-{(i + 1) % 100}.md)\n"
+                        ),
                     ),
                 )
             wait_for(running, base + 1000)

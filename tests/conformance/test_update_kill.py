@@ -16,7 +16,10 @@ from mif_rdf.bundle import load_bundle
 from mif_rdf.output.update import plan_update
 from synthetic import generate_bundle
 
-RETAG = 'INSERT { GRAPH ?m { ?m mif:tags "killed-midway" } } WHERE { GRAPH ?m { ?m a mif:Concept ; mif:namespace ?ns FILTER(!CONTAINS(?ns, "_local")) } }'
+RETAG = (
+    'INSERT { GRAPH ?m { ?m mif:tags "killed-midway" } } WHERE { GRAPH ?m { ?m a mif:Concept ; mif:namespace '
+    '?ns FILTER(!CONTAINS(?ns, "_local")) } }'
+)
 
 
 def test_killed_update_leaves_each_file_old_or_new(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ SPEC = SHARED / "spec" / "SPECIFICATION.txt"
 
 
 def spec_memory_documents() -> dict[str, dict]:
-    """Every JSON-LD memory document of the spec (a top-level ``"@id": "urn:mif:..."`` that is no entity), by where it is."""
+    """Every JSON-LD memory document of the spec (a top-level
+    ``"@id": "urn:mif:..."`` that is no entity), by where it is."""
     text = SPEC.read_text(encoding="utf-8")
     found = {}
     for match in re.finditer(r'^\{\n  "@context"', text, re.M):

@@ -151,11 +151,13 @@ def test_valid_and_extended_subtypes_compile() -> None:
         ),
         (
             "dangling",
-            r"entity type 'security-control' of ontology 'dangling-subtype' is subtype_of 'control', which is not an entity type of ontology 'dangling-subtype', which extends no other ontology",
+            r"entity type 'security-control' of ontology 'dangling-subtype' is subtype_of 'control', which is not an "
+            r"entity type of ontology 'dangling-subtype', which extends no other ontology",
         ),
         (
             "incompatible",
-            r"entity type 'sub-thing' of ontology 'incompatible-subtype' is subtype_of 'base-thing' .* but does not require 'b', which 'base-thing' requires",
+            r"entity type 'sub-thing' of ontology 'incompatible-subtype' is subtype_of 'base-thing' .* but does not "
+            r"require 'b', which 'base-thing' requires",
         ),
         ("self", r"entity type 'a' of ontology 'self-subtype' is subtype_of itself"),
     ],
@@ -235,7 +237,8 @@ def test_every_published_vocabulary_triple_is_kept() -> None:
     published = [(s, p, o) for s, p, o, _ in upstream.quads()]
     assert len(published) > 300
     missing = [t for t in published if t not in ours]
-    # xsd:duration is not in the OWL 2 datatype map: these two ranges stay in SHACL (shapes/level3.ttl), docs/ontology.md
+    # xsd:duration is not in the OWL 2 datatype map: these two ranges stay in
+    # SHACL (shapes/level3.ttl), docs/ontology.md
     assert sorted(missing) == [(MIF.halfLife, RDFS.range, XSD.duration), (MIF.ttl, RDFS.range, XSD.duration)]
 
 

@@ -1,4 +1,5 @@
-"""Write-back (issue 31) on the upstream MIF example bundles: the main suite's minimal-edit check on data nobody here wrote."""
+"""Write-back (issue 31) on the upstream MIF example bundles: the main suite's minimal-edit
+check on data nobody here wrote."""
 
 from __future__ import annotations
 

@@ -62,7 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mif-rdf",
         description="MIF knowledge bundles as RDF: load through the MIF JSON-LD context, export, convert.",
-        epilog="Exit codes: 0 ok; 1 the input has errors or a check failed (a round trip lost data, validation found violations); 2 could not run.",
+        epilog=(
+            "Exit codes: 0 ok; 1 the input has errors or a check failed (a round trip lost data, validation found "
+            "violations); 2 could not run."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"mif-rdf {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -97,7 +100,10 @@ EXAMPLES = {
     "suggest": "mif-rdf suggest examples --format json",
     "export": "mif-rdf export examples -o out/examples.nq",
     "import": "mif-rdf import examples out/examples.nq --dry-run",
-    "update": 'mif-rdf update examples --dry-run \'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } INSERT { GRAPH ?m { ?m mif:tags "streaming" } } WHERE { GRAPH ?m { ?m mif:tags "kafka" } }\'',
+    "update": (
+        'mif-rdf update examples --dry-run \'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } INSERT { GRAPH ?m { '
+        '?m mif:tags "streaming" } } WHERE { GRAPH ?m { ?m mif:tags "kafka" } }\''
+    ),
     "diff": "mif-rdf diff examples HEAD --format markdown",
     "push": "mif-rdf push examples --endpoint http://localhost:7878/store --dry-run",
     "convert to-jsonld": "mif-rdf convert to-jsonld examples -o out/jsonld",
@@ -169,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, so it unwinds as after Ctrl-C: outputs left unchanged, temporary files removed."""
+    """SIGTERM, raised where the program is, so it unwinds as after Ctrl-C:
+    outputs left unchanged, temporary files removed."""
 
 
 def _terminate_like_interrupt() -> None:

@@ -91,7 +91,8 @@ _RFC3987 = re.compile(
 
 
 def iri_problem(value: str) -> str | None:
-    """Why ``value`` is not an absolute IRI the stores take, naming the first character at fault; None when it is one."""
+    """Why ``value`` is not an absolute IRI the stores take,
+    naming the first character at fault; None when it is one."""
     if not is_absolute_iri(value) or value.startswith("_:"):
         return "is not an absolute IRI (scheme:...)"
     match = _RFC3987.match(value)

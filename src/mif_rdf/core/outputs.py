@@ -133,7 +133,8 @@ def replacing(path: str | Path) -> Iterator[IO[bytes]]:
             os.unlink(temporary)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise MifRdfError(
-                f"{path}: no space left on the device ({exc.strerror}); nothing was written and the previous file, if any, is unchanged"
+                f"{path}: no space left on the device ({exc.strerror}); nothing was written and the previous file, "
+                "if any, is unchanged"
             ) from None
         raise
     _sync_folder(target.parent)

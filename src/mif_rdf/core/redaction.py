@@ -20,7 +20,8 @@ _VALUE = re.compile(r"=[^&#;]*")
 
 
 def redacted(url: str) -> str:
-    """``url`` with its userinfo and every query-string value masked (a URL that does not parse is masked whole after its scheme)."""
+    """``url`` with its userinfo and every query-string value masked (a URL that does not
+    parse is masked whole after its scheme)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""

@@ -12,5 +12,6 @@ from rdflib.term import IdentifiedNode, Node
 
 #: Subject, predicate, object, as rdflib terms.
 Triple = tuple[Node, Node, Node]
-#: Subject, predicate, object and graph name (None: the default graph), as rdflib terms, as rdflib's ``quads`` gives them.
+#: Subject, predicate, object and graph name (None: the default graph), as rdflib terms,
+#: as rdflib's ``quads`` gives them.
 Quad = tuple[Node, Node, Node, IdentifiedNode | None]

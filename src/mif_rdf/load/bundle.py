@@ -196,7 +196,10 @@ class LoadedBundle:
         """One line: where it is and what it holds (the Dataset and config are too big to print)."""
         problems = Counter(p.severity.value for p in self.problems)
         found = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in problems.items()) or "no problems"
-        return f"<{type(self).__name__} {str(self.root)!r}: {counted(len(self.memories), 'memory', 'memories')}, {counted(len(self.dataset), 'triple')}, {found}>"
+        return (
+            f"<{type(self).__name__} {str(self.root)!r}: {counted(len(self.memories), 'memory', 'memories')}, "
+            f"{counted(len(self.dataset), 'triple')}, {found}>"
+        )
 
     def counts(self) -> dict[str, Any]:
         """Figures for summaries: memories by type, triples, graphs, problems by severity."""
@@ -215,7 +218,8 @@ class LoadedBundle:
 def target_keys(
     frontmatter: Mapping[str, Any], doc_iri: str, base: str, types: Collection[str] | None = None
 ) -> Iterator[tuple[int, dict[str, Any], str]]:
-    """Each well-formed relationship of a memory (of ``types``, canonical names, when given) with the IRI its target resolves to (without fragment)."""
+    """Each well-formed relationship of a memory (of ``types``, canonical names, when given) with the IRI its target
+    resolves to (without fragment)."""
     relationships = frontmatter.get("relationships")
     if not isinstance(relationships, list):
         return

@@ -57,7 +57,8 @@ def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
 
 
 def _keys_of(bundle: LoadedBundle, relpaths: set[str]) -> tuple[set[str], set[str]]:
-    """The target IRIs the files at ``relpaths`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
+    """The target IRIs the files at ``relpaths`` answer to (document, memory,
+    entity IRIs) and their links-graph subjects."""
     keys: set[str] = set()
     subjects: set[str] = set()
     for m in bundle.memories.values():
@@ -140,7 +141,8 @@ def add_content_hashes(bundle: LoadedBundle) -> None:
 
 
 def refresh_namespace_graphs(bundle: LoadedBundle) -> None:
-    """Read the namespace model again (:mod:`mif_rdf.nsmodel`) and replace the ``#namespaces`` and ``#inherited`` graphs.
+    """Read the namespace model again (:mod:`mif_rdf.nsmodel`) and replace the
+    ``#namespaces`` and ``#inherited`` graphs.
 
     Its problems replace the ones an earlier read gave.  A bundle without
     agreements, namespace files or reserved prefixes costs a look at

@@ -13,19 +13,22 @@ from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_i
 
 
 def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) -> tuple[Triple, ...]:
-    """Where a memory is, in the links graph: its bundle path, its document IRI and its namespace URI (spec 10.6), if it has one."""
+    """Where a memory is, in the links graph: its bundle path, its document IRI and its
+    namespace URI (spec 10.6), if it has one."""
     place = (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
     return place if uri is None else (*place, (URIRef(iri), NAMESPACE_URI, URIRef(uri)))
 
 
 def link_predicate(relationship_type: str) -> URIRef | None:
-    """The links graph's predicate for a relationship type; None when it makes no IRI (the projection noted that type on its memory and field)."""
+    """The links graph's predicate for a relationship type; None when it makes no IRI (the
+    projection noted that type on its memory and field)."""
     predicate = relationship_iri(relationship_type)
     return URIRef(predicate) if is_valid_iri(predicate) else None
 
 
 def broken_link(relpath: str, index: int, target: str) -> Problem:
-    """The warning for a relationship target that should resolve inside the bundle (a path, a memory URN) and does not."""
+    """The warning for a relationship target that should resolve
+    inside the bundle (a path, a memory URN) and does not."""
     key = f"relationships[{index}].target"
     return Problem(
         relpath,

@@ -43,7 +43,8 @@ def load(
     workers: int | None = None,
     into: type[LoadedBundle] = LoadedBundle,
 ) -> LoadedBundle:
-    """Load a MIF bundle folder into an rdflib Dataset, as an ``into`` (:func:`mif_rdf.load_bundle` documents the arguments).
+    """Load a MIF bundle folder into an rdflib Dataset, as an ``into``
+    (:func:`mif_rdf.load_bundle` documents the arguments).
 
     ``into`` is the class of the result: :class:`~mif_rdf.Bundle` for the
     public API, the plain :class:`LoadedBundle` inside the pipeline.  The cache
@@ -137,7 +138,8 @@ def memory_files(bundle: LoadedBundle) -> BundleFiles:
     if not memories:
         bundle.problems.add(
             ".",
-            "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log are reserved names)",
+            "no memory files found: a memory is a .md file with YAML frontmatter, or its .jsonld form (index and log "
+            "are reserved names)",
             Severity.WARNING,
             rule="empty",
         )

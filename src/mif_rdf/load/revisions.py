@@ -77,7 +77,8 @@ def resolve(folder: str | Path, rev: str) -> str:
 
 
 def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
-    """The regular files under ``folder`` at ``commit`` (symbolic links and submodules are left out, as the loader leaves them)."""
+    """The regular files under ``folder`` at ``commit`` (symbolic links
+    and submodules are left out, as the loader leaves them)."""
     folder = Path(folder)
     prefix = _git(folder, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
     listed = _git(folder, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix or ".")
@@ -140,7 +141,8 @@ def revision_loader(rev: str) -> Callable[..., Any]:
 
 
 def load_at_revision(folder: str | Path, rev: str, **options: Any) -> Any:
-    """:func:`~mif_rdf.load.loader.load` of ``folder`` as it was at git revision ``rev`` (``load_bundle(folder, rev=...)`` in the public API).
+    """:func:`~mif_rdf.load.loader.load` of ``folder`` as it was at git revision ``rev``
+    (``load_bundle(folder, rev=...)`` in the public API).
 
     ``options`` are ``load``'s (``into`` included); without ``base_iri`` the bundle gets
     the base IRI of ``folder`` (see the module docstring).  The returned

@@ -149,7 +149,8 @@ class _Loader:
 
 
 def read_entity(bundle: LoadedBundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:
-    """One entity file of ``.mif/entities``, unless it cannot be read or its IRI is taken (``defined_by`` names the file that has it)."""
+    """One entity file of ``.mif/entities``, unless it cannot be read or its IRI is taken
+    (``defined_by`` names the file that has it)."""
     parsed, problems = parse_entity(bundle.root, relpath, bundle.limits)
     bundle.problems.extend(problems)
     if parsed is None:
@@ -177,7 +178,8 @@ def duplicate_id(relpath: str, memory_id: str, other: str) -> Problem:
     """The error for a memory whose id an earlier file (in path order) already has: the later file is not loaded."""
     return Problem(
         relpath,
-        f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file is not loaded",
+        f"duplicate id {memory_id!r}: already used by {other} (the same graph <{memory_iri(memory_id)}>); this file "
+        "is not loaded",
         key="id",
         value=memory_id,
         rule="duplicate-id",

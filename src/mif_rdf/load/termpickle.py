@@ -44,7 +44,8 @@ def _literal(lexical: str, language: str | None, datatype: URIRef | None) -> Lit
 def _literal_as_is(
     lexical: str, language: str | None, datatype: URIRef | None, value: Any, ill_typed: bool | None
 ) -> Literal:
-    """The Literal with its attributes as they were: no parsing of the lexical form again (that is the cost a warm load avoids)."""
+    """The Literal with its attributes as they were: no parsing of the lexical form again
+    (that is the cost a warm load avoids)."""
     literal = str.__new__(Literal, lexical)
     literal._language, literal._datatype, literal._value, literal._ill_typed = language, datatype, value, ill_typed
     return literal

@@ -27,7 +27,8 @@ def bundle_html(bundle: LoadedBundle) -> str:
         ("link triples", counts["links"]),
         (
             "problems",
-            f"{counted(problems['error'], 'error')}, {counted(problems['warning'], 'warning')}, {counted(problems['info'], 'note')}",
+            f"{counted(problems['error'], 'error')}, {counted(problems['warning'], 'warning')}, "
+            f"{counted(problems['info'], 'note')}",
         ),
     ]
     title = f"Bundle {bundle.root.name}"

@@ -50,7 +50,8 @@ class _BundleFolder(Protocol):
 
 
 def audience_for(bundle: _BundleFolder | str | Path, party: str, *, include_system: bool = False) -> Audience:
-    """The audience ``party`` of a loaded bundle (or a bundle folder); :class:`~mif_rdf.core.errors.MifRdfError` for an unknown party."""
+    """The audience ``party`` of a loaded bundle (or a bundle folder);
+    :class:`~mif_rdf.core.errors.MifRdfError` for an unknown party."""
     if isinstance(bundle, (str, Path)):
         return Audience.of(read_namespace_model(bundle), party, include_system)
     return Audience.of(read_namespace_model(bundle.root, bundle.config, bundle.limits), party, include_system)

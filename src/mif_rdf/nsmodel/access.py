@@ -59,7 +59,10 @@ def local_only(namespace: object) -> str | None:
     if any(part.strip().casefold() == LOCAL_SEGMENT for part in namespace.split("/")):
         return f"namespace {namespace!r} is local-only ({LOCAL_SEGMENT}, spec 10.2): never exported"
     if LOCAL_SEGMENT in _SEPARATORS.split(_normalized(namespace)):
-        return f"namespace {namespace!r} looks like {LOCAL_SEGMENT} once normalized (width, invisible characters, separators): withheld as local-only"
+        return (
+            f"namespace {namespace!r} looks like {LOCAL_SEGMENT} once normalized (width, invisible characters, "
+            "separators): withheld as local-only"
+        )
     return None
 
 

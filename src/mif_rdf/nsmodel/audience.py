@@ -53,7 +53,10 @@ class Audience:
             return f"it has no namespace, so it cannot be shown to be for {party}"
         parts = segments(namespace)
         if parts is None:
-            return f"namespace {namespace!r} is not well formed (empty segments, whitespace, invisible or non-normalized characters): it matches no audience rule"
+            return (
+                f"namespace {namespace!r} is not well formed (empty segments, whitespace, invisible or "
+                "non-normalized characters): it matches no audience rule"
+            )
         root = parts[0]
         if root == "_public":
             return None
@@ -70,7 +73,8 @@ class Audience:
             return (
                 None
                 if self.include_system
-                else f"namespace {namespace!r} is _system (implementation use): left out unless asked for (--include-system)"
+                else f"namespace {namespace!r} is _system (implementation use): left out unless asked for "
+                "(--include-system)"
             )
         if root.startswith("_"):
             return f"namespace {namespace!r} is under the reserved prefix {root}, which is not for an audience"

@@ -1,4 +1,5 @@
-"""What ``.mif/config.yaml`` says of namespaces: custom reserved prefixes (spec 10.5), ``allow_system_namespace`` and ``authority``."""
+"""What ``.mif/config.yaml`` says of namespaces: custom reserved prefixes (spec 10.5),
+``allow_system_namespace`` and ``authority``."""
 
 from __future__ import annotations
 
@@ -132,7 +133,8 @@ def _read_config(config: dict[str, Any], model: NamespaceModel) -> None:
 
 
 def authority_of(config: dict[str, Any]) -> str:
-    """The authority of the bundle's namespace URIs (spec 10.6): ``authority`` of the config, else its ``bundle_id``, else ``local``."""
+    """The authority of the bundle's namespace URIs (spec 10.6): ``authority`` of the config,
+    else its ``bundle_id``, else ``local``."""
     authority = config.get(AUTHORITY_KEY)
     if isinstance(authority, str) and _AUTHORITY.match(authority):
         return authority

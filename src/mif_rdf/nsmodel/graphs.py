@@ -123,7 +123,8 @@ def _agreement_triples(agreement: Agreement, base: str, parties: set[str]) -> It
 def inherited_triples(
     model: NamespaceModel, base: str, memories: Iterable[tuple[str, Mapping[str, Any]]]
 ) -> Iterator[Triple]:
-    """The ``#inherited`` graph: for each ``(memory id, frontmatter)``, what its namespace gives it and it does not say itself."""
+    """The ``#inherited`` graph: for each ``(memory id, frontmatter)``,
+    what its namespace gives it and it does not say itself."""
     if not model.namespaces and not any(p.ttl for p in model.prefixes.values()):
         return
     for memory_id, frontmatter in memories:
@@ -156,7 +157,8 @@ def memory_inherited(
 
 
 def namespace_uri(authority: str, namespace: object, memory_id: str) -> str | None:
-    """``mif://{authority}/{namespace}/{memory-id}`` (spec 10.6, 19.2), or None for a memory without a well-formed namespace.
+    """``mif://{authority}/{namespace}/{memory-id}`` (spec 10.6, 19.2),
+    or None for a memory without a well-formed namespace.
 
     Runs once per memory of every load: the namespace part is worked out once
     per namespace, and an id that needs no quoting (a UUID) is used as is.

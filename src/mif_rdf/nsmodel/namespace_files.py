@@ -29,7 +29,8 @@ def _namespace_file(relpath: str, data: dict[str, Any], problems: list[Problem])
             relpath,
             "id",
             ident,
-            f"id {ident!r} differs from the file name {path.rsplit('/', 1)[-1]!r}; the file's place decides the namespace ({path})",
+            f"id {ident!r} differs from the file name {path.rsplit('/', 1)[-1]!r}; the file's place decides the "
+            f"namespace ({path})",
             rule,
             Severity.WARNING,
         )

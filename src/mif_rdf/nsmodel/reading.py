@@ -81,7 +81,8 @@ def _files(root: Path, folder: str, problems: list[Problem]) -> list[str]:
         problems.append(
             Problem(
                 folder,
-                f"{len(files):,} files, over the limit of {MAX_MODEL_FILES:,}; files after {sorted(files)[MAX_MODEL_FILES - 1]} are not read",
+                f"{len(files):,} files, over the limit of {MAX_MODEL_FILES:,}; files after "
+                f"{sorted(files)[MAX_MODEL_FILES - 1]} are not read",
                 rule="limit",
             )
         )

@@ -50,19 +50,22 @@ def namespace_problems(model: NamespaceModel, memories: Iterable[tuple[str, dict
         root = parts[0]
         if root == "_shared" and not model.covering(namespace):
             add(
-                f"namespace {namespace!r} is under _shared but no agreement in .mif/shared-agreements covers it (spec 10.4): "
+                f"namespace {namespace!r} is under _shared but no agreement in .mif/shared-agreements covers it "
+                "(spec 10.4): "
                 "it is shared with nobody",
                 "shared-agreement",
             )
         elif root == "_system" and not model.allow_system:
             add(
-                "_system is reserved for implementation use (spec 10.2); a memory may sit there only when .mif/config.yaml "
+                "_system is reserved for implementation use (spec 10.2); a memory may sit there only when "
+                ".mif/config.yaml "
                 "says allow_system_namespace: true",
                 "system-namespace",
             )
         elif root.startswith("_") and root not in SPEC_PREFIXES and root not in model.prefixes:
             add(
-                f"{root} is not a reserved prefix the spec (10.2) or .mif/config.yaml (reserved_prefixes) defines; names starting "
+                f"{root} is not a reserved prefix the spec (10.2) or .mif/config.yaml (reserved_prefixes) defines; "
+                "names starting "
                 "with '_' are reserved, and this one goes to no audience",
                 "reserved-prefix-unknown",
                 Severity.WARNING,

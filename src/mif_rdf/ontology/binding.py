@@ -205,7 +205,8 @@ def _bind(
 
 
 def _unread(problem: Problem, root: Path) -> Problem:
-    """A search-folder file the registry could not read, as a binding problem (named bundle-relative when it is the bundle's)."""
+    """A search-folder file the registry could not read, as a binding problem (named
+    bundle-relative when it is the bundle's)."""
     path = Path(problem.path)
     try:
         shown = path.resolve().relative_to(root.resolve()).as_posix()
@@ -254,7 +255,8 @@ def _version_problems(view: ResolvedOntology, refs: list[OntologyReference]) -> 
         problems.append(
             Problem(
                 names[0],
-                f"ontology '{view.id}' version {version} is named by {len(names)} memor{'y' if len(names) == 1 else 'ies'} "
+                f"ontology '{view.id}' version {version} is named by {len(names)} "
+                f"memor{'y' if len(names) == 1 else 'ies'} "
                 f"({shown}), but the resolved file {view.file.path} has version {actual}",
                 Severity.WARNING,
                 key="ontology.version",

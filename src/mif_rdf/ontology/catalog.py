@@ -27,7 +27,8 @@ CATALOG_NS = "urn:oasis:names:tc:entity:xmlns:xml:catalog"
 
 
 def file_name(iri: URIRef) -> str:
-    """The document's file name: the ontology id (``mif-base.ttl``); a bundle config's (``.mif/config.yaml``) ``bundle-config.ttl``."""
+    """The document's file name: the ontology id (``mif-base.ttl``);
+    a bundle config's (``.mif/config.yaml``) ``bundle-config.ttl``."""
     local = (
         str(iri)[len(ONTOLOGIES_BASE) :]
         if str(iri).startswith(ONTOLOGIES_BASE)

@@ -168,7 +168,8 @@ def compile_ontologies(
 
 
 def _check_size(composers: list[Composer]) -> None:
-    """Refuse, before any graph is built, a compile whose composed fields would take gigabytes (see MAX_ONTOLOGY_FIELDS)."""
+    """Refuse, before any graph is built, a compile whose composed fields
+    would take gigabytes (see MAX_ONTOLOGY_FIELDS)."""
     sizes = {c.view.id: sum(len(c.compose(name).fields) for name in c.view.entity_types) for c in composers}
     if sum(sizes.values()) > MAX_ONTOLOGY_FIELDS:
         largest = max(sizes, key=sizes.__getitem__)
@@ -254,8 +255,10 @@ def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: 
         warnings.append(
             Problem(
                 str(first.entity.origin.file),
-                f"entity type '{name}' composes differently in the compiled ontologies ({described}); memories are checked "
-                f"against the version of the ontology their 'ontology: id' names, memories naming none against the named ontologies' versions",
+                f"entity type '{name}' composes differently in the compiled ontologies ({described}); memories are "
+                "checked "
+                "against the version of the ontology their 'ontology: id' names, memories naming none against the "
+                "named ontologies' versions",
                 Severity.WARNING,
                 key=name,
                 rule="ontology",

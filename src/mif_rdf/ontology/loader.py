@@ -99,7 +99,8 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         size = path.stat().st_size
         if size > limit:  # never read: a 50 MB ontology took minutes and gigabytes to compile
             raise MifRdfError(
-                f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
+                f"ontology file {path} is {size:,} bytes, over the limit of {limit:,} "
+                "(mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
             )
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -112,7 +113,8 @@ def read_ontology(path: Path, *, source_index: int = 0) -> OntologyFile:
         raise MifRdfError(f"{path}{f':{line}' if line else ''}: YAML syntax error: {problem}") from None
     except RecursionError:
         raise MifRdfError(
-            f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels (mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
+            f"{path}: YAML is nested deeper than {ONTOLOGY_LIMITS.max_yaml_depth} levels "
+            "(mif_rdf.core.limits.ONTOLOGY_LIMITS); not read"
         ) from None
     too_big = yaml_shape_problem(result.data, ONTOLOGY_LIMITS)
     if too_big is not None:
@@ -173,7 +175,8 @@ def _namespaces(reader: _Reader, value: Any, parent: str = "") -> dict[str, Name
         if not parent and name in BASE_TYPES:
             reader.warn(
                 where,
-                f"top-level namespace '{name}' is not the base-type prefix '_{name}' of spec 10.2; it is kept as its own namespace",
+                f"top-level namespace '{name}' is not the base-type prefix '_{name}' of spec 10.2; it is kept as its "
+                "own namespace",
             )
         out[name] = NamespaceDef(
             path=path,
@@ -253,7 +256,8 @@ def _traits(reader: _Reader, value: Any) -> dict[str, TraitDef]:
 
 # -- entity types ---------------------------------------------------------------------------------
 def _named_definitions(reader: _Reader, value: Any, key: str, what: str) -> Iterator[tuple[int, dict[str, Any], str]]:
-    """``(index, mapping, name)`` for each item of a list of named definitions (``entity_types``, ``relationship_types``)."""
+    """``(index, mapping, name)`` for each item of a list of named
+    definitions (``entity_types``, ``relationship_types``)."""
     if value is None:
         return
     if not isinstance(value, list):
@@ -373,11 +377,13 @@ def _add_relationship(reader: _Reader, out: dict[str, RelationshipDef], rel: Rel
     ):
         raise reader.fail(
             where,
-            f"'{rel.spellings[0]}' and '{other.spellings[0]}' are the same relationship type ('{rel.name}') but disagree on symmetric/inverse",
+            f"'{rel.spellings[0]}' and '{other.spellings[0]}' are the same relationship type ('{rel.name}') but "
+            "disagree on symmetric/inverse",
         )
     reader.warn(
         where,
-        f"'{rel.spellings[0]}' and '{other.spellings[0]}' are spellings of the same relationship type '{rel.name}'; their definitions are merged",
+        f"'{rel.spellings[0]}' and '{other.spellings[0]}' are spellings of the same relationship type '{rel.name}'; "
+        "their definitions are merged",
     )
     out[rel.name] = RelationshipDef(
         name=rel.name,

@@ -188,7 +188,8 @@ class OwlWriter:
                 self.restriction(subject, predicate, OWL.minCardinality, Literal(1, datatype=XSD.nonNegativeInteger))
 
     def kind(self, predicate: URIRef) -> URIRef | None:
-        """How ``predicate`` is declared (here, by the vocabulary or as a relationship): restrictions need an object or datatype property."""
+        """How ``predicate`` is declared (here, by the vocabulary or as a relationship):
+        restrictions need an object or datatype property."""
         declaration = self.declarations.get(predicate)
         if declaration is not None:
             return declaration.kind
@@ -240,8 +241,10 @@ class OwlWriter:
         if missing:
             self.warn(
                 f"relationship '{rel.spellings[0]}'",
-                f"'{side}' names {', '.join(repr(m) for m in missing)}, not an entity type of this ontology or those it "
-                f"extends; no rdfs:{'domain' if side == 'from' else 'range'} is stated (the names are kept as annotations)",
+                f"'{side}' names {', '.join(repr(m) for m in missing)}, not an entity type of this ontology or those "
+                "it "
+                f"extends; no rdfs:{'domain' if side == 'from' else 'range'} is stated (the names are kept as "
+                "annotations)",
             )
             return None
         return [self.class_ref(n) for n in names]
@@ -311,7 +314,8 @@ class OwlWriter:
                 else:
                     self.warn(
                         "discovery",
-                        f"suggest_entity '{value}' is not an entity type of this ontology or those it extends; kept as text",
+                        f"suggest_entity '{value}' is not an entity type of this ontology or those it extends; kept "
+                        "as text",
                     )
                     self.g.add((node, MIF.suggestsEntityType, Literal(value)))
             else:

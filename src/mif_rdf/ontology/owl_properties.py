@@ -80,9 +80,12 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
                 warnings.append(
                     Problem(
                         str(fdef.origin.file),
-                        f"{fdef.origin.short}: field '{fdef.name}' is declared {shown(fdef.schema)}, but the MIF context "
-                        f"types '{fdef.name}' ({spec.predicate}) as xsd:{spec.value.written_as.split('#')[-1]}, so the loader writes "
-                        f"its values with that datatype, as JSON-LD does (ill-typed for text that is not one); OWL states "
+                        f"{fdef.origin.short}: field '{fdef.name}' is declared {shown(fdef.schema)}, but the MIF "
+                        "context "
+                        f"types '{fdef.name}' ({spec.predicate}) as xsd:{spec.value.written_as.split('#')[-1]}, so "
+                        "the loader writes "
+                        "its values with that datatype, as JSON-LD does (ill-typed for text that is not one); OWL "
+                        "states "
                         f"the declared type and SHACL checks the text; a key the context does not define avoids this",
                         Severity.WARNING,
                         key=fdef.name,
@@ -107,8 +110,10 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
                     warnings.append(
                         Problem(
                             str(fdef.origin.file),
-                            f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type ({spec.predicate}), an "
-                            f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or restriction for "
+                            f"{fdef.origin.short}: field '{fdef.name}' has the IRI of a relationship type "
+                            f"({spec.predicate}), an "
+                            f"owl:ObjectProperty, but is declared {shown(fdef.schema)}: OWL states no range or "
+                            "restriction for "
                             f"the field (one kind per IRI); SHACL checks its values",
                             Severity.WARNING,
                             key=fdef.name,
@@ -134,8 +139,10 @@ def field_declarations(composers: Iterable[Composer], warnings: list[Problem]) -
             warnings.append(
                 Problem(
                     str(by_kind["object"].origin.file),
-                    f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a plain "
-                    f"value in {by_kind['datatype'].origin}: declared as an owl:AnnotationProperty (OWL 2 DL gives an IRI one "
+                    f"field '{found[0][0].name}' ({predicate}) is a mapping/list in {by_kind['object'].origin} but a "
+                    "plain "
+                    f"value in {by_kind['datatype'].origin}: declared as an owl:AnnotationProperty (OWL 2 DL gives "
+                    "an IRI one "
                     f"kind), without a range or class restrictions; SHACL checks each entity type's values",
                     Severity.WARNING,
                     key=found[0][0].name,

@@ -87,7 +87,8 @@ class Registry:
                     Problem(
                         str(folder),
                         f"{len(files):,} ontology files, over the limit of {MAX_ONTOLOGY_FILES:,} "
-                        f"(mif_rdf.core.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are not read",
+                        f"(mif_rdf.core.limits.MAX_ONTOLOGY_FILES); files after {files[MAX_ONTOLOGY_FILES - 1]} are "
+                        "not read",
                         rule="limit",
                     )
                 )
@@ -96,7 +97,8 @@ class Registry:
                 self._add(path, index, tolerant=True)
 
     def _add(self, path: Path, index: int, tolerant: bool = False) -> OntologyFile | None:
-        """Read and index one file; ``tolerant`` (a file of a folder): a file that cannot be read is a problem, not an error."""
+        """Read and index one file; ``tolerant`` (a file of a folder):
+        a file that cannot be read is a problem, not an error."""
         key = path.resolve()
         found = self._by_path.get(key)
         if found is not None:
@@ -155,7 +157,8 @@ class Registry:
                 )
         if not candidates:
             raise MifRdfError(
-                f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path ({self._where()}){self._unread()}"
+                f"{child.path}: ontology '{child.id}' extends '{parent_id}', which is not in the search path "
+                f"({self._where()}){self._unread()}"
             )
         return candidates[-1]
 

@@ -20,7 +20,7 @@ and names where the rule comes from: ``mif:sourceOntology`` (ontology id),
 | ``type: array`` | each item a value, checked like a field (JSON-LD: one value and a one-item array are the same triples); under an ``@list`` term an RDF list, items checked along ``rdf:rest*/rdf:first`` |
 | ``type: object`` with ``properties`` | the nested fields, by longer paths |
 | trait ``requires`` | ``sh:minCount 1`` on the memory's own field (``citations`` ...) |
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -83,7 +83,8 @@ def _check_compatible(sub: EntityTypeDef, parent: EntityTypeDef, composer: Compo
         warnings.append(
             Problem(
                 str(sub.origin.file),
-                f"{sub.origin.short} has base '{sub.base}' but its supertype '{parent.name}' has base '{parent.base}': its class is under both base types",
+                f"{sub.origin.short} has base '{sub.base}' but its supertype '{parent.name}' has base "
+                f"'{parent.base}': its class is under both base types",
                 Severity.WARNING,
                 key=sub.name,
                 rule="ontology",
@@ -94,8 +95,10 @@ def _check_compatible(sub: EntityTypeDef, parent: EntityTypeDef, composer: Compo
     if missing:
         raise _error(
             sub,
-            f"is subtype_of '{parent.name}' ({parent.origin}) but does not require {', '.join(repr(m) for m in missing)}, "
-            f"which '{parent.name}' requires: a '{sub.name}' used as a '{parent.name}' could lack it (schema must stay compatible)",
+            f"is subtype_of '{parent.name}' ({parent.origin}) but does not require "
+            f"{', '.join(repr(m) for m in missing)}, "
+            f"which '{parent.name}' requires: a '{sub.name}' used as a '{parent.name}' could lack it (schema must "
+            "stay compatible)",
         )
     sub_fields = composer.compose(sub.name).fields
     for name, parent_field in composer.compose(parent.name).fields.items():

@@ -91,7 +91,8 @@ def _run(
             Problem(
                 memory.relpath,
                 f"{pattern.kind} pattern {pattern.source!r} of ontology '{pattern.ontology}' "
-                f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was stopped",
+                f"({pattern.file}, {pattern.key}) passed its time limit of {time_limit:g} s on this memory and was "
+                "stopped",
                 Severity.WARNING,
                 rule=RULE,
             )

@@ -106,11 +106,13 @@ class SuggestionReport:
                 )
                 hint = f" [{item.context}]" if item.context else ""
                 lines.append(
-                    f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of {item.ontology}{hint}"
+                    f"  {what}: {item.match!r} at {where}; {item.kind} pattern {item.pattern!r} of "
+                    f"{item.ontology}{hint}"
                 )
         lines.append(
             f"{len(self.suggestions)} suggestions for {len(self.by_memory())} of {self.memories} memories "
-            f"({self.patterns} patterns of {len(self.ontologies)} {'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})"
+            f"({self.patterns} patterns of {len(self.ontologies)} "
+            f"{'ontology' if len(self.ontologies) == 1 else 'ontologies'}: {', '.join(self.ontologies) or 'none'})"
         )
         return "\n".join(lines)
 

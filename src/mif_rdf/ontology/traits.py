@@ -17,7 +17,7 @@ nothing defines is a warning: the entity type compiles without its fields.
 Definitions are "the same" when they are one definition reached twice or have
 equal content (descriptions aside): the corpus repeats traits verbatim across
 ontologies.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Everything that leaves a loaded bundle: serializers, the export policy, streamed and native export, conversion, and write-back to the markdown files."""
+"""Everything that leaves a loaded bundle: serializers, the export policy, streamed and native export, conversion,
+and write-back to the markdown files."""
 
 from __future__ import annotations
 

@@ -46,7 +46,8 @@ BUNDLE_MARKERS = (".mif", "index.md")
 
 
 def bundle_root_of(path: Path) -> Path | None:
-    """The bundle folder of a file: the nearest folder above it holding ``.mif/`` or ``index.md``; None when there is none.
+    """The bundle folder of a file: the nearest folder above it holding
+    ``.mif/`` or ``index.md``; None when there is none.
 
     A folder given directly is its own bundle.
     """
@@ -86,7 +87,8 @@ def jsonld_files(
         return dict(sorted(docs.items())), list(bundle.problems)
     if path.name in RESERVED_NAMES or path.suffix != ".md":
         raise MifRdfError(
-            f"{str(path)!r} is not a memory file: memories are .md files other than {' and '.join(sorted(RESERVED_NAMES))}"
+            f"{str(path)!r} is not a memory file: memories are .md files other than "
+            f"{' and '.join(sorted(RESERVED_NAMES))}"
         )
     if root is not None and not path.resolve().is_relative_to(root.resolve()):
         raise MifRdfError(f"{str(path)!r} is not inside the bundle root {str(root)!r}")
@@ -107,7 +109,8 @@ def jsonld_files(
 
 
 def check_projections(docs: dict[str, str], folder: Path) -> list[Problem]:
-    """For ``convert to-jsonld --check``: a warning for each projection document missing under ``folder`` or stale there.
+    """For ``convert to-jsonld --check``: a warning for each projection document missing
+    under ``folder`` or stale there.
 
     ``docs`` are the documents ``convert to-jsonld`` would write (bundle
     path -> text).  A file is stale when JSON-LD reads it as another
@@ -181,7 +184,8 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
 
 
 def markdown_of_document(document: Any, md_relpath: str, fallback_iri: str, problems: list[Problem]) -> str:
-    """Markdown of one JSON-LD memory document (spec 15.2), read by :func:`~mif_rdf.rdf.jsonld_source.memory_of_document`.
+    """Markdown of one JSON-LD memory document (spec 15.2), read by
+    :func:`~mif_rdf.rdf.jsonld_source.memory_of_document`.
 
     ``fallback_iri`` is the document IRI when the document names no ``@base``.
     """

@@ -141,7 +141,8 @@ class BundleDiff:
 
 
 def with_findings(diff: BundleDiff, old: LoadedBundle, new: LoadedBundle, level: int = 3) -> BundleDiff:
-    """``diff`` with the validation findings (at ``level``) the change introduced and fixed, matched as a baseline matches them.
+    """``diff`` with the validation findings (at ``level``) the change introduced and fixed,
+    matched as a baseline matches them.
 
     A moved memory's old findings are matched under its new path, so a rename alone introduces and fixes nothing.
     """

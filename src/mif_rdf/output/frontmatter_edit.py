@@ -36,7 +36,8 @@ class _Coarser(Exception):
 
 
 def edit_frontmatter(text: str, old: dict[str, Any], new: dict[str, Any]) -> str:
-    """``text`` (YAML that parses to ``old``) changed so that it parses to ``new``, with as few bytes changed as the text allows."""
+    """``text`` (YAML that parses to ``old``) changed so that it parses to ``new``,
+    with as few bytes changed as the text allows."""
     if same(old, new):
         return text
     for fine in (True, False):
@@ -268,5 +269,6 @@ def _indented(block: str, column: int, first: bool = True) -> str:
 
 
 def _line_break(text: str, at: int) -> str:
-    """A line break to insert before new lines at ``at`` when the text there does not end a line (a last line without one)."""
+    """A line break to insert before new lines at ``at`` when the text there does not end a
+    line (a last line without one)."""
     return "" if at == 0 or text[at - 1] == "\n" else "\n"

@@ -70,7 +70,8 @@ def import_graphs(
             refusals.append(
                 Problem(
                     name,
-                    f"the graph <{name}> is not a memory of this bundle (or is an entity the file changes); only memories' graphs are imported, nothing written",
+                    f"the graph <{name}> is not a memory of this bundle (or is an entity the file changes); only "
+                    "memories' graphs are imported, nothing written",
                     Severity.ERROR,
                     rule="import",
                 )
@@ -80,7 +81,8 @@ def import_graphs(
         if isomorphic(current, graph):
             continue
         refusals.extend(_raised_trust(bundle, name, graph))
-        # blank nodes get canonical labels on both sides, so only the nodes that differ differ (not every blank node of the file)
+        # blank nodes get canonical labels on both sides, so only the nodes that differ
+        # differ (not every blank node of the file)
         _replace(current, to_canonical_graph(current))
         replacements[name] = to_canonical_graph(graph)
     before = set(dataset.quads((None, None, None, None)))
@@ -93,7 +95,8 @@ def import_graphs(
 
 
 def _marked_external(name: str, graph: Graph) -> Graph:
-    """A new memory's graph with ``provenance.sourceType`` set to ``external_import`` (spec 18.3), keeping its other provenance."""
+    """A new memory's graph with ``provenance.sourceType`` set to
+    ``external_import`` (spec 18.3), keeping its other provenance."""
     out = Graph()
     for triple in graph:
         if triple[1] != SOURCE_TYPE:
@@ -127,7 +130,8 @@ def _raised_trust(bundle: LoadedBundle, name: str, graph: Graph) -> list[Problem
         return [
             Problem(
                 record.relpath,
-                f"the import would raise trustLevel from {TRUST_IRIS[old].split('/')[-1]} to {TRUST_IRIS[new].split('/')[-1]}; "
+                f"the import would raise trustLevel from {TRUST_IRIS[old].split('/')[-1]} to "
+                f"{TRUST_IRIS[new].split('/')[-1]}; "
                 "an import never raises trust (spec 18.3), nothing written",
                 Severity.ERROR,
                 key="provenance.trustLevel",

@@ -71,7 +71,8 @@ class Selection:
     def of(
         cls, graph: Graph, withheld: Collection[str], hidden: Iterable[Any], memory_graphs: Collection[Any]
     ) -> Selection | None:
-        """The selection for the store under ``graph``, or None when it is not backed by Oxigraph (callers fall back)."""
+        """The selection for the store under ``graph``, or None when it is not backed
+        by Oxigraph (callers fall back)."""
         store = oxigraph_store(graph)
         if store is None:
             return None
@@ -85,7 +86,8 @@ class Selection:
         return cls(store, graphs, terms)
 
     def quads(self) -> Iterator[Any]:
-        """Every quad that leaves, graph by graph; a whole graph goes from the store to the writer with no Python per quad."""
+        """Every quad that leaves, graph by graph; a whole graph goes from the store to the
+        writer with no Python per quad."""
         return itertools.chain.from_iterable(
             self._unhidden(name) if filtered else self.store.quads_for_pattern(None, None, None, name)
             for name, filtered in self.graphs
@@ -98,7 +100,8 @@ class Selection:
         )
 
     def sizes(self) -> dict[IdentifiedNode, int]:
-        """How many triples each graph sends (graphs that send none left out), counted by the store, not by reading them."""
+        """How many triples each graph sends (graphs that send none left out),
+        counted by the store, not by reading them."""
         counts = {
             row[0]: int(row[1].value)
             for row in self.store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
@@ -164,7 +167,8 @@ class Selection:
         return f" MINUS {{ VALUES ?s {{ {listed} }} ?s ?p ?o }} MINUS {{ VALUES ?o {{ {listed} }} ?s ?p ?o }}"
 
     def _pattern(self) -> str:
-        """A SPARQL group pattern matching ``?s ?p ?o`` in every graph that leaves, shared graphs without the hidden terms.
+        """A SPARQL group pattern matching ``?s ?p ?o`` in every graph that leaves,
+        shared graphs without the hidden terms.
 
         Graphs are listed by ``VALUES ?g`` (a join, not a ``NOT IN`` list
         tested on every quad); a graph named by a blank node

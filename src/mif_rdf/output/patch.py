@@ -63,7 +63,8 @@ def _has_blank(triples: set[tuple[str, str, str]]) -> bool:
 
 @dataclass
 class GraphChange:
-    """How one named graph changes: ``replaced`` (every old quad goes first), then ``deleted`` and ``inserted`` triples."""
+    """How one named graph changes: ``replaced`` (every old quad goes first),
+    then ``deleted`` and ``inserted`` triples."""
 
     name: str
     index: int  # the graph's number, which prefixes its blank node labels
@@ -88,7 +89,8 @@ def graph_changes(old: LoadedBundle, new: LoadedBundle) -> list[GraphChange]:
 
 
 def sparql_update(old: LoadedBundle, new: LoadedBundle) -> str:
-    """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s: a replaced graph is dropped and inserted again."""
+    """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s:
+    a replaced graph is dropped and inserted again."""
     operations = []
     for change in graph_changes(old, new):
         graph = f"<{change.name}>"
@@ -102,7 +104,8 @@ def sparql_update(old: LoadedBundle, new: LoadedBundle) -> str:
 
 
 def rdf_patch(old: LoadedBundle, new: LoadedBundle) -> str:
-    """The same change as RDF Patch (the format of Apache Jena's RDF Delta): ``D`` and ``A`` rows of quads in one ``TX``/``TC``.
+    """The same change as RDF Patch (the format of Apache Jena's RDF Delta):
+    ``D`` and ``A`` rows of quads in one ``TX``/``TC``.
 
     RDF Patch has no "drop graph": a replaced graph is every old quad deleted
     (``D``), then every new one added.  Blank nodes carry their RDFC-1.0

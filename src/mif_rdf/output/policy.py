@@ -141,7 +141,10 @@ def trust_raised(frontmatter: dict[str, Any], stated: Iterable[str]) -> str | No
     raised = sorted(level for level in stated if _trust_rank().get(level, -1) > rank)
     if not raised:
         return None
-    return f"its graph states trust level {', '.join(raised)} but its file says {declared or 'none'}; trust is never raised on export (spec 18.3)"
+    return (
+        f"its graph states trust level {', '.join(raised)} but its file says {declared or 'none'}; trust is "
+        "never raised on export (spec 18.3)"
+    )
 
 
 @functools.cache
@@ -154,7 +157,8 @@ def _trust_rank() -> dict[str, int]:
 def export_policy(
     bundle: LoadedBundle, audience: Audience | None = None, *, include_local: bool = False
 ) -> ExportPolicy:
-    """Decide, for every memory and entity of the bundle, whether it may leave the machine (for ``audience``, when given).
+    """Decide, for every memory and entity of the bundle, whether it may leave the
+    machine (for ``audience``, when given).
 
     ``include_local`` lets ``_local`` go too, for a copy that stays on this
     machine (the Python API's ``include_local=True``); it does not apply with an

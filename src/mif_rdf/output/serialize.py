@@ -61,7 +61,8 @@ def write_graph_as(graph: Graph, fmt: str, out: IO[bytes]) -> None:
     """One graph in a one-graph format; RDF/XML's limits (a predicate it cannot split) are a clear error."""
     if fmt in ("nquads", "trig"):
         raise MifRdfError(
-            f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt .jsonld .rdf)"
+            f"{fmt} is for named graphs, and this is one graph: write it as turtle, nt, json-ld or rdfxml (.ttl .nt "
+            ".jsonld .rdf)"
         )
     try:
         graph.serialize(out, format=RDF_FORMATS[fmt], encoding="utf-8")
@@ -75,7 +76,8 @@ def rdfxml_refusal(reason: str) -> MifRdfError:
 
 
 class _NotAProjectPrefix(Exception):
-    """Raised inside the serializer for a prefix outside :data:`~mif_rdf.core.namespaces.PREFIXES`: the IRI is written in full."""
+    """Raised inside the serializer for a prefix outside
+    :data:`~mif_rdf.core.namespaces.PREFIXES`: the IRI is written in full."""
 
 
 # The mixin extends whichever writer it is mixed into; the type checker reads it as extending Turtle's (TriG's base).

@@ -295,7 +295,8 @@ class _Stream:
         self.hidden: set[URIRef] = set()
 
     def memory(self, item: _Streamed) -> list[Problem]:
-        """Write one memory (unless it cannot be loaded, its id or location is taken, or it is withheld); its problems."""
+        """Write one memory (unless it cannot be loaded, its id or location is taken,
+        or it is withheld); its problems."""
         problems = list(item.problems)
         if item.id is None:
             return problems
@@ -342,7 +343,8 @@ class _Stream:
         self.write_triples([(name, PATH, Literal(record.relpath))], self.links)
 
     def edges(self) -> Iterator[Problem]:
-        """The links graph's edges, in memory and relationship order: each resolved one written, each broken one reported."""
+        """The links graph's edges, in memory and relationship order:
+        each resolved one written, each broken one reported."""
         for relpath, source, source_hidden, position, kind, target, resolved, target_hidden in self.index.edges():
             if resolved is None:
                 if expects_bundle_target(target):
@@ -385,7 +387,7 @@ class _Index:
             CREATE TABLE targets (key TEXT PRIMARY KEY, iri TEXT NOT NULL, relpath TEXT NOT NULL, hidden INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE edges (relpath TEXT, source TEXT, hidden INTEGER, position INTEGER, kind TEXT, target TEXT, key TEXT);
             BEGIN;
-        """)
+        """)  # noqa: E501
 
     def holder(self, memory_id: str) -> str | None:
         """The file that already has this id."""
@@ -415,7 +417,8 @@ class _Index:
         self.db.execute("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", (iri, iri, relpath, hidden))
 
     def edges(self) -> Iterator[tuple[str, str, bool, int, str, str, str | None, bool]]:
-        """Every relationship with what its target resolves to (None: nothing of the bundle), in the order they were read."""
+        """Every relationship with what its target resolves to (None:
+        nothing of the bundle), in the order they were read."""
         yield from self.db.execute("""
             SELECT e.relpath, e.source, e.hidden, e.position, e.kind, e.target, t.iri, coalesce(t.hidden, 0)
             FROM edges e LEFT JOIN targets t ON t.key = e.key ORDER BY e.rowid

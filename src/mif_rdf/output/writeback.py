@@ -1,8 +1,8 @@
 """Dataset -> markdown bundle: the reverse path applied to every memory graph.
 
 Each memory's graph goes back through :func:`~mif_rdf.rdf.reverse.recover_memory`
-(with the layout graph's template, when the dataset holds one) to frontmatter and body and is written to the bundle path recorded in the
-links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
+(with the layout graph's template, when the dataset holds one) to frontmatter and body and is written to the bundle
+path recorded in the links graph (``mif:path``), or to ``<id>.md`` when the dataset has none.
 """
 
 from __future__ import annotations

@@ -169,7 +169,10 @@ def save_manifest(store: GraphStore, before: Manifest, after: Manifest) -> None:
     if not changed and before.owner == after.owner:
         return
     if before.owner != after.owner and store.update_endpoint:  # taken over: written whole
-        sparql = f"DROP SILENT GRAPH {iri_ref(after.iri)} ;\nINSERT DATA {{ GRAPH {iri_ref(after.iri)} {{\n{ntriples(after.triples()).decode('utf-8')}}} }}"
+        sparql = (
+            f"DROP SILENT GRAPH {iri_ref(after.iri)} ;\nINSERT DATA {{ GRAPH {iri_ref(after.iri)} {{\n"
+            f"{ntriples(after.triples()).decode('utf-8')}}} }}"
+        )
         store.update(sparql.encode("utf-8"), f"take over the manifest <{after.iri}>")
         return
     if not store.update_endpoint:

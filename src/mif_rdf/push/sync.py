@@ -154,7 +154,8 @@ def plan_push(bundle: LoadedBundle, manifest: Manifest, policy: ExportPolicy | N
                     "hold",
                     graph,
                     graph,
-                    f"not deleted although gone from the bundle: it may be in a file that did not load ({', '.join(unloaded[:3])}{', ...' if len(unloaded) > 3 else ''}); fix and push again",
+                    "not deleted although gone from the bundle: it may be in a file that did not load "
+                    f"({', '.join(unloaded[:3])}{', ...' if len(unloaded) > 3 else ''}); fix and push again",
                 )
             )
         else:
@@ -266,7 +267,8 @@ def push_bundle(
     if manifest.owner not in (None, owner) and doomed and not take_over:
         raise ForeignManifest(
             f"the store's manifest <{manifest.iri}> was written by another bundle with the same base IRI; "
-            f"this push would delete {len(doomed)} graphs that bundle created ({doomed[0].graph}{', ...' if len(doomed) > 1 else ''}). "
+            f"this push would delete {len(doomed)} graphs that bundle created "
+            f"({doomed[0].graph}{', ...' if len(doomed) > 1 else ''}). "
             "Give this bundle its own --base, or push with --take-over if it replaces that bundle"
         )
     if dry_run:

@@ -1,4 +1,5 @@
-"""Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)``, ``mif:freshness(?m, ?date)`` (alias ``mif:strengthAt``).
+"""Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)``,
+``mif:freshness(?m, ?date)`` (alias ``mif:strengthAt``).
 
 Registered with rdflib's SPARQL engine when :mod:`mif_rdf.queries` is
 imported, so any query that engine runs can write, for "what did we hold true
@@ -58,7 +59,8 @@ def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
 
 
 def _times(graph: Any, memory: URIRef) -> tuple[Any, Any, DecayProfile]:
-    """The memory's validFrom, validUntil and decay profile, read from its triples (times as Python values, durations as text)."""
+    """The memory's validFrom, validUntil and decay profile,
+    read from its triples (times as Python values, durations as text)."""
     temporal = graph.value(memory, MIF.temporal)
     decay = None if temporal is None else graph.value(temporal, MIF.decay)
 

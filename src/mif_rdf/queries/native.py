@@ -103,7 +103,8 @@ def select(
         ).shaped(as_)
 
 
-#: Marks where a query may be split on a variable (:func:`select_trusted`'s ``split_on``): a comment to any other engine.
+#: Marks where a query may be split on a variable (:func:`select_trusted`'s ``split_on``):
+#: a comment to any other engine.
 SPLIT_HERE = "# split here\n"
 #: Most parts a split query is cut into (one thread each); fewer when fewer cores are ours.
 MAX_PARTS = 4
@@ -347,7 +348,8 @@ def _is_simple(cells: list[str]) -> bool:
 
 
 def _all_timestamps(cells: list[str]) -> bool:
-    """True when every cell is an ``xsd:dateTime`` literal without escapes, or empty (counted as in :func:`_is_simple`)."""
+    """True when every cell is an ``xsd:dateTime`` literal without escapes,
+    or empty (counted as in :func:`_is_simple`)."""
     first = next(filter(None, cells), "")
     if not first.endswith(_DATETIME_END):
         return False

@@ -72,7 +72,8 @@ _PREFIX = re.compile(r"^prefix ([A-Za-z][\w.-]*): is not declared")
 
 
 def _did_you_mean(message: str) -> str:
-    """``; did you mean FILTER?`` for a misspelled keyword, ``; did you mean dc:?`` for an unknown prefix, else nothing."""
+    """``; did you mean FILTER?`` for a misspelled keyword,
+    ``; did you mean dc:?`` for an unknown prefix, else nothing."""
     import difflib
 
     if found := _FOUND.search(message):
@@ -128,13 +129,15 @@ def run_query(
 
 
 def check_unicode(*texts: str) -> None:
-    """Refuse text that is not valid Unicode (a lone surrogate, as from a file name that is not UTF-8): no engine can take it."""
+    """Refuse text that is not valid Unicode (a lone surrogate,
+    as from a file name that is not UTF-8): no engine can take it."""
     for text in texts:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise MifRdfError(
-                f"the query or one of its parameters is not valid Unicode text: {text[exc.start]!r} at position {exc.start}"
+                f"the query or one of its parameters is not valid Unicode text: {text[exc.start]!r} at position "
+                f"{exc.start}"
             ) from None
 
 
@@ -161,7 +164,8 @@ def check_query_bounds(query: str, *, max_bytes: int = MAX_QUERY_BYTES, max_dept
     size = len(query.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise MifRdfError(
-            f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes (mif_rdf.core.limits.MAX_QUERY_BYTES)"
+            f"the query is {size:,} bytes long, over the limit of {max_bytes:,} bytes "
+            "(mif_rdf.core.limits.MAX_QUERY_BYTES)"
         )
     depth = 0
     for match in _BRACKETS.finditer(query):
@@ -211,7 +215,8 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
         if not allow_service and _SERVICE_WORD.search(_ESCAPE.sub(_unescape, query)):
             raise MifRdfError(
                 "this query mentions SERVICE and cannot be checked (rdflib cannot parse it), so it is not run: "
-                "SERVICE would fetch from the network. Allow it explicitly (--allow-service, allow_service=True) if you trust it"
+                "SERVICE would fetch from the network. Allow it explicitly (--allow-service, allow_service=True) if "
+                "you trust it"
             ) from None
         return  # the engine reports the syntax error with its position
     if not allow_service:

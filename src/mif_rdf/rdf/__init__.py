@@ -1,4 +1,5 @@
-"""From parsed memories to RDF: the JSON-LD projection, the fast walker, the pyld reference path, the layout graph and the way back."""
+"""From parsed memories to RDF: the JSON-LD projection, the fast walker, the pyld reference path,
+the layout graph and the way back."""
 
 from __future__ import annotations
 

@@ -87,7 +87,8 @@ def _contexts(document: dict[str, Any]) -> list[Any]:
 
 
 def document_base(document: Any) -> str | None:
-    """The absolute ``@base`` a document's top-level context names (the projections mif-rdf writes do); None without one."""
+    """The absolute ``@base`` a document's top-level context names (the
+    projections mif-rdf writes do); None without one."""
     contexts = _contexts(document) if isinstance(document, dict) else []
     base = next((c["@base"] for c in contexts if isinstance(c, dict) and isinstance(c.get("@base"), str)), None)
     return base if base is not None and is_absolute_iri(base) else None
@@ -116,7 +117,8 @@ def memory_of_document(
     unknown = _unknown_context_url(document)
     if unknown is not None:
         raise MifRdfError(
-            f"context {unknown!r} is not a context mif-rdf knows (only {MIF_CONTEXT_URL} is served, from the pinned copy; nothing is fetched)"
+            f"context {unknown!r} is not a context mif-rdf knows (only {MIF_CONTEXT_URL} is served, from the pinned "
+            "copy; nothing is fetched)"
         )
     compacted = isinstance(document, dict) and isinstance(document.get("@id"), str) and "@graph" not in document
     doc_iri = (document_base(document) if compacted else None) or fallback_iri
@@ -256,7 +258,8 @@ def parse_jsonld_memory(
 def read_memory(
     root: Path, relpath: str, base: str, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[ParsedMemory | None, list[Problem]]:
-    """One memory file, ``.md`` (:func:`~mif_rdf.source.parse.parse_memory`) or ``.jsonld`` (:func:`parse_jsonld_memory`)."""
+    """One memory file, ``.md`` (:func:`~mif_rdf.source.parse.parse_memory`) or ``.jsonld``
+    (:func:`parse_jsonld_memory`)."""
     if is_jsonld_path(relpath):
         return parse_jsonld_memory(root, relpath, base, limits)
     return parse_memory(root, relpath, limits)
@@ -264,7 +267,8 @@ def read_memory(
 
 # -- findings ------------------------------------------------------------------------
 def json_pointer(key: str) -> str:
-    """A frontmatter key path (``relationships[2].strength``) as the JSON pointer of the document (``/relationships/2/strength``).
+    """A frontmatter key path (``relationships[2].strength``) as the JSON pointer of the document
+    (``/relationships/2/strength``).
 
     ``id`` is ``/@id``, ``type`` is ``/conceptType`` (spec 15.1).  An
     unknown list position (``citations[].accessed``) stops at the list.
@@ -357,7 +361,8 @@ def projection_problems(
             problems.append(
                 Problem(
                     relpath,
-                    f"stale projection: no longer the projection of {markdown_path(relpath)} (the markdown wins); keys that differ: {', '.join(keys)}",
+                    f"stale projection: no longer the projection of {markdown_path(relpath)} (the markdown wins); "
+                    f"keys that differ: {', '.join(keys)}",
                     Severity.WARNING,
                     key=json_pointer(keys[0]),
                     rule="stale-projection",

@@ -188,9 +188,10 @@ class _Encoder:
             self.ill_typed.append(
                 Problem(
                     self.path,
-                    f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the graph holds "
-                    f'the ill-typed literal "{_jsonable(value)}"^^xsd:{name}, as every JSON-LD processor writes it; stores may read it differently'
-                    + ("; the spec writes a date here" if as_spec else ""),
+                    f"{value!r} is not an xsd:{name} (the context types {keypath.rsplit('.', 1)[-1]!r} so): the "
+                    "graph holds "
+                    f'the ill-typed literal "{_jsonable(value)}"^^xsd:{name}, as every JSON-LD processor writes it; '
+                    "stores may read it differently" + ("; the spec writes a date here" if as_spec else ""),
                     Severity.INFO if as_spec else Severity.WARNING,
                     key=keypath,
                     value=value,

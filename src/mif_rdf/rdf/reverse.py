@@ -107,7 +107,8 @@ class GraphReader:
             self.problems.append(
                 Problem(
                     self.path,
-                    f"the graph does not hold the index keys of {key!r} (provider names); its values are written as a list",
+                    f"the graph does not hold the index keys of {key!r} (provider names); its values are written as "
+                    "a list",
                     Severity.INFO,
                     key=key,
                     rule="layout",
@@ -222,7 +223,8 @@ def recover_memory(
         recovered.problems.append(
             Problem(
                 path or memory,
-                "the graph differs from the loaded file: frontmatter read from RDF, without the author's list order, nulls and spellings",
+                "the graph differs from the loaded file: frontmatter read from RDF, without the author's list order, "
+                "nulls and spellings",
                 Severity.INFO,
                 rule="layout",
             )

@@ -55,7 +55,8 @@ class RemoteStore(SPARQLStore):
         self.client = client or HttpClient()
 
     def add_graph(self, graph: Graph) -> None:
-        """``Dataset.graph(iri)`` registers the graph it hands out; a remote graph exists when it has triples, so there is nothing to do."""
+        """``Dataset.graph(iri)`` registers the graph it hands out;
+        a remote graph exists when it has triples, so there is nothing to do."""
 
     def _query(self, query: str, default_graph: str | None = None, named_graph: str | None = None) -> Result:
         """Every store operation (query, triples, len, contexts) ends here."""

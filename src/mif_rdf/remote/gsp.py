@@ -210,7 +210,8 @@ class HttpClient:
 
     def _timeout(self, url: str, what: str) -> StoreTimeout:
         return StoreTimeout(
-            f"the store at {_origin(url)} did not answer {what} within {self.timeout:g} s; raise --timeout if it is only slow"
+            f"the store at {_origin(url)} did not answer {what} within {self.timeout:g} s; raise --timeout if it is "
+            "only slow"
         )
 
     def _status_error(self, error: urllib.error.HTTPError, detail: str, what: str, tries: str) -> Exception:
@@ -229,7 +230,8 @@ class HttpClient:
         if 300 <= error.code < 400:
             location = error.headers.get("Location", "?")
             return StoreRejected(
-                f"the store redirected {what} to {location}; use that URL (redirects are not followed, so credentials never go elsewhere)"
+                f"the store redirected {what} to {location}; use that URL (redirects are not followed, so "
+                "credentials never go elsewhere)"
             )
         if error.code < 500:
             return StoreRejected(f"the store rejected {what}: {status}")
@@ -316,7 +318,8 @@ def iri_ref(iri: str) -> str:
 #: Typed literals Virtuoso 7 cannot take as constants in an update ("No column P730DD",
 #: "Unsupported case in CONVERT"): the request binds them with STRDT in the WHERE clause instead.
 _BOUND_LITERAL = re.compile(
-    rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= \.$)',
+    rb'("(?:[^"\\]|\\.)*")\^\^<(http://www\.w3\.org/2001/XMLSchema#(?:duration|dayTimeDuration|yearMonthDuration))>(?= '
+    rb"\.$)",
     re.M,
 )
 

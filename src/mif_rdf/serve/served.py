@@ -292,7 +292,8 @@ class ServedBundle:
     def _keep_last_good(
         self, relpaths: list[str], last_good: dict[str, MemoryRecord], last_quads: dict[str, list[Any]]
     ) -> set[str]:
-        """Give a file that exists but no longer loads its last good record and graph back; the links-graph subjects rewritten."""
+        """Give a file that exists but no longer loads its last good record and graph back;
+        the links-graph subjects rewritten."""
         subjects: set[str] = set()
         for relpath in relpaths:
             old = last_good.get(relpath)
@@ -327,7 +328,8 @@ class ServedBundle:
         self._removed += len(removed)
 
     def _sync(self, graph: Any, subject: Any = None) -> tuple[set[Any], set[Any]]:
-        """Make one served graph (or the triples of one subject in it) equal to the working one; the quads removed and added."""
+        """Make one served graph (or the triples of one subject in it)
+        equal to the working one; the quads removed and added."""
         wanted = {q for q in self.working.quads_for_pattern(subject, None, None, graph) if self._allowed(q)}
         present = set(self.store.quads_for_pattern(subject, None, None, graph))
         for quad in present - wanted:
@@ -339,7 +341,8 @@ class ServedBundle:
         return present - wanted, wanted - present
 
     def findings(self, snapshot: Snapshot | None = None) -> list[Problem]:
-        """Load problems and validation findings of what is served, plus a warning for each file served from its last good version.
+        """Load problems and validation findings of what is served, plus a warning for each
+        file served from its last good version.
 
         Validation runs once per published change, on the working bundle
         (so a change that arrives meanwhile waits for it); while a reload is

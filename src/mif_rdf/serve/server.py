@@ -47,9 +47,9 @@ class _HeadDeadline(H11Protocol):
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
-        if (
-            sock is not None
-        ):  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it, Nagle and delayed ACKs add 40 ms per answer
+        # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it,
+        # Nagle and delayed ACKs add 40 ms per answer
+        if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
 
@@ -170,7 +170,8 @@ class BundleServer:
         return self
 
     def shutdown(self) -> None:
-        """Stop accepting, give requests in flight ``shutdown_grace`` seconds, then stop them (their answers are cut); release the port."""
+        """Stop accepting, give requests in flight ``shutdown_grace`` seconds,
+        then stop them (their answers are cut); release the port."""
         self._uvicorn.should_exit = True
         deadline = time.monotonic() + self.app.limits.shutdown_grace
         while self.app.jobs and time.monotonic() < deadline:

@@ -1,4 +1,5 @@
-"""Reading a bundle's files: discovery, frontmatter and markdown parsing, YAML, identities (ids, IRIs, paths), integrity hashes."""
+"""Reading a bundle's files: discovery, frontmatter and markdown parsing, YAML, identities (ids, IRIs,
+paths), integrity hashes."""
 
 from __future__ import annotations
 

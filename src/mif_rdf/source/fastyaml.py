@@ -211,7 +211,8 @@ def _load_backend() -> None:
 #: Documents the backend must read exactly as PyYAML before it is used.
 _CANARIES = (
     "a: 1\nb: -2\nc: 0.5\nd: true\ne: null\nf: ~\ng: []\nh: {}\ni: word\nj: 'x''y'\nk: \"\\x41\\u00e9\\t\"\n",
-    "created: 2026-01-15T10:30:00Z\nq: '2026-01-15'\nd: 2026-01-15\nl:\n- 2026-01-15T10:30:00.5+01:00\n- '2026-01-15'\n",
+    "created: 2026-01-15T10:30:00Z\nq: '2026-01-15'\nd: 2026-01-15\nl:\n- 2026-01-15T10:30:00.5+01:00\n"
+    "- '2026-01-15'\n",
     "a:\n  b:\n  - c: 1\n    d: x y z\n  -\n- e\n",
     "a: 1\na: 2\n",
     "a:\n  b: 1\n c: 2\n",

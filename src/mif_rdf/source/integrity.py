@@ -53,7 +53,8 @@ def hash_problems(relpath: str, frontmatter: dict[str, Any], body: str) -> list[
             problems.append(
                 Problem(
                     relpath,
-                    f"the body does not match its hash (it is {actual}): it changed after it was hashed, or the hash is wrong",
+                    f"the body does not match its hash (it is {actual}): it changed after it was hashed, or the hash "
+                    "is wrong",
                     Severity.ERROR,
                     key=key,
                     value=value,

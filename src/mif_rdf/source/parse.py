@@ -74,7 +74,8 @@ def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits 
                 problems.append(
                     Problem(
                         relpath,
-                        f"file is {info.st_size:,} bytes, over the limit of {limits.max_file_bytes:,} (--max-file-size); not read",
+                        f"file is {info.st_size:,} bytes, over the limit of {limits.max_file_bytes:,} "
+                        "(--max-file-size); not read",
                         rule="limit",
                     )
                 )
@@ -205,7 +206,8 @@ def _written_id(frontmatter_text: str, value: object, relpath: str, problems: li
         problems.append(
             Problem(
                 relpath,
-                f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as written, {written!r} (quote it to say so)",
+                f"id {written} is read by YAML as the {type(value).__name__} {value!r}; the id is the text as "
+                f"written, {written!r} (quote it to say so)",
                 Severity.WARNING,
                 key="id",
                 value=written,
@@ -285,11 +287,13 @@ def parse_config(root: Path, relpath: str, limits: Limits = DEFAULT_LIMITS) -> t
 
 
 def bundle_config(root: Path) -> dict[str, Any]:
-    """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none; its problems are the loader's to report."""
+    """The bundle's ``.mif/config.yaml`` (or ``.yml``) as parsed, ``{}`` when it has none;
+    its problems are the loader's to report."""
     relpath = config_file(root, [])  # discovery's rule: a config symlinked out of the bundle is never read
     return parse_config(root, relpath)[0] if relpath else {}
 
 
 def bundle_base_iri(root: Path) -> str:
-    """The default base IRI of the bundle at ``root``: :func:`~mif_rdf.source.identity.default_base_iri` with its config read."""
+    """The default base IRI of the bundle at ``root``: :func:`~mif_rdf.source.identity.default_base_iri` with its
+    config read."""
     return default_base_iri(root, bundle_config(root))

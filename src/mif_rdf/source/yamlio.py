@@ -132,7 +132,8 @@ _FlowDumper.add_representer(YamlTimestamp, _represent_timestamp)
 
 
 def dump_yaml_flow(data: Any) -> str:
-    """Write YAML in flow style on one line (``{k: [a, b]}``), keys in order: for an edit that keeps a flow value flow."""
+    """Write YAML in flow style on one line (``{k: [a, b]}``), keys in order:
+    for an edit that keeps a flow value flow."""
     return yaml.dump(
         data, Dumper=_FlowDumper, default_flow_style=True, width=2**31, allow_unicode=True, sort_keys=False
     )

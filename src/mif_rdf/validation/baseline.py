@@ -97,7 +97,10 @@ class Comparison:
     absent: list[KnownFinding]
 
     def summary(self) -> str:
-        return f"baseline: {len(self.new)} new, {len(self.absent)} fixed, {len(self.unchanged)} unchanged (only new findings are listed)"
+        return (
+            f"baseline: {len(self.new)} new, {len(self.absent)} fixed, {len(self.unchanged)} unchanged (only "
+            "new findings are listed)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,14 +159,16 @@ def read_baseline(path: Path) -> list[KnownFinding]:
     if isinstance(document, dict) and isinstance(document.get("runs"), list):
         return _from_sarif(path, document)
     raise MifRdfError(
-        f"{str(path)!r} is no baseline: write one with 'mif-rdf validate BUNDLE --write-baseline FILE' (or give a SARIF report of mif-rdf)"
+        f"{str(path)!r} is no baseline: write one with 'mif-rdf validate BUNDLE --write-baseline FILE' (or give a "
+        "SARIF report of mif-rdf)"
     )
 
 
 def _from_baseline(path: Path, document: dict[str, Any]) -> list[KnownFinding]:
     if document["mif-rdf-baseline"] != FORMAT_VERSION or not isinstance(document.get("findings"), list):
         raise MifRdfError(
-            f"the baseline {str(path)!r} has format {document['mif-rdf-baseline']!r}; this mif-rdf reads format {FORMAT_VERSION}"
+            f"the baseline {str(path)!r} has format {document['mif-rdf-baseline']!r}; this mif-rdf reads format "
+            f"{FORMAT_VERSION}"
         )
     found = []
     for number, entry in enumerate(document["findings"]):

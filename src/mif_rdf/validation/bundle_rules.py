@@ -134,7 +134,8 @@ def schema_problems(record: MemoryRecord) -> list[Problem]:
 
 
 def reserved_name_problems(root: Path) -> list[Problem]:
-    """``index.md``/``log.md`` below the root: OKF reserves the names, so such a file is neither a concept nor the bundle's index."""
+    """``index.md``/``log.md`` below the root: OKF reserves the names,
+    so such a file is neither a concept nor the bundle's index."""
     problems = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -145,7 +146,8 @@ def reserved_name_problems(root: Path) -> list[Problem]:
             problems.append(
                 Problem(
                     relpath,
-                    f"{name} is reserved for the bundle root (OKF 1.3): below it, it MUST NOT be used; this file is not loaded as a memory",
+                    f"{name} is reserved for the bundle root (OKF 1.3): below it, it MUST NOT be used; this file is "
+                    "not loaded as a memory",
                     Severity.ERROR,
                     rule="okf-reserved-name",
                     level=0,
@@ -205,7 +207,8 @@ def mirror_problems(bundle: LoadedBundle, record: MemoryRecord) -> list[Problem]
             problems.append(
                 Problem(
                     record.relpath,
-                    f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link '- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
+                    f"'## Relationships' line {line.strip()!r} is a MIF 0.1 wiki-link; MIF 1.0 needs a markdown link "
+                    f"'- {kind} [Title](/path.md)' mirrored in the frontmatter relationships",
                     Severity.ERROR,
                     key="content",
                     line=offset() + number,
@@ -224,7 +227,8 @@ def mirror_problems(bundle: LoadedBundle, record: MemoryRecord) -> list[Problem]
         problems.append(
             Problem(
                 record.relpath,
-                f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} (Invariant 3: frontmatter is authoritative, the body mirrors it)",
+                f"body line {line.strip()!r} has no frontmatter relationship {{type: {kind}, target: {target}}} "
+                "(Invariant 3: frontmatter is authoritative, the body mirrors it)",
                 Severity.ERROR,
                 key="relationships",
                 line=offset() + number,
@@ -239,7 +243,8 @@ def mirror_problems(bundle: LoadedBundle, record: MemoryRecord) -> list[Problem]
             problems.append(
                 Problem(
                     record.relpath,
-                    f"frontmatter relationship {kind} -> {target} has no mirror line '- {kind} [Title]({target})' in the body's ## Relationships section (Invariant 3)",
+                    f"frontmatter relationship {kind} -> {target} has no mirror line '- {kind} [Title]({target})' in "
+                    "the body's ## Relationships section (Invariant 3)",
                     Severity.ERROR,
                     key=f"relationships[{index}]",
                     value={"type": kind, "target": target},

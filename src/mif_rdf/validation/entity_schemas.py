@@ -45,7 +45,8 @@ _ANNOTATIONS = (RDFS.isDefinedBy, MIF.sourceOntology, MIF.sourceFile, MIF.source
 
 
 def payload_graph(bundle: LoadedBundle, entity_types: Collection[str]) -> Graph:
-    """The graphs of the memories whose ``entity:`` payload names one of ``entity_types`` (on Oxigraph: one read a graph)."""
+    """The graphs of the memories whose ``entity:`` payload names one of
+    ``entity_types`` (on Oxigraph: one read a graph)."""
     data = Graph()
     for record in bundle.memories.values():
         payload = record.frontmatter.get("entity")
@@ -96,7 +97,8 @@ def _with_target_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]]
 
 
 def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]]) -> Graph | None:
-    """The engine's report of the rules restated on the payload nodes, or None when they cannot be (see the module docstring)."""
+    """The engine's report of the rules restated on the payload nodes,
+    or None when they cannot be (see the module docstring)."""
     owners: dict[Node, Node] = {}
     payload_of: dict[Node, Node] = {}
     for memory in {
@@ -104,7 +106,8 @@ def _on_payload_nodes(shapes: Graph, data: Graph, focus: dict[Node, list[Node]])
     }:  # (entity references use mif:entity too, from their own nodes)
         for node in data.objects(memory, MIF.entity):
             if node in owners or memory in payload_of:
-                return None  # a payload node of two memories, or two payload nodes of one memory: the paths would not match
+                # a payload node of two memories, or two payload nodes of one memory: the paths would not match
+                return None
             owners[node], payload_of[memory] = memory, node
     restated = Graph()
     marks: list[tuple[Node, Node, Node]] = []  # added to the private payload graph for the run, removed after

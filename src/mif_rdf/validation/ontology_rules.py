@@ -182,7 +182,8 @@ class OntologyChecker:
                     yield found(
                         "type",
                         f"type '{kind}' does not match namespace '{namespace}', which ontology '{self.view.id}' "
-                        f"places under base type '{implied}' (spec 10.2): use type: {implied} or a namespace under _{kind}",
+                        f"places under base type '{implied}' (spec 10.2): use type: {implied} or a namespace under "
+                        f"_{kind}",
                         RULE_NAMESPACE_TYPE,
                         kind,
                     )
@@ -214,8 +215,10 @@ class OntologyChecker:
                 hint = f"; did you mean '{close}'?" if close else ""
                 yield found(
                     f"relationships[{index}].type",
-                    f"relationship type '{kind}' is not defined by ontology '{self.view.id}', the bundle config or the core "
-                    f"types of spec 8.2; define it or namespace it (as in team:{canonical_relationship_name(kind)}){hint}",
+                    f"relationship type '{kind}' is not defined by ontology '{self.view.id}', the bundle config or "
+                    "the core "
+                    "types of spec 8.2; define it or namespace it (as in "
+                    f"team:{canonical_relationship_name(kind)}){hint}",
                     RULE_RELATIONSHIP_TYPE,
                     kind,
                     Severity.WARNING,
@@ -232,7 +235,8 @@ class OntologyChecker:
         close = closest(name, self.entity_types.values())
         hint = f"; did you mean '{close}'?" if close else ""
         return (
-            f"entity type '{name}' is not defined by ontology '{self.view.id}', the core types of spec 7.2 or the bundle "
+            f"entity type '{name}' is not defined by ontology '{self.view.id}', the core types of spec 7.2 or the "
+            "bundle "
             f"config's entity_types; define it or namespace it (as in team:{name}){hint}"
         )
 
@@ -256,7 +260,8 @@ def ontology_binding(
     *,
     named: bool = True,
 ) -> BoundOntologies | None:
-    """The ontologies a validation at ``level`` applies: what memories name (level 2 and up, with ``named``) plus ``ontologies``."""
+    """The ontologies a validation at ``level`` applies: what memories name (level 2 and up,
+    with ``named``) plus ``ontologies``."""
     references = memory_references(bundle.memories.values()) if named and level >= LEVEL else []
     if not references and not ontologies:
         return None

@@ -113,18 +113,27 @@ class ValidationReport:
 
     def _counted(self) -> str:
         counts = self.counts()
-        return f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')}, {counted(counts['info'], 'note')}"
+        return (
+            f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')}, "
+            f"{counted(counts['info'], 'note')}"
+        )
 
     def _verdict(self) -> str:
         verdict = "conforms" if self.conforms else "does NOT conform"
-        return f"{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})"
+        return (
+            f"{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} "
+            f"({self._counted()})"
+        )
 
     def _repr_html_(self) -> str:
         """What Jupyter shows: the verdict, then every finding as a table."""
         from mif_rdf.core.html import problems_html
 
         verdict = "conforms" if self.conforms else "does <strong>not</strong> conform"
-        head = f"<p>{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} ({self._counted()})</p>"
+        head = (
+            f"<p>{counted(self.memories, 'memory', 'memories')} checked {_scope(self.level)}: {verdict} "
+            f"({self._counted()})</p>"
+        )
         return head + problems_html(self.sorted_results(), caption="Validation findings")
 
     def to_dict(self) -> dict[str, Any]:
@@ -297,7 +306,8 @@ class ValidationReport:
         return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
     def to_github(self, root: str = ".") -> str:
-        """GitHub Actions workflow commands: each finding an ``::error``/``::warning``/``::notice`` annotation at its file and line."""
+        """GitHub Actions workflow commands: each finding an ``::error``/``::warning``/``::notice`` annotation at its
+        file and line."""
         lines = [self._verdict()]
         for result in self.sorted_results():
             properties = {"file": _joined(root, result.path)}
@@ -362,7 +372,8 @@ def _joined(root: str, path: str) -> str:
 
 
 def _uri(path: str) -> str:
-    """A SARIF artifact URI: relative references stay relative (resolved against the checkout), absolute paths become file: URIs."""
+    """A SARIF artifact URI: relative references stay relative (resolved against the checkout),
+    absolute paths become file: URIs."""
     if path.startswith("/"):
         return "file://" + quote(path)
     return quote(path)

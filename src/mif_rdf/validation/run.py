@@ -87,7 +87,8 @@ def validate(
     with no_cyclic_gc():  # millions of index entries and terms, no cycles: full collections walked the whole bundle
         data = bundle.dataset
         results = [p for p in bundle.problems if (p.rule, p.key) not in _SUPERSEDED]
-        if level:  # what an export would hold as ill-typed literals: the same finding everywhere (level 0: only the given shapes)
+        # what an export would hold as ill-typed literals: the same finding everywhere (level 0: only the given shapes)
+        if level:
             results += ill_typed_literals(bundle)
         from_shacl: list[Problem] = []
         if level:

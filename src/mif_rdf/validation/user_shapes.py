@@ -107,7 +107,9 @@ _WHY = {
     "sh:maxCount, sh:uniqueLang, sh:lessThan, sh:qualifiedValueShape; a property shape has one sh:path)",
     "sh:datatype": "has the wrong datatype",
     "sh:nodeKind": "is the wrong kind of term (IRI, blank node or literal)",
-    "sh:node": "is not well formed (a list where a list belongs, a path where a path belongs, a shape where a shape belongs)",
+    "sh:node": (
+        "is not well formed (a list where a list belongs, a path where a path belongs, a shape where a shape belongs)"
+    ),
     "sh:in": "is not one of the values SHACL allows there",
     "sh:maxCount": "is given more than once",
     "sh:minCount": "is missing",

@@ -1,4 +1,5 @@
-"""``--audience PARTY``: the option every command that lets data leave takes (export, push, load -o, convert to-jsonld, serve).
+"""``--audience PARTY``: the option every command that lets data leave takes (export, push, load -o,
+convert to-jsonld, serve).
 
 The rules live in :mod:`mif_rdf.nsmodel.audience`, asked through
 :func:`mif_rdf.nsmodel.access.withheld_reason`; this module only reads the
@@ -30,7 +31,8 @@ def audience_options(parser: argparse.ArgumentParser) -> None:
 
 
 def audience_of(args: argparse.Namespace, root: Path) -> Audience | None:
-    """The audience the options name (for the bundle at ``root``), or None; without one, a hint when the bundle has agreements."""
+    """The audience the options name (for the bundle at ``root``), or None; without one,
+    a hint when the bundle has agreements."""
     from mif_rdf.core.errors import MifRdfError
     from mif_rdf.nsmodel import Audience, read_namespace_model
 
@@ -40,7 +42,8 @@ def audience_of(args: argparse.Namespace, root: Path) -> Audience | None:
             raise MifRdfError("--include-system needs --audience PARTY")
         if model.agreements:
             _common.note(
-                f"note: this bundle has shared agreements ({len(model.agreements)}); --audience PARTY writes only what PARTY may read"
+                f"note: this bundle has shared agreements ({len(model.agreements)}); --audience PARTY writes only "
+                "what PARTY may read"
             )
         return None
     return Audience.of(model, args.audience, args.include_system)

@@ -50,7 +50,10 @@ def verbosity_options(parser: argparse.ArgumentParser) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed dates) and the load cache entry used",
+        help=(
+            "say more on standard error: each item a summary counts (withheld memories, graphs pushed, ill-typed "
+            "dates) and the load cache entry used"
+        ),
     )
 
 
@@ -111,7 +114,8 @@ def show_problems(problems: Iterable[Problem]) -> None:
 
 
 def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
-    """Ill-typed literals an output holds: those the author can fix one by one, the spec's own forms as one counted note.
+    """Ill-typed literals an output holds: those the author can fix one by one,
+    the spec's own forms as one counted note.
 
     The published context types ``accessed`` as ``xsd:dateTime`` where the
     spec writes a date (``accessed: 2026-01-24``): those ill-typed literals
@@ -126,7 +130,8 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
     if counted_only:
         folder = Path(os.path.relpath(root)) if root.is_relative_to(Path.cwd()) else root
         note(
-            f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime (as the spec "
+            f"note: the output holds {counted(len(counted_only), 'date')} where the context types an xsd:dateTime "
+            "(as the spec "
             f"writes them: ill-typed literals, kept as written); 'mif-rdf validate {folder}' or --verbose lists them"
         )
 
@@ -138,18 +143,25 @@ def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGrou
         action="append",
         type=Path,
         metavar="DIR",
-        help="user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies (repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)",
+        help=(
+            "user ontology folder, searched after the built-in ontologies and before the bundle's .mif/ontologies "
+            "(repeatable; default: the folders in MIF_RDF_ONTOLOGY_PATH)"
+        ),
     )
 
 
 def bundle_options(parser: argparse.ArgumentParser) -> None:
-    """The bundle folder and the load options every loading command shares, listed after the command's own in ``--help``."""
+    """The bundle folder and the load options every loading command shares,
+    listed after the command's own in ``--help``."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
     shared = parser.add_argument_group("load options (every command that loads a bundle takes them)")
     shared.add_argument(
         "--base",
         metavar="IRI",
-        help="base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else mif://<folder-name>-<path hash>/)",
+        help=(
+            "base IRI of the bundle (default mif://<bundle_id>/ from .mif/config.yaml, else "
+            "mif://<folder-name>-<path hash>/)"
+        ),
     )
     shared.add_argument(
         "--engine",
@@ -181,7 +193,11 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
         "--cache",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="keep this load for the next one, which then reads only the files that changed (on by default, in the user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh load, nothing kept)",
+        help=(
+            "keep this load for the next one, which then reads only the files that changed (on by default, in the "
+            "user cache folder $XDG_CACHE_HOME/mif-rdf or ~/.cache/mif-rdf; -v says where; --no-cache: a fresh "
+            "load, nothing kept)"
+        ),
     )
     shared.add_argument(
         "--cache-dir", type=Path, metavar="DIR", help="the cache in DIR instead of the user cache folder"
@@ -197,7 +213,10 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
     shared.add_argument(
         "--rev",
         metavar="REV",
-        help="read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the repository's objects: nothing is checked out",
+        help=(
+            "read the bundle as it was at this git revision (a commit, tag, HEAD~3, main@{2026-03-01}), from the "
+            "repository's objects: nothing is checked out"
+        ),
     )
 
 
@@ -294,7 +313,10 @@ def suggestion_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--with-suggestions",
         action="store_true",
-        help="add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see mif-rdf suggest)",
+        help=(
+            "add the <base>#suggestions graph: what the discovery patterns of the memories' ontologies suggest (see "
+            "mif-rdf suggest)"
+        ),
     )
 
 
@@ -323,7 +345,8 @@ def exit_for(problems: Sequence[Problem]) -> int:
 
 
 def rdf_format(text: str) -> str:
-    """``--format`` of RDF output: every spelling :mod:`mif_rdf.core.formats` knows, as argparse's error when unknown."""
+    """``--format`` of RDF output: every spelling :mod:`mif_rdf.core.formats` knows,
+    as argparse's error when unknown."""
     try:
         return format_name(text)
     except MifRdfError as exc:
@@ -331,7 +354,8 @@ def rdf_format(text: str) -> str:
 
 
 def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | None = None) -> None:
-    """Write what may leave the machine (spec 10.2: never ``_local``; with ``audience``, only what it may read) and say on stderr what was withheld."""
+    """Write what may leave the machine (spec 10.2: never ``_local``; with ``audience``,
+    only what it may read) and say on stderr what was withheld."""
     from mif_rdf.output import export_bundle, export_policy
     from mif_rdf.validation import ill_typed_literals
 
@@ -362,7 +386,8 @@ def wrote(
 
 
 def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
-    """Run ``writer`` on the output file (replaced only once complete: :mod:`mif_rdf.core.outputs`), or on standard output."""
+    """Run ``writer`` on the output file (replaced only once complete:
+    :mod:`mif_rdf.core.outputs`), or on standard output."""
     if path is None:
         writer(sys.stdout.buffer)
         sys.stdout.buffer.flush()

@@ -26,7 +26,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     to_jsonld = how.add_parser(
         "to-jsonld",
         help="markdown memories -> JSON-LD projection documents",
-        description='Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one .jsonld file each: fields pass through as written, under the published MIF context URL with the mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the graph mif-rdf loads, numbers equal in value: under the upstream context\'s xsd:decimal coercion standard processors write a number with a fraction in the double\'s lexical form (pyld and jsonld.js "9.399999999999999E-1", pyoxigraph "9.4E-1"; not a valid xsd:decimal) where mif-rdf writes the author\'s 0.94. With --check nothing is written: exit 1 when a projection beside its .md (or under -o) is missing or stale. A single file belongs to the nearest folder above it holding .mif/ or index.md (or --root); with none, its document has no @base and its references stay as written.',
+        description=(
+            "Write the JSON-LD projection (spec 15.1) of one memory, or of every memory of a bundle as one "
+            ".jsonld file each: fields pass through as written, under the published MIF context URL with the "
+            "mif-rdf extension terms inline. Documents carry their @base, so any JSON-LD processor gives the "
+            "graph mif-rdf loads, numbers equal in value: under the upstream context's xsd:decimal coercion "
+            "standard processors write a number with a fraction in the double's lexical form (pyld and "
+            'jsonld.js "9.399999999999999E-1", pyoxigraph "9.4E-1"; not a valid xsd:decimal) where mif-rdf '
+            "writes the author's 0.94. With --check nothing is written: exit 1 when a projection beside its "
+            ".md (or under -o) is missing or stale. A single file belongs to the nearest folder above it "
+            "holding .mif/ or index.md (or --root); with none, its document has no @base and its references "
+            "stay as written."
+        ),
     )
     to_jsonld.add_argument("path", type=Path, help="a memory .md file or a bundle folder")
     to_jsonld.add_argument(
@@ -52,12 +63,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     to_jsonld.add_argument(
         "--check",
         action="store_true",
-        help="write nothing: exit 1 when a projection is missing or stale (no longer says what its .md says) beside its .md, or under -o FOLDER; for CI",
+        help=(
+            "write nothing: exit 1 when a projection is missing or stale (no longer says what its .md says) beside "
+            "its .md, or under -o FOLDER; for CI"
+        ),
     )
     to_md = how.add_parser(
         "to-markdown",
         help="JSON-LD projection documents (or an N-Quads/TriG dataset) -> markdown memories",
-        description="Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what the graph holds.",
+        description=(
+            "Write markdown memories back from JSON-LD projection documents (spec 15.2), or from every "
+            "memory graph of an N-Quads/TriG file written by 'export', through RDF: what comes back is what "
+            "the graph holds."
+        ),
     )
     to_md.add_argument("path", type=Path, help="a .jsonld file, a folder of them, or a .nq/.nquads/.trig dataset file")
     to_md.add_argument(
@@ -70,7 +88,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     roundtrip = how.add_parser(
         "roundtrip",
         help="check that markdown -> RDF -> markdown loses nothing",
-        description="Load a bundle, write every memory out (its graph and layout triple as N-Quads, or its .jsonld projection), read it back, rebuild the markdown and compare with the original, key order, list order and spelling included: exit 0 when nothing is lost, 1 otherwise.",
+        description=(
+            "Load a bundle, write every memory out (its graph and layout triple as N-Quads, or its .jsonld "
+            "projection), read it back, rebuild the markdown and compare with the original, key order, list "
+            "order and spelling included: exit 0 when nothing is lost, 1 otherwise."
+        ),
     )
     roundtrip.add_argument("path", type=Path, help="a bundle folder")
     roundtrip.add_argument(
@@ -115,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
-    """``to-jsonld --check``: compare the projections on disk with what would be written; 1 when one is missing or stale."""
+    """``to-jsonld --check``: compare the projections on disk with what would be written;
+    1 when one is missing or stale."""
     from mif_rdf.output import check_projections
 
     if args.path.is_file():
@@ -131,7 +154,8 @@ def _check(docs: dict[str, str], args: argparse.Namespace) -> int:
 
 
 def _audience_of(args: argparse.Namespace) -> Audience | None:
-    """The ``--audience`` of ``to-jsonld``, for the bundle the path belongs to (a lone file with an audience needs one)."""
+    """The ``--audience`` of ``to-jsonld``, for the bundle the path belongs to (a lone
+    file with an audience needs one)."""
     from mif_rdf.output import bundle_root_of
 
     root = args.root or (args.path if args.path.is_dir() else bundle_root_of(args.path))
@@ -145,7 +169,8 @@ def _audience_of(args: argparse.Namespace) -> Audience | None:
 
 
 def _without_local(docs: dict[str, str], audience: Audience | None = None) -> tuple[dict[str, str], list[Problem]]:
-    """The projection documents that may leave the machine (for ``audience``), and a note for each one left out (spec 10.2)."""
+    """The projection documents that may leave the machine (for ``audience``),
+    and a note for each one left out (spec 10.2)."""
     from mif_rdf.nsmodel import withheld_reason
 
     kept: dict[str, str] = {}

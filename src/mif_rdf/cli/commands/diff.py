@@ -18,7 +18,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Compare a bundle at two git revisions (default: HEAD against the working tree), read from the "
         "repository's objects without checking anything out. Memories are matched by id: for each one added, removed, "
         "moved (same id, new path) or changed, the frontmatter keys that changed with old and new values, the "
-        "relationships added and removed, whether the body changed, and the validation findings the change introduced and fixed. Exit 0, or 2 when a revision cannot be read.",
+        "relationships added and removed, whether the body changed, and the validation findings the change "
+        "introduced and fixed. Exit 0, or 2 when a revision cannot be read.",
     )
     parser.add_argument("bundle", type=Path, help="the bundle folder (inside a git repository)")
     parser.add_argument("old", nargs="?", default="HEAD", metavar="REV_A", help="the old revision (default HEAD)")
@@ -27,7 +28,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--format",
         choices=("text", "json", "markdown", "sparql-update", "rdf-patch"),
         default="text",
-        help="text for people (default), json for pipelines, markdown to paste into a pull request; sparql-update (SPARQL 1.1 Update) or rdf-patch (RDF Patch, as Jena RDF Delta): the change that turns REV_A's export into REV_B's",
+        help=(
+            "text for people (default), json for pipelines, markdown to paste into a pull request; sparql-update "
+            "(SPARQL 1.1 Update) or rdf-patch (RDF Patch, as Jena RDF Delta): the change that turns REV_A's export "
+            "into REV_B's"
+        ),
     )
     parser.add_argument("--base", metavar="IRI", help="base IRI of the bundle (default: as for load)")
     parser.add_argument(

@@ -17,7 +17,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export",
         help="write a bundle as Turtle, N-Triples, N-Quads, TriG, JSON-LD or RDF/XML",
-        description="Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are never exported (spec 10.2): they, and every link to them, are left out and listed on standard error. N-Quads with no --store and no cache is streamed: written while the files are read, in memory that does not grow with the bundle.",
+        description=(
+            "Serialize a bundle. turtle, nt and rdfxml hold the union of all graphs; nquads, trig and "
+            "json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are "
+            "never exported (spec 10.2): they, and every link to them, are left out and listed on standard "
+            "error. N-Quads with no --store and no cache is streamed: written while the files are read, in "
+            "memory that does not grow with the bundle."
+        ),
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
@@ -27,7 +33,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--format",
         type=_common.rdf_format,
         metavar="FORMAT",
-        help="turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o (.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle",
+        help=(
+            "turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o "
+            "(.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle"
+        ),
     )
     parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     parser.add_argument(
@@ -39,12 +48,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--stream",
         action="store_true",
-        help="write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no --store or cache is given)",
+        help=(
+            "write N-Quads while reading, memory by memory, without loading a store (the default for nquads when no "
+            "--store or cache is given)"
+        ),
     )
     parser.add_argument(
         "--as-of",
         metavar="DATE",
-        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+        help=(
+            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
+            "the links between them; see docs/time.md"
+        ),
     )
     parser.set_defaults(func=run)
 
@@ -88,11 +103,13 @@ def _streams(args: argparse.Namespace, fmt: str) -> bool:
     if args.stream:
         if fmt != "nquads":
             raise MifRdfError(
-                f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole dataset: use --format nquads or leave out --stream"
+                f"--stream writes N-Quads only (one line a quad, as the files are read); {fmt} needs the whole "
+                "dataset: use --format nquads or leave out --stream"
             )
         if loaded:
             raise MifRdfError(
-                f"--stream reads the files as it writes them and uses no store or cache: leave out {' and '.join(loaded)}"
+                "--stream reads the files as it writes them and uses no store or cache: leave out "
+                f"{' and '.join(loaded)}"
             )
         return True
     return fmt == "nquads" and not loaded

@@ -15,7 +15,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "import",
         help="merge the memory graphs of an RDF file (N-Quads, TriG, JSON-LD) into a bundle's files",
-        description="Load a bundle and an RDF file of named graphs; each graph named by a memory's IRI replaces that memory's "
+        description="Load a bundle and an RDF file of named graphs; each graph named by a memory's IRI replaces that "
+        "memory's "
         "graph and is written back to its file as the minimal edits 'update' makes. The bundle's derived graphs and "
         "graphs equal to the bundle's are skipped; any other graph is refused, and then nothing is written. An "
         "import never raises a memory's trustLevel (spec 18.3). See docs/writeback.md.",

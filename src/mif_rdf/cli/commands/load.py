@@ -22,7 +22,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "load",
         help="load a bundle, print a summary and its problems",
-        description="Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and every problem found.",
+        description=(
+            "Load a bundle into an RDF dataset and print a summary: memories by type, triples, links and "
+            "every problem found."
+        ),
     )
     _common.bundle_options(parser)
     _common.suggestion_option(parser)
@@ -31,13 +34,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         type=Path,
-        help="also write the dataset to this file (format from --format or the file extension; _local memories are left out, as by export)",
+        help=(
+            "also write the dataset to this file (format from --format or the file extension; _local memories are "
+            "left out, as by export)"
+        ),
     )
     parser.add_argument(
         "--format",
         type=_common.rdf_format,
         metavar="FORMAT",
-        help="format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)",
+        help=(
+            "format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from "
+            "its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)"
+        ),
     )
     _audience.audience_options(parser)
     parser.add_argument("--json", action="store_true", help="print the summary and problems as JSON")
@@ -92,7 +101,8 @@ def summary_text(bundle: Bundle, problems: Sequence[Problem] | None = None, cach
         f"Bundle {bundle.root.name} ({bundle.base_iri})",
         f"  memories: {counts['memories']} ({kinds})",
         f"  entities: {counts['entities']}   link triples: {counts['links']}   triples: {counts['triples']}",
-        f"  problems: {counted(sev['error'], 'error')}, {counted(sev['warning'], 'warning')}, {counted(sev['info'], 'note')}",
+        f"  problems: {counted(sev['error'], 'error')}, {counted(sev['warning'], 'warning')}, "
+        f"{counted(sev['info'], 'note')}",
     ]
     if bundle.cache is not None and cache:
         lines.insert(3, f"  cache: {_common.cache_text(bundle.cache)}")

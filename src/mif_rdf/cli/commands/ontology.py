@@ -46,20 +46,29 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--bundle",
         type=Path,
         metavar="DIR",
-        help="a bundle: its .mif/ontologies/ joins the search path and its config's relationship_types are compiled too",
+        help=(
+            "a bundle: its .mif/ontologies/ joins the search path and its config's relationship_types are compiled too"
+        ),
     )
     compile_.add_argument(
         "-o",
         "--output",
         type=Path,
         metavar="FILE",
-        help="OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)",
+        help=(
+            "OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); "
+            "format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)"
+        ),
     )
     compile_.add_argument(
         "--output-dir",
         type=Path,
         metavar="DIR",
-        help="write each ontology of the extends chain as its own Turtle document (<id>.ttl, joined by owl:imports), the MIF vocabulary (mif-vocabulary.ttl) and catalog-v001.xml mapping every imported IRI to its file, for Protégé and other OWL tools (--only does not apply)",
+        help=(
+            "write each ontology of the extends chain as its own Turtle document (<id>.ttl, joined by owl:imports), "
+            "the MIF vocabulary (mif-vocabulary.ttl) and catalog-v001.xml mapping every imported IRI to its file, "
+            "for Protégé and other OWL tools (--only does not apply)"
+        ),
     )
     compile_.add_argument("--shapes", type=Path, metavar="FILE", help="also write the SHACL shapes of the entity types")
     compile_.add_argument(
@@ -100,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         for name, content in documents:
             _common.write(args.output_dir / name, methodcaller("write", content))  # out.write(content)
         _common.note(
-            f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary and catalog-v001.xml to {args.output_dir}"
+            f"wrote {_plural(len(result.documents), 'ontology document', 'ontology documents')}, the MIF vocabulary "
+            f"and catalog-v001.xml to {args.output_dir}"
         )
     if args.output is not None or args.output_dir is None:
         write_graph(result.merged(), args.output)
@@ -109,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
     ontologies = set(result.owl.subjects(RDF.type, OWL.Ontology))
     classes = {c for c in result.owl.subjects(RDF.type, OWL.Class) if isinstance(c, URIRef)}
     shapes = set(result.shapes.subjects(RDF.type, SH.NodeShape))
-    summary = f"compiled {_plural(len(ontologies), 'ontology', 'ontologies')}: {_plural(len(classes), 'class', 'classes')}, {len(result.owl)} triples"
+    summary = (
+        f"compiled {_plural(len(ontologies), 'ontology', 'ontologies')}: "
+        f"{_plural(len(classes), 'class', 'classes')}, {len(result.owl)} triples"
+    )
     if args.shapes and not shapes:
         summary += f"; no entity type has a schema, so there are no shapes: {args.shapes} holds none"
     elif args.shapes:

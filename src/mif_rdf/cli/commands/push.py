@@ -69,12 +69,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="read the store's manifest and print the plan; write nothing (a store that cannot be reached: every graph shown as new)",
+        help=(
+            "read the store's manifest and print the plan; write nothing (a store that cannot be reached: every "
+            "graph shown as new)"
+        ),
     )
     parser.add_argument(
         "--take-over",
         action="store_true",
-        help="when the store's manifest at this base IRI was written by another bundle (another folder or bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without it such a push refuses",
+        help=(
+            "when the store's manifest at this base IRI was written by another bundle (another folder or "
+            "bundle_id), let this bundle replace it (deleting that bundle's graphs this one does not have); without "
+            "it such a push refuses"
+        ),
     )
     _audience.audience_options(parser)
     parser.add_argument(
@@ -84,7 +91,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--retries",
         type=int,
         metavar="N",
-        help="retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff (default 3; 0 for --dry-run, which only reads: one try)",
+        help=(
+            "retries of transient faults (connection refused/reset, 429, 502, 503, 504) with exponential backoff "
+            "(default 3; 0 for --dry-run, which only reads: one try)"
+        ),
     )
     parser.set_defaults(func=run)
 

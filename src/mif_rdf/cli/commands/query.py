@@ -22,7 +22,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "query",
         help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
-        description="Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared.",
+        description=(
+            "Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: "
+            "schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared."
+        ),
     )
     _common.bundle_options(parser)
     parser.add_argument("query", nargs="?", help="the query text (or use --file); - reads it from standard input")
@@ -35,13 +38,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help='bind the query variable ?NAME to VALUE, written as in SPARQL: 42, 1.5, true, "text", "text"@en, <iri>, mif:term (any other text is a string); repeatable',
+        help=(
+            'bind the query variable ?NAME to VALUE, written as in SPARQL: 42, 1.5, true, "text", "text"@en, <iri>, '
+            "mif:term (any other text is a string); repeatable"
+        ),
     )
     parser.add_argument(
         "--format",
         choices=RESULT_FORMATS,
         default="table",
-        help="table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD (json) or subject/predicate/object rows",
+        help=(
+            "table (default), csv, json or tsv: the W3C SPARQL result formats; graphs as Turtle (table), JSON-LD "
+            "(json) or subject/predicate/object rows"
+        ),
     )
     parser.add_argument(
         "--reason", metavar="PROFILE", help="add inferences (mif_rdf.reasoning, e.g. profile 'fast') before querying"
@@ -49,12 +58,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--allow-service",
         action="store_true",
-        help="let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the network unless asked)",
+        help=(
+            "let SERVICE clauses fetch from other SPARQL endpoints (off by default: a query never reaches the "
+            "network unless asked)"
+        ),
     )
     parser.add_argument(
         "--as-of",
         metavar="DATE",
-        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+        help=(
+            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
+            "the links between them; see docs/time.md"
+        ),
     )
     parser.set_defaults(func=run)
 
@@ -103,7 +118,8 @@ def _query_text(query: str | None, path: Path | None) -> str:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: A value already written as a SPARQL term: a number, a boolean, a quoted string (optionally tagged or typed), an IRI, a prefixed name.
+#: A value already written as a SPARQL term: a number, a boolean, a quoted string (optionally tagged or typed),
+#: an IRI, a prefixed name.
 _TERM = re.compile(
     r"""[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|true|false|<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*"""
     r"""|"([^"\\\n\r]|\\["\\tbnrf'])*"(@[A-Za-z]+(-[A-Za-z0-9]+)*|\^\^(<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z][\w-]*:[\w-]*))?"""

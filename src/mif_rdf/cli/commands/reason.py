@@ -25,7 +25,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="infer triples (inverse, symmetric, subclass ...) into the inferences graph",
         description="Load a bundle, put the ontologies into <base>#ontology and the inferred triples into "
         "<base>#inferences. Profiles: fast (built in: inverse, symmetric, subproperty, domain/range, subclass over the "
-        "links graph), rdfs and owlrl (owlrl's closures; their cost grows about quadratically, use them on small bundles "
+        "links graph), rdfs and owlrl (owlrl's closures; their cost grows about quadratically, use them on small "
+        "bundles "
         "or with --scope links).",
     )
     _common.bundle_options(parser)
@@ -52,7 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--output",
         type=Path,
         metavar="FILE",
-        help="write the inferred triples (format from the extension, default Turtle); triples naming a memory of a _local namespace are left out",
+        help=(
+            "write the inferred triples (format from the extension, default Turtle); triples naming a memory of a "
+            "_local namespace are left out"
+        ),
     )
     parser.add_argument(
         "--include-local",
@@ -82,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         count = infer(bundle, args.profile, args.ontology, search_path=args.path, scope=args.scope)
     graph = bundle.dataset.graph(URIRef(graph_iri(bundle.base_iri, GRAPH_INFERENCES)))
     print(
-        f"{counted(count, 'triple')} inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into <{graph.identifier}>"
+        f"{counted(count, 'triple')} inferred (profile {args.profile}) in {time.perf_counter() - start:.2f} s into "
+        f"<{graph.identifier}>"
     )
     if args.output:
         write_graph(graph if args.include_local else _without_local(bundle, graph), args.output)

@@ -20,7 +20,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "serve",
         help="serve a bundle: live SPARQL endpoint, Graph Store reads and a page at /, kept in sync with the files",
-        description="Load a bundle into Oxigraph and serve it over HTTP: the SPARQL 1.1 Protocol at /query (GET and POST, "
+        description="Load a bundle into Oxigraph and serve it over HTTP: the SPARQL 1.1 Protocol at /query (GET and "
+        "POST, "
         "every result format Oxigraph writes, by content negotiation; the default graph is the union of all graphs), "
         "Graph Store Protocol reads at /store, a service description (GET /query), and a page for people at /. "
         "Read-only: no SPARQL Update, no Graph Store writes. Edits, new, moved and deleted files are picked up as they "
@@ -35,7 +36,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--bind",
         default="127.0.0.1",
         metavar="ADDRESS",
-        help="address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, and warned about)",
+        help=(
+            "address to listen on (default 127.0.0.1: this machine only; any other address is reachable by others, "
+            "and warned about)"
+        ),
     )
     parser.add_argument(
         "--include-local",
@@ -54,7 +58,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=[],
         type=Path,
         metavar="FILE",
-        help="also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; repeatable), checked against SHACL's shapes for shapes first",
+        help=(
+            "also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; "
+            "repeatable), checked against SHACL's shapes for shapes first"
+        ),
     )
     parser.add_argument(
         "--no-watch", action="store_true", help="serve the bundle as loaded; do not follow file changes"
@@ -72,7 +79,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=int,
         default=os.cpu_count() or 2,
         metavar="N",
-        help="requests reading the bundle at once (default: the number of cores); others wait up to 2 s, then get 503 with Retry-After",
+        help=(
+            "requests reading the bundle at once (default: the number of cores); others wait up to 2 s, then get "
+            "503 with Retry-After"
+        ),
     )
     parser.add_argument(
         "--max-result-mb",
@@ -86,14 +96,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="also answer requests whose Host is NAME (a reverse proxy's name; repeatable; '*' for any). Others than loopback and --bind get 403",
+        help=(
+            "also answer requests whose Host is NAME (a reverse proxy's name; repeatable; '*' for any). Others than "
+            "loopback and --bind get 403"
+        ),
     )
     parser.add_argument(
         "--cors",
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="let web pages from ORIGIN (e.g. http://localhost:3000) read the endpoint (repeatable); other origins get 403",
+        help=(
+            "let web pages from ORIGIN (e.g. http://localhost:3000) read the endpoint (repeatable); other origins "
+            "get 403"
+        ),
     )
     parser.set_defaults(func=run)
 
@@ -128,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     bundle = _common.load(args)
     if not is_loopback(args.bind):
         print(
-            f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no authentication, "
+            f"warning: serving on {args.bind}: anyone who can reach this address can read the bundle (no "
+            "authentication, "
             "no encryption); use the default 127.0.0.1 to keep it on this machine",
             file=sys.stderr,
         )
@@ -149,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
     )
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     print(
-        f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) at {server.url}  "
+        f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) "
+        f"at {server.url}  "
         f"(SPARQL: {server.url}query, Graph Store: {server.url}store); Ctrl-C stops",
         file=sys.stderr,
         flush=True,

@@ -20,7 +20,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "suggest",
         help="suggest entity types and namespaces from the ontologies' discovery patterns",
-        description="Run the discovery patterns (spec 10.8.4) of every ontology the memories name (and of --ontology) on "
+        description="Run the discovery patterns (spec 10.8.4) of every ontology the memories name (and of "
+        "--ontology) on "
         "each memory: content patterns over the body, file patterns over the bundle-relative path. Lists, per memory, "
         "the entity types and namespaces it does not have yet, with the pattern, the matched text and its line and "
         "column. Reads the files only (no RDF is built). Exit 0 (suggestions are no errors), 2 could not run.",
@@ -39,14 +40,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=[],
         type=Path,
         metavar="DIR",
-        help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)",
+        help=(
+            "folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the "
+            "built-in ones, --ontology-dir and the bundle's are always searched)"
+        ),
     )
     _common.ontology_dir_option(parser)
     parser.add_argument(
         "--format",
         choices=SUGGEST_FORMATS,
         default="text",
-        help="text for people (default), json for pipelines, or RDF: the <base>#suggestions graph as turtle, trig or nquads",
+        help=(
+            "text for people (default), json for pipelines, or RDF: the <base>#suggestions graph as turtle, trig or "
+            "nquads"
+        ),
     )
     parser.add_argument(
         "--base", metavar="IRI", help="base IRI of the bundle, for the RDF formats (default as in load)"

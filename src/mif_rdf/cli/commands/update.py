@@ -19,7 +19,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "update",
         help="run a SPARQL Update on a bundle and write each changed memory back to its file",
-        description="Load a bundle, run one SPARQL 1.1 Update on its dataset and write each changed memory back to its own "
+        description="Load a bundle, run one SPARQL 1.1 Update on its dataset and write each changed memory back to "
+        "its own "
         "markdown file: only the changed frontmatter values (and the body, if it changed) are rewritten. "
         "Write inside GRAPH ?g { ... } (each memory is its own graph, named by its IRI). A change the markdown "
         "cannot hold is refused with the triple and why, and then no file is written. See docs/writeback.md.",
@@ -42,7 +43,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="write even when the changed memories gain validation errors at the bundle's conformance level (checked by default)",
+        help=(
+            "write even when the changed memories gain validation errors at the bundle's conformance level (checked "
+            "by default)"
+        ),
     )
     parser.add_argument(
         "--allow-service",
@@ -72,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def report(result: UpdateResult, dry_run: bool) -> int:
-    """What a write-back did, as ``update`` and ``import`` say it: refusals (exit 1), the diff (dry run) or the summary."""
+    """What a write-back did, as ``update`` and ``import`` say it: refusals (exit 1),
+    the diff (dry run) or the summary."""
     if result.refusals:
         _common.show_problems(result.refusals)
         print(result.summary(), file=sys.stderr)

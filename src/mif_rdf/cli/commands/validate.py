@@ -38,7 +38,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--format",
         choices=REPORT_FORMATS,
         default="text",
-        help="text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)",
+        help=(
+            "text for people (default), json for pipelines, turtle for the SHACL report graph, sarif (SARIF 2.1.0, "
+            "GitHub code scanning), junit (JUnit XML test report), github (GitHub Actions annotations)"
+        ),
     )
     parser.add_argument(
         "--strict-temporal",
@@ -50,7 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="FILE|ID",
-        help="also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology field (repeatable)",
+        help=(
+            "also apply this ontology's entity schemas, besides the ontologies the memories name in their ontology "
+            "field (repeatable)"
+        ),
     )
     parser.add_argument(
         "--path",
@@ -58,7 +64,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=[],
         type=Path,
         metavar="DIR",
-        help="folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the built-in ones, --ontology-dir and the bundle's are always searched)",
+        help=(
+            "folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the "
+            "built-in ones, --ontology-dir and the bundle's are always searched)"
+        ),
     )
     parser.add_argument(
         "--shapes",
@@ -66,31 +75,46 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=[],
         type=Path,
         metavar="FILE",
-        help="also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), checked against SHACL's shapes for shapes first; with --level 0, only these",
+        help=(
+            "also apply your own SHACL shapes from this file (.ttl .nt .nq .trig .jsonld .rdf .owl; repeatable), "
+            "checked against SHACL's shapes for shapes first; with --level 0, only these"
+        ),
     )
     parser.add_argument(
         "--inference",
         choices=("none", "rdfs", "owlrl", "both"),
         default="none",
-        help="expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow on large bundles)",
+        help=(
+            "expand the data with RDFS and/or OWL-RL before the --shapes run, as pySHACL's -i (default none; slow "
+            "on large bundles)"
+        ),
     )
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
     parser.add_argument(
         "--baseline",
         type=Path,
         metavar="FILE",
-        help="known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and fail the run; see docs/time.md",
+        help=(
+            "known findings (a --write-baseline file or a SARIF report of mif-rdf): only new ones are listed and "
+            "fail the run; see docs/time.md"
+        ),
     )
     parser.add_argument(
         "--write-baseline",
         type=Path,
         metavar="FILE",
-        help="record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new errors)",
+        help=(
+            "record this run's findings as the baseline in FILE (the run then passes unless --baseline finds new "
+            "errors)"
+        ),
     )
     parser.add_argument(
         "--as-of",
         metavar="DATE",
-        help="only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and the links between them; see docs/time.md",
+        help=(
+            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
+            "the links between them; see docs/time.md"
+        ),
     )
     parser.set_defaults(func=run)
 
@@ -152,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def formatted(report: ValidationReport, fmt: str, folder: Path, files: list[str], every: bool = False) -> str:
-    """The report in one of :data:`REPORT_FORMATS`, each finding at its file's line; CI formats name files from the working directory, as CI checkouts do.
+    """The report in one of :data:`REPORT_FORMATS`, each finding at its file's line;
+    CI formats name files from the working directory, as CI checkouts do.
 
     ``every``: the text lists each finding (``-v``) instead of a summary per rule.
     """

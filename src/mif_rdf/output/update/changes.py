@@ -29,7 +29,8 @@ class FileChange:
         return "created" if self.before is None else "removed" if self.after is None else "changed"
 
     def diff(self) -> str:
-        """The change as a unified diff (``a/``, ``b/`` paths, ``/dev/null`` for a created or removed file, as git shows it)."""
+        """The change as a unified diff (``a/``, ``b/`` paths,
+        ``/dev/null`` for a created or removed file, as git shows it)."""
         lines = difflib.unified_diff(
             (self.before or "").splitlines(keepends=True),
             (self.after or "").splitlines(keepends=True),
@@ -86,7 +87,8 @@ def _read(path: Path) -> str:
 
 
 def write_changes(root: Path, changes: Iterable[FileChange]) -> None:
-    """Replace each changed file atomically (temporary file in its folder, then rename): a file is old or new, never half-written."""
+    """Replace each changed file atomically (temporary file in its folder, then rename):
+    a file is old or new, never half-written."""
     from mif_rdf.core.outputs import write_file
     from mif_rdf.output.writeback import output_target
 

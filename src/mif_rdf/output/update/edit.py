@@ -56,11 +56,13 @@ def _memory_change(
         if allow_delete:
             return FileChange(record.relpath, _read(bundle.root / record.relpath), None)
         raise _Refused(
-            f"the update deletes every triple of {node.n3()}: that removes its file, which needs --allow-delete (allow_delete=True)"
+            f"the update deletes every triple of {node.n3()}: that removes its file, which needs --allow-delete "
+            "(allow_delete=True)"
         )
     if (node, None, None) not in graph:
         raise _Refused(
-            f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. {_triple(minus[0], '-')}); no file can hold them"
+            f"the update deletes every triple of {node.n3()} but leaves others in its graph (e.g. "
+            f"{_triple(minus[0], '-')}); no file can hold them"
         )
     ctx = mif_context()
     keys = _top_keys(graph, node, minus)
@@ -76,7 +78,8 @@ def _memory_change(
         if quad[1] in MIRRORS and quad[0] == node and MIRRORS[quad[1]][0] not in record.frontmatter:
             mirror, source = MIRRORS[quad[1]]
             raise _Refused(
-                f"{_triple(quad, '+' if quad in plus else '-')}: {quad[1]} only mirrors {source} in the projection (spec 15.1); change {source} instead",
+                f"{_triple(quad, '+' if quad in plus else '-')}: {quad[1]} only mirrors {source} in the projection "
+                f"(spec 15.1); change {source} instead",
                 mirror,
             )
     affected = {keys[q[0]] for q in plus + minus if q[0] in keys} | {
@@ -98,7 +101,8 @@ def _memory_change(
 
 
 def _titles(bundle: LoadedBundle) -> Callable[[str, str], str]:
-    """The link text of a mirror line for a target written in a document: the target memory's title, the entity's name, else the target."""
+    """The link text of a mirror line for a target written in a document: the target memory's title,
+    the entity's name, else the target."""
     from mif_rdf.source.identity import resolve_target
 
     names: dict[str, str] = {}
@@ -160,17 +164,20 @@ def _check_added(quad: Quad, node: URIRef, ctx: Any, key: str | None) -> None:
         term = ctx.terms.get(name)
         if term is None or name in ("id", "@id"):
             raise _Refused(
-                f"{_triple(quad, '+')}: no frontmatter key maps to the predicate {p.n3()} (the MIF context and mif-rdf's extension define the keys)"
+                f"{_triple(quad, '+')}: no frontmatter key maps to the predicate {p.n3()} (the MIF context and "
+                "mif-rdf's extension define the keys)"
             )
         _check_datatype(quad, name, term.coerce)
     elif key is None:
         if isinstance(s, URIRef) and s.startswith("urn:mif:") and not s.startswith("urn:mif:entity:"):
             raise _Refused(
-                f"{_triple(quad, '+')}: <{s}> is another memory's IRI; a memory's IRI is its id, which write-back never changes (nor moves triples between memories)",
+                f"{_triple(quad, '+')}: <{s}> is another memory's IRI; a memory's IRI is its id, which write-back "
+                "never changes (nor moves triples between memories)",
                 "id",
             )
         raise _Refused(
-            f"{_triple(quad, '+')}: the subject is not reached from the memory {node.n3()}, so no frontmatter key can hold it"
+            f"{_triple(quad, '+')}: the subject is not reached from the memory {node.n3()}, so no frontmatter key "
+            "can hold it"
         )
 
 
@@ -182,7 +189,8 @@ def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
     elif coerce is not None and coerce.startswith("http"):
         if not isinstance(o, Literal) or str(o.datatype) != coerce or o.ill_typed:
             raise _Refused(
-                f"{_triple(quad, '+')}: {key!r} holds {coerce.rsplit('#', 1)[-1]} literals (datatype <{coerce}>), well formed",
+                f"{_triple(quad, '+')}: {key!r} holds {coerce.rsplit('#', 1)[-1]} literals (datatype <{coerce}>), "
+                "well formed",
                 key,
             )
 
@@ -214,13 +222,15 @@ def _new_memory(
     changed = sorted(k for k in affected if not k.startswith("@"))
     raise _Refused(
         f"the markdown cannot hold the changed graph of {', '.join(repr(k) for k in changed) or 'this memory'}: "
-        "the frontmatter read back from it does not load to the same triples (check the shape of the nodes under those keys)",
+        "the frontmatter read back from it does not load to the same triples (check the shape of the nodes under "
+        "those keys)",
         changed[0] if changed else None,
     )
 
 
 def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
-    """The graph without the projection's mirror triples the frontmatter does not write itself (they follow what they mirror)."""
+    """The graph without the projection's mirror triples the frontmatter does not write
+    itself (they follow what they mirror)."""
     mirrors = [p for p, (key, _) in MIRRORS.items() if key not in template]
     if not mirrors:
         return graph
@@ -232,7 +242,8 @@ def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
 
 
 def _merged(old: Any, new: Any) -> Any:
-    """``new``, in the author's form where it agrees with ``old``: list items that stay keep their order, new ones follow."""
+    """``new``, in the author's form where it agrees with ``old``:
+    list items that stay keep their order, new ones follow."""
     if isinstance(old, dict) and isinstance(new, dict):  # a null the author wrote has no triple: it stays
         out = {k: _merged(v, new[k]) if k in new else v for k, v in old.items() if k in new or v is None}
         out.update({k: v for k, v in new.items() if k not in old})
@@ -261,7 +272,8 @@ def _merged(old: Any, new: Any) -> Any:
 
 
 def _equivalent(old: Any, new: Any) -> bool:
-    """The same value read back from RDF: key order aside, nulls aside, scalars by value (a quoted date, an int as float)."""
+    """The same value read back from RDF: key order aside, nulls aside,
+    scalars by value (a quoted date, an int as float)."""
     if isinstance(old, dict) and isinstance(new, dict):
         keys = {k for k, v in old.items() if v is not None}
         return keys == set(new) and all(_equivalent(old[k], new[k]) for k in keys)
@@ -271,7 +283,8 @@ def _equivalent(old: Any, new: Any) -> bool:
 
 
 def _same_value(old: Any, new: Any) -> bool:
-    """A value read back from RDF that equals the authored one but for its YAML type (a quoted date, an int as float)."""
+    """A value read back from RDF that equals the authored one but for its
+    YAML type (a quoted date, an int as float)."""
     return not isinstance(old, (dict, list, bool)) and not isinstance(new, (dict, list, bool)) and old == new
 
 
@@ -293,7 +306,8 @@ def _edited_text(text: str, frontmatter: dict[str, Any], affected: set[str], bod
 
 
 def _as_written(file_frontmatter: dict[str, Any], frontmatter: dict[str, Any], affected: set[str]) -> dict[str, Any]:
-    """The file's own frontmatter with the affected keys set as ``frontmatter`` says (the others stay as the text has them)."""
+    """The file's own frontmatter with the affected keys set as ``frontmatter`` says (the
+    others stay as the text has them)."""
     out = {
         k: frontmatter[k] if k in affected else v
         for k, v in file_frontmatter.items()

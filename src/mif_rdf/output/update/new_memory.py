@@ -26,7 +26,8 @@ def is_new_memory_graph(bundle: LoadedBundle, graph: str) -> bool:
 
 
 def new_memory_path(root: Path, memory_id: str, namespace: Any) -> str:
-    """Where a new memory's file goes (spec 3.2/3.3): ``<namespace>/<id>.md``, under ``memories/`` when the bundle has that folder."""
+    """Where a new memory's file goes (spec 3.2/3.3): ``<namespace>/<id>.md``,
+    under ``memories/`` when the bundle has that folder."""
     folder = "memories/" if (root / "memories").is_dir() else ""
     if isinstance(namespace, str) and namespace.strip("/"):
         folder += namespace.strip("/") + "/"
@@ -34,7 +35,8 @@ def new_memory_path(root: Path, memory_id: str, namespace: Any) -> str:
 
 
 def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileChange:
-    """The file of a memory the update inserted: its graph read back as frontmatter and body, at :func:`new_memory_path`."""
+    """The file of a memory the update inserted:
+    its graph read back as frontmatter and body, at :func:`new_memory_path`."""
     from mif_rdf.output.writeback import output_target
     from mif_rdf.source.identity import document_iri, id_from_memory_iri
     from mif_rdf.source.markdown import render_memory
@@ -48,7 +50,8 @@ def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileCh
     ]
     if missing:
         raise _Refused(
-            f"{_triple(quads[0], '+')}: a new memory's graph needs {' and '.join(missing)} on <{iri}> (spec 4.1: type and created are required)"
+            f"{_triple(quads[0], '+')}: a new memory's graph needs {' and '.join(missing)} on <{iri}> (spec 4.1: "
+            "type and created are required)"
         )
     memory_id = id_from_memory_iri(iri)
     relpath = new_memory_path(bundle.root, memory_id, graph.value(node, URIRef(MIF_NS + "namespace")))
@@ -64,6 +67,7 @@ def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileCh
         recovered.frontmatter, recovered.body, _without_mirrors(graph, recovered.frontmatter), doc_iri=doc_iri
     ):
         raise _Refused(
-            f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; nothing written"
+            f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; "
+            "nothing written"
         )
     return FileChange(relpath, None, render_memory(recovered.frontmatter, recovered.body))

@@ -86,7 +86,8 @@ def check_update_safety(update: str) -> None:
     for operation in prepared.algebra or []:
         if isinstance(operation, CompValue) and operation.name == "Load":
             raise MifRdfError(
-                f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a file instead"
+                f"LOAD is refused: it would fetch {operation.get('iri')} from the network; import the data with a "
+                "file instead"
             )
 
 
@@ -133,11 +134,17 @@ def plan_changes(
 def _outside_memory(bundle: LoadedBundle, quad: Quad, sign: str) -> Problem:
     graph = str(quad[3])
     if graph == bundle.links_graph_iri:
-        why = "the links graph is derived from the memories' relationships: change a memory's relationships in its own graph instead"
+        why = (
+            "the links graph is derived from the memories' relationships: change a memory's relationships in its "
+            "own graph instead"
+        )
     elif graph == bundle.layout_graph_iri:
         why = "the layout graph is derived from the files; it is not written back"
     elif graph.startswith("urn:x-rdflib:default") or graph == "None":
-        why = "the default graph holds no memory: write the triple inside GRAPH <urn:mif:ID> { ... } (the memory's own graph)"
+        why = (
+            "the default graph holds no memory: write the triple inside GRAPH <urn:mif:ID> { ... } (the memory's "
+            "own graph)"
+        )
     elif graph in bundle.entities:
         why = "entity files are not written back"
     elif graph.startswith("urn:mif:"):

@@ -28,7 +28,8 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
                 refused.append(
                     Problem(
                         change.relpath,
-                        f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes it; nothing written",
+                        f"the memory is local-only (namespace {namespace!r}, spec 10.2): write-back never changes "
+                        "it; nothing written",
                         Severity.ERROR,
                         key="namespace",
                         rule="write-back",
@@ -76,7 +77,8 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
     return [
         Problem(
             path,
-            f"the change would add a level-{level} validation error ({message}); nothing written (--force / force=True writes it anyway)",
+            f"the change would add a level-{level} validation error ({message}); nothing written (--force / "
+            "force=True writes it anyway)",
             Severity.ERROR,
             key=key,
             rule="write-back-validation",

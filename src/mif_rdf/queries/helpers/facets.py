@@ -42,13 +42,15 @@ def memories_in_namespace(graph: GraphLike, prefix: str, *, as_: Shape = "table"
 
 
 def memory_at_uri(graph: GraphLike, uri: str | URIRef, *, as_: Shape = "table") -> Shaped:
-    """The memory a namespace URI ``mif://{authority}/{namespace}/{memory-id}`` names (spec 10.6; the links graph's ``mif:namespaceUri``)."""
+    """The memory a namespace URI ``mif://{authority}/{namespace}/{memory-id}`` names (spec 10.6;
+    the links graph's ``mif:namespaceUri``)."""
     query = f"SELECT ?uri ?memory ?path ?title WHERE {{ ?memory mif:namespaceUri ?uri . {_MEMORY} }} ORDER BY ?path"
     return _shaped(_select(graph, query, _COLUMNS, uri=_iri(uri, "namespace URI")), as_)
 
 
 def memories_with_tag(graph: GraphLike, tag: str, *, as_: Shape = "table") -> Shaped:
-    """Memories carrying ``tag`` (exactly, case included), their own or inherited from their namespace (the ``#inherited`` graph)."""
+    """Memories carrying ``tag`` (exactly, case included),
+    their own or inherited from their namespace (the ``#inherited`` graph)."""
     query = f"SELECT ?tag ?memory ?path ?title WHERE {{ ?memory mif:tags ?tag . {_MEMORY} }} ORDER BY ?path"
     return _shaped(_select(graph, query, _COLUMNS, tag=Literal(_text(tag, "tag"))), as_)
 

@@ -28,7 +28,8 @@ Instant = datetime | date | str
 
 #: A memory with its path, then its title: required patterns first, OPTIONALs last (docs/performance.md).
 _MEMORY = "?memory mif:location ?location ; mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
-#: :data:`_MEMORY` for helpers that visit every memory: Oxigraph may split the query on ``?memory`` (rows then unordered).
+#: :data:`_MEMORY` for helpers that visit every memory: Oxigraph may split the query
+#: on ``?memory`` (rows then unordered).
 _EVERY_MEMORY = (
     "?memory mif:location ?location .\n" + SPLIT_HERE + "?memory mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
 )

@@ -160,7 +160,8 @@ def valid_at(graph: GraphLike, at: Instant, *, known_at: Instant | None = None, 
 
 
 def recorded_by(graph: GraphLike, at: Instant, *, as_: Shape = "table") -> Shaped:
-    """The bundle as recorded at ``at`` (transaction time): memories whose ``recordedAt`` (else ``created``) is not later."""
+    """The bundle as recorded at ``at`` (transaction time): memories whose ``recordedAt``
+    (else ``created``) is not later."""
     return _temporal(graph, None, at, as_)
 
 
@@ -187,7 +188,7 @@ def _decay_profiles(graph: GraphLike) -> Columns:
           OPTIONAL {{ ?d mif:halfLife ?half_life }}
           OPTIONAL {{ ?d mif:lastReinforced ?reinforced }} }} }}
       OPTIONAL {{ ?memory mif:inheritedTtl ?inherited_ttl }}
-    }}"""
+    }}"""  # noqa: E501
     found = _select(
         graph,
         query,

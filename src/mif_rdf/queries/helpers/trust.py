@@ -24,7 +24,8 @@ TRUST_LEVELS = ("uncertain", "low_confidence", "moderate_confidence", "high_conf
 _TRUST_IRIS = ["mif:" + "".join(p.capitalize() for p in level.split("_")) for level in TRUST_LEVELS]
 #: ``(?level ?trust_level ?rank)`` for every level.
 _TRUST_TABLE = " ".join(f'({iri} "{level}" {rank})' for rank, (level, iri) in enumerate(zip(TRUST_LEVELS, _TRUST_IRIS)))
-#: ``(?min_rank ?level ?trust_level ?rank)`` for every level at or above every minimum: a minimum is then a join, not a FILTER.
+#: ``(?min_rank ?level ?trust_level ?rank)`` for every level at or above every minimum:
+#: a minimum is then a join, not a FILTER.
 _TRUST_AT_LEAST = " ".join(
     f'({minimum} {iri} "{level}" {rank})'
     for minimum in range(len(TRUST_LEVELS))
@@ -54,7 +55,8 @@ def trusted(
     checked, unchecked = [], []
     if min_trust is None:
         unchecked.append(
-            f"OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} }} }}"
+            f"OPTIONAL {{ ?provenance mif:trustLevel ?level . VALUES (?level ?trust_level ?rank) {{ {_TRUST_TABLE} "
+            f"}} }}"
         )
     else:
         checked.append(

@@ -92,7 +92,8 @@ def _datatype_check(data: Data, datatype: Any) -> Check:
 
 #: Datatypes whose well-formedness rdflib (7, on Python 3.11+) decides with exactly these parsers: a
 #: literal is well formed when the parser accepts its lexical form.  Calling them directly spares an
-#: rdflib Literal per value, and timestamps are mostly distinct (docs/performance.md).  ``tests/test_validation_engine.py`` holds them to rdflib's reading.
+#: rdflib Literal per value, and timestamps are mostly distinct (docs/performance.md).
+#: ``tests/test_validation_engine.py`` holds them to rdflib's reading.
 _LEXICAL_PARSERS: dict[str, Callable[[str], Any]] = {
     str(XSD.dateTime): datetime.fromisoformat,
     str(XSD.time): time.fromisoformat,
@@ -114,8 +115,8 @@ _RANGES: dict[Any, tuple[URIRef, Callable[[int], bool]]] = {
     SH.maxExclusive: (SH.MaxExclusiveConstraintComponent, lambda order: order < 0),
 }
 _FLAGS = frozenset("imsxq")
-#: Escapes Python's ``re`` and RE2 read otherwise than XPath (``\w``: XPath's takes symbols such as ``+``; ``\s``: XPath's
-#: is four characters) or that XPath does not have (Python's anchors and word boundaries).
+#: Escapes Python's ``re`` and RE2 read otherwise than XPath (``\w``: XPath's takes symbols such as ``+``; ``\s``:
+#: XPath's is four characters) or that XPath does not have (Python's anchors and word boundaries).
 _NOT_XPATH_ESCAPES = frozenset("wWsSAZbBgG")
 #: Letter escapes read alike by XPath, Python's ``re`` and RE2 (``\d``, ``\D`` are spelled as Unicode categories).
 _ESCAPES = {"n": "\\n", "r": "\\r", "t": "\\t", "d": "\\p{Nd}", "D": "\\P{Nd}"}
@@ -153,7 +154,8 @@ def _pattern_check(pattern: str, flags: str, kind: Callable[[Any], Any], text: C
 
 
 def _xpath_regex(pattern: str, flags: str) -> tuple[str, bool]:
-    """An XPath regular expression (``sh:pattern``, SHACL 4.4.3) as RE2 (and the fallback) must read it to match the same.
+    """An XPath regular expression (``sh:pattern``, SHACL 4.4.3) as RE2 (and the fallback)
+    must read it to match the same.
 
     Returns the translation and whether it has a back-reference.  Without
     the ``m`` flag XPath's ``$`` is the end of the string, where Python's

@@ -364,7 +364,8 @@ def _members(g: Graph, head: Any) -> list[Any]:
 
 def _is_true(value: Any) -> bool:
     """SHACL's boolean parameters are on only for the literal ``true`` (``"1"^^xsd:boolean`` is another term,
-    W3C test ``property/uniqueLang-002``; rdflib turns it into ``true`` unless a graph is parsed without normalizing)."""
+    W3C test ``property/uniqueLang-002``; rdflib turns it into ``true`` unless
+    a graph is parsed without normalizing)."""
     return isinstance(value, Literal) and value.datatype == XSD.boolean and str(value) == "true"
 
 

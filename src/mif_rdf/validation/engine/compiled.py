@@ -26,7 +26,8 @@ Result = tuple[
 
 @dataclass
 class Constraint:
-    """A constraint on each value node alone (the data being fixed): a check, or shapes the value must (not) conform to."""
+    """A constraint on each value node alone (the data being fixed): a check,
+    or shapes the value must (not) conform to."""
 
     component: URIRef
     check: Check | None = None  # value node (the data's own term) -> conforms? (None when shapes decide)

@@ -57,7 +57,8 @@ class Data:
         )
 
     def subclasses(self, cls: Any) -> frozenset[Any]:
-        """``cls`` and every class under it by ``rdfs:subClassOf`` in the data (its SHACL instances have one of these types)."""
+        """``cls`` and every class under it by ``rdfs:subClassOf`` in the data (its SHACL
+        instances have one of these types)."""
         found = self._subclasses.get(cls)
         if found is None:
             reached, todo = {cls}, [cls]
@@ -158,7 +159,8 @@ def _rdflib_kind(term: Any) -> type | None:
 
 
 def _rdflib_datatype(term: Any) -> str | None:
-    """The datatype IRI of a literal as RDF 1.1 has it (plain: ``xsd:string``, tagged: ``rdf:langString``), else None."""
+    """The datatype IRI of a literal as RDF 1.1 has it (plain: ``xsd:string``, tagged:
+    ``rdf:langString``), else None."""
     if not isinstance(term, Literal):
         return None
     return str(term.datatype) if term.datatype else _LANG_STRING if term.language else _STRING
