@@ -23,9 +23,12 @@ import pytest
 
 from conftest import REPO
 from oxigraph_server import OxigraphServer
+from serve_process import ServeProcess
 
 DOCS = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
 STORE_ADDRESS = re.compile(r"(?:localhost|127\.0\.0\.1):7878")
+#: where the docs show ``mif-rdf serve examples`` listening
+SERVE_ADDRESS = re.compile(r"(?:localhost|127\.0\.0\.1):7879")
 EXPECTED_EXIT = re.compile(r"#\s*exit (\d+)\s*$")
 
 
@@ -92,4 +95,46 @@ def test_shell_example_runs(path: Path, command: str, checkout: Path, store: Oxi
     assert done.returncode == expected, (
         f"{path.name}: {command}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     )
+    assert "Traceback" not in done.stderr
+
+
+def python_blocks(path: Path) -> list[tuple[int, str]]:
+    """Every ``python`` block of a markdown file, with the line it starts on."""
+    text = path.read_text(encoding="utf-8")
+    return [
+        (text[: m.start()].count("\n") + 1, m.group(1))
+        for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)
+    ]
+
+
+PYTHON_CASES = [
+    pytest.param(path, code, id=f"{path.name}:{line}") for path in DOCS for line, code in python_blocks(path)
+]
+
+
+def test_the_docs_have_python_examples() -> None:
+    assert len(PYTHON_CASES) >= 20
+    assert {path.name for path, _ in (case.values for case in PYTHON_CASES)} >= {"README.md", "queries.md", "export.md"}
+
+
+@pytest.fixture(scope="module")
+def served(checkout: Path):
+    """``mif-rdf serve examples``, for the examples that query the endpoint the docs show on port 7879."""
+    with ServeProcess(checkout / "examples") as server:
+        yield server
+
+
+@pytest.mark.parametrize(("path", "code"), PYTHON_CASES)
+def test_python_example_runs(
+    path: Path, code: str, checkout: Path, store: OxigraphServer, request: pytest.FixtureRequest
+) -> None:
+    """Each block runs alone in a fresh interpreter, from the root of a clone, against real servers it names."""
+    code = STORE_ADDRESS.sub(f"127.0.0.1:{store.port}", code)
+    if SERVE_ADDRESS.search(code):
+        served: ServeProcess = request.getfixturevalue("served")
+        code = SERVE_ADDRESS.sub(served.url.split("//", 1)[1].rstrip("/"), code)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, f"{path.name}:\n{code}\nexit {done.returncode}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
