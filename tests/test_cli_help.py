@@ -33,6 +33,18 @@ def test_a_commands_own_options_come_before_the_shared_load_options(name: str) -
     assert "-h, --help" in own and "-q, --quiet" in own
 
 
+def test_serve_does_not_offer_a_store_it_refuses(capsys: pytest.CaptureFixture[str]) -> None:
+    """serve keeps the bundle in Oxigraph: --store is not in its help; --store memory gets a one-line usage error."""
+    from mif_rdf.cli.main import main
+
+    assert "--store" not in PARSERS["serve"].format_help() and "--store" in PARSERS["query"].format_help()
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", str(REPO / "examples"), "--store", "memory"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--store: invalid choice: 'memory' (choose from 'oxigraph')" in err and "Traceback" not in err
+
+
 def test_every_command_has_an_example() -> None:
     assert set(PARSERS) == set(EXAMPLES)
 

@@ -150,9 +150,13 @@ def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGrou
     )
 
 
-def bundle_options(parser: argparse.ArgumentParser) -> None:
+def bundle_options(parser: argparse.ArgumentParser, *, store: bool = True) -> None:
     """The bundle folder and the load options every loading command shares,
-    listed after the command's own in ``--help``."""
+    listed after the command's own in ``--help``.
+
+    ``store=False`` leaves ``--store`` out of the help, for a command that has one
+    store only (``serve`` keeps the bundle in Oxigraph): an option that can only
+    be refused should not be offered."""
     parser.add_argument("bundle", type=Path, help="the bundle folder")
     shared = parser.add_argument_group("load options (every command that loads a bundle takes them)")
     shared.add_argument(
@@ -169,12 +173,15 @@ def bundle_options(parser: argparse.ArgumentParser) -> None:
         default="fast",
         help="fast context walker (default) or pyld's JSON-LD toRdf",
     )
-    shared.add_argument(
-        "--store",
-        choices=tuple(STORES),
-        default="memory",
-        help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)",
-    )
+    if store:
+        shared.add_argument(
+            "--store",
+            choices=tuple(STORES),
+            default="memory",
+            help="rdflib store: in-memory (default) or Oxigraph (needs oxrdflib)",
+        )
+    else:  # not offered; `--store oxigraph` still accepted, `--store memory` told what there is
+        shared.add_argument("--store", choices=("oxigraph",), default="oxigraph", help=argparse.SUPPRESS)
     shared.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     shared.add_argument(
         "--max-file-size",

@@ -27,8 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "Read-only: no SPARQL Update, no Graph Store writes. Edits, new, moved and deleted files are picked up as they "
         "happen; a file that stops loading keeps its last good version served. Stop with Ctrl-C.",
     )
-    _common.bundle_options(parser)
-    parser.set_defaults(store="oxigraph")
+    _common.bundle_options(parser, store=False)
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"
     )
@@ -124,8 +123,6 @@ def run(args: argparse.Namespace) -> int:
             f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'"
         ) from None
 
-    if args.store != "oxigraph":
-        raise MifRdfError("serve keeps the bundle in Oxigraph: --store memory is not available for serve")
     if not 0 <= args.port <= 65535:
         raise MifRdfError(f"--port {args.port}: a TCP port is 0 to 65535")
     if args.query_timeout <= 0 or args.max_concurrent < 1 or args.max_result_mb <= 0:
