@@ -235,13 +235,3 @@ def test_sparql_functions_on_oxigraph_are_a_clear_error(bundle_dir: Path) -> Non
         'SELECT ?m WHERE { ?m mif:path ?p FILTER(mif:validAt(?m, "2026-01-01")) }',
     )
     assert done.returncode == 2 and "mif:validAt" in done.stderr and "internal error" not in done.stderr
-
-
-def test_the_python_examples_of_docs_time_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import REPO
-
-    blocks = re.findall(r"^```python\n(.*?)^```$", (REPO / "docs" / "time.md").read_text(encoding="utf-8"), re.S | re.M)
-    assert blocks
-    monkeypatch.chdir(REPO)
-    for code in blocks:
-        exec(compile(code, "docs/time.md", "exec"), {})
