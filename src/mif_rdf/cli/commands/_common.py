@@ -136,6 +136,26 @@ def show_ill_typed(problems: Sequence[Problem], root: Path) -> None:
         )
 
 
+def as_of_option(parser: argparse.ArgumentParser) -> None:
+    """``--as-of DATE``: the bundle as of a valid time (spec 9), for the commands that read its content."""
+    parser.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help=(
+            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
+            "the links between them; see docs/time.md"
+        ),
+    )
+
+
+def as_of(bundle: Bundle, date: str | None) -> None:
+    """Keep only what was valid at ``date`` (``--as-of``), saying what was left out; nothing without a date."""
+    if date:
+        from mif_rdf.queries import apply
+
+        note(apply(bundle, date))
+
+
 def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--ontology-dir``: the user ontology folders of spec 10.8.5 (loading commands and ``suggest`` alike)."""
     parser.add_argument(

@@ -53,14 +53,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "--store or cache is given)"
         ),
     )
-    parser.add_argument(
-        "--as-of",
-        metavar="DATE",
-        help=(
-            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
-            "the links between them; see docs/time.md"
-        ),
-    )
+    _common.as_of_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -73,10 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return _stream(args)
     args.store = args.store or "memory"
     bundle = _common.load(args)
-    if args.as_of:
-        from mif_rdf.queries import apply
-
-        _common.note(apply(bundle, args.as_of))
+    _common.as_of(bundle, args.as_of)
     _common.show_problems(bundle.problems)
     audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)

@@ -63,14 +63,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "network unless asked)"
         ),
     )
-    parser.add_argument(
-        "--as-of",
-        metavar="DATE",
-        help=(
-            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
-            "the links between them; see docs/time.md"
-        ),
-    )
+    _common.as_of_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -80,10 +73,7 @@ def run(args: argparse.Namespace) -> int:
     text = bound(_query_text(args.query, args.file), args.param)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     bundle = _common.load(args)
-    if args.as_of:
-        from mif_rdf.queries import apply
-
-        _common.note(apply(bundle, args.as_of))
+    _common.as_of(bundle, args.as_of)
     if args.reason:
         added = _reason(bundle, args.reason)
         _common.note(f"reasoning ({args.reason}): {added} inferred triples")

@@ -108,14 +108,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "errors)"
         ),
     )
-    parser.add_argument(
-        "--as-of",
-        metavar="DATE",
-        help=(
-            "only the memories valid at DATE (ISO 8601 date or date-time; spec 9: validFrom, validUntil, ttl), and "
-            "the links between them; see docs/time.md"
-        ),
-    )
+    _common.as_of_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -136,10 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if args.inference != "none" and not args.shapes:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
     bundle = _common.load(args, types=False)
-    if args.as_of:
-        from mif_rdf.queries import apply
-
-        _common.note(apply(bundle, args.as_of))
+    _common.as_of(bundle, args.as_of)
     total = (3 if args.level else 0) + bool(args.shapes)
     with _common.stages("validate", total) as stage:
         report = validate(
