@@ -156,6 +156,21 @@ def as_of(bundle: Bundle, date: str | None) -> None:
         note(apply(bundle, date))
 
 
+def ontology_path_option(parser: argparse.ArgumentParser) -> None:
+    """``--path DIR``: more folders for ontologies named by id, for the commands that read a bundle's ontologies."""
+    parser.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help=(
+            "folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the "
+            "built-in ones, --ontology-dir and the bundle's are always searched)"
+        ),
+    )
+
+
 def ontology_dir_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--ontology-dir``: the user ontology folders of spec 10.8.5 (loading commands and ``suggest`` alike)."""
     parser.add_argument(

@@ -58,17 +58,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "field (repeatable)"
         ),
     )
-    parser.add_argument(
-        "--path",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="DIR",
-        help=(
-            "folder to search for ontologies named by id, after the bundle's .mif/ontologies (repeatable; the "
-            "built-in ones, --ontology-dir and the bundle's are always searched)"
-        ),
-    )
+    _common.ontology_path_option(parser)
     parser.add_argument(
         "--shapes",
         action="append",
