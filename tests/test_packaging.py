@@ -37,6 +37,8 @@ def test_wheel_contains_the_data_folders(wheel: Path) -> None:
         "mif_rdf/py.typed",
     ):
         assert required in names, required
+    # the bundle generator is a tool of the tests and benchmarks (tests/synthetic.py), not of the library
+    assert not [n for n in names if "synthetic" in n]
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "mif-rdf = mif_rdf.cli.main:main" in text and "mif = mif_rdf.rdfplugin:MifParser" in text
