@@ -285,6 +285,29 @@ def test_cli_refuses_an_unknown_party_and_include_system_alone(tmp_path: Path, c
     assert "--include-system needs --audience" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["export", "--audience", "acme", "-o", "{out}/x.nq", "--format", "nquads", "--store", "memory"],
+        ["export", "--audience", "acme", "-o", "{out}/x.ttl"],
+        ["load", "--audience", "acme", "-o", "{out}/x.ttl"],
+        ["push", "--audience", "acme", "--endpoint", "http://127.0.0.1:9/store", "--dry-run"],
+        ["serve", "--audience", "acme", "--port", "0"],
+    ],
+    ids=lambda argv: " ".join(argv[:3]),
+)
+def test_an_unknown_party_is_refused_before_the_bundle_loads(argv, tmp_path: Path, capsys, monkeypatch) -> None:
+    from mif_rdf.cli.commands import _common
+
+    def no_load(*_args, **_kwargs):
+        raise AssertionError("the bundle was loaded before the party was checked")
+
+    monkeypatch.setattr(_common, "load", no_load)
+    args = [a.replace("{out}", str(tmp_path)) for a in argv]
+    assert main([args[0], str(BUNDLE), *args[1:]]) == 2
+    assert "--audience 'acme': not an organization of this bundle" in capsys.readouterr().err
+
+
 # -- push to a real store, serve on every route -------------------------------------------------
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: E402,F401  (oxigraph: the server fixture)
 from serve_process import ServeProcess  # noqa: E402

@@ -36,6 +36,8 @@ def audience_of(args: argparse.Namespace, root: Path) -> Audience | None:
     from mif_rdf.core.errors import MifRdfError
     from mif_rdf.nsmodel import Audience, read_namespace_model
 
+    if not root.is_dir():
+        return None  # the load that follows names what is wrong with the folder
     model = read_namespace_model(root)
     if getattr(args, "audience", None) is None:
         if getattr(args, "include_system", False):

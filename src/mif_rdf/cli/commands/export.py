@@ -65,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"
+    audience = _audience.audience_of(args, Path(args.bundle))  # a party the bundle does not name: said before loading
     bundle = _common.load(args)
     _common.as_of(bundle, args.as_of)
     _common.show_problems(bundle.problems)
-    audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
     if args.with_hashes:
         bundle.add_content_hashes()

@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_for(args.output, args.format) if args.output else None
     if _common.refused_empty(args):
         return _common.EXIT_INVALID
+    audience = _audience.audience_of(args, Path(args.bundle)) if args.output else None  # said before loading
     bundle = _common.load(args)
-    audience = _audience.audience_of(args, bundle.root) if args.output else None
     _common.add_suggestions(args, bundle, audience)
     if fmt is not None:  # there is an --output
         _common.export(bundle, fmt, args.output, audience)

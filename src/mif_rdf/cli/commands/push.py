@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -174,8 +175,8 @@ def run(args: argparse.Namespace) -> int:
         parts = urlsplit(url)
         if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
+    audience = _audience.audience_of(args, Path(args.bundle))  # a party the bundle does not name: said before loading
     bundle = _common.load(args)
-    audience = _audience.audience_of(args, bundle.root)
     _common.add_suggestions(args, bundle, audience)
     _common.show_problems(bundle.problems)
     _common.show_ill_typed(ill_typed_literals(bundle, export_policy(bundle, audience).allows), bundle.root)

@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         from mif_rdf.validation import load_shapes
 
         load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
+    audience = _audience.audience_of(args, Path(args.bundle))  # a party the bundle does not name: said before loading
     bundle = _common.load(args)
     if not is_loopback(args.bind):
         print(
@@ -146,7 +147,6 @@ def run(args: argparse.Namespace) -> int:
             "no encryption); use the default 127.0.0.1 to keep it on this machine",
             file=sys.stderr,
         )
-    audience = _audience.audience_of(args, bundle.root)
     server, watcher = start(
         bundle,
         bind=args.bind,
