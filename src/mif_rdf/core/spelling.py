@@ -15,23 +15,32 @@ from collections.abc import Iterable
 
 
 def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insert, delete, substitute: one each)."""
+    """Edits from ``a`` to ``b``: insert, delete, substitute, or swap two neighbours, one each.
+
+    (Levenshtein with adjacent transpositions, "optimal string alignment":
+    ``SELCET`` is one slip from ``SELECT``, as a person sees it, not two.)
+    """
+    before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        before, previous = previous, current
     return previous[-1]
 
 
 def typo_distance(word: str) -> int:
-    """How many edits still read as a typo of ``word``: a third of its letters, at least two.
+    """How many edits still read as a typo of ``word``: one for a word of up to four letters,
+    else a third of its letters, at least two.
 
-    Never all of it: a word of two letters is one edit from what it meant,
-    or it is another word (``AS`` is not a typo of ``IN``).
+    A short word two edits from a name is as likely another word (``FOO`` is
+    not a slip of ``MOD``, ``foo:`` not of ``geo:``).
     """
-    return min(max(2, len(word) // 3), max(len(word) - 1, 0))
+    return 1 if len(word) <= 4 else max(2, len(word) // 3)
 
 
 def closest(word: str, known: Iterable[str], *, max_distance: int | None = None) -> str | None:
