@@ -143,6 +143,12 @@ def test_load_and_reason_and_ontology_compile_write_gz(tmp_path: Path, capsys: p
     assert len(Graph().parse(data=gunzipped(tmp_path / "o.ttl.gz"), format="turtle")) > 100
 
 
+def test_a_report_to_a_gz_name_is_compressed_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", str(EXAMPLES), "--format", "json", "-o", str(tmp_path / "report.json.gz")])
+    main(["validate", str(EXAMPLES), "--format", "json", "-o", str(tmp_path / "report.json")])
+    assert gunzipped(tmp_path / "report.json.gz") == (tmp_path / "report.json").read_bytes()
+
+
 def test_the_python_export_writes_gz(tmp_path: Path) -> None:
     bundle = load_bundle(EXAMPLES, progress=False)
     bundle.export(tmp_path / "api.ttl.gz")

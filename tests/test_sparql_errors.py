@@ -8,13 +8,14 @@ same message: the place is found once, whichever engine refused the query.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 import urllib.request
 
 import pytest
 from rdflib import Graph
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, REPO
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.spelling import closest, edit_distance
@@ -126,6 +127,13 @@ def test_a_query_that_stops_short_says_which_bracket_is_missing(stores) -> None:
         assert "ends before it is complete: a closing '}' is missing" in str(error)
 
 
+def test_a_rule_of_the_whole_query_only_oxigraph_checks_is_said_without_a_caret(stores) -> None:
+    """rdflib reads this query; Oxigraph refuses it by a rule of the query as a whole, named among its tokens."""
+    with pytest.raises(QuerySyntaxError) as caught:
+        run_query(stores["oxigraph"].dataset, "SELECT * WHERE { ?s ?p ?o } GROUP BY ?s")
+    assert str(caught.value) == "query syntax error: SELECT * is not authorized with GROUP BY"
+
+
 def test_a_long_line_is_cut_around_the_token() -> None:
     triples = " ".join(f"?x <urn:p{i}> ?o{i} ." for i in range(40))
     query = f"SELECT ?x WHERE {{ {triples} FILTR(?x) {triples} }}"
@@ -156,6 +164,15 @@ def test_the_command_line_shows_the_token(capsys) -> None:
     err = capsys.readouterr().err
     assert code == 2 and "column 21: 'WHRE' is not a SPARQL keyword; did you mean WHERE?" in err
     assert err.splitlines()[2] == "  " + " " * 20 + "^^^^"
+
+
+def test_the_example_of_docs_queries_is_what_the_command_prints(capsys) -> None:
+    shown = re.search(
+        r"```text\n(mif-rdf: error: query syntax error.*?)```", (REPO / "docs" / "queries.md").read_text(), re.S
+    )
+    assert shown is not None
+    assert main(["query", str(EXAMPLES), "SELECT ?m WHERE {\n  ?m dc:title ?t\n  OPTINAL { ?m mif:tags ?tag }\n}"]) == 2
+    assert capsys.readouterr().err == shown.group(1)
 
 
 def test_the_python_api_raises_it_with_the_parts(stores) -> None:

@@ -80,6 +80,8 @@ _WORD = re.compile(r"[^\W\d]\w*")
 _WORD_BEFORE = re.compile(r"(?<![\w:?$@.\\-])([^\W\d]\w*)\s*$")  # a bare word (no name, variable or tag) at the end
 _DECLARED = re.compile(r"\bprefix\s+([^\W\d][\w.-]*|):", re.I)
 _WIDTH = 100  # characters of the query line shown around the caret
+#: A sentence among the tokens Oxigraph lists as expected: its checks of the query as a whole say what is wrong.
+_SENTENCE = re.compile(r"(?<![\w'\"\[])([A-Z][\w*?]*(?: [\w*?]+){3,})(?=,|$)")
 
 
 class QuerySyntaxError(MifRdfError):
@@ -146,6 +148,9 @@ def syntax_error(query: str, error: BaseException | str | None = None, *, update
     engine = re.match(r"^error at (\d+):(\d+): (.*)$", text, re.S)  # pyoxigraph's position, characters from 1
     if engine is None:
         return QuerySyntaxError(_one_line(text or "the query does not parse"))
+    sentences = _SENTENCE.findall(engine.group(3))
+    if sentences:  # a rule of the query as a whole (SELECT * with GROUP BY): no token to point at
+        return QuerySyntaxError("; ".join(sentences))
     line, column = int(engine.group(1)), int(engine.group(2))
     place = _token_at(query, _index_of(query, line, column))
     return QuerySyntaxError(_one_line(engine.group(3)), line, column, query=query, token=place.token)
