@@ -62,6 +62,7 @@ CASES = [  # query, the token it should point at (its nth occurrence), what was 
     ("SELECT ?x WHERE { ?x ?p ?o . FILTER(?x = = 1) }", "=", 1, None),
     ("SELECT ?x WHERE {\n  ?x dc:title ?o\n  ?x mif:tags ?t }", "?x", 3, None),  # a missing '.'
     ("SELECT ?x WHERE { ?x ?p ?o } ORDER BY ?x ZORK", "ZORK", 1, None),  # no keyword near: no guess
+    ("SELECT ?x WHERE {  # FILTR, ORDR: words of a comment\n  ?x ?p ?o # a note\n  ?y ?q ?z }", "?y", 1, None),
     # rdflib reads codepoint escapes first (each one character): the place is in the text as written
     ('SELECT ?x WHERE { ?x ?p "\\u00e9\\U0001F600" FILTR(?x) }', "FILTR", 1, "FILTER"),
 ]

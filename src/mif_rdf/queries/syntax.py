@@ -258,6 +258,8 @@ def _unknown_word_before(query: str, index: int) -> _Place | None:
     found = _WORD_BEFORE.search(query, 0, index)
     if found is None or found.group(1).upper() in KEYWORDS:
         return None
+    if "#" in query[query.rfind("\n", 0, found.start()) + 1 : found.start()]:
+        return None  # perhaps a word of a comment (or after an IRI with a fragment: no guess rather than a wrong one)
     return _Place(found.start(1), found.group(1))
 
 
