@@ -43,7 +43,8 @@ def export(
     ``format``: any name :mod:`mif_rdf.core.formats` knows (``ttl``, ``nq``,
     ``trig`` ...); by default the one the file's extension names (an
     unknown extension is an error, not a silent Turtle file; under ``.gz``,
-    ``x.nq.gz``, written gzip-compressed), Turtle for a stream.  ``include_local=True`` also writes ``_local`` memories (a copy
+    ``x.nq.gz``, written gzip-compressed), Turtle for a stream.
+    ``include_local=True`` also writes ``_local`` memories (a copy
     for this machine).  ``audience`` (an organization of the bundle, or an
     :class:`~mif_rdf.nsmodel.Audience`) writes only what that party may read
     (spec 10.2, 10.4; ``include_system`` adds ``_system``); an audience never

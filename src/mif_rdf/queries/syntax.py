@@ -129,14 +129,14 @@ class _Place:
     token: str
 
 
-def syntax_error(query: str, error: BaseException | str | None = None, *, update: bool = False) -> QuerySyntaxError:
+def syntax_error(query: str, error: BaseException, *, update: bool = False) -> QuerySyntaxError:
     """The :class:`QuerySyntaxError` for ``query``, which an engine refused with ``error``.
 
     ``error``: rdflib's parse exception, its bare ``Exception`` for an
-    undeclared prefix, pyoxigraph's ``SyntaxError`` (or its text); ``update``:
-    the text is a SPARQL Update.
+    undeclared prefix, or pyoxigraph's ``SyntaxError``; ``update``: the text
+    is a SPARQL Update.
     """
-    text = str(error) if error is not None else ""
+    text = str(error)
     prefix = _undeclared_prefix(query, text)
     if prefix is not None:
         return _prefix_error(query, prefix)
@@ -147,7 +147,7 @@ def syntax_error(query: str, error: BaseException | str | None = None, *, update
         return QuerySyntaxError(_one_line(error.msg), error.lineno, error.col)
     engine = re.match(r"^error at (\d+):(\d+): (.*)$", text, re.S)  # pyoxigraph's position, characters from 1
     if engine is None:
-        return QuerySyntaxError(_one_line(text or "the query does not parse"))
+        return QuerySyntaxError(_one_line(text))
     sentences = _SENTENCE.findall(engine.group(3))
     if sentences:  # a rule of the query as a whole (SELECT * with GROUP BY): no token to point at
         return QuerySyntaxError("; ".join(sentences))
