@@ -113,7 +113,8 @@ def test_syntax_errors_name_the_position(
     if column is not None:
         assert error.column == column
     assert str(error).startswith(f"query syntax error at line {error.line}, column {error.column}: {message}")
-    assert "\n" not in str(error) and len(str(error)) < 300
+    header, shown, carets = str(error).split("\n")  # issue 37.7: the query's line and a caret under the token
+    assert len(header) < 300 and shown == "  " + query.splitlines()[error.line - 1] and carets.strip().startswith("^")
 
 
 def test_an_empty_query_is_an_error(stores) -> None:
@@ -282,7 +283,8 @@ def test_cli_query_from_a_file(capsys, tmp_path) -> None:
 def test_cli_errors_are_one_line_and_exit_2(capsys, argv: list[str], message: str) -> None:
     code, out, err = _run(capsys, "query", str(EXAMPLES), *argv)
     assert code == 2 and out == ""
-    assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
+    lines = 3 if "syntax error" in message else 1  # a syntax error shows the query's line and a caret
+    assert err.startswith(message) and err.count("\n") == lines and "Traceback" not in err
 
 
 def test_cli_reason_adds_inferences_before_querying(capsys) -> None:

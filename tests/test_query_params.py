@@ -91,10 +91,9 @@ def test_a_malformed_param_is_a_clear_error(capsys, monkeypatch, param: str, sai
 def test_a_syntax_error_suggests_the_keyword_or_prefix_meant(
     capsys, monkeypatch, query: str, meant: str, store: str
 ) -> None:
-    """Issue 37.7: the closest SPARQL keyword (rdflib names the token it found;
-    Oxigraph does not) or predeclared prefix."""
+    """Issue 37.7: the closest SPARQL keyword or predeclared prefix (every case: tests/test_sparql_errors.py)."""
     code, _, err = run(capsys, monkeypatch, query, "--store", store)
-    assert code == 2 and "query syntax error at line 1" in err and err.rstrip().endswith(meant)
+    assert code == 2 and "query syntax error at line 1" in err and err.splitlines()[0].endswith(meant)
 
 
 def test_no_guess_when_nothing_is_close(capsys, monkeypatch) -> None:

@@ -21,12 +21,12 @@ from rdflib.namespace import RDF
 from conftest import EXAMPLES, FIXTURES, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
+from mif_rdf.core.spelling import closest, edit_distance
 from mif_rdf.ontology import OntologyReference, add_types_graph, bundle_ontologies
 from mif_rdf.ontology.extended_types import TypeMap
 from mif_rdf.queries import memories_of_class, run_query
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 from mif_rdf.validation import validate
-from mif_rdf.validation.ontology_rules import closest, edit_distance
 from ontology_memories import build
 
 BOUND = FIXTURES / "ontology" / "bound"

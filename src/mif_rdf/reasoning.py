@@ -31,6 +31,7 @@ from rdflib.namespace import OWL, RDF, RDFS, XSD
 from rdflib.term import Node
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.formats import open_rdf, rdf_suffix
 from mif_rdf.core.names import PROFILES, SCOPES
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LoadedBundle
@@ -66,11 +67,12 @@ def ontology_graph(
     for source in ontologies:
         if isinstance(source, Graph):
             graph += source
-        elif Path(source).suffix.lower() in RDF_SUFFIXES:
+        elif rdf_suffix(Path(source)) in RDF_SUFFIXES:  # x.ttl, or x.ttl.gz read decompressed
             path = Path(source)
             if not path.is_file():
                 raise MifRdfError(f"ontology file {str(path)!r} does not exist")
-            graph.parse(path, format=RDF_SUFFIXES[path.suffix.lower()])
+            with open_rdf(path) as handle:
+                graph.parse(handle, format=RDF_SUFFIXES[rdf_suffix(path)])
         else:
             yaml_refs.append(source)
     graph += compile_ontologies(yaml_refs, search_path=search_path, bundle=bundle).owl

@@ -21,6 +21,7 @@ from mif_rdf import __version__
 from mif_rdf.cli.commands import command_modules
 from mif_rdf.cli.commands._common import EXIT_CANNOT_RUN, interrupted, set_verbosity, verbosity_options
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.spelling import closest
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,8 +41,6 @@ _FORMAT = re.compile(r"unknown RDF format '([^']*)'; use one of ([^(]*)\(or ([^)
 
 def _did_you_mean(message: str, options: list[str]) -> str:
     """``; did you mean --format?`` for the closest known spelling of what the message says is wrong, else nothing."""
-    import difflib
-
     if message.startswith("unrecognized arguments:"):
         wrong, known = [w.split("=", 1)[0] for w in message.split(":", 1)[1].split() if w.startswith("--")], options
     elif found := _CHOICE.search(message):
@@ -50,11 +49,8 @@ def _did_you_mean(message: str, options: list[str]) -> str:
         wrong, known = [found.group(1)], re.split(r",\s*", f"{found.group(2)},{found.group(3)}".replace(" ,", ","))
     else:
         return ""
-    close = [
-        match
-        for word in wrong
-        for match in difflib.get_close_matches(word, [k.strip() for k in known if k.strip()], n=1, cutoff=0.6)
-    ]
+    candidates = [k.strip() for k in known if k.strip()]
+    close = [match for word in wrong if (match := closest(word, candidates)) is not None]
     return f"; did you mean {' '.join(close)}?" if close else ""
 
 

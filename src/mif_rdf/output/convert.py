@@ -19,6 +19,7 @@ from rdflib import Dataset, Graph, URIRef
 
 from mif_rdf.core.context import projection_context
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.formats import rdf_suffix
 from mif_rdf.load.loader import load
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.output.writeback import read_dataset, recover_files
@@ -156,8 +157,8 @@ def markdown_from_jsonld(path: Path) -> tuple[dict[str, str], list[Problem]]:
     if not path.exists():
         raise MifRdfError(f"{str(path)!r} does not exist")
     path = path.resolve()
-    if path.suffix in DATASET_SUFFIXES:
-        recovered = recover_files(read_dataset(path, DATASET_SUFFIXES[path.suffix]))
+    if rdf_suffix(path) in DATASET_SUFFIXES:  # x.nq, or x.nq.gz read decompressed
+        recovered = recover_files(read_dataset(path, DATASET_SUFFIXES[rdf_suffix(path)]))
         return {f.relpath: f.text for f in recovered}, [p for f in recovered for p in f.problems]
     root = bundle_root_of(path)
     folder = root if root is not None else (path if path.is_dir() else path.parent)

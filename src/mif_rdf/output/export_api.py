@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Union
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.core.formats import format_for
+from mif_rdf.core.formats import format_for, is_gzipped
 from mif_rdf.nsmodel import Audience, audience_for
 from mif_rdf.output.policy import ExportPolicy, export_bundle, export_policy
 
@@ -42,8 +42,9 @@ def export(
 
     ``format``: any name :mod:`mif_rdf.core.formats` knows (``ttl``, ``nq``,
     ``trig`` ...); by default the one the file's extension names (an
-    unknown extension is an error, not a silent Turtle file), Turtle for a
-    stream.  ``include_local=True`` also writes ``_local`` memories (a copy
+    unknown extension is an error, not a silent Turtle file; under ``.gz``,
+    ``x.nq.gz``, written gzip-compressed), Turtle for a stream.
+    ``include_local=True`` also writes ``_local`` memories (a copy
     for this machine).  ``audience`` (an organization of the bundle, or an
     :class:`~mif_rdf.nsmodel.Audience`) writes only what that party may read
     (spec 10.2, 10.4; ``include_system`` adds ``_system``); an audience never
@@ -73,7 +74,7 @@ def _write_file(path: Path, bundle_root: Path, writer: Callable[[IO[bytes]], obj
     As the command line does: a file of the bundle (a memory, anything in
     ``.mif/``) is never the target, and the target is replaced only once
     complete (:mod:`mif_rdf.core.outputs`), so an interrupted export leaves the
-    previous file as it was.
+    previous file as it was; a name ending in ``.gz`` is written gzip-compressed.
     """
     from mif_rdf.core.outputs import refuse_sources, replacing
 
@@ -81,5 +82,5 @@ def _write_file(path: Path, bundle_root: Path, writer: Callable[[IO[bytes]], obj
         raise MifRdfError(f"{str(path)!r} is a folder; give the output file's name")
     refuse_sources([("target", path)], [], bundle_root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(path) as handle:
+    with replacing(path, gzipped=is_gzipped(path)) as handle:
         writer(handle)

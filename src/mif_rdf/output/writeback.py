@@ -15,6 +15,7 @@ from typing import IO
 from rdflib import Dataset, URIRef
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.formats import open_rdf
 from mif_rdf.core.outputs import write_file
 from mif_rdf.load.bundle import LOCATION, PATH
 from mif_rdf.rdf.layout import authored_frontmatter
@@ -25,7 +26,10 @@ from mif_rdf.source.markdown import render_memory
 
 
 def read_dataset(source: str | Path | IO[bytes], fmt: str) -> Dataset:
-    """Parse an N-Quads/TriG/... file into a Dataset, keeping lexical forms."""
+    """Parse an N-Quads/TriG/... file into a Dataset, keeping lexical forms (a ``.gz`` file decompressed)."""
+    if isinstance(source, (str, Path)):
+        with open_rdf(Path(source)) as handle:
+            return read_dataset(handle, fmt)
     dataset = Dataset(default_union=True)
     with lexical_literals():
         dataset.parse(source, format=fmt)

@@ -62,12 +62,12 @@ from mif_rdf.queries.results import Table, python_value
 from mif_rdf.queries.sparql import (
     INIT_NS,
     Bindings,
-    _oxigraph_syntax_error,
     check_query_safety,
     check_unicode,
     run_query,
     values_first,
 )
+from mif_rdf.queries.syntax import syntax_error
 
 try:  # pyoxigraph comes with the optional oxigraph extra
     import pyoxigraph as ox
@@ -180,7 +180,7 @@ def _in_oxigraph(
         try:
             solutions = store.query(text, **options)
         except SyntaxError as exc:  # "error at LINE:COLUMN: message"
-            raise _oxigraph_syntax_error(text, str(exc)) from None
+            raise syntax_error(text, exc) from None
         if not isinstance(solutions, ox.QuerySolutions):
             raise MifRdfError(
                 f"a table needs a SELECT query, not {'ASK' if isinstance(solutions, ox.QueryBoolean) else 'CONSTRUCT'}"

@@ -8,7 +8,8 @@
   The helpers give them to Oxigraph as a leading ``VALUES`` block instead
   (:func:`values_first`; see :mod:`.native`).
 * Syntax errors from either engine become one :class:`QuerySyntaxError` that
-  names the line and column.
+  names the line and column of the token, shows it, and says what was probably
+  meant (:mod:`.syntax`).
 
 A remote SPARQL endpoint (rdflib's ``SPARQLStore``) has no parameter mechanism
 at all: rdflib appends the bindings as a trailing ``VALUES`` clause, which
@@ -39,50 +40,15 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.stores import rdflib_memory, remote_endpoint
+from mif_rdf.queries.syntax import QuerySyntaxError as QuerySyntaxError  # its home before it had a module
+from mif_rdf.queries.syntax import syntax_error
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
 Bindings = Mapping[str, Identifier]
 
-_OXIGRAPH_POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
-_RDFLIB_POSITION = re.compile(r"\s*\(at char \d+\), \(line:\d+, col:\d+\)$")
 _UNKNOWN_PREFIX = re.compile(r"^Unknown namespace prefix : (\S*)$")
-_PREFIXED_NAME_END = re.compile(r"([A-Za-z][\w.-]*|):[\w.-]*$")
 _WHERE = re.compile(r"\bWHERE\s*\{", re.I)
-
-
-class QuerySyntaxError(MifRdfError):
-    """A query that does not parse; ``line`` and ``column`` count from 1 when known."""
-
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
-        where = f" at line {line}, column {column}" if line is not None else ""
-        super().__init__(f"query syntax error{where}: {message}{_did_you_mean(message)}")
-        self.line, self.column = line, column
-
-
-#: SPARQL 1.1's keywords, for "did you mean" on a misspelled one.
-_KEYWORDS = (
-    "SELECT DISTINCT REDUCED WHERE FILTER OPTIONAL UNION MINUS GRAPH BIND VALUES ORDER BY GROUP HAVING LIMIT "
-    "OFFSET ASK CONSTRUCT DESCRIBE PREFIX BASE FROM NAMED NOT EXISTS AS ASC DESC COUNT SUM MIN MAX AVG SAMPLE "
-    "GROUP_CONCAT SERVICE UNDEF IN STR LANG LANGMATCHES DATATYPE BOUND IRI URI BNODE REGEX STRSTARTS STRENDS "
-    "CONTAINS LCASE UCASE STRLEN SUBSTR CONCAT COALESCE IF ISIRI ISURI ISBLANK ISLITERAL ISNUMERIC YEAR NOW"
-).split()
-_FOUND = re.compile(r"found '([A-Za-z_]+)")
-_PREFIX = re.compile(r"^prefix ([A-Za-z][\w.-]*): is not declared")
-
-
-def _did_you_mean(message: str) -> str:
-    """``; did you mean FILTER?`` for a misspelled keyword,
-    ``; did you mean dc:?`` for an unknown prefix, else nothing."""
-    import difflib
-
-    if found := _FOUND.search(message):
-        close = difflib.get_close_matches(found.group(1).upper(), _KEYWORDS, n=1, cutoff=0.7)
-        return f"; did you mean {close[0]}?" if close and close[0] != found.group(1) else ""
-    if found := _PREFIX.match(message):
-        close = difflib.get_close_matches(found.group(1), list(INIT_NS), n=1, cutoff=0.6)
-        return f"; did you mean {close[0]}:?" if close else ""
-    return ""
 
 
 def run_query(
@@ -111,21 +77,21 @@ def run_query(
         if rdflib_memory(graph):
             return graph.query(_parsed(query), initBindings=dict(bindings))
         return graph.query(query, initNs=INIT_NS, initBindings=dict(bindings))
-    except ParseBaseException as exc:
-        raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
-    except SyntaxError as exc:  # pyoxigraph: "error at LINE:COLUMN: message"
-        raise _oxigraph_syntax_error(query, str(exc)) from None
+    except (ParseBaseException, SyntaxError) as exc:  # rdflib's parser; pyoxigraph's "error at LINE:COLUMN: ..."
+        raise syntax_error(query, exc) from None
     except RuntimeError as exc:  # pyoxigraph: a function only rdflib's engine knows (mif_rdf.queries.functions)
         if "custom function" not in str(exc):
             raise
         raise MifRdfError(f"{exc}: mif:validAt and mif:freshness run on rdflib's engine (--store memory)") from None
-    except Exception as exc:  # rdflib reports an undeclared prefix as a bare Exception
-        match = _UNKNOWN_PREFIX.match(str(exc)) if type(exc) is Exception else None
-        if match is None:
+    except Exception as exc:
+        if not _undeclared_prefix(exc):
             raise
-        prefix = "" if match.group(1) == "None" else match.group(1)  # rdflib names the empty prefix None
-        line, column = _position_of(query, prefix)
-        raise QuerySyntaxError(f"prefix {prefix}: is not declared", line, column) from None
+        raise syntax_error(query, exc) from None
+
+
+def _undeclared_prefix(exc: Exception) -> bool:
+    """Whether ``exc`` is rdflib's report of an undeclared prefix (a bare Exception, nothing to catch it by)."""
+    return type(exc) is Exception and _UNKNOWN_PREFIX.match(str(exc)) is not None
 
 
 def check_unicode(*texts: str) -> None:
@@ -240,8 +206,10 @@ def run_update(graph: Graph, update: str, *, allow_service: bool = False) -> Non
 
     try:
         prepared = prepareUpdate(update, initNs=INIT_NS)
-    except ParseBaseException as exc:
-        raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
+    except Exception as exc:
+        if not isinstance(exc, ParseBaseException) and not _undeclared_prefix(exc):
+            raise
+        raise syntax_error(update, exc, update=True) from None
     if not allow_service and list(_service_iris(prepared.algebra)):
         raise MifRdfError("SERVICE federation is off; pass allow_service=True to run this update")
     graph.update(prepared)
@@ -273,35 +241,6 @@ def _service_iris(node: object) -> Iterator[str]:
 def _parsed(query: str) -> Query:
     """rdflib's parse of a query, kept: parsing costs rdflib more than evaluating most helper queries."""
     return prepareQuery(query, initNs=INIT_NS)
-
-
-def _oxigraph_syntax_error(query: str, text: str) -> QuerySyntaxError:
-    match = _OXIGRAPH_POSITION.match(text)
-    if match is None:
-        return QuerySyntaxError(_one_line(text))
-    line, column, message = int(match.group(1)), int(match.group(2)), match.group(3)
-    if "Prefix not found" in message:  # Oxigraph lists every character it expected instead
-        before = (query.splitlines()[line - 1] if line <= len(query.splitlines()) else "")[: column - 1]
-        name = _PREFIXED_NAME_END.search(before)
-        if name is not None:
-            return QuerySyntaxError(f"prefix {name.group(1)}: is not declared", line, name.start() + 1)
-    return QuerySyntaxError(_one_line(message), line, column)
-
-
-def _one_line(message: str, limit: int = 200) -> str:
-    """Engine messages on one line, cut short: Oxigraph may list every token it expected."""
-    text = " ".join(message.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _position_of(text: str, prefix: str) -> tuple[int | None, int | None]:
-    """Line and column of the first use of ``prefix:`` as a prefixed name (not inside another name or IRI)."""
-    found = re.search(rf"(?<![\w.:/<-]){re.escape(prefix)}:", text)
-    if found is None:
-        return None, None
-    index = found.start()
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
 def bind_for_store(graph: Graph, query: str, bindings: Bindings) -> tuple[str, Bindings]:

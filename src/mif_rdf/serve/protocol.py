@@ -39,6 +39,7 @@ from rdflib.plugins.sparql import prepareQuery
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries.sparql import INIT_NS, check_query_safety
+from mif_rdf.queries.syntax import syntax_error
 from mif_rdf.serve import negotiate, views
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.snapshot import DEFAULT
@@ -199,7 +200,7 @@ def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryO
     try:
         return store.query(query, prefixes=INIT_NS, **dataset)
     except SyntaxError as exc:
-        raise HttpError(HTTPStatus.BAD_REQUEST, f"query syntax error: {' '.join(str(exc).split())[:300]}") from None
+        raise HttpError(HTTPStatus.BAD_REQUEST, str(syntax_error(query, exc))) from None  # the token, shown
     except OSError as exc:  # a SERVICE call that failed (only with --allow-service)
         raise HttpError(HTTPStatus.BAD_GATEWAY, f"the query could not be evaluated: {exc}") from None
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.spelling import closest
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.nsmodel.model import VISIBILITY_PREFIXES  # sharing scopes, not categories of an ontology's tree
 from mif_rdf.ontology.binding import BoundOntologies, bundle_ontologies, memory_references
@@ -107,29 +108,6 @@ class CheckedTree(NamespaceTree):
         close = by_name[near] if near else None
         hint = f"; did you mean '{close}'?" if close else ""
         return f"{where} ({'children' if ancestor is not None else 'roots'}: {shown or 'none'}){hint}"
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insert, delete, substitute: one each)."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
-def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name nearest ``name`` (case ignored), if near enough to be a typo: at most a third of its letters."""
-    best: tuple[int, str] | None = None
-    for candidate in known:
-        distance = edit_distance(name.lower(), candidate.lower())
-        if best is None or (distance, candidate) < best:
-            best = (distance, candidate)
-    if best is None or best[0] > max(2, len(name) // 3):
-        return None
-    return best[1]
 
 
 class OntologyChecker:

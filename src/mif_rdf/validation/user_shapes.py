@@ -19,7 +19,7 @@ from rdflib import BNode, Dataset, Graph, URIRef
 from rdflib.namespace import RDF, RDFS, SH
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.core.formats import QUAD_FORMATS, RDF_FORMATS, SUFFIXES
+from mif_rdf.core.formats import QUAD_FORMATS, RDF_FORMATS, file_format, open_rdf
 from mif_rdf.core.resources import data_file
 
 ShapesSource = str | Path | Graph
@@ -46,26 +46,23 @@ def load_shapes(sources: Sequence[ShapesSource]) -> Graph:
 
 
 def _read(path: Path) -> Graph:
-    suffix = path.suffix.lower()
-    if suffix not in SUFFIXES:
-        raise MifRdfError(
-            f"{path}: cannot tell an RDF format from the extension {suffix or '(none)'!r}; "
-            f"use one of {' '.join(sorted(SUFFIXES))}"
-        )
+    name = file_format(path)  # x.ttl, or x.ttl.gz: read decompressed
     if not path.is_file():
         raise MifRdfError(f"{path}: no such shapes file")
-    name = SUFFIXES[suffix]
     try:
-        if name in QUAD_FORMATS:
-            dataset = Dataset(default_union=True)
-            dataset.parse(path, format=RDF_FORMATS[name])
-            graph = Graph(bind_namespaces="none")
-            for prefix, namespace in dataset.namespaces():
-                graph.bind(prefix, namespace)
-            for triple in dataset.triples((None, None, None)):
-                graph.add(triple)
-            return graph
-        return Graph(bind_namespaces="none").parse(path, format=RDF_FORMATS[name])
+        with open_rdf(path) as source:
+            if name in QUAD_FORMATS:
+                dataset = Dataset(default_union=True)
+                dataset.parse(source, format=RDF_FORMATS[name])
+                graph = Graph(bind_namespaces="none")
+                for prefix, namespace in dataset.namespaces():
+                    graph.bind(prefix, namespace)
+                for triple in dataset.triples((None, None, None)):
+                    graph.add(triple)
+                return graph
+            return Graph(bind_namespaces="none").parse(source, format=RDF_FORMATS[name])
+    except MifRdfError:
+        raise
     except Exception as error:  # noqa: BLE001 -- every parser has its own errors; all mean "not readable"
         raise MifRdfError(f"{path}: not readable as {name}: {error}") from error
 

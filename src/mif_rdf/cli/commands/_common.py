@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity, counted
-from mif_rdf.core.formats import QUAD_FORMATS, format_name
+from mif_rdf.core.formats import QUAD_FORMATS, format_name, is_gzipped
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.names import STORES
 
@@ -429,7 +429,7 @@ def wrote(
 
 def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
     """Run ``writer`` on the output file (replaced only once complete:
-    :mod:`mif_rdf.core.outputs`), or on standard output."""
+    :mod:`mif_rdf.core.outputs`; gzip-compressed when its name ends in ``.gz``), or on standard output."""
     if path is None:
         writer(sys.stdout.buffer)
         sys.stdout.buffer.flush()
@@ -440,7 +440,7 @@ def write(path: Path | None, writer: Callable[[IO[bytes]], object]) -> None:
         note(f"created the folder {path.parent} for {path.name}")
     path.parent.mkdir(parents=True, exist_ok=True)
     _Outputs.pending.add(path)
-    with replacing(path) as handle:
+    with replacing(path, gzipped=is_gzipped(path)) as handle:
         writer(handle)
     _Outputs.pending.discard(path)
 

@@ -35,10 +35,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="FORMAT",
         help=(
             "turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from the extension of -o "
-            "(.ttl .nt .nq .trig .jsonld .rdf .owl), else turtle"
+            "(.ttl .nt .nq .trig .jsonld .rdf .owl, each also + .gz), else turtle"
         ),
     )
-    parser.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="output file (default: standard output); a name ending in .gz is written gzip-compressed",
+    )
     parser.add_argument(
         "--with-hashes",
         action="store_true",

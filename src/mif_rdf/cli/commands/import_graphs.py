@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "import never raises a memory's trustLevel (spec 18.3). See docs/writeback.md.",
     )
     _common.bundle_options(parser)
-    parser.add_argument("source", type=Path, help="the RDF file (.nq, .trig, .jsonld)")
+    parser.add_argument("source", type=Path, help="the RDF file (.nq, .trig, .jsonld; + .gz: read decompressed)")
     parser.add_argument("--format", choices=sorted(QUAD_FORMATS), help="the file's format (default: from its suffix)")
     parser.add_argument(
         "--dry-run",

@@ -45,7 +45,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="FORMAT",
         help=(
             "format of --output: turtle (ttl), nt, nquads (nq), trig, json-ld (jsonld), rdfxml (xml); default: from "
-            "its extension (.ttl .nt .nq .trig .jsonld .rdf .owl)"
+            "its extension (.ttl .nt .nq .trig .jsonld .rdf .owl; + .gz: compressed)"
         ),
     )
     _audience.audience_options(parser)

@@ -77,12 +77,13 @@ def check_update_safety(update: str) -> None:
     from rdflib.plugins.sparql import prepareUpdate
     from rdflib.plugins.sparql.parserutils import CompValue
 
-    from mif_rdf.queries.sparql import INIT_NS, QuerySyntaxError
+    from mif_rdf.queries.sparql import INIT_NS
+    from mif_rdf.queries.syntax import syntax_error
 
     try:
         prepared = prepareUpdate(update, initNs=INIT_NS)
     except Exception as exc:  # rdflib's parse errors have no common root; the message is the user's
-        raise QuerySyntaxError(" ".join(str(exc).split())) from None
+        raise syntax_error(update, exc, update=True) from None
     for operation in prepared.algebra or []:
         if isinstance(operation, CompValue) and operation.name == "Load":
             raise MifRdfError(
