@@ -1,0 +1,133 @@
+"""Issue 32: the Dask export (mif_rdf.distributed) writes the quads and finds the problems ``export --stream`` does.
+
+A real ``LocalCluster`` of two worker processes (one per test module: it
+takes a second or two to start), never the synchronous scheduler.  The
+oracle is the single-machine streamed export of the same bundle, compared
+graph by graph up to blank-node names (blank node labels are random per
+memory in both), with the quad count, the withheld graphs and the problems.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURE_BUNDLES, isomorphic, memory_text, write_file
+from mif_rdf.core.errors import MifRdfError
+from mif_rdf.nsmodel import audience_for
+from mif_rdf.output import stream_nquads
+from synthetic import generate_bundle
+from test_stream_export import graphs_of, hostile_bundle
+
+distributed = pytest.importorskip("distributed")  # the [dask] extra; `make test` installs it (the dev extra)
+
+from mif_rdf.distributed import DistributedReport, export_nquads  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as dask,
+    ):
+        yield dask
+
+
+def dumped(out_dir: Path) -> bytes:
+    """Every N-Quads file of an export folder, unzipped and joined."""
+    return b"".join(gzip.decompress(p.read_bytes()) for p in sorted(out_dir.glob("*.nq.gz")))
+
+
+def assert_same_as_stream(
+    root: Path, out_dir: Path, client: object, partitions: int, **options: object
+) -> DistributedReport:
+    """The distributed export of ``root`` holds the streamed export's graphs, quads, withholdings and problems."""
+    stream_out = io.BytesIO()
+    expected = stream_nquads(root, stream_out, progress=False, **options)  # type: ignore[arg-type]
+    report = export_nquads(root, out_dir, client, partitions=partitions, **options)  # type: ignore[arg-type]
+    want, got = graphs_of(stream_out.getvalue()), graphs_of(dumped(out_dir))
+    assert set(got) == set(want)
+    for name, graph in want.items():
+        assert isomorphic(graph, got[name]), name
+    assert report.quads == expected.quads == dumped(out_dir).count(b"\n")
+    assert report.graphs == expected.graphs
+    assert report.withheld.keys() == expected.withheld.keys()
+    assert sorted(map(str, report.problems)) == sorted(map(str, expected.problems))
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    assert {f["name"]: f["quads"] for f in manifest["files"]} == {
+        p.name: gzip.decompress(p.read_bytes()).count(b"\n") for p in out_dir.glob("*.nq.gz")
+    }
+    assert manifest["quads"] == report.quads and len(manifest["problems"]["items"]) == len(report.problems)
+    return report
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_BUNDLES))
+def test_every_fixture_bundle_exports_as_the_stream_does(name: str, tmp_path: Path, client: object) -> None:
+    assert_same_as_stream(FIXTURE_BUNDLES[name], tmp_path / "out", client, partitions=3)
+
+
+def test_duplicates_withheld_memories_and_broken_links_across_partitions(tmp_path: Path, client: object) -> None:
+    """The hostile bundle (duplicate id and location, _local memories, entities twice, broken YAML) cut into one
+    partition per file: every cross-memory decision is taken by the shuffles, none inside one task."""
+    root = hostile_bundle(tmp_path / "hostile")
+    report = assert_same_as_stream(root, tmp_path / "out", client, partitions=100)
+    assert report.partitions == len(list(root.rglob("*.md")))
+    assert sum(p.rule == "duplicate-id" for p in report.problems) == 2
+    assert any(p.rule == "duplicate-path" for p in report.problems)
+
+
+def test_a_generated_bundle_with_seeded_violations(tmp_path: Path, client: object) -> None:
+    root = tmp_path / "gen"
+    generate_bundle(root, 240, seed=11, broken_links=6, ontologies=True)
+    shutil.copy(
+        root / sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "index.md")[5],
+        root / "zz-copy.md",
+    )
+    write_file(root, "aa/local.md", memory_text("0d9b3c55-1b4c-4b8e-9d4e-2f0a4a1f7c11", "namespace: _local/scratch\n"))
+    report = assert_same_as_stream(root, tmp_path / "out", client, partitions=5)
+    assert sum(p.rule == "link" for p in report.problems) >= 6
+    assert any(p.rule == "duplicate-id" and p.path == "zz-copy.md" for p in report.problems)
+    assert "urn:mif:0d9b3c55-1b4c-4b8e-9d4e-2f0a4a1f7c11" in report.withheld
+
+
+@pytest.mark.parametrize("party", ["acme-corp", "google"])
+def test_an_audience_is_applied_in_the_workers(party: str, tmp_path: Path, client: object) -> None:
+    root = FIXTURE_BUNDLES["namespaces"]
+    report = assert_same_as_stream(root, tmp_path / "out", client, partitions=4, audience=audience_for(root, party))
+    assert any(party in w.reason for w in report.withheld.values())
+
+
+def test_pyld_engine_and_content_hashes(tmp_path: Path, client: object) -> None:
+    assert_same_as_stream(
+        FIXTURE_BUNDLES["core"], tmp_path / "out", client, partitions=2, engine="pyld", with_hashes=True
+    )
+
+
+def test_the_files_are_gzip_with_a_fixed_header_and_stale_partitions_go(tmp_path: Path, client: object) -> None:
+    out = tmp_path / "out"
+    export_nquads(FIXTURE_BUNDLES["examples"], out, client, partitions=4)
+    assert (out / "part-00003.nq.gz").exists()
+    export_nquads(f"file://{FIXTURE_BUNDLES['examples']}", f"file://{out}", client, partitions=2)
+    names = sorted(p.name for p in out.iterdir())
+    listed = [f["name"] for f in json.loads((out / "manifest.json").read_text())["files"]]
+    assert names == sorted([*listed, "manifest.json"])
+    assert "part-00003.nq.gz" not in names and "links-00001.nq.gz" in names
+    for path in out.glob("*.nq.gz"):
+        header = path.read_bytes()[:10]
+        assert header[:3] == b"\x1f\x8b\x08" and header[3] == 0 and header[4:8] == b"\0\0\0\0"  # no name, no time
+
+
+def test_an_output_folder_with_other_files_or_a_remote_bundle_is_refused(tmp_path: Path, client: object) -> None:
+    out = tmp_path / "out"
+    write_file(out, "notes.txt", "mine")
+    with pytest.raises(MifRdfError, match="notes.txt"):
+        export_nquads(FIXTURE_BUNDLES["core"], out, client)
+    assert (out / "notes.txt").read_text() == "mine" and sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    with pytest.raises(MifRdfError, match="only local folders and file:// URLs"):
+        export_nquads("memory://bundle", tmp_path / "other", client)
