@@ -9,6 +9,7 @@ memory in both), with the quad count, the withheld graphs and the problems.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_BUNDLES, isomorphic, memory_text, write_file
+from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.nsmodel import audience_for
 from mif_rdf.output import stream_nquads
@@ -131,3 +133,40 @@ def test_an_output_folder_with_other_files_or_a_remote_bundle_is_refused(tmp_pat
     assert (out / "notes.txt").read_text() == "mine" and sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     with pytest.raises(MifRdfError, match="only local folders and file:// URLs"):
         export_nquads("memory://bundle", tmp_path / "other", client)
+
+
+def test_the_command_exports_on_a_scheduler_and_says_where(
+    tmp_path: Path, client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``export BUNDLE --dask ADDRESS -o DIR`` (options in any order): the files, the manifest, the summary,
+    the problems on standard error, exit 1 on errors (the hostile bundle's duplicate id)."""
+    root, out = hostile_bundle(tmp_path / "hostile"), tmp_path / "out"
+    address = client.scheduler.address  # type: ignore[attr-defined]
+    assert main(["export", "-o", str(out), "--dask", address, "--partitions", "3", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert f"Dask scheduler {address}" in err and "duplicate id" in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert f"wrote {manifest['quads']:,} quads" in err and manifest["partitions"] == 3
+    assert manifest["problems"]["count"]["error"] >= 3
+    stream_out = io.BytesIO()
+    assert manifest["quads"] == stream_nquads(root, stream_out, progress=False).quads
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["export", "--dask", "BUNDLE", "-o", "OUT"], "is not a scheduler address"),
+        (["export", "BUNDLE", "--dask"], "give it with -o"),
+        (["export", "BUNDLE", "--dask", "-o", "OUT", "--format", "turtle"], "N-Quads only"),
+        (["export", "BUNDLE", "--dask", "-o", "OUT", "--store", "oxigraph"], "leave out --store"),
+        (["export", "BUNDLE", "--dask", "-o", "OUT", "--workers", "0"], "at least one worker"),
+    ],
+)
+def test_the_command_refuses_what_dask_cannot_do(
+    argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(FIXTURE_BUNDLES["core"]) if a == "BUNDLE" else str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    with contextlib.suppress(SystemExit):
+        assert main(argv) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
