@@ -14,6 +14,7 @@ writes (tests compare them graph by graph on every fixture).
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections import Counter
@@ -32,11 +33,10 @@ from mif_rdf.distributed.location import local_folder
 from mif_rdf.distributed.tasks import (
     Settings,
     ShuffledIndex,
+    Verdicts,
     Written,
-    id_claims,
     join_links,
     part,
-    prepare,
     settle_ids,
     settle_locations,
     write_partition,
@@ -190,25 +190,30 @@ def _split(relpaths: list[str], count: int) -> list[list[str]]:
 def _run(
     dask: Client, settings: Settings, chunks: list[list[str]], entities: list[str]
 ) -> tuple[list[Written], _Found]:
-    """The task graph: prepare, settle ids and locations (shuffles 1 and 2), write, entity files here, join links."""
+    """The task graph: write every partition, settle ids and locations (two shuffles of claims), write again the
+    partitions a file of which loses, the entity files here, then the links graph (a shuffle of targets and edges)."""
     buckets = len(chunks)
     firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
-    prepared = [dask.submit(prepare, settings, chunk, pure=False) for chunk in chunks]
-    claims = [dask.submit(id_claims, items, first, buckets) for items, first in zip(prepared, firsts, strict=True)]
+    entity_keys = frozenset(_entity_iris(settings, entities))
+
+    def write(i: int, lost: Verdicts) -> Future:
+        return dask.submit(write_partition, settings, i, chunks[i], firsts[i], lost, entity_keys, buckets, pure=False)
+
+    partitions = [write(i, {}) for i in range(buckets)]
+    claims = [dask.submit(part, w, 3) for w in partitions]
     settled = [dask.submit(settle_ids, _column(dask, claims, j), buckets) for j in range(buckets)]
-    lost_ids = [dask.submit(part, s, 0) for s in settled]
     survivors = [dask.submit(part, s, 1) for s in settled]
     lost_locations = [dask.submit(settle_locations, _column(dask, survivors, j)) for j in range(buckets)]
-    verdicts = lost_ids + lost_locations  # small: only the files that lose an id or a location
-    entity_keys = frozenset(_entity_iris(settings, entities))
-    partitions = [
-        dask.submit(write_partition, settings, i, items, first, verdicts, entity_keys, buckets)
-        for i, (items, first) in enumerate(zip(prepared, firsts, strict=True))
-    ]
-    del prepared, claims  # what stays in the workers now is only what the links need
+    lost: Verdicts = {}
+    for verdicts in dask.gather([dask.submit(part, s, 0) for s in settled] + lost_locations):
+        lost.update(verdicts)  # small: only the files that lose an id or a location
+    for i in sorted({bisect.bisect_right(firsts, order) - 1 for order in lost}):
+        partitions[i] = write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])})
+    del claims, settled, survivors, lost_locations
     written: list[Written] = dask.gather([dask.submit(part, w, 0) for w in partitions])
     targets = [dask.submit(part, w, 1) for w in partitions]
     edges = [dask.submit(part, w, 2) for w in partitions]
+    del partitions
     found = _Found(memories=[item for w in written for item in w.problems])
     own, entity_targets, found.entities = _bundle_file(settings, written, entities, buckets, sum(map(len, chunks)))
     joins = [

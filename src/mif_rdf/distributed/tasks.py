@@ -146,7 +146,7 @@ class ShuffledIndex:
 
 
 def prepare(settings: Settings, relpaths: list[str]) -> list[StreamedMemory]:
-    """Stage 1, per partition: each memory file read, projected and reduced to its lines (in this worker)."""
+    """Each memory file of a partition read, projected and reduced to its lines (in this worker)."""
     bundle = settings.bundle()
     shape = memory_shape(
         bundle, settings.projections, settings.model, with_hashes=settings.with_hashes, audience=settings.audience
@@ -166,7 +166,7 @@ def id_claims(items: list[StreamedMemory], first: int, buckets: int) -> list[lis
 
 
 def settle_ids(parts: list[list[IdClaim]], buckets: int) -> tuple[Verdicts, list[list[Claim]]]:
-    """Stage 2a, per bucket of ids: the first file in path order keeps an id; the survivors' document IRIs go on."""
+    """Per bucket of ids: the first file in path order keeps an id; the survivors' document IRIs go on."""
     lost: Verdicts = {}
     survivors: list[list[Claim]] = [[] for _ in range(buckets)]
     for keeper, later in _first_of_each([claim for part in parts for claim in part]):
@@ -177,7 +177,7 @@ def settle_ids(parts: list[list[IdClaim]], buckets: int) -> tuple[Verdicts, list
 
 
 def settle_locations(parts: list[list[Claim]]) -> Verdicts:
-    """Stage 2b, per bucket of document IRIs: the first file in path order keeps a location."""
+    """Per bucket of document IRIs: the first file in path order keeps a location."""
     lost: Verdicts = {}
     for keeper, later in _first_of_each([claim for part in parts for claim in part]):
         lost.update((claim[1], ("location", keeper[2])) for claim in later)
@@ -211,16 +211,23 @@ class Written:
 def write_partition(
     settings: Settings,
     number: int,
-    items: list[StreamedMemory],
+    relpaths: list[str],
     first: int,
-    verdicts: list[Verdicts],
+    lost: Verdicts,
     entity_keys: frozenset[str],
     buckets: int,
-) -> tuple[Written, list[list[Target]], list[list[Edge]]]:
-    """Stage 3, per partition: its memories written to ``part-NNNNN.nq.gz``; their targets and edges, bucketed."""
-    lost = {
-        order: verdict for part in verdicts for order, verdict in part.items() if first <= order < first + len(items)
-    }
+) -> tuple[Written, list[list[Target]], list[list[Edge]], list[list[IdClaim]]]:
+    """A partition's memory files read and written to ``part-NNNNN.nq.gz``; their targets, edges and id claims,
+    bucketed for the shuffles.
+
+    ``lost``: the files (by place in path order) that lose their id or location
+    to an earlier file.  The first run of every partition takes none (they
+    are what the claims it returns settle); the few partitions a later file
+    of which loses are written again with them.  So a partition's memories
+    leave the worker as soon as they are written and memory does not grow
+    with the bundle, at the price of reading those few partitions twice.
+    """
+    items = prepare(settings, relpaths)
     index = ShuffledIndex(buckets, lost=lost, entity_keys=entity_keys)
     report = StreamReport()
     written = Written(f"part-{number:05d}.nq.gz")
@@ -231,11 +238,11 @@ def write_partition(
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    return written, index.targets, index.links
+    return written, index.targets, index.links, id_claims(items, first, buckets)
 
 
 def join_links(settings: Settings, number: int, targets: list[list[Target]], edges: list[list[Edge]]) -> Written:
-    """Stage 4, per bucket of keys: the edges joined with their targets, written to ``links-NNNNN.nq.gz``.
+    """Per bucket of keys: the edges joined with their targets, written to ``links-NNNNN.nq.gz``.
 
     A key held twice (a memory's IRI and an entity's) points at the first in
     path order, entity files coming after every memory, as on one machine.
