@@ -146,7 +146,7 @@ def export_nquads(
         count = partitions or max(
             2 * len(dask.scheduler_info()["workers"]), math.ceil(len(files.memories) / PARTITION_SIZE)
         )
-        chunks = _split(files.memories, count)
+        chunks = split(files.memories, count)
         report.partitions = len(chunks)
         written, problems = _run(dask, settings, chunks, files.entities)
     for item in written:
@@ -180,7 +180,7 @@ def _first(item: tuple[int, Problem]) -> int:
     return item[0]
 
 
-def _split(relpaths: list[str], count: int) -> list[list[str]]:
+def split(relpaths: list[str], count: int) -> list[list[str]]:
     """``relpaths`` (in path order) cut into at most ``count`` consecutive partitions of nearly equal size."""
     count = max(1, min(count, len(relpaths)))
     size = math.ceil(len(relpaths) / count) if relpaths else 0
@@ -201,9 +201,9 @@ def _run(
 
     partitions = [write(i, {}) for i in range(buckets)]
     claims = [dask.submit(part, w, 3) for w in partitions]
-    settled = [dask.submit(settle_ids, _column(dask, claims, j), buckets) for j in range(buckets)]
+    settled = [dask.submit(settle_ids, column(dask, claims, j), buckets) for j in range(buckets)]
     survivors = [dask.submit(part, s, 1) for s in settled]
-    lost_locations = [dask.submit(settle_locations, _column(dask, survivors, j)) for j in range(buckets)]
+    lost_locations = [dask.submit(settle_locations, column(dask, survivors, j)) for j in range(buckets)]
     lost: Verdicts = {}
     for verdicts in dask.gather([dask.submit(part, s, 0) for s in settled] + lost_locations):
         lost.update(verdicts)  # small: only the files that lose an id or a location
@@ -217,7 +217,7 @@ def _run(
     found = _Found(memories=[item for w in written for item in w.problems])
     own, entity_targets, found.entities = _bundle_file(settings, written, entities, buckets, sum(map(len, chunks)))
     joins = [
-        dask.submit(join_links, settings, j, [entity_targets[j], *_column(dask, targets, j)], _column(dask, edges, j))
+        dask.submit(join_links, settings, j, [entity_targets[j], *column(dask, targets, j)], column(dask, edges, j))
         for j in range(buckets)
     ]
     links: list[Written] = dask.gather(joins)
@@ -225,7 +225,7 @@ def _run(
     return [*written, own, *links], found
 
 
-def _column(dask: Client, results: list[Future], number: int) -> list[Future]:
+def column(dask: Client, results: list[Future], number: int) -> list[Future]:
     """Bucket ``number`` of every task's bucketed result: the shuffle's one move of data."""
     return [dask.submit(part, result, number) for result in results]
 

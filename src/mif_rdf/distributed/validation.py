@@ -1,0 +1,129 @@
+"""``validate``: a bundle's validation on a Dask cluster, with the findings of ``mif-rdf validate``.
+
+Partitions of memory files are checked in the workers by the validator
+itself (:func:`mif_rdf.distributed.checks.check_partition`); the rules
+across memories are shuffles: the id and location claims settle which file
+keeps each (as for the export), and a join of every relationship with its
+target gives the broken links and the derivations out of time.  The
+client reads only the bundle's ``.mif`` folder and the list of files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mif_rdf.core.errors import MifRdfError, Problem, Severity
+from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
+from mif_rdf.distributed.checks import bundle_level, check_partition, claims_of, join_checks
+from mif_rdf.distributed.cluster import connected
+from mif_rdf.distributed.export import PARTITION_SIZE, column, split
+from mif_rdf.distributed.location import local_folder
+from mif_rdf.distributed.tasks import Settings, Verdicts, part, settle_ids, settle_locations
+from mif_rdf.load.loader import memory_files, open_bundle
+from mif_rdf.load.pipeline import ToRdfEngine
+from mif_rdf.nsmodel.reading import read_namespace_model
+from mif_rdf.validation.bundle_rules import reserved_name_problems
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+
+@dataclass
+class DistributedValidation:
+    """What a distributed validation found."""
+
+    level: int
+    memories: int = 0
+    partitions: int = 0
+    results: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.results if p.severity == Severity.ERROR)
+
+    @property
+    def conforms(self) -> bool:
+        return self.errors == 0
+
+
+def validate(
+    bundle_url: str | Path,
+    client: Client | str | None = None,
+    *,
+    level: int = 3,
+    base_iri: str | None = None,
+    partitions: int | None = None,
+    engine: ToRdfEngine = "fast",
+    limits: Limits = DEFAULT_LIMITS,
+    strict_temporal: bool = False,
+    ontology_dirs: Iterable[Path | str] | None = None,
+    workers: int | None = None,
+    on_start: Callable[[Client], None] | None = None,
+) -> DistributedValidation:
+    """Validate the bundle at ``bundle_url`` at conformance ``level`` (1-3) on a Dask cluster.
+
+    The findings are those of :func:`mif_rdf.validation.validate` on the
+    loaded bundle (tests compare them), in path order.  ``client``,
+    ``partitions``, ``workers`` and ``on_start`` are those of
+    :func:`~mif_rdf.distributed.export_nquads`.
+    """
+    if level not in (1, 2, 3):
+        raise MifRdfError(f"level {level}: the distributed validation checks levels 1, 2 and 3")
+    root = local_folder(bundle_url, "bundle")
+    bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
+    files = memory_files(bundle)
+    settings = Settings(
+        bundle.root,
+        bundle.base_iri,
+        engine,
+        limits,
+        frozenset(files.projections),
+        read_namespace_model(bundle.root, bundle.config, limits),
+        bundle.root,  # nothing is written
+        ontology_dirs=None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
+    )
+    found = DistributedValidation(level, memories=len(files.memories))
+    with connected(client, workers) as dask:
+        if on_start is not None:
+            on_start(dask)
+        count = partitions or max(
+            2 * len(dask.scheduler_info()["workers"]), math.ceil(len(files.memories) / PARTITION_SIZE)
+        )
+        chunks = split(files.memories, count)
+        found.partitions = len(chunks)
+        buckets = len(chunks)
+        firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
+        claims = [dask.submit(claims_of, settings, c, f, buckets) for c, f in zip(chunks, firsts, strict=True)]
+        settled = [dask.submit(settle_ids, column(dask, claims, j), buckets) for j in range(buckets)]
+        survivors = [dask.submit(part, s, 1) for s in settled]
+        locations = [dask.submit(settle_locations, column(dask, survivors, j)) for j in range(buckets)]
+        lost: Verdicts = {}
+        for verdicts in dask.gather([dask.submit(part, s, 0) for s in settled] + locations):
+            lost.update(verdicts)
+        checked = [
+            dask.submit(check_partition, settings, c, f, lost, level, strict_temporal, buckets)
+            for c, f in zip(chunks, firsts, strict=True)
+        ]
+        own, entity_targets = bundle_level(settings, level, strict_temporal, len(files.memories))
+        joins = [
+            dask.submit(
+                join_checks,
+                [entity_targets, *column(dask, [dask.submit(part, c, 1) for c in checked], j)],
+                column(dask, [dask.submit(part, c, 2) for c in checked], j),
+                strict_temporal,
+            )
+            for j in range(buckets)
+        ]
+        per_file = [item for items in dask.gather([dask.submit(part, c, 0) for c in checked]) for item in items]
+        joined = [item for items in dask.gather(joins) for item in items if (item[1].level or 0) <= level]
+    found.results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
+    found.results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
+    if level:
+        found.results += [p for p in reserved_name_problems(bundle.root) if (p.level or 0) <= level]
+    if len(files.memories) == len(lost) or not files.memories:  # as the validator says of an empty bundle
+        found.results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
+    return found
