@@ -20,16 +20,19 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_BUNDLES, isomorphic, memory_text, write_file
+from mif_rdf.bundle import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.nsmodel import audience_for
 from mif_rdf.output import stream_nquads
+from mif_rdf.validation import validate
 from synthetic import generate_bundle
 from test_stream_export import graphs_of, hostile_bundle
 
 distributed = pytest.importorskip("distributed")  # the [dask] extra; `make test` installs it (the dev extra)
 
 from mif_rdf.distributed import DistributedReport, export_nquads  # noqa: E402
+from mif_rdf.distributed import validate as distributed_validate  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +173,48 @@ def test_the_command_refuses_what_dask_cannot_do(
         assert main(argv) == 2
     assert said in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def assert_same_findings(root: Path, client: object, level: int, partitions: int) -> list[str]:
+    """The distributed validation's findings are the validator's on the loaded bundle (as a multiset)."""
+    want = validate(load_bundle(root, progress=False), level)
+    got = distributed_validate(root, client, level=level, partitions=partitions)
+    assert sorted(map(str, got.results)) == sorted(map(str, want.results))
+    assert (got.memories, got.conforms) == (want.memories, want.conforms)
+    return [str(p) for p in got.results]
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_BUNDLES))
+def test_every_fixture_bundle_validates_as_the_validator_does(name: str, client: object) -> None:
+    assert_same_findings(FIXTURE_BUNDLES[name], client, 3, partitions=3)
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_cross_memory_rules_across_partitions(level: int, tmp_path: Path, client: object) -> None:
+    """One partition per file: duplicate ids and locations, broken links and a derivation out of time are all
+    judged by the shuffles and the join."""
+    root = hostile_bundle(tmp_path / "hostile")
+    write_file(
+        root,
+        "old.md",
+        memory_text(
+            "7f1d2a9e-3c4b-4d5e-8f6a-0b1c2d3e4f50",
+            "relationships:\n  - type: derived-from\n    target: z.md\n",
+            created="2020-01-01T00:00:00Z",
+        ),
+    )  # z.md was created later: a derivation out of time, in another partition
+    found = assert_same_findings(root, client, level, partitions=100)
+    assert any("duplicate id" in f for f in found) and any("broken link" in f for f in found)
+    assert any("a source cannot postdate" in f for f in found) == (level >= 2)
+
+
+def test_a_generated_bundle_with_seeded_violations_validates_as_the_validator_does(
+    tmp_path: Path, client: object
+) -> None:
+    root = tmp_path / "gen"
+    generate_bundle(root, 200, seed=3, broken_links=5, ontologies=True)
+    first = sorted(p for p in root.rglob("*.md") if p.name != "index.md")[7]
+    shutil.copy(first, root / "zz-copy.md")  # a duplicate id, in the last partition
+    text = first.read_text(encoding="utf-8").replace("type: semantic", "type: nonsense", 1)
+    write_file(root, "aa-broken-type.md", text.replace(first.stem, "other", 1))
+    assert_same_findings(root, client, 3, partitions=4)

@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.distributed.cluster import dashboard as dashboard
     from mif_rdf.distributed.export import DistributedReport as DistributedReport
     from mif_rdf.distributed.export import export_nquads as export_nquads
-    from mif_rdf.distributed.validation import DistributedValidation as DistributedValidation
     from mif_rdf.distributed.validation import validate as validate
 
 #: public name -> the module that defines it (this package's public face)
@@ -28,9 +27,8 @@ _HOMES = {
     "dashboard": "mif_rdf.distributed.cluster",
     "DistributedReport": "mif_rdf.distributed.export",
     "export_nquads": "mif_rdf.distributed.export",
-    "DistributedValidation": "mif_rdf.distributed.validation",
     "validate": "mif_rdf.distributed.validation",
 }
-__all__ = ["DistributedReport", "DistributedValidation", "dashboard", "export_nquads", "validate"]
+__all__ = ["DistributedReport", "dashboard", "export_nquads", "validate"]
 
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -13,6 +13,7 @@ derivation order in time (a join of each relationship with its target).
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -24,13 +25,17 @@ from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.links import broken_link, expects_bundle_target
 from mif_rdf.load.loader import load
 from mif_rdf.load.stages import duplicate_id, duplicate_location
+from mif_rdf.ontology.binding import RULE_COMPILE, RULE_UNKNOWN, RULE_VERSION, OntologyReference, memory_references
 from mif_rdf.rdf.jsonld_source import markdown_path, read_memory
 from mif_rdf.source.identity import canonical_relationship_name, document_iri
 from mif_rdf.validation.bundle_rules import TEMPORAL_TYPES, derivation_problem
 from mif_rdf.validation.run import validate
 
-#: The rules a partition cannot judge alone: they come from the shuffles.
-CROSS_MEMORY = frozenset({"duplicate-id", "duplicate-path", "link", "temporal-derivation", "empty"})
+#: The rules a partition cannot judge alone: the shuffles judge them, or (the ontology binding's warnings, one per
+#: ontology id naming every memory that names it) the client, from every partition's ontology references.
+CROSS_MEMORY = frozenset(
+    {"duplicate-id", "duplicate-path", "link", "temporal-derivation", "empty", RULE_UNKNOWN, RULE_VERSION, RULE_COMPILE}
+)
 #: (key, order, iri, relpath, created): what a link target key points at, with its creation time.
 Target = tuple[str, int, str, str, object]
 #: (key, order, relpath, created, index, type, target as written): one relationship of a memory.
@@ -56,8 +61,9 @@ def check_partition(
     level: int,
     strict_temporal: bool,
     buckets: int,
-) -> tuple[list[tuple[int, Problem]], list[list[Target]], list[list[Edge]]]:
-    """The findings about the partition's files, and its memories' link targets and relationships, bucketed.
+) -> tuple[list[tuple[int, Problem]], list[list[Target]], list[list[Edge]], int, list[OntologyReference]]:
+    """The findings about the partition's files, its memories' link targets and relationships (bucketed), how
+    many memories it loaded and the ontologies they name.
 
     A file that loses its id or location to an earlier one is not loaded,
     as on one machine: it gets its read problems and the duplicate error.
@@ -82,7 +88,11 @@ def check_partition(
     with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
         staged = _staged(settings, kept, Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
-    findings += [(order[p.path], p) for p in report.results if p.path in order and p.rule not in CROSS_MEMORY]
+    findings += [
+        (order[p.path], _at_home(p, staged.root, settings.root))
+        for p in report.results
+        if p.path in order and p.rule not in CROSS_MEMORY
+    ]
     targets: list[list[Target]] = [[] for _ in range(buckets)]
     edges: list[list[Edge]] = [[] for _ in range(buckets)]
     for record in staged.memories.values():
@@ -91,7 +101,7 @@ def check_partition(
             targets[bucket(key, buckets)].append((key, place, record.iri, record.relpath, created))
         for index, rel, key in target_keys(record.frontmatter, record.doc_iri, settings.base_iri):
             edges[bucket(key, buckets)].append((key, place, record.relpath, created, index, rel["type"], rel["target"]))
-    return findings, targets, edges
+    return findings, targets, edges, len(staged.memories), memory_references(staged.memories.values())
 
 
 def bundle_level(
@@ -102,7 +112,11 @@ def bundle_level(
     with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
         staged = _staged(settings, [], Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
-    own = [p for p in report.results if p.rule not in CROSS_MEMORY or p.path.startswith(".mif/")]  # entities' twins
+    own = [
+        _at_home(p, staged.root, settings.root)
+        for p in report.results
+        if p.rule not in CROSS_MEMORY or p.path.startswith(".mif/")  # an entity's duplicate: all entities are here
+    ]
     return own, [(e.iri, memories + n, e.iri, e.relpath, None) for n, e in enumerate(staged.entities.values())]
 
 
@@ -129,6 +143,14 @@ def join_checks(
             if problem is not None:
                 findings.append((order, problem))
     return findings
+
+
+def _at_home(problem: Problem, staged: Path, root: Path) -> Problem:
+    """A finding as the bundle's own folder would give it: a message that names a file of the staging folder
+    (the ontology file a rule comes from) names the bundle's."""
+    if str(staged) not in problem.message:
+        return problem
+    return dataclasses.replace(problem, message=problem.message.replace(str(staged), str(root)))
 
 
 def _twin(relpath: str) -> str:

@@ -10,9 +10,9 @@ client reads only the bundle's ``.mif`` folder and the list of files.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,28 +26,13 @@ from mif_rdf.distributed.tasks import Settings, Verdicts, part, settle_ids, sett
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.nsmodel.reading import read_namespace_model
+from mif_rdf.ontology.binding import bundle_ontologies
 from mif_rdf.validation.bundle_rules import reserved_name_problems
+from mif_rdf.validation.ontology_rules import LEVEL as ONTOLOGY_LEVEL
+from mif_rdf.validation.report import ValidationReport
 
 if TYPE_CHECKING:
     from distributed import Client
-
-
-@dataclass
-class DistributedValidation:
-    """What a distributed validation found."""
-
-    level: int
-    memories: int = 0
-    partitions: int = 0
-    results: list[Problem] = field(default_factory=list)
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for p in self.results if p.severity == Severity.ERROR)
-
-    @property
-    def conforms(self) -> bool:
-        return self.errors == 0
 
 
 def validate(
@@ -63,11 +48,13 @@ def validate(
     ontology_dirs: Iterable[Path | str] | None = None,
     workers: int | None = None,
     on_start: Callable[[Client], None] | None = None,
-) -> DistributedValidation:
+) -> ValidationReport:
     """Validate the bundle at ``bundle_url`` at conformance ``level`` (1-3) on a Dask cluster.
 
-    The findings are those of :func:`mif_rdf.validation.validate` on the
-    loaded bundle (tests compare them), in path order.  ``client``,
+    The report's findings are those of :func:`mif_rdf.validation.validate`
+    on the loaded bundle (tests compare them), in path order; it holds no
+    SHACL report graph (its RDF form, :meth:`~mif_rdf.validation.ValidationReport.report_graph`,
+    gives every finding as one of mif-rdf's own results).  ``client``,
     ``partitions``, ``workers`` and ``on_start`` are those of
     :func:`~mif_rdf.distributed.export_nquads`.
     """
@@ -86,7 +73,6 @@ def validate(
         bundle.root,  # nothing is written
         ontology_dirs=None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
     )
-    found = DistributedValidation(level, memories=len(files.memories))
     with connected(client, workers) as dask:
         if on_start is not None:
             on_start(dask)
@@ -94,7 +80,6 @@ def validate(
             2 * len(dask.scheduler_info()["workers"]), math.ceil(len(files.memories) / PARTITION_SIZE)
         )
         chunks = split(files.memories, count)
-        found.partitions = len(chunks)
         buckets = len(chunks)
         firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
         claims = [dask.submit(claims_of, settings, c, f, buckets) for c, f in zip(chunks, firsts, strict=True)]
@@ -119,11 +104,15 @@ def validate(
             for j in range(buckets)
         ]
         per_file = [item for items in dask.gather([dask.submit(part, c, 0) for c in checked]) for item in items]
+        loaded = sum(dask.gather([dask.submit(part, c, 3) for c in checked]))
+        references = [r for refs in dask.gather([dask.submit(part, c, 4) for c in checked]) for r in refs]
         joined = [item for items in dask.gather(joins) for item in items if (item[1].level or 0) <= level]
-    found.results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
-    found.results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
-    if level:
-        found.results += [p for p in reserved_name_problems(bundle.root) if (p.level or 0) <= level]
-    if len(files.memories) == len(lost) or not files.memories:  # as the validator says of an empty bundle
-        found.results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
-    return found
+    results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
+    results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
+    results += [p for p in reserved_name_problems(bundle.root) if (p.level or 0) <= level]
+    if level >= ONTOLOGY_LEVEL and references:  # one warning per ontology id, naming the memories of every partition
+        bound = bundle_ontologies(bundle.root, references, user_dirs=settings.ontology_dirs)
+        results += [p if p.level is not None else dataclasses.replace(p, level=ONTOLOGY_LEVEL) for p in bound.problems]
+    if not loaded:  # as the validator says of an empty bundle
+        results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
+    return ValidationReport(level=level, results=results, memories=loaded)
