@@ -218,3 +218,30 @@ def test_a_generated_bundle_with_seeded_violations_validates_as_the_validator_do
     text = first.read_text(encoding="utf-8").replace("type: semantic", "type: nonsense", 1)
     write_file(root, "aa-broken-type.md", text.replace(first.stem, "other", 1))
     assert_same_findings(root, client, 3, partitions=4)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_validate_dask_prints_the_report_validate_prints(
+    fmt: str, tmp_path: Path, client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = hostile_bundle(tmp_path / "hostile")
+    assert main(["validate", str(root), "--format", fmt]) == 1
+    alone = capsys.readouterr().out
+    address = client.scheduler.address  # type: ignore[attr-defined]
+    assert main(["validate", "--format", fmt, str(root), "--dask", address, "--partitions", "5"]) == 1
+    done = capsys.readouterr()
+    assert done.out == alone and f"Dask scheduler {address}" in done.err
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--shapes", "benchmarks/user_shapes.ttl"], "leave out --shapes"),
+        (["--ontology", "ai-memory"], "leave out --ontology"),
+    ],
+)
+def test_validate_dask_refuses_what_it_does_not_run(
+    option: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(FIXTURE_BUNDLES["core"]), "--dask", *option]) == 2
+    assert said in capsys.readouterr().err

@@ -15,11 +15,14 @@ from mif_rdf.core.errors import MifRdfError, counted
 if TYPE_CHECKING:
     from distributed import Client
 
+    from mif_rdf.validation import ValidationReport
+
 #: What ``--dask`` without an address means.
 LOCAL = "local"
 
 
-def dask_option(parser: argparse.ArgumentParser) -> None:
+def dask_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--dask [SCHEDULER_ADDRESS]`` and ``--partitions N``; ``what`` says what the command does there."""
     parser.add_argument(
         "--dask",
         nargs="?",
@@ -28,8 +31,7 @@ def dask_option(parser: argparse.ArgumentParser) -> None:
         metavar="SCHEDULER_ADDRESS",
         help=(
             "run on a Dask cluster: the scheduler at SCHEDULER_ADDRESS (host:port or tcp://host:port), or a local "
-            "cluster of --workers processes when none is given; -o names a folder that gets one gzipped N-Quads file "
-            "per partition and manifest.json (pip install 'mif-rdf[dask]'; docs/scale.md)"
+            f"cluster of --workers processes when none is given; {what} (pip install 'mif-rdf[dask]'; docs/scale.md)"
         ),
     )
     parser.add_argument(
@@ -93,7 +95,7 @@ def export(args: argparse.Namespace, loaded: list[str]) -> int:
         audience=_audience.audience_of(args, args.bundle),
         ontology_dirs=args.ontology_dir,
         workers=args.workers,
-        on_start=started,
+        on_start=_started,
     )
     from mif_rdf.rdf import ILL_TYPED
 
@@ -107,3 +109,65 @@ def export(args: argparse.Namespace, loaded: list[str]) -> int:
     for item in report.withheld.values():
         _common.detail(f"withheld {item.label}: {item.reason}")
     return _common.exit_for(report.problems)
+
+
+def validate(args: argparse.Namespace) -> ValidationReport:
+    """``validate --dask``: the report of the run on the cluster (levels 1-3; the bundle's own ontologies)."""
+    given = [
+        name
+        for name, value in (
+            ("--shapes", args.shapes),
+            ("--ontology", args.ontology),
+            ("--path", args.path),
+            ("--inference", args.inference != "none"),
+            ("--as-of", args.as_of),
+            ("--rev", args.rev),
+            ("--cache", args.cache),
+            ("--cache-dir", args.cache_dir),
+        )
+        if value
+    ]
+    if given:
+        raise MifRdfError(f"--dask validates the levels and the ontologies the memories name: leave out {given[0]}")
+    _check_counts(args)
+    _dask_installed()
+    from mif_rdf.distributed import validate as distributed_validate
+
+    return distributed_validate(
+        args.bundle,
+        None if args.dask == LOCAL else args.dask,
+        level=args.level,
+        base_iri=args.base,
+        partitions=args.partitions,
+        engine=args.engine,
+        limits=_common.limits_of(args),
+        strict_temporal=args.strict_temporal,
+        ontology_dirs=args.ontology_dir,
+        workers=args.workers,
+        on_start=_started,
+    )
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    if args.partitions is not None and args.partitions < 1:
+        raise MifRdfError("--partitions must be 1 or more")
+    if args.workers == 0:
+        raise MifRdfError("--dask needs at least one worker: leave out --workers 0")
+
+
+def _dask_installed() -> None:
+    try:
+        import distributed  # noqa: F401  (the extra is there)
+    except ImportError:
+        raise MifRdfError("--dask needs Dask: pip install 'mif-rdf[dask]'") from None
+
+
+def _started(client: Client) -> None:
+    """The first line: the scheduler, and its dashboard where the tasks' progress shows."""
+    from mif_rdf.distributed import dashboard
+
+    link = dashboard(client)
+    _common.note(
+        f"Dask scheduler {client.scheduler.address}: "
+        + (f"dashboard {link}" if link else "no dashboard (pip install bokeh)")
+    )

@@ -54,7 +54,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
     )
     _common.as_of_option(parser)
-    _dask.dask_option(parser)
+    _dask.dask_option(parser, "-o names a folder that gets one gzipped N-Quads file per partition and manifest.json")
     parser.set_defaults(func=run)
 
 
