@@ -89,7 +89,7 @@ def test_duplicates_withheld_memories_and_broken_links_across_partitions(tmp_pat
 
 def test_a_generated_bundle_with_seeded_violations(tmp_path: Path, client: object) -> None:
     root = tmp_path / "gen"
-    generate_bundle(root, 240, seed=11, broken_links=6, ontologies=True)
+    generate_bundle(root, 120, seed=11, broken_links=6, ontologies=True)
     shutil.copy(
         root / sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "index.md")[5],
         root / "zz-copy.md",
@@ -212,7 +212,7 @@ def test_a_generated_bundle_with_seeded_violations_validates_as_the_validator_do
     tmp_path: Path, client: object
 ) -> None:
     root = tmp_path / "gen"
-    generate_bundle(root, 200, seed=3, broken_links=5, ontologies=True)
+    generate_bundle(root, 120, seed=3, broken_links=5, ontologies=True)
     first = sorted(p for p in root.rglob("*.md") if p.name != "index.md")[7]
     shutil.copy(first, root / "zz-copy.md")  # a duplicate id, in the last partition
     text = first.read_text(encoding="utf-8").replace("type: semantic", "type: nonsense", 1)

@@ -4,6 +4,7 @@
 * :mod:`.validation` -- :func:`validate`: the findings of ``mif-rdf validate``, the cross-memory rules as joins;
 * :mod:`.checks` -- the validation's tasks;
 * :mod:`.tasks` -- what each worker runs, and the two shuffles (ids and locations; the links graph);
+* :mod:`.shuffles` -- partitions, buckets, the claims settled (both runs);
 * :mod:`.cluster` -- the client: given, at an address, or a ``LocalCluster``;
 * :mod:`.gzipped`, :mod:`.location` -- deterministic atomic gzip files; bundle and output URLs.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.cluster import connected
 from mif_rdf.distributed.gzipped import gzip_replacing
 from mif_rdf.distributed.location import local_folder
+from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import (
     Settings,
     ShuffledIndex,
@@ -37,8 +37,6 @@ from mif_rdf.distributed.tasks import (
     Written,
     join_links,
     part,
-    settle_ids,
-    settle_locations,
     write_partition,
 )
 from mif_rdf.load.loader import memory_files, open_bundle
@@ -54,8 +52,6 @@ if TYPE_CHECKING:
 
 #: The manifest beside the partition files.
 MANIFEST = "manifest.json"
-#: Memory files per partition when ``partitions`` is not given (and at least two partitions per worker).
-PARTITION_SIZE = 5_000
 #: The file names an export writes into its folder (and the only ones it replaces or removes there).
 OUR_FILES = ("part-", "links-", "bundle.nq.gz", MANIFEST)
 
@@ -143,10 +139,7 @@ def export_nquads(
     with connected(client, workers) as dask:
         if on_start is not None:
             on_start(dask)
-        count = partitions or max(
-            2 * len(dask.scheduler_info()["workers"]), math.ceil(len(files.memories) / PARTITION_SIZE)
-        )
-        chunks = split(files.memories, count)
+        chunks = partitioned(dask, files.memories, partitions)
         report.partitions = len(chunks)
         written, problems = _run(dask, settings, chunks, files.entities)
     for item in written:
@@ -180,13 +173,6 @@ def _first(item: tuple[int, Problem]) -> int:
     return item[0]
 
 
-def split(relpaths: list[str], count: int) -> list[list[str]]:
-    """``relpaths`` (in path order) cut into at most ``count`` consecutive partitions of nearly equal size."""
-    count = max(1, min(count, len(relpaths)))
-    size = math.ceil(len(relpaths) / count) if relpaths else 0
-    return [relpaths[i : i + size] for i in range(0, len(relpaths), size)] if relpaths else [[]]
-
-
 def _run(
     dask: Client, settings: Settings, chunks: list[list[str]], entities: list[str]
 ) -> tuple[list[Written], _Found]:
@@ -200,16 +186,9 @@ def _run(
         return dask.submit(write_partition, settings, i, chunks[i], firsts[i], lost, entity_keys, buckets, pure=False)
 
     partitions = [write(i, {}) for i in range(buckets)]
-    claims = [dask.submit(part, w, 3) for w in partitions]
-    settled = [dask.submit(settle_ids, column(dask, claims, j), buckets) for j in range(buckets)]
-    survivors = [dask.submit(part, s, 1) for s in settled]
-    lost_locations = [dask.submit(settle_locations, column(dask, survivors, j)) for j in range(buckets)]
-    lost: Verdicts = {}
-    for verdicts in dask.gather([dask.submit(part, s, 0) for s in settled] + lost_locations):
-        lost.update(verdicts)  # small: only the files that lose an id or a location
+    lost = settled(dask, [dask.submit(part, w, 3) for w in partitions], buckets)
     for i in sorted({bisect.bisect_right(firsts, order) - 1 for order in lost}):
         partitions[i] = write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])})
-    del claims, settled, survivors, lost_locations
     written: list[Written] = dask.gather([dask.submit(part, w, 0) for w in partitions])
     targets = [dask.submit(part, w, 1) for w in partitions]
     edges = [dask.submit(part, w, 2) for w in partitions]
@@ -223,11 +202,6 @@ def _run(
     links: list[Written] = dask.gather(joins)
     found.links = [item for w in links for item in w.problems]
     return [*written, own, *links], found
-
-
-def column(dask: Client, results: list[Future], number: int) -> list[Future]:
-    """Bucket ``number`` of every task's bucketed result: the shuffle's one move of data."""
-    return [dask.submit(part, result, number) for result in results]
 
 
 def _entity_iris(settings: Settings, entities: list[str]) -> Iterable[str]:

@@ -11,7 +11,6 @@ client reads only the bundle's ``.mif`` folder and the list of files.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,9 +19,9 @@ from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.distributed.checks import bundle_level, check_partition, claims_of, join_checks
 from mif_rdf.distributed.cluster import connected
-from mif_rdf.distributed.export import PARTITION_SIZE, column, split
 from mif_rdf.distributed.location import local_folder
-from mif_rdf.distributed.tasks import Settings, Verdicts, part, settle_ids, settle_locations
+from mif_rdf.distributed.shuffles import column, partitioned, settled
+from mif_rdf.distributed.tasks import Settings, part
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.nsmodel.reading import read_namespace_model
@@ -76,19 +75,11 @@ def validate(
     with connected(client, workers) as dask:
         if on_start is not None:
             on_start(dask)
-        count = partitions or max(
-            2 * len(dask.scheduler_info()["workers"]), math.ceil(len(files.memories) / PARTITION_SIZE)
-        )
-        chunks = split(files.memories, count)
+        chunks = partitioned(dask, files.memories, partitions)
         buckets = len(chunks)
         firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
         claims = [dask.submit(claims_of, settings, c, f, buckets) for c, f in zip(chunks, firsts, strict=True)]
-        settled = [dask.submit(settle_ids, column(dask, claims, j), buckets) for j in range(buckets)]
-        survivors = [dask.submit(part, s, 1) for s in settled]
-        locations = [dask.submit(settle_locations, column(dask, survivors, j)) for j in range(buckets)]
-        lost: Verdicts = {}
-        for verdicts in dask.gather([dask.submit(part, s, 0) for s in settled] + locations):
-            lost.update(verdicts)
+        lost = settled(dask, claims, buckets)
         checked = [
             dask.submit(check_partition, settings, c, f, lost, level, strict_temporal, buckets)
             for c, f in zip(chunks, firsts, strict=True)

@@ -65,23 +65,9 @@ def export(args: argparse.Namespace, loaded: list[str]) -> int:
             "--dask reads the files on the cluster and uses no store or cache: leave out "
             + " and ".join(loaded or ["--stream"])
         )
-    if args.partitions is not None and args.partitions < 1:
-        raise MifRdfError("--partitions must be 1 or more")
-    if args.workers == 0:
-        raise MifRdfError("--dask needs at least one worker: leave out --workers 0")
-    try:
-        import distributed  # noqa: F401  (the extra is there)
-
-        from mif_rdf.distributed import dashboard, export_nquads
-    except ImportError:
-        raise MifRdfError("--dask needs Dask: pip install 'mif-rdf[dask]'") from None
-
-    def started(client: Client) -> None:
-        link = dashboard(client)
-        _common.note(
-            f"Dask scheduler {client.scheduler.address}: "
-            + (f"dashboard {link}" if link else "no dashboard (pip install bokeh)")
-        )
+    _check_counts(args)
+    _dask_installed()
+    from mif_rdf.distributed import export_nquads
 
     report = export_nquads(
         args.bundle,
