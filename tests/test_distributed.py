@@ -245,3 +245,11 @@ def test_validate_dask_refuses_what_it_does_not_run(
 ) -> None:
     assert main(["validate", str(FIXTURE_BUNDLES["core"]), "--dask", *option]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_an_empty_folder_is_refused_before_any_cluster_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["export", str(tmp_path / "empty"), "--dask", "-o", str(tmp_path / "out")]) == 1
+    assert "no memory files" in capsys.readouterr().err and not (tmp_path / "out").exists()

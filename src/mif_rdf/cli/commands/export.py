@@ -60,11 +60,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _common.check_outputs(("-o", args.output), bundle=args.bundle)  # an output that is an input: said first
-    if args.dask is not None:
-        return _dask.export(args, _loaded(args))
-    fmt = format_for(args.output, args.format)
+    fmt = "nquads" if args.dask is not None else format_for(args.output, args.format)  # -o is a folder with --dask
     if _common.refused_empty(args):
         return _common.EXIT_INVALID
+    if args.dask is not None:
+        return _dask.export(args, _loaded(args))
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"
