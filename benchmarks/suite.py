@@ -37,6 +37,8 @@ Rows (target in brackets, from the performance issue):
 * export Turtle, Oxigraph store vs the cold load
 * export N-Quads, streamed (``export --stream``) vs the memory store's load and export; with ``--scale``
   also at 10,000 and 300,000 memories (``--stream-sizes``): peak memory flat, throughput, a million extrapolated
+* export N-Quads on Dask (``export --dask``, a LocalCluster of 1 and of 2 workers) vs the streamed export, with
+  ``--scale``; the quads of both and the largest worker's peak memory printed below the table     [>= 0.8x, 2 workers]
 * a second ``mif-rdf query`` with default options (the load cache on) vs the first, same run   [< 3 s at 30,000]
 * start-up: ``mif-rdf --help`` and ``--version`` (medians of 15) against ``import rdflib``   [< 0.3 s]
 * suggest (discovery patterns of the ontologies the memories name) vs reading + parsing the files
