@@ -128,14 +128,36 @@ def test_the_files_are_gzip_with_a_fixed_header_and_stale_partitions_go(tmp_path
         assert header[:3] == b"\x1f\x8b\x08" and header[3] == 0 and header[4:8] == b"\0\0\0\0"  # no name, no time
 
 
-def test_an_output_folder_with_other_files_or_a_remote_bundle_is_refused(tmp_path: Path, client: object) -> None:
+def test_an_output_folder_with_other_files_is_refused(tmp_path: Path, client: object) -> None:
     out = tmp_path / "out"
     write_file(out, "notes.txt", "mine")
     with pytest.raises(MifRdfError, match="notes.txt"):
         export_nquads(FIXTURE_BUNDLES["core"], out, client)
     assert (out / "notes.txt").read_text() == "mine" and sorted(p.name for p in out.iterdir()) == ["notes.txt"]
-    with pytest.raises(MifRdfError, match="only local folders and file:// URLs"):
-        export_nquads("memory://bundle", tmp_path / "other", client)
+    with pytest.raises(MifRdfError, match="give a local folder"):
+        export_nquads(FIXTURE_BUNDLES["core"], "memory://out", client)
+
+
+def test_a_bundle_read_through_fsspec(tmp_path: Path, client: object) -> None:
+    """A URL that is not a local folder (here fsspec's caching layer over the files, which the workers read
+    through fsspec as they would an object store): each task downloads its partition's files, and the export
+    and the validation are those of the folder itself."""
+    root = hostile_bundle(tmp_path / "hostile")
+    write_file(root, ".mif/ontologies/readme.txt", "not an ontology")  # .mif is copied whole
+    url = f"simplecache::file://{root}"
+    assert_same_as_stream(root, tmp_path / "out", client, partitions=3)
+    local = export_nquads(root, tmp_path / "local", client, partitions=3)
+    remote = export_nquads(url, tmp_path / "remote", client, partitions=3)
+    assert isomorphic_dumps(dumped(tmp_path / "local"), dumped(tmp_path / "remote"))
+    assert sorted(map(str, remote.problems)) == sorted(map(str, local.problems)) and remote.quads == local.quads
+    want = validate(load_bundle(root, progress=False), 3)
+    got = distributed_validate(url, client, partitions=3)
+    assert sorted(map(str, got.results)) == sorted(map(str, want.results))
+
+
+def isomorphic_dumps(left: bytes, right: bytes) -> bool:
+    a, b = graphs_of(left), graphs_of(right)
+    return set(a) == set(b) and all(isomorphic(a[name], b[name]) for name in a)
 
 
 def test_the_command_exports_on_a_scheduler_and_says_where(

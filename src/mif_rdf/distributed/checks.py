@@ -45,8 +45,9 @@ Edge = tuple[str, int, str, object, int, str, str]
 def claims_of(settings: Settings, relpaths: list[str], first: int, buckets: int) -> list[list[IdClaim]]:
     """Each readable memory file's claim on its id (with its location), bucketed by id: frontmatter only."""
     out: list[list[IdClaim]] = [[] for _ in range(buckets)]
-    for offset, relpath in enumerate(relpaths):
-        parsed, _ = read_memory(settings.root, relpath, settings.base_iri, settings.limits)
+    with settings.local(relpaths) as here:
+        read = [read_memory(here.root, relpath, settings.base_iri, settings.limits)[0] for relpath in relpaths]
+    for offset, (relpath, parsed) in enumerate(zip(relpaths, read, strict=True)):
         if parsed is not None:
             doc_iri = document_iri(settings.base_iri, markdown_path(relpath))
             out[bucket(parsed.id, buckets)].append((parsed.id, first + offset, relpath, doc_iri))
@@ -68,6 +69,20 @@ def check_partition(
     A file that loses its id or location to an earlier one is not loaded,
     as on one machine: it gets its read problems and the duplicate error.
     """
+    with settings.local(relpaths) as here:
+        return _checked(here, settings.home, relpaths, first, lost, level, strict_temporal, buckets)
+
+
+def _checked(
+    settings: Settings,
+    home: str,
+    relpaths: list[str],
+    first: int,
+    lost: Verdicts,
+    level: int,
+    strict_temporal: bool,
+    buckets: int,
+) -> tuple[list[tuple[int, Problem]], list[list[Target]], list[list[Edge]], int, list[OntologyReference]]:
     order = {relpath: first + offset for offset, relpath in enumerate(relpaths)}
     order.update({_twin(r): o for r, o in order.items() if _twin(r) in settings.projections})  # stale projections
     findings: list[tuple[int, Problem]] = []
@@ -89,7 +104,7 @@ def check_partition(
         staged = _staged(settings, kept, Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
     findings += [
-        (order[p.path], _at_home(p, staged.root, settings.root))
+        (order[p.path], _at_home(p, staged.root, home))
         for p in report.results
         if p.path in order and p.rule not in CROSS_MEMORY
     ]
@@ -113,7 +128,7 @@ def bundle_level(
         staged = _staged(settings, [], Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
     own = [
-        _at_home(p, staged.root, settings.root)
+        _at_home(p, staged.root, settings.home)
         for p in report.results
         if p.rule not in CROSS_MEMORY or p.path.startswith(".mif/")  # an entity's duplicate: all entities are here
     ]
@@ -145,12 +160,12 @@ def join_checks(
     return findings
 
 
-def _at_home(problem: Problem, staged: Path, root: Path) -> Problem:
+def _at_home(problem: Problem, staged: Path, home: str) -> Problem:
     """A finding as the bundle's own folder would give it: a message that names a file of the staging folder
     (the ontology file a rule comes from) names the bundle's."""
     if str(staged) not in problem.message:
         return problem
-    return dataclasses.replace(problem, message=problem.message.replace(str(staged), str(root)))
+    return dataclasses.replace(problem, message=problem.message.replace(str(staged), home))
 
 
 def _twin(relpath: str) -> str:

@@ -28,7 +28,7 @@ from mif_rdf.core.outputs import write_file
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.cluster import connected
 from mif_rdf.distributed.gzipped import gzip_replacing
-from mif_rdf.distributed.location import local_folder
+from mif_rdf.distributed.location import local_folder, opened
 from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import (
     Settings,
@@ -108,6 +108,9 @@ def export_nquads(
 ) -> DistributedReport:
     """Write the bundle at ``bundle_url`` into the folder ``out_url`` as gzipped N-Quads, on a Dask cluster.
 
+    ``bundle_url``: a folder every worker sees, or any URL fsspec reads
+    (:mod:`mif_rdf.distributed.location`); ``out_url``: a local or shared folder.
+
     ``client``: a ``distributed.Client``, a scheduler address, or None for a
     ``LocalCluster`` of ``workers`` processes made for this export.  The
     folder gets ``part-NNNNN.nq.gz`` (the memories of each partition),
@@ -118,39 +121,41 @@ def export_nquads(
     dashboard link there).  The other options are those of
     :func:`~mif_rdf.output.stream_nquads`.
     """
-    root, out_dir = local_folder(bundle_url, "bundle"), local_folder(out_url, "output folder")
-    bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
-    _prepare_output(out_dir, bundle.root)
-    files = memory_files(bundle)
-    model = read_namespace_model(bundle.root, bundle.config, limits)
-    report = DistributedReport(out_dir, memories=len(files.memories))
-    settings = Settings(
-        bundle.root,
-        bundle.base_iri,
-        engine,
-        limits,
-        frozenset(files.projections),
-        model,
-        out_dir.resolve(),
-        with_hashes,
-        audience,
-        None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
-    )
-    with connected(client, workers) as dask:
-        if on_start is not None:
-            on_start(dask)
-        chunks = partitioned(dask, files.memories, partitions)
-        report.partitions = len(chunks)
-        written, problems = _run(dask, settings, chunks, files.entities)
-    for item in written:
-        report.files[item.file] = item.quads
-        report.graphs += item.graphs
-        report.withheld.update(item.withheld)
-    report.graphs += len(set().union(*(item.shared for item in written)))
-    report.problems = list(bundle.problems) + model.problems + problems.ordered()
-    _remove_stale(out_dir, report.files)
-    write_file(out_dir / MANIFEST, (json.dumps(report.manifest(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    return report
+    out_dir = local_folder(out_url, "output folder")
+    with opened(bundle_url) as (root, source):
+        bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
+        _prepare_output(out_dir, bundle.root)
+        files = memory_files(bundle)
+        model = read_namespace_model(bundle.root, bundle.config, limits)
+        report = DistributedReport(out_dir, memories=len(files.memories))
+        settings = Settings(
+            bundle.root,
+            bundle.base_iri,
+            engine,
+            limits,
+            frozenset(files.projections),
+            model,
+            out_dir.resolve(),
+            with_hashes,
+            audience,
+            None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
+            source,
+        )
+        with connected(client, workers) as dask:
+            if on_start is not None:
+                on_start(dask)
+            chunks = partitioned(dask, files.memories, partitions)
+            report.partitions = len(chunks)
+            written, problems = _run(dask, settings, chunks, files.entities)
+        for item in written:
+            report.files[item.file] = item.quads
+            report.graphs += item.graphs
+            report.withheld.update(item.withheld)
+        report.graphs += len(set().union(*(item.shared for item in written)))
+        report.problems = list(bundle.problems) + model.problems + problems.ordered()
+        _remove_stale(out_dir, report.files)
+        write_file(out_dir / MANIFEST, (json.dumps(report.manifest(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        return report
 
 
 @dataclass

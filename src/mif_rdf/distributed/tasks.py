@@ -19,6 +19,9 @@ stable hash so every worker sends a key to the same bucket:
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from mif_rdf.core.errors import Problem
 from mif_rdf.core.limits import Limits
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.gzipped import gzip_replacing
+from mif_rdf.distributed.location import fetch
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.loader import open_bundle
 from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories
@@ -72,6 +76,32 @@ class Settings:
     with_hashes: bool = False
     audience: Audience | None = None
     ontology_dirs: tuple[str, ...] | None = None
+    #: the URL the files are read from when the bundle is not a folder of the workers (``root`` is then the
+    #: client's copy of its ``.mif`` and names: :func:`mif_rdf.distributed.location.opened`)
+    source: str | None = None
+
+    @contextlib.contextmanager
+    def local(self, relpaths: Iterable[str]) -> Iterator[Settings]:
+        """These settings with ``root`` a folder of this worker that holds ``relpaths`` (with their ``.jsonld``
+        projections) and ``.mif``: the bundle itself, or those files downloaded from :attr:`source`."""
+        if self.source is None:
+            yield self
+            return
+        wanted = [
+            twin
+            for r in relpaths
+            for twin in (r, r[: -len(".md")] + ".jsonld")
+            if twin == r or twin in self.projections
+        ]
+        with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+            root = Path(folder) / self.root.name
+            fetch(self.source, wanted, root)
+            yield dataclasses.replace(self, root=root)
+
+    @property
+    def home(self) -> str:
+        """The bundle as its findings name it: its folder, or its URL."""
+        return self.source or str(self.root)
 
     def bundle(self) -> LoadedBundle:
         return open_bundle(self.root, base_iri=self.base_iri, engine=self.engine, limits=self.limits)
@@ -227,12 +257,12 @@ def write_partition(
     leave the worker as soon as they are written and memory does not grow
     with the bundle, at the price of reading those few partitions twice.
     """
-    items = prepare(settings, relpaths)
     index = ShuffledIndex(buckets, lost=lost, entity_keys=entity_keys)
     report = StreamReport()
     written = Written(f"part-{number:05d}.nq.gz")
-    with gzip_replacing(settings.out_dir / written.file) as out:
-        writer = settings.writer(out, report, index)
+    with settings.local(relpaths) as here, gzip_replacing(settings.out_dir / written.file) as out:
+        items = prepare(here, relpaths)
+        writer = here.writer(out, report, index)
         for offset, item in enumerate(items):
             index.order = first + offset
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
@@ -264,8 +294,8 @@ def join_links(settings: Settings, number: int, targets: list[list[Target]], edg
     index = ShuffledIndex(joined=[row for _, row in rows])
     report = StreamReport()
     written = Written(f"links-{number:05d}.nq.gz")
-    with gzip_replacing(settings.out_dir / written.file) as out:
-        writer = settings.writer(out, report, index)
+    with settings.local([]) as here, gzip_replacing(settings.out_dir / written.file) as out:
+        writer = here.writer(out, report, index)
         broken = list(writer.edges())
     orders = {row[0]: order for order, row in rows}  # a broken link's file, back to its place in path order
     written.problems = [(orders[problem.path], problem) for problem in broken]

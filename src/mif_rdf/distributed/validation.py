@@ -19,7 +19,7 @@ from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.distributed.checks import bundle_level, check_partition, claims_of, join_checks
 from mif_rdf.distributed.cluster import connected
-from mif_rdf.distributed.location import local_folder
+from mif_rdf.distributed.location import opened
 from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import Settings, part
 from mif_rdf.load.loader import memory_files, open_bundle
@@ -59,51 +59,54 @@ def validate(
     """
     if level not in (1, 2, 3):
         raise MifRdfError(f"level {level}: the distributed validation checks levels 1, 2 and 3")
-    root = local_folder(bundle_url, "bundle")
-    bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
-    files = memory_files(bundle)
-    settings = Settings(
-        bundle.root,
-        bundle.base_iri,
-        engine,
-        limits,
-        frozenset(files.projections),
-        read_namespace_model(bundle.root, bundle.config, limits),
-        bundle.root,  # nothing is written
-        ontology_dirs=None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
-    )
-    with connected(client, workers) as dask:
-        if on_start is not None:
-            on_start(dask)
-        chunks = partitioned(dask, files.memories, partitions)
-        buckets = len(chunks)
-        firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
-        claims = [dask.submit(claims_of, settings, c, f, buckets) for c, f in zip(chunks, firsts, strict=True)]
-        lost = settled(dask, claims, buckets)
-        checked = [
-            dask.submit(check_partition, settings, c, f, lost, level, strict_temporal, buckets)
-            for c, f in zip(chunks, firsts, strict=True)
-        ]
-        own, entity_targets = bundle_level(settings, level, strict_temporal, len(files.memories))
-        joins = [
-            dask.submit(
-                join_checks,
-                [entity_targets, *column(dask, [dask.submit(part, c, 1) for c in checked], j)],
-                column(dask, [dask.submit(part, c, 2) for c in checked], j),
-                strict_temporal,
-            )
-            for j in range(buckets)
-        ]
-        per_file = [item for items in dask.gather([dask.submit(part, c, 0) for c in checked]) for item in items]
-        loaded = sum(dask.gather([dask.submit(part, c, 3) for c in checked]))
-        references = [r for refs in dask.gather([dask.submit(part, c, 4) for c in checked]) for r in refs]
-        joined = [item for items in dask.gather(joins) for item in items if (item[1].level or 0) <= level]
-    results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
-    results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
-    results += [p for p in reserved_name_problems(bundle.root) if (p.level or 0) <= level]
-    if level >= ONTOLOGY_LEVEL and references:  # one warning per ontology id, naming the memories of every partition
-        bound = bundle_ontologies(bundle.root, references, user_dirs=settings.ontology_dirs)
-        results += [p if p.level is not None else dataclasses.replace(p, level=ONTOLOGY_LEVEL) for p in bound.problems]
-    if not loaded:  # as the validator says of an empty bundle
-        results.append(Problem(".", f"no memories to validate in {bundle.root}", Severity.ERROR, rule="empty"))
-    return ValidationReport(level=level, results=results, memories=loaded)
+    with opened(bundle_url) as (root, source):
+        bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
+        files = memory_files(bundle)
+        settings = Settings(
+            bundle.root,
+            bundle.base_iri,
+            engine,
+            limits,
+            frozenset(files.projections),
+            read_namespace_model(bundle.root, bundle.config, limits),
+            bundle.root,  # nothing is written
+            ontology_dirs=None if ontology_dirs is None else tuple(str(d) for d in ontology_dirs),
+            source=source,
+        )
+        with connected(client, workers) as dask:
+            if on_start is not None:
+                on_start(dask)
+            chunks = partitioned(dask, files.memories, partitions)
+            buckets = len(chunks)
+            firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
+            claims = [dask.submit(claims_of, settings, c, f, buckets) for c, f in zip(chunks, firsts, strict=True)]
+            lost = settled(dask, claims, buckets)
+            checked = [
+                dask.submit(check_partition, settings, c, f, lost, level, strict_temporal, buckets)
+                for c, f in zip(chunks, firsts, strict=True)
+            ]
+            own, entity_targets = bundle_level(settings, level, strict_temporal, len(files.memories))
+            joins = [
+                dask.submit(
+                    join_checks,
+                    [entity_targets, *column(dask, [dask.submit(part, c, 1) for c in checked], j)],
+                    column(dask, [dask.submit(part, c, 2) for c in checked], j),
+                    strict_temporal,
+                )
+                for j in range(buckets)
+            ]
+            per_file = [item for items in dask.gather([dask.submit(part, c, 0) for c in checked]) for item in items]
+            loaded = sum(dask.gather([dask.submit(part, c, 3) for c in checked]))
+            references = [r for refs in dask.gather([dask.submit(part, c, 4) for c in checked]) for r in refs]
+            joined = [item for items in dask.gather(joins) for item in items if (item[1].level or 0) <= level]
+        results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
+        results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
+        results += [p for p in reserved_name_problems(bundle.root) if (p.level or 0) <= level]
+        if level >= ONTOLOGY_LEVEL and references:  # one warning per ontology id, naming every memory naming it
+            bound = bundle_ontologies(bundle.root, references, user_dirs=settings.ontology_dirs)
+            results += [
+                p if p.level is not None else dataclasses.replace(p, level=ONTOLOGY_LEVEL) for p in bound.problems
+            ]
+        if not loaded:  # as the validator says of an empty bundle
+            results.append(Problem(".", f"no memories to validate in {settings.home}", Severity.ERROR, rule="empty"))
+        return ValidationReport(level=level, results=results, memories=loaded)
