@@ -69,54 +69,44 @@ def check_partition(
     A file that loses its id or location to an earlier one is not loaded,
     as on one machine: it gets its read problems and the duplicate error.
     """
+    home = settings.home
     with settings.local(relpaths) as here:
-        return _checked(here, settings.home, relpaths, first, lost, level, strict_temporal, buckets)
-
-
-def _checked(
-    settings: Settings,
-    home: str,
-    relpaths: list[str],
-    first: int,
-    lost: Verdicts,
-    level: int,
-    strict_temporal: bool,
-    buckets: int,
-) -> tuple[list[tuple[int, Problem]], list[list[Target]], list[list[Edge]], int, list[OntologyReference]]:
-    order = {relpath: first + offset for offset, relpath in enumerate(relpaths)}
-    order.update({_twin(r): o for r, o in order.items() if _twin(r) in settings.projections})  # stale projections
-    findings: list[tuple[int, Problem]] = []
-    kept = []
-    for relpath in relpaths:
-        verdict = lost.get(order[relpath])
-        if verdict is None:
-            kept.append(relpath)
-            continue
-        parsed, problems = read_memory(settings.root, relpath, settings.base_iri, settings.limits)
-        assert parsed is not None  # it made a claim
-        why, other = verdict
-        doc_iri = document_iri(settings.base_iri, markdown_path(relpath))
-        problem = (
-            duplicate_id(relpath, parsed.id, other) if why == "id" else duplicate_location(relpath, doc_iri, other)
-        )
-        findings += [(order[relpath], p) for p in [*problems, problem]]
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
-        staged = _staged(settings, kept, Path(folder) / "bundle")
-        report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
-    findings += [
-        (order[p.path], _at_home(p, staged.root, home))
-        for p in report.results
-        if p.path in order and p.rule not in CROSS_MEMORY
-    ]
-    targets: list[list[Target]] = [[] for _ in range(buckets)]
-    edges: list[list[Edge]] = [[] for _ in range(buckets)]
-    for record in staged.memories.values():
-        created, place = record.frontmatter.get("created"), order[record.relpath]
-        for key in (record.doc_iri, record.iri):
-            targets[bucket(key, buckets)].append((key, place, record.iri, record.relpath, created))
-        for index, rel, key in target_keys(record.frontmatter, record.doc_iri, settings.base_iri):
-            edges[bucket(key, buckets)].append((key, place, record.relpath, created, index, rel["type"], rel["target"]))
-    return findings, targets, edges, len(staged.memories), memory_references(staged.memories.values())
+        order = {relpath: first + offset for offset, relpath in enumerate(relpaths)}
+        order.update({_twin(r): o for r, o in order.items() if _twin(r) in here.projections})  # stale projections
+        findings: list[tuple[int, Problem]] = []
+        kept = []
+        for relpath in relpaths:
+            verdict = lost.get(order[relpath])
+            if verdict is None:
+                kept.append(relpath)
+                continue
+            parsed, problems = read_memory(here.root, relpath, here.base_iri, here.limits)
+            assert parsed is not None  # it made a claim
+            why, other = verdict
+            doc_iri = document_iri(here.base_iri, markdown_path(relpath))
+            problem = (
+                duplicate_id(relpath, parsed.id, other) if why == "id" else duplicate_location(relpath, doc_iri, other)
+            )
+            findings += [(order[relpath], p) for p in [*problems, problem]]
+        with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+            staged = _staged(here, kept, Path(folder) / "bundle")
+            report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
+        findings += [
+            (order[p.path], _at_home(p, staged.root, home))
+            for p in report.results
+            if p.path in order and p.rule not in CROSS_MEMORY
+        ]
+        targets: list[list[Target]] = [[] for _ in range(buckets)]
+        edges: list[list[Edge]] = [[] for _ in range(buckets)]
+        for record in staged.memories.values():
+            created, place = record.frontmatter.get("created"), order[record.relpath]
+            for key in (record.doc_iri, record.iri):
+                targets[bucket(key, buckets)].append((key, place, record.iri, record.relpath, created))
+            for index, rel, key in target_keys(record.frontmatter, record.doc_iri, here.base_iri):
+                edges[bucket(key, buckets)].append(
+                    (key, place, record.relpath, created, index, rel["type"], rel["target"])
+                )
+        return findings, targets, edges, len(staged.memories), memory_references(staged.memories.values())
 
 
 def bundle_level(
