@@ -37,6 +37,8 @@ Rows (target in brackets, from the performance issue):
 * export Turtle, Oxigraph store vs the cold load
 * export N-Quads, streamed (``export --stream``) vs the memory store's load and export; with ``--scale``
   also at 10,000 and 300,000 memories (``--stream-sizes``): peak memory flat, throughput, a million extrapolated
+* export N-Quads on Dask (``export --dask``, a LocalCluster of 1 and of 2 workers) vs the streamed export, with
+  ``--scale``; the quads of both and the largest worker's peak memory printed below the table     [>= 0.8x, 2 workers]
 * a second ``mif-rdf query`` with default options (the load cache on) vs the first, same run   [< 3 s at 30,000]
 * start-up: ``mif-rdf --help`` and ``--version`` (medians of 15) against ``import rdflib``   [< 0.3 s]
 * suggest (discovery patterns of the ontologies the memories name) vs reading + parsing the files
@@ -476,6 +478,43 @@ def export_stream(data: Path) -> dict[str, Any]:
     return {"seconds": seconds, "quads": report.quads, "worker_peak_gib": workers}
 
 
+def _export_dask(data: Path, workers: int) -> dict[str, Any]:
+    """``export --dask`` on a LocalCluster of ``workers`` processes (one thread each), started before the clock
+    starts (a user's cluster is already running; its start is recorded apart); the largest worker's peak memory."""
+    from distributed import Client, LocalCluster
+
+    from mif_rdf.distributed import export_nquads
+
+    out = data / "dask-out"
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        started = time.perf_counter() - start
+        report, seconds = timed(lambda: export_nquads(bundle_of(data), out, client))
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+    shutil.rmtree(out, ignore_errors=True)
+    return {
+        "seconds": seconds,
+        "quads": report.quads,
+        "partitions": report.partitions,
+        "cluster_start_seconds": started,
+        "worker_peak_gib": max(peaks.values()),
+    }
+
+
+@measure("export-dask-1")
+def export_dask_1(data: Path) -> dict[str, Any]:
+    return _export_dask(data, 1)
+
+
+@measure("export-dask-2")
+def export_dask_2(data: Path) -> dict[str, Any]:
+    return _export_dask(data, 2)
+
+
 @measure("export-memory-nquads")
 def export_memory_nquads(data: Path) -> dict[str, Any]:
     """The same N-Quads through the memory store: the load, then the export of the loaded dataset."""
@@ -731,6 +770,8 @@ SCALE_ORDER = [
     "export-oxigraph-nquads",
     "export-oxigraph-turtle",
     "export-stream",
+    "export-dask-1",
+    "export-dask-2",
 ]
 SCALE_ROWS = [
     ("cold load, Oxigraph store", "load-oxigraph", None, "", "fits in 24 GiB"),
@@ -772,6 +813,9 @@ SCALE_ROWS = [
         "over",
         "flat memory",
     ),
+    # throughput of the Dask export over the stream's (the stream's time over Dask's), same run, same bundle
+    ("export N-Quads, Dask, 1 worker / streamed", "export-dask-1", "export-stream", "faster", ""),
+    ("export N-Quads, Dask, 2 workers / streamed", "export-dask-2", "export-stream", "faster", ">= 0.8x"),
 ]
 
 
@@ -950,6 +994,11 @@ def main(argv: list[str] | None = None) -> int:
             "10000,300000)"
         ),
     )
+    parser.add_argument(
+        "--cases",
+        help="only these measurements (comma-separated names) and the rows they fill, e.g. to check one row at a "
+        "small size: --scale --count 2000 --cases export-stream,export-dask-1,export-dask-2",
+    )
     parser.add_argument("--measure", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -968,10 +1017,19 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(cache_of(data, store), ignore_errors=True)
         rows = SCALE_ROWS if args.scale else ROWS
         order = SCALE_ORDER if args.scale else ORDER
+        if args.cases:
+            chosen = set(args.cases.split(","))
+            order = [name for name in order if name in chosen]
+            rows = [row for row in rows if row[1] in chosen and (row[2] is None or row[2] in chosen)]
         results: dict[str, dict[str, Any]] = {}
         for name in order:
             results[name] = run_measure(name, data)
         growth = {count: results}
+        if args.cases:
+            print(f"\n{count:,} memories; only {args.cases}\n")
+            print(table(rows, results, count))
+            print(dask_details(results))
+            return 0
         if args.scale:
             for size in sorted(int(n) for n in args.growth.split(",") if n.strip() and int(n) < count):
                 folder = data / f"growth-{size}"
@@ -1032,7 +1090,19 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + helper_table(results))
     print("\n" + growth_table(growth))
     print("\n" + stream_table(streams))
+    print(dask_details(results))
     return 0
+
+
+def dask_details(results: dict[str, dict[str, Any]]) -> str:
+    """What the Dask rows leave out: the quads (the same as the stream's), partitions, cluster start, worker peaks."""
+    return "\n".join(
+        f"{name}: {run['quads']:,} quads (stream: {results['export-stream']['quads']:,}), {run['partitions']} "
+        f"partitions, cluster start {run['cluster_start_seconds']:.1f} s (not timed), largest worker's peak "
+        f"{run['worker_peak_gib']:.2f} GiB"
+        for name, run in results.items()
+        if name.startswith("export-dask") and "export-stream" in results
+    )
 
 
 if __name__ == "__main__":

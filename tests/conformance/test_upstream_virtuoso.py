@@ -45,6 +45,7 @@ TransactionFile = {d}/virtuoso-temp.trx
 
 [Parameters]
 ServerPort = 127.0.0.1:{sql}
+DirsAllowed = ., {d}
 NumberOfBuffers = 10000
 MaxDirtyBuffers = 6000
 

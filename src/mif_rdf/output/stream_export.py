@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF
@@ -89,7 +89,7 @@ class StreamReport:
 
 
 @dataclass
-class _Streamed:
+class StreamedMemory:
     """One memory file as a worker hands it to the writer: its lines and what the links need, not its records."""
 
     relpath: str
@@ -151,26 +151,11 @@ def stream_nquads(
     model = read_namespace_model(bundle.root, bundle.config, limits)
     found(model.problems)
     with temporary_folder("stream") as folder:
-        stream = _Stream(
-            bundle, out, report, _Index(folder / "links.sqlite"), Typer(bundle.root, ontology_dirs), audience
-        )
-        namespaces = graph_iri(bundle.base_iri, GRAPH_NAMESPACES)
-        if audience is None:
-            stream.write_triples(list(namespaces_triples(model, bundle.base_iri)), URIRef(namespaces))
-        elif model:  # an export for one party leaves out every party's agreements (push.access)
-            report.withheld[namespaces] = Withheld.namespaces_graph(namespaces, audience.party)
+        index = _Index(folder / "links.sqlite")
+        stream = StreamWriter(bundle, out, report, index, Typer(bundle.root, ontology_dirs), audience)
+        stream.namespaces(model)
         try:
-            shape = functools.partial(
-                _streamed,
-                base=bundle.base_iri,
-                engine=engine,
-                with_hashes=with_hashes,
-                layout=stream.layout,
-                audience=audience,
-                model=model if model else None,
-                authority=model.authority,
-                projections=(bundle.root, frozenset(files.projections), limits),
-            )
+            shape = memory_shape(bundle, files.projections, model, with_hashes=with_hashes, audience=audience)
             count = worker_count(len(files.memories), workers, busy_main=False)
             prepared = prepare_memories(
                 bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape
@@ -184,12 +169,34 @@ def stream_nquads(
             found(stream.edges())
             stream.write_triples(stream.typer.hierarchy(), stream.types)
         finally:
-            stream.index.close()
+            index.close()
     report.graphs = stream.graphs + len(stream.shared)
     return report
 
 
-def _streamed(
+def memory_shape(
+    bundle: LoadedBundle,
+    projections: Iterable[str],
+    model: NamespaceModel,
+    *,
+    with_hashes: bool = False,
+    audience: Audience | None = None,
+) -> Callable[[PreparedMemory], StreamedMemory]:
+    """:func:`streamed_memory` bound to a bundle's settings: the picklable per-file step workers run."""
+    return functools.partial(
+        streamed_memory,
+        base=bundle.base_iri,
+        engine=bundle.engine,
+        with_hashes=with_hashes,
+        layout=URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT)),
+        audience=audience,
+        model=model if model else None,
+        authority=model.authority,
+        projections=(bundle.root, frozenset(projections), bundle.limits),
+    )
+
+
+def streamed_memory(
     prepared: PreparedMemory,
     *,
     base: str,
@@ -200,7 +207,7 @@ def _streamed(
     model: NamespaceModel | None = None,
     authority: str = DEFAULT_AUTHORITY,
     projections: tuple[Path, frozenset[str], Limits] | None = None,
-) -> _Streamed:
+) -> StreamedMemory:
     """In the worker: a prepared memory reduced to its lines, its withholding and its relationships.
 
     ``projections`` (bundle folder, the ``.jsonld`` files beside a ``.md``,
@@ -208,7 +215,7 @@ def _streamed(
     """
     parsed = prepared.parsed
     if parsed is None:
-        return _Streamed(prepared.relpath, prepared.problems)
+        return StreamedMemory(prepared.relpath, prepared.problems)
     stale: list[Problem] = []
     if projections is not None and (twin := prepared.relpath[: -len(".md")] + ".jsonld") in projections[1]:
         authored = Authored(parsed.frontmatter, parsed.body, prepared.doc_iri)  # as written, before any hash is added
@@ -231,7 +238,7 @@ def _streamed(
         graph = URIRef(iri)
         lines = list(dict.fromkeys(nquad_line(s, p, o, graph) for s, p, o in prepared.triples))
     record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, frontmatter, parsed.body, {})
-    return _Streamed(
+    return StreamedMemory(
         prepared.relpath,
         prepared.problems,
         parsed.id,
@@ -266,7 +273,20 @@ def _stated_trust(lines: list[str]) -> list[str]:
     return stated
 
 
-class _Stream:
+class LinkIndex(Protocol):
+    """What the writer asks of the links graph's index: the SQLite one here, the joined partitions of
+    :mod:`mif_rdf.distributed` on a cluster (which feeds the same writer)."""
+
+    def holder(self, memory_id: str) -> str | None: ...
+    def located(self, key: str) -> str | None: ...
+    def add_memory(
+        self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]
+    ) -> None: ...
+    def add_entity(self, iri: str, relpath: str, hidden: bool) -> None: ...
+    def edges(self) -> Iterable[tuple[str, str, bool, int, str, str, str | None, bool]]: ...
+
+
+class StreamWriter:
     """The writing half: memories as they come, then entity files, then the links graph's edges."""
 
     def __init__(
@@ -274,7 +294,7 @@ class _Stream:
         bundle: LoadedBundle,
         out: IO[bytes],
         report: StreamReport,
-        index: _Index,
+        index: LinkIndex,
         typer: Typer,
         audience: Audience | None = None,
     ) -> None:
@@ -294,7 +314,15 @@ class _Stream:
         #: withheld memories and entities, and their document IRIs: shared graphs may not name them
         self.hidden: set[URIRef] = set()
 
-    def memory(self, item: _Streamed) -> list[Problem]:
+    def namespaces(self, model: NamespaceModel) -> None:
+        """The ``#namespaces`` graph, or (for one party) its withholding: no party reads the agreements."""
+        namespaces = graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)
+        if self.audience is None:
+            self.write_triples(list(namespaces_triples(model, self.bundle.base_iri)), URIRef(namespaces))
+        elif model:  # an export for one party leaves out every party's agreements (push.access)
+            self.report.withheld[namespaces] = Withheld.namespaces_graph(namespaces, self.audience.party)
+
+    def memory(self, item: StreamedMemory) -> list[Problem]:
         """Write one memory (unless it cannot be loaded, its id or location is taken,
         or it is withheld); its problems."""
         problems = list(item.problems)

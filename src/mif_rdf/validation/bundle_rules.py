@@ -279,25 +279,47 @@ def temporal_problems(bundle: LoadedBundle, *, strict: bool = False) -> list[Pro
         target = bundle.memories.get(link.resolved[len("urn:mif:") :]) if link.resolved.startswith("urn:mif:") else None
         if target is None:
             continue
-        source_time, target_time = (
-            parse_time(link.source.frontmatter.get("created")),
-            parse_time(target.frontmatter.get("created")),
+        problem = derivation_problem(
+            link.source.relpath,
+            link.source.frontmatter.get("created"),
+            link.type,
+            link.index,
+            link.target,
+            target.relpath,
+            target.frontmatter.get("created"),
+            strict=strict,
         )
-        if source_time is None or target_time is None or source_time >= target_time:
-            continue
-        problems.append(
-            Problem(
-                link.source.relpath,
-                f"{link.type} target {target.relpath} was created {target.frontmatter['created']}, after this memory "
-                f"({link.source.frontmatter['created']}): a source cannot postdate what derives from it",
-                Severity.ERROR if strict else Severity.WARNING,
-                key=f"relationships[{link.index}].target",
-                value=link.target,
-                rule="temporal-derivation",
-                level=2,
-            )
-        )
+        if problem is not None:
+            problems.append(problem)
     return problems
+
+
+def derivation_problem(
+    relpath: str,
+    created: object,
+    kind: str,
+    index: int,
+    target: str,
+    target_relpath: str,
+    target_created: object,
+    *,
+    strict: bool = False,
+) -> Problem | None:
+    """The finding for one derived-from/supersedes link whose target was created after its source, else None
+    (one link at a time: :mod:`mif_rdf.distributed` judges the links a join brings together)."""
+    source_time, target_time = parse_time(created), parse_time(target_created)
+    if source_time is None or target_time is None or source_time >= target_time:
+        return None
+    return Problem(
+        relpath,
+        f"{kind} target {target_relpath} was created {target_created}, after this memory "
+        f"({created}): a source cannot postdate what derives from it",
+        Severity.ERROR if strict else Severity.WARNING,
+        key=f"relationships[{index}].target",
+        value=target,
+        rule="temporal-derivation",
+        level=2,
+    )
 
 
 def unusable_iri_problems(bundle: LoadedBundle, shapes: Graph, known: dict[URIRef, Rule]) -> list[Problem]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mif_rdf.cli.commands import _audience, _common
+from mif_rdf.cli.commands import _audience, _common, _dask
 from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.formats import format_for
 
@@ -59,14 +59,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
     )
     _common.as_of_option(parser)
+    _dask.dask_option(parser, "-o names a folder that gets one gzipped N-Quads file per partition and manifest.json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     _common.check_outputs(("-o", args.output), bundle=args.bundle)  # an output that is an input: said first
-    fmt = format_for(args.output, args.format)
+    fmt = "nquads" if args.dask is not None else format_for(args.output, args.format)  # -o is a folder with --dask
     if _common.refused_empty(args):
         return _common.EXIT_INVALID
+    if args.dask is not None:
+        return _dask.export(args, _loaded(args))
     if _streams(args, fmt):
         return _stream(args)
     args.store = args.store or "memory"
@@ -81,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
     return _common.exit_for(list(bundle.problems))
 
 
-def _streams(args: argparse.Namespace, fmt: str) -> bool:
-    """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
-    loaded = [
+def _loaded(args: argparse.Namespace) -> list[str]:
+    """The options given that need a loaded store (which neither --stream nor --dask has)."""
+    return [
         name
         for name, given in (
             ("--store", args.store),
@@ -95,6 +98,11 @@ def _streams(args: argparse.Namespace, fmt: str) -> bool:
         )
         if given
     ]
+
+
+def _streams(args: argparse.Namespace, fmt: str) -> bool:
+    """Whether to stream: asked for, or N-Quads with nothing that needs a loaded store; a contradiction is an error."""
+    loaded = _loaded(args)
     if args.stream:
         if fmt != "nquads":
             raise MifRdfError(

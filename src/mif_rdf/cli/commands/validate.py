@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mif_rdf import __version__
-from mif_rdf.cli.commands import _common
+from mif_rdf.cli.commands import _common, _dask
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from mif_rdf.validation import ValidationReport
@@ -99,6 +99,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
     )
     _common.as_of_option(parser)
+    _dask.dask_option(parser, "the per-file rules in the workers, the cross-memory rules as joins")
     parser.set_defaults(func=run)
 
 
@@ -118,22 +119,28 @@ def run(args: argparse.Namespace) -> int:
         load_shapes(args.shapes)  # an unreadable file or an ill-formed shape stops here, before the bundle loads
     if args.inference != "none" and not args.shapes:
         raise MifRdfError("--inference applies to the --shapes files: give --shapes FILE")
-    bundle = _common.load(args, types=False)
-    _common.as_of(bundle, args.as_of)
-    total = (3 if args.level else 0) + bool(args.shapes)
-    with _common.stages("validate", total) as stage:
-        report = validate(
-            bundle,
-            level=args.level,
-            strict_temporal=args.strict_temporal,
-            ontologies=args.ontology,
-            search_path=args.path,
-            on_stage=stage,
-            shapes=args.shapes,
-            inference=None if args.inference == "none" else args.inference,
-            user_dirs=args.ontology_dir,
-        )
-    files = [record.relpath for record in bundle.memories.values()]
+    if args.dask is not None:
+        from mif_rdf.source import discover
+
+        report = _dask.validate(args)
+        files = discover(args.bundle).memories  # the JUnit report's test cases: every memory file
+    else:
+        bundle = _common.load(args, types=False)
+        _common.as_of(bundle, args.as_of)
+        total = (3 if args.level else 0) + bool(args.shapes)
+        with _common.stages("validate", total) as stage:
+            report = validate(
+                bundle,
+                level=args.level,
+                strict_temporal=args.strict_temporal,
+                ontologies=args.ontology,
+                search_path=args.path,
+                on_stage=stage,
+                shapes=args.shapes,
+                inference=None if args.inference == "none" else args.inference,
+                user_dirs=args.ontology_dir,
+            )
+        files = [record.relpath for record in bundle.memories.values()]
     if args.rev:  # key lines from the revision's files, not from the working tree's
         from mif_rdf.validation import with_key_lines
 
