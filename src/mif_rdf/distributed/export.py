@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
-from mif_rdf.core.outputs import write_file
+from mif_rdf.core.outputs import replacing, write_file
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.cluster import connected
-from mif_rdf.distributed.gzipped import gzip_replacing
 from mif_rdf.distributed.location import local_folder, opened
 from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import (
@@ -233,7 +232,7 @@ def _bundle_file(
     index = ShuffledIndex(buckets, taken={key: relpath for key, (_, relpath) in claimed.items()}, first_entity=memories)
     report = StreamReport()
     own = Written("bundle.nq.gz")
-    with gzip_replacing(settings.out_dir / own.file) as out:
+    with replacing(settings.out_dir / own.file, gzipped=True) as out:
         writer = settings.writer(out, report, index)
         writer.hidden.update(*(w.hidden for w in written))
         writer.namespaces(settings.model)

@@ -32,8 +32,8 @@ from rdflib import URIRef
 
 from mif_rdf.core.errors import Problem
 from mif_rdf.core.limits import Limits
+from mif_rdf.core.outputs import replacing
 from mif_rdf.core.statements import Triple
-from mif_rdf.distributed.gzipped import gzip_replacing
 from mif_rdf.distributed.location import fetch
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.loader import open_bundle
@@ -260,7 +260,7 @@ def write_partition(
     index = ShuffledIndex(buckets, lost=lost, entity_keys=entity_keys)
     report = StreamReport()
     written = Written(f"part-{number:05d}.nq.gz")
-    with settings.local(relpaths) as here, gzip_replacing(settings.out_dir / written.file) as out:
+    with settings.local(relpaths) as here, replacing(settings.out_dir / written.file, gzipped=True) as out:
         items = prepare(here, relpaths)
         writer = here.writer(out, report, index)
         for offset, item in enumerate(items):
@@ -294,7 +294,7 @@ def join_links(settings: Settings, number: int, targets: list[list[Target]], edg
     index = ShuffledIndex(joined=[row for _, row in rows])
     report = StreamReport()
     written = Written(f"links-{number:05d}.nq.gz")
-    with settings.local([]) as here, gzip_replacing(settings.out_dir / written.file) as out:
+    with settings.local([]) as here, replacing(settings.out_dir / written.file, gzipped=True) as out:
         writer = here.writer(out, report, index)
         broken = list(writer.edges())
     orders = {row[0]: order for order, row in rows}  # a broken link's file, back to its place in path order
