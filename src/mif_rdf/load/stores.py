@@ -43,6 +43,8 @@ def new_dataset(store: str | Store = "memory") -> Dataset:
     ``dc:`` to the older elements namespace, which would make
     ``dataset.query("... dc:title ...")`` silently find nothing).
     """
+    if isinstance(store, str) and store.lower() == "oxigraph" and ox is not None:
+        store = _set_union_store()
     dataset = Dataset(store=STORES.get(store.lower(), store) if isinstance(store, str) else store, default_union=True)
     bind_prefixes(dataset)
     return dataset
@@ -60,9 +62,14 @@ def oxigraph_version() -> str:
 
 def oxigraph_dataset(database: Path) -> Dataset:
     """An empty Dataset on a new Oxigraph database in the folder ``database``."""
-    from oxrdflib import OxigraphStore  # imported here only: oxrdflib costs every other importer time
+    return new_dataset(_set_union_store(ox.Store(str(database))))
 
-    return new_dataset(OxigraphStore(store=ox.Store(str(database))))
+
+def _set_union_store(inner: Any = None) -> Store:
+    """oxrdflib's store whose union queries read a default graph that is a set (:mod:`.oxigraph_view`)."""
+    from mif_rdf.load.oxigraph_view import SetUnionOxigraphStore  # here only: oxrdflib costs every importer time
+
+    return SetUnionOxigraphStore(store=inner)
 
 
 def oxigraph_store(graph: object) -> Any:
@@ -72,7 +79,7 @@ def oxigraph_store(graph: object) -> Any:
     fall back to the rdflib API.
     """
     store = getattr(graph, "store", None)
-    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
+    if ox is None or "OxigraphStore" not in {c.__name__ for c in type(store).__mro__} or not isinstance(graph, Graph):
         return None
     inner = getattr(store, "_inner", None)
     return inner if isinstance(inner, ox.Store) else None
@@ -91,12 +98,17 @@ def remote_endpoint(graph: Graph) -> bool:
 def replace_oxigraph_store(dataset: Dataset, store: Any) -> None:
     """Put the pyoxigraph ``store`` under ``dataset`` in place of the one there (a compacted copy of it)."""
     dataset.store._store = store  # type: ignore[attr-defined]  # oxrdflib's store; see oxigraph_store
+    changed = getattr(dataset.store, "changed", None)
+    if changed is not None:
+        changed()
 
 
 def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
     """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
     inner = oxigraph_store(dataset)
-    return None if inner is None else OxigraphSink(inner, on_failure)
+    if inner is None:
+        return None
+    return OxigraphSink(inner, on_failure, on_write=getattr(dataset.store, "changed", None))
 
 
 def memory_copy(graph: Graph) -> Graph | None:
