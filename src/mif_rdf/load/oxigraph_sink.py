@@ -47,7 +47,7 @@ class OxigraphSink:
         on_write: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
-        self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.oxigraph_view) is stale
+        self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.stores) is stale
         self.pending: list[Any] = []
         self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
         self.text_size = 0

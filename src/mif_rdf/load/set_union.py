@@ -5,7 +5,7 @@ graphs is a bag (pyoxigraph 0.5 gives one both with
 ``use_default_graph_as_union`` and with an explicit list of default graphs):
 a triple three memory graphs hold is counted three times.  So the stores that
 queries read, ``serve``'s served store and the view of an Oxigraph Dataset
-(:mod:`mif_rdf.load.oxigraph_view`, and the load cache's query database), are
+(:mod:`mif_rdf.load.stores`, and the load cache's query database), are
 made here, with every named graph and their distinct triples as the default
 graph; :func:`keep_default_graph` keeps that true as the named graphs change.
 
@@ -35,14 +35,19 @@ def union_view(source: Any, path: Path | None = None) -> Any:
     view = ox.Store() if path is None else ox.Store(str(path))
     if isinstance(source, ox.Store):
         view.bulk_load(source.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
-        union = view.query("CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } }")
-        assert isinstance(union, ox.QueryTriples)  # a CONSTRUCT
-        view.bulk_load(union.serialize(format=ox.RdfFormat.N_TRIPLES), format=ox.RdfFormat.N_TRIPLES, to_graph=DEFAULT)
+        add_union_as_default(view)
     else:
         quads = list(source)
         view.bulk_extend(q for q in quads if q.graph_name != DEFAULT)
         view.bulk_extend(ox.Quad(q.subject, q.predicate, q.object, DEFAULT) for q in quads)
     return view
+
+
+def add_union_as_default(store: Any) -> None:
+    """Add the triples of every named graph of ``store`` to its default graph (where each is then held once)."""
+    union = store.query("CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert isinstance(union, ox.QueryTriples)  # a CONSTRUCT
+    store.bulk_load(union.serialize(format=ox.RdfFormat.N_TRIPLES), format=ox.RdfFormat.N_TRIPLES, to_graph=DEFAULT)
 
 
 def keep_default_graph(store: Any, added: Iterable[Any], removed: Iterable[Any]) -> None:
