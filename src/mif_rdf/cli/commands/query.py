@@ -23,11 +23,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         "query",
         help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
         description=(
-            "Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: "
-            "schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared."
+            "Load a bundle and run one SPARQL query on the union of its graphs (a set: each triple once). The "
+            "prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared. Without --store, "
+            "Oxigraph answers when it is installed, from a query database kept in the load cache, so a second query "
+            "on an unchanged bundle reads nothing again; rdflib's memory store answers --reason, --as-of and "
+            "mif:validAt/mif:freshness."
         ),
     )
     _common.bundle_options(parser)
+    store = next(action for action in parser._actions if action.dest == "store")
+    store.help = "memory (rdflib) or oxigraph; default: oxigraph when installed and able to answer, else memory"
     parser.add_argument("query", nargs="?", help="the query text (or use --file); - reads it from standard input")
     parser.add_argument(
         "--file", type=Path, metavar="FILE", help="read the query from this file (.rq; - for standard input)"
