@@ -119,6 +119,17 @@ def _view_class() -> Any:
     return ViewStore
 
 
+def _forgetting(write: Callable[..., Any]) -> Callable[..., Any]:
+    """``write``, forgetting the store's view first (see :func:`_set_union_class`)."""
+
+    @functools.wraps(write)
+    def forgetting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.changed()
+        return write(self, *args, **kwargs)
+
+    return forgetting
+
+
 @functools.cache
 def _set_union_class() -> Any:
     """oxrdflib's ``OxigraphStore``, with union queries answered on a view whose default graph is a set.
@@ -164,30 +175,8 @@ def _set_union_class() -> Any:
             prefixes = dict(self._namespace_for_prefix, **initNs)  # the view has no prefix bindings of its own
             return self.view().query(query, prefixes, initBindings, DATASET_DEFAULT_GRAPH_ID, **kwargs)
 
-        def add(self, *args: Any, **kwargs: Any) -> None:
-            self.changed()
-            super().add(*args, **kwargs)
-
-        def addN(self, *args: Any, **kwargs: Any) -> None:  # noqa: N802 - rdflib's name
-            self.changed()
-            super().addN(*args, **kwargs)
-
-        def remove(self, *args: Any, **kwargs: Any) -> None:
-            self.changed()
-            super().remove(*args, **kwargs)
-
-        def add_graph(self, *args: Any, **kwargs: Any) -> None:
-            self.changed()
-            super().add_graph(*args, **kwargs)
-
-        def remove_graph(self, *args: Any, **kwargs: Any) -> None:
-            self.changed()
-            super().remove_graph(*args, **kwargs)
-
-        def update(self, *args: Any, **kwargs: Any) -> None:
-            self.changed()
-            super().update(*args, **kwargs)
-
+    for name in ("add", "addN", "remove", "add_graph", "remove_graph", "update"):  # every write through rdflib
+        setattr(SetUnionOxigraphStore, name, _forgetting(getattr(OxigraphStore, name)))
     return SetUnionOxigraphStore
 
 
