@@ -13,9 +13,9 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.load.cache_view import cached_query_view as cached_query_view
     from mif_rdf.load.cache_view import keep_query_view as keep_query_view
     from mif_rdf.load.revisions import load_at_revision as load_at_revision
-    from mif_rdf.load.stores import oxigraph_installed as oxigraph_installed
     from mif_rdf.load.revisions import resolve as resolve
     from mif_rdf.load.revisions import revision_loader as revision_loader
+    from mif_rdf.load.stores import oxigraph_installed as oxigraph_installed
 
 #: public name -> the module that defines it (this package's public face: what the command line and users import)
 _HOMES = {
