@@ -192,14 +192,7 @@ def _warm(
     steps: _Steps, entry: Path, root: Path, base: str, engine: ToRdfEngine, kind: StoreKind, limits: Limits
 ) -> LoadedBundle:
     now = _changes(entry, root, limits)
-    manifest, files, fresh, changed, removed, stamps = (
-        now.manifest,
-        now.files,
-        now.fresh,
-        now.changed,
-        now.removed,
-        now.stamps,
-    )
+    manifest, files, changed, removed = now.manifest, now.files, now.changed, now.removed
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
     bundle = steps.into(
@@ -216,9 +209,9 @@ def _warm(
         steps.reload(bundle, *removed, *changed)
         if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
-        _save(entry, bundle, kind, stamps, files)
-    elif fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
-        _save(entry, bundle, kind, stamps, files, manifest)  # the triples and records are as cached
+        _save(entry, bundle, kind, now.stamps, files)
+    elif now.fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
+        _save(entry, bundle, kind, now.stamps, files, manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
 
