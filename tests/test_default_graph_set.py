@@ -17,6 +17,7 @@ from rdflib import Literal, URIRef
 from mif_rdf.bundle import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.load.stores import oxigraph_store
+from oxigraph_server import OxigraphServer, assert_store_matches, oxigraph  # noqa: F401  (oxigraph: fixture)
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 VERSION = "https://mif-spec.dev/ns/version"
@@ -111,3 +112,25 @@ def test_exports_and_push_sizes_never_carry_the_materialised_graph(bundle: Path,
     memory = load_bundle(bundle, store="memory", cache=False)
     memory.export(tmp_path / "memory.nq")
     assert sorted(lines) == sorted((tmp_path / "memory.nq").read_text("utf-8").splitlines())
+
+
+def test_a_push_after_union_queries_sends_the_bundles_graphs_and_no_default_graph(
+    bundle: Path, oxigraph: OxigraphServer
+) -> None:
+    """A real Oxigraph server (Graph Store Protocol) receives exactly the bundle's graphs; its default graph
+    stays empty, so nothing of the view left the machine."""
+    from mif_rdf.push import GraphStore, push_bundle
+
+    loaded = load_bundle(bundle, store="oxigraph", cache=False)
+    assert count_of(loaded.query(COUNT)) == distinct_triples(bundle)  # the view exists now
+    push_bundle(loaded, GraphStore(oxigraph.store_url))
+    assert_store_matches(oxigraph, loaded)
+    assert oxigraph.select("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") == [{"n": "0"}]
+
+
+def test_serve_counts_the_same_set_as_the_query_command(bundle: Path) -> None:
+    """serve's served store is built by the same function: its default graph holds the same distinct triples."""
+    from mif_rdf.serve.served import ServedBundle
+
+    served = ServedBundle(load_bundle(bundle, store="oxigraph", cache=False), include_local=True)
+    assert served.current().triples == distinct_triples(bundle)
