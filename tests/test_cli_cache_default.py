@@ -39,7 +39,7 @@ def test_a_second_query_reads_the_cache_with_default_options(home: Path, capsys)
     code, first, err = run(capsys, "query", home / "bundle", QUERY, "-v")
     assert code == 0 and "cache: cold, entry written" in err and str(home / "xdg" / "mif-rdf") in err
     code, second, err = run(capsys, "query", home / "bundle", QUERY, "-v")
-    assert code == 0 and "cache: warm, 0 files read again" in err and second == first
+    assert code == 0 and "cache: warm, the query database answers, nothing read again" in err and second == first
     (home / "bundle" / "semantic" / "extra.md").write_text(
         "---\nid: 0b1f8e2a-4c5d-4e6f-8a9b-0c1d2e3f4a99\ntype: semantic\ncreated: 2026-01-15T10:30:00Z\n---\nNew.\n",
         encoding="utf-8",

@@ -142,9 +142,25 @@ def store_kind(store: str | Store) -> StoreKind:
 
 
 # -- warm ---------------------------------------------------------------------------
-def _warm(
-    steps: _Steps, entry: Path, root: Path, base: str, engine: ToRdfEngine, kind: StoreKind, limits: Limits
-) -> LoadedBundle:
+@dataclass(frozen=True)
+class _Changes:
+    """What changed in the bundle folder since the entry was written (raising :class:`_Stale` when that cannot
+    be told file by file)."""
+
+    manifest: _Manifest
+    files: BundleFiles
+    fresh: dict[str, Stamp]  # the files whose stamp changed, with their stamp now
+    changed: list[str]  # ... of which the content changed too
+    removed: list[str]
+    stamps: dict[str, Stamp]  # every file's stamp now
+
+    @property
+    def none(self) -> bool:
+        """Whether the entry holds the bundle as it is now (no file to read again)."""
+        return not self.changed and not self.removed
+
+
+def _changes(entry: Path, root: Path, limits: Limits) -> _Changes:
     manifest = _read_manifest(entry)
     files = discover(root)
     if any(p.rule == "read" for p in files.problems):  # its files are not listed, yet still readable one by one
@@ -169,7 +185,14 @@ def _warm(
     changed = [relpath for relpath, stamp in fresh.items() if not _same_content(stamp, manifest.stamps.get(relpath))]
     stamps = {relpath: stamp for relpath, stamp in manifest.stamps.items() if relpath in present}
     stamps.update(fresh)
+    return _Changes(manifest, files, fresh, changed, removed, stamps)
 
+
+def _warm(
+    steps: _Steps, entry: Path, root: Path, base: str, engine: ToRdfEngine, kind: StoreKind, limits: Limits
+) -> LoadedBundle:
+    now = _changes(entry, root, limits)
+    manifest, files, changed, removed = now.manifest, now.files, now.changed, now.removed
     dataset = _restore_dataset(entry, kind, manifest)
     problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
     bundle = steps.into(
@@ -186,9 +209,9 @@ def _warm(
         steps.reload(bundle, *removed, *changed)
         if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
-        _save(entry, bundle, kind, stamps, files)
-    elif fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
-        _save(entry, bundle, kind, stamps, files, manifest)  # the triples and records are as cached
+        _save(entry, bundle, kind, now.stamps, files)
+    elif now.fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
+        _save(entry, bundle, kind, now.stamps, files, manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
 

@@ -40,8 +40,14 @@ _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 class OxigraphSink:
     """Buffers quads for one pyoxigraph store and writes them in bulk."""
 
-    def __init__(self, store: Any, on_failure: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        on_failure: Callable[[str, str], None] | None = None,
+        on_write: Callable[[], None] | None = None,
+    ) -> None:
         self.store = store
+        self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.stores) is stale
         self.pending: list[Any] = []
         self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
         self.text_size = 0
@@ -58,6 +64,8 @@ class OxigraphSink:
         texts, self.texts, self.text_size = self.texts, [], 0
         if not texts:
             return
+        if self.on_write is not None:
+            self.on_write()
         try:
             self.store.bulk_load("".join(text for _, text in texts).encode("utf-8"), format=ox.RdfFormat.N_QUADS)
         except (SyntaxError, ValueError, UnicodeError):
@@ -80,6 +88,8 @@ class OxigraphSink:
     def flush(self) -> None:
         self.flush_text()
         if self.pending:
+            if self.on_write is not None:
+                self.on_write()
             self.store.bulk_extend(self.pending)
             self.pending = []
 

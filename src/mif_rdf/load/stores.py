@@ -11,15 +11,21 @@ bulk sink, a memory copy, compacting, a checkpoint, swapping in a compacted
 one) is a function here, so this module is the only one that looks under
 oxrdflib: a new store is named in :data:`mif_rdf.core.names.STORES` and, if it
 has native answers, given them here.
+
+An Oxigraph Dataset made here answers union queries on a default graph that
+is a set, as SPARQL and rdflib's memory store do (:func:`_set_union_class`).
 """
 
 from __future__ import annotations
 
+import functools
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rdflib import Dataset, Graph
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.memory import Memory, SimpleMemory
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.store import Store
@@ -43,6 +49,8 @@ def new_dataset(store: str | Store = "memory") -> Dataset:
     ``dc:`` to the older elements namespace, which would make
     ``dataset.query("... dc:title ...")`` silently find nothing).
     """
+    if isinstance(store, str) and store.lower() == "oxigraph" and ox is not None:
+        store = _set_union_store()
     dataset = Dataset(store=STORES.get(store.lower(), store) if isinstance(store, str) else store, default_union=True)
     bind_prefixes(dataset)
     return dataset
@@ -60,9 +68,116 @@ def oxigraph_version() -> str:
 
 def oxigraph_dataset(database: Path) -> Dataset:
     """An empty Dataset on a new Oxigraph database in the folder ``database``."""
-    from oxrdflib import OxigraphStore  # imported here only: oxrdflib costs every other importer time
+    return new_dataset(_set_union_store(ox.Store(str(database))))
 
-    return new_dataset(OxigraphStore(store=ox.Store(str(database))))
+
+def _set_union_store(inner: Any = None) -> Store:
+    """oxrdflib's store whose union queries read a default graph that is a set (:func:`_set_union_class`)."""
+    return _set_union_class()(store=inner)
+
+
+@functools.cache
+def _view_class() -> Any:
+    """oxrdflib's ``OxigraphStore`` reading a query database, its results in the loader's terms.
+
+    oxrdflib turns Oxigraph's literals into rdflib's normalized ones
+    (``"2026-03-09T18:00:00Z"`` comes back ``...+00:00``); the loader's terms
+    (:func:`~mif_rdf.load.oxigraph_sink.rdflib_term`: lexical forms kept,
+    ``xsd:string`` plain) make a query print what it prints on rdflib's memory
+    store.
+    """
+    from oxrdflib import OxigraphStore
+    from rdflib.query import Result
+    from rdflib.term import Variable
+
+    class ViewStore(OxigraphStore):
+        def query(self, query: Any, initNs: Any, initBindings: Any, queryGraph: Any, **kwargs: Any) -> Any:  # noqa: N803
+            if not isinstance(query, str) or kwargs or queryGraph != DATASET_DEFAULT_GRAPH_ID:
+                return super().query(query, initNs, initBindings, queryGraph, **kwargs)
+            found = self._inner.query(
+                query,
+                prefixes=dict(self._namespace_for_prefix, **initNs),
+                substitutions={ox.Variable(k): OxigraphSink.term(v) for k, v in initBindings.items()},
+            )
+            term = rdflib_terms()
+            if isinstance(found, ox.QueryBoolean):
+                out = Result("ASK")
+                out.askAnswer = bool(found)
+            elif isinstance(found, ox.QuerySolutions):
+                out = Result("SELECT")
+                out.vars = [Variable(v.value) for v in found.variables]
+                names = out.vars
+                out.bindings = (
+                    {n: term(value) for n, value in zip(names, row, strict=True) if value is not None} for row in found
+                )
+            else:
+                out = Result("CONSTRUCT")
+                out.graph = Graph()
+                out.graph += ((term(t.subject), term(t.predicate), term(t.object)) for t in found)
+            return out
+
+    return ViewStore
+
+
+def _forgetting(write: Callable[..., Any]) -> Callable[..., Any]:
+    """``write``, forgetting the store's view first (see :func:`_set_union_class`)."""
+
+    @functools.wraps(write)
+    def forgetting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.changed()
+        return write(self, *args, **kwargs)
+
+    return forgetting
+
+
+@functools.cache
+def _set_union_class() -> Any:
+    """oxrdflib's ``OxigraphStore``, with union queries answered on a view whose default graph is a set.
+
+    SPARQL's default graph is a set of triples; Oxigraph's union of named
+    graphs is a bag (a triple three memory graphs hold counts three times).
+    So a query over the union runs on a view
+    (:func:`mif_rdf.load.set_union.union_view`): a store of its own holding
+    every named graph and their distinct triples as its default graph.  The
+    view is never the bundle's data, so no export, push, stream, validation or
+    graph-store read sees it.  It is made at the first union query and kept
+    until the store changes: through rdflib (each write below), through the
+    bulk sink (:func:`sink_for`) or a swap (:func:`replace_oxigraph_store`);
+    code that writes the pyoxigraph store in any other way must call
+    ``changed()``.  The class is made on first use: importing oxrdflib costs
+    every importer of this module time.
+    """
+    from oxrdflib import OxigraphStore
+
+    from mif_rdf.load.set_union import union_view
+
+    class SetUnionOxigraphStore(OxigraphStore):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.version = 0
+            self._view: tuple[Any, int, Any] | None = None  # (the store it copies, its version then, the view)
+
+        def changed(self) -> None:
+            """Forget the view: the store's content changed."""
+            self.version += 1
+            self._view = None
+
+        def view(self) -> Any:
+            """The view of the current content as an rdflib store (made now when there is none)."""
+            inner = self._inner
+            if self._view is None or self._view[0] is not inner or self._view[1] != self.version:
+                self._view = (inner, self.version, _view_class()(store=union_view(inner)))
+            return self._view[2]
+
+        def query(self, query: Any, initNs: Any, initBindings: Any, queryGraph: Any, **kwargs: Any) -> Any:  # noqa: N803
+            if queryGraph != "__UNION__":
+                return super().query(query, initNs, initBindings, queryGraph, **kwargs)
+            prefixes = dict(self._namespace_for_prefix, **initNs)  # the view has no prefix bindings of its own
+            return self.view().query(query, prefixes, initBindings, DATASET_DEFAULT_GRAPH_ID, **kwargs)
+
+    for name in ("add", "addN", "remove", "add_graph", "remove_graph", "update"):  # every write through rdflib
+        setattr(SetUnionOxigraphStore, name, _forgetting(getattr(OxigraphStore, name)))
+    return SetUnionOxigraphStore
 
 
 def oxigraph_store(graph: object) -> Any:
@@ -72,7 +187,7 @@ def oxigraph_store(graph: object) -> Any:
     fall back to the rdflib API.
     """
     store = getattr(graph, "store", None)
-    if ox is None or type(store).__name__ != "OxigraphStore" or not isinstance(graph, Graph):
+    if ox is None or "OxigraphStore" not in {c.__name__ for c in type(store).__mro__} or not isinstance(graph, Graph):
         return None
     inner = getattr(store, "_inner", None)
     return inner if isinstance(inner, ox.Store) else None
@@ -91,12 +206,17 @@ def remote_endpoint(graph: Graph) -> bool:
 def replace_oxigraph_store(dataset: Dataset, store: Any) -> None:
     """Put the pyoxigraph ``store`` under ``dataset`` in place of the one there (a compacted copy of it)."""
     dataset.store._store = store  # type: ignore[attr-defined]  # oxrdflib's store; see oxigraph_store
+    changed = getattr(dataset.store, "changed", None)
+    if changed is not None:
+        changed()
 
 
 def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
     """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
     inner = oxigraph_store(dataset)
-    return None if inner is None else OxigraphSink(inner, on_failure)
+    if inner is None:
+        return None
+    return OxigraphSink(inner, on_failure, on_write=getattr(dataset.store, "changed", None))
 
 
 def memory_copy(graph: Graph) -> Graph | None:
@@ -126,6 +246,33 @@ def optimize(dataset: Dataset) -> None:
     inner = oxigraph_store(dataset)
     if inner is not None:
         inner.optimize()
+
+
+def write_union_view(dataset: Dataset, target: Path) -> None:
+    """Write ``dataset``'s Oxigraph store as a new database in ``target``, with the union of its graphs as a set
+    for default graph (:mod:`mif_rdf.load.set_union`): a query database, never bundle data."""
+    from mif_rdf.load.set_union import add_union_as_default, union_view
+
+    inner = oxigraph_store(dataset)
+    inner.flush()
+    try:
+        inner.backup(str(target))  # an on-disk store: hard links, then the default graph added
+    except (OSError, RuntimeError):  # an in-memory store has no files to link
+        shutil.rmtree(target, ignore_errors=True)
+        view = union_view(inner, target)
+    else:
+        view = ox.Store(str(target))
+        add_union_as_default(view)
+    view.optimize()
+    view.flush()
+
+
+def read_only_view(database: Path) -> Dataset:
+    """A Dataset on the query database ``database`` (:func:`write_union_view`), opened read-only: its default
+    graph is the union as a set, its named graphs the bundle's."""
+    dataset = Dataset(store=_view_class()(store=ox.Store.read_only(str(database))), default_union=False)
+    bind_prefixes(dataset)
+    return dataset
 
 
 def backup(dataset: Dataset, target: Path) -> None:

@@ -21,7 +21,8 @@ measured, and not kept; docs/performance.md.)
 The default graph queries see is an RDF graph, a set (issue 36): Oxigraph's
 union of named graphs counts a triple once per graph that holds it, so the
 served store keeps the distinct triples of every served graph in its own
-default graph, maintained with each publication.
+default graph (:mod:`mif_rdf.load.set_union`, as the Oxigraph queries of
+``query`` and the Python API do), maintained with each publication.
 
 pyoxigraph's in-memory store does not give back the memory of removed quads:
 when the quads removed since the stores were built exceed
@@ -51,6 +52,7 @@ from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.load.incremental import relink, reload
 from mif_rdf.load.loader import fill
+from mif_rdf.load.set_union import keep_default_graph, union_view
 from mif_rdf.load.stores import new_dataset, oxigraph_store, replace_oxigraph_store
 from mif_rdf.nsmodel.access import withheld_reason
 from mif_rdf.nsmodel.audience import Audience
@@ -167,11 +169,7 @@ class ServedBundle:
 
     def _build(self) -> Any:
         """A fresh served store: every quad that may be served, and their distinct triples as the default graph."""
-        store = ox.Store()
-        allowed = [q for q in self.working.quads_for_pattern(None, None, None, None) if self._allowed(q)]
-        store.bulk_extend(q for q in allowed if q.graph_name != DEFAULT)
-        store.bulk_extend(ox.Quad(q.subject, q.predicate, q.object, DEFAULT) for q in allowed)
-        return store
+        return union_view(q for q in self.working.quads_for_pattern(None, None, None, None) if self._allowed(q))
 
     def _snapshot(self, generation: int) -> Snapshot:
         return Snapshot(
@@ -318,13 +316,7 @@ class ServedBundle:
             gone, new = self._sync(graph, subject)
             removed |= gone
             added |= new
-        self.store.extend(ox.Quad(q.subject, q.predicate, q.object, DEFAULT) for q in added)
-        for quad in removed:
-            if not any(
-                q.graph_name != DEFAULT
-                for q in self.store.quads_for_pattern(quad.subject, quad.predicate, quad.object, None)
-            ):
-                self.store.remove(ox.Quad(quad.subject, quad.predicate, quad.object, DEFAULT))
+        keep_default_graph(self.store, added, removed)
         self._removed += len(removed)
 
     def _sync(self, graph: Any, subject: Any = None) -> tuple[set[Any], set[Any]]:

@@ -23,11 +23,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         "query",
         help="run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on a bundle",
         description=(
-            "Load a bundle and run one SPARQL query on the union of its graphs. The prefixes mif: dc: prov: "
-            "schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared."
+            "Load a bundle and run one SPARQL query on the union of its graphs (a set: each triple once). The "
+            "prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared. Without --store, "
+            "Oxigraph answers when it is installed, from a query database kept in the load cache, so a second query "
+            "on an unchanged bundle reads nothing again; rdflib's memory store answers --reason, --as-of and "
+            "mif:validAt/mif:freshness."
         ),
     )
     _common.bundle_options(parser)
+    store = next(action for action in parser._actions if action.dest == "store")
+    store.help = "memory (rdflib) or oxigraph; default: oxigraph when installed and able to answer, else memory"
     parser.add_argument("query", nargs="?", help="the query text (or use --file); - reads it from standard input")
     parser.add_argument(
         "--file", type=Path, metavar="FILE", help="read the query from this file (.rq; - for standard input)"
@@ -64,22 +69,90 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
     )
     _common.as_of_option(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, store=None)  # no --store: Oxigraph when it can answer (see run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mif_rdf.queries import check_query_safety, format_result, run_query
+    from mif_rdf.queries import check_query_safety
 
     text = bound(_query_text(args.query, args.file), args.param)
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
+    if args.store is None:
+        args.store = "oxigraph" if _oxigraph_answers(args, text) else "memory"
+    if args.store == "oxigraph" and args.cache is not False and not (args.reason or args.as_of or args.rev):
+        done = _from_query_view(args, text)
+        if done is not None:
+            return done
     bundle = _common.load(args)
     _common.as_of(bundle, args.as_of)
     if args.reason:
         added = _reason(bundle, args.reason)
         _common.note(f"reasoning ({args.reason}): {added} inferred triples")
-    result = run_query(bundle.dataset, text, allow_service=args.allow_service)
+    return _answer(args, text, bundle.dataset, list(bundle.problems))
+
+
+#: What only rdflib's engine evaluates (mif_rdf.queries.functions): such a query runs on the memory store.
+_RDFLIB_ONLY = re.compile(r"validAt|freshness|strengthAt")
+
+
+def _oxigraph_answers(args: argparse.Namespace, text: str) -> bool:
+    """Whether a query given no ``--store`` runs on Oxigraph: installed, and nothing asked that only rdflib does."""
+    from mif_rdf.load import oxigraph_installed
+
+    return oxigraph_installed() and not (args.reason or args.as_of or _RDFLIB_ONLY.search(text))
+
+
+def _from_query_view(args: argparse.Namespace, text: str) -> int | None:
+    """Answer from the cache's query database (:mod:`mif_rdf.load.cache_view`), writing it first when
+    the bundle changed; None when the cache cannot be used (the caller loads as usual)."""
+    from mif_rdf.load import cached_query_view, default_cache_dir, keep_query_view
+
+    options = {
+        "base_iri": args.base,
+        "engine": args.engine,
+        "limits": _common.limits_of(args),
+        "cache_dir": args.cache_dir or default_cache_dir(),
+        "key": _ontology_key(args),
+    }
+    try:
+        with cached_query_view(args.bundle, **options) as view:
+            if view is not None:
+                _common.detail(f"cache: warm, the query database answers, nothing read again: {view.entry}")
+                return _answer(args, text, view.dataset, view.problems)
+    except MifRdfError as error:  # the cache folder cannot be used: the usual load says why
+        _common.detail(f"cache: no query database ({error})")
+        return None
+    bundle = _common.load(args)
+    keep_query_view(bundle, options["key"])
+    with cached_query_view(args.bundle, **options) as view:
+        if view is not None:
+            _common.detail(f"cache: query database written: {view.entry}")
+            return _answer(args, text, view.dataset, view.problems)
+    return _answer(args, text, bundle.dataset, list(bundle.problems))
+
+
+def _ontology_key(args: argparse.Namespace) -> str:
+    """The ontology files the types graph may read (their folders, names, sizes and times): the query database
+    holds the types graph, so it is made again when one of them changes."""
+    from mif_rdf.ontology import search_path, user_ontology_dirs
+
+    users = user_ontology_dirs() if args.ontology_dir is None else [Path(d) for d in args.ontology_dir]
+    folders = search_path(users, args.bundle.resolve(), [Path(d) for d in getattr(args, "path", None) or ()])
+    stamps = [str(folders)]
+    for folder in folders:
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_file():
+                info = path.stat()
+                stamps.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
+    return "\n".join(stamps)
+
+
+def _answer(args: argparse.Namespace, text: str, dataset: object, problems: list) -> int:
+    from mif_rdf.queries import format_result, run_query
+
+    result = run_query(dataset, text, allow_service=args.allow_service)  # type: ignore[arg-type]
     sys.stdout.write(format_result(result, args.format))
-    errors = sum(1 for p in bundle.problems if p.severity.value == "error")
+    errors = sum(1 for p in problems if p.severity.value == "error")
     if errors:
         _common.note(f"note: the bundle has {counted(errors, 'error')}; 'mif-rdf load {args.bundle}' lists them")
     return _common.EXIT_OK
