@@ -1,0 +1,154 @@
+"""The short request path of ``mif-rdf serve`` (issue 33, item 6): what it skips, and that it skips nothing it must do.
+
+A small answer goes to the client in one piece, with its length, its status
+line and headers in the same write as its body; a query that cannot name
+SERVICE never waits for rdflib's parser, while every query that can still
+goes through the whole check.  The latency figures themselves live in
+``benchmarks/bench_serve.py`` (docs/serve.md), never in a timed test.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import urllib.parse
+from collections.abc import Iterator
+from http import HTTPStatus
+
+import pytest
+
+from conftest import EXAMPLES
+from mif_rdf import load_bundle
+from mif_rdf.serve import protocol, start, stop
+from mif_rdf.serve.protocol import HttpError, check_safety
+from mif_rdf.serve.server import BundleServer, _JoinedWrites
+
+SMALL = "SELECT ?m WHERE { ?m <https://mif-spec.dev/ns/conceptType> ?t } LIMIT 3"
+#: more than one 64 KiB piece of JSON: streamed, not sent whole
+LARGE = "SELECT * WHERE { ?s ?p ?o }"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[BundleServer]:
+    running, watcher = start(load_bundle(EXAMPLES, store="oxigraph"), port=0, watch=False)
+    yield running
+    stop(running, watcher)
+
+
+def _get(server: BundleServer, query: str, method: str = "GET") -> http.client.HTTPResponse:
+    host, port = server.server_address
+    connection = http.client.HTTPConnection(str(host), int(port), timeout=30)
+    connection.request(
+        method,
+        "/query?" + urllib.parse.urlencode({"query": query}),
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    return connection.getresponse()
+
+
+def test_a_small_answer_goes_whole_with_its_length_a_large_one_streamed(server: BundleServer) -> None:
+    small = _get(server, SMALL)
+    body = small.read()
+    assert small.status == 200 and small.getheader("Content-Length") == str(len(body))
+    assert small.getheader("Transfer-Encoding") is None and small.getheader("Vary") == "Accept"
+    assert len(json.loads(body)["results"]["bindings"]) == 3
+    large = _get(server, LARGE)
+    body = large.read()
+    assert large.status == 200 and large.getheader("Transfer-Encoding") == "chunked"
+    assert len(body) > 64 * 1024 and json.loads(body)["results"]["bindings"]
+
+
+def test_a_head_request_gets_the_headers_and_no_length_it_cannot_know(server: BundleServer) -> None:
+    answer = _get(server, SMALL, method="HEAD")
+    assert answer.status == 200 and answer.read() == b""
+    assert answer.getheader("Content-Type", "").startswith("application/sparql-results+json")
+    assert answer.getheader("Content-Length") in (None, str(len(_get(server, SMALL).read())))
+    follow = _get(server, SMALL)  # the connection's next answer is whole: the HEAD's head was not left behind
+    assert follow.status == 200 and json.loads(follow.read())["results"]["bindings"]
+
+
+def test_status_line_and_headers_go_out_in_the_same_packet_as_a_small_body(server: BundleServer) -> None:
+    """One ``recv`` after the request gets the whole answer: head and body were one write (``TCP_NODELAY``)."""
+    host, port = server.server_address
+    target = "/query?" + urllib.parse.urlencode({"query": SMALL})
+    with socket.create_connection((str(host), int(port)), timeout=30) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: localhost\r\nAccept: text/csv\r\n\r\n".encode())
+        first = sock.recv(65536)
+    head, _, body = first.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and body.startswith(b"m\r\n") and body.count(b"\r\n") == 4
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_extra_info(self, name: str) -> str:
+        return f"info {name}"
+
+
+def test_joined_writes_hold_a_head_until_its_body_and_never_a_continue() -> None:
+    transport = _Transport()
+    joined = _JoinedWrites(transport)
+    joined.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    assert transport.writes == [b"HTTP/1.1 100 Continue\r\n\r\n"]  # the client waits for it before its body
+    joined.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+    assert len(transport.writes) == 1
+    joined.write(b"ok")
+    assert transport.writes[1:] == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"]
+    joined.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")  # a HEAD answer: no body follows
+    joined.flush()
+    assert transport.writes[2:] == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n"]
+    joined.write(b"HTTP/1.1 503 Service Unavailable\r\n\r\n")
+    joined.close()
+    assert transport.writes[3:] == [b"HTTP/1.1 503 Service Unavailable\r\n\r\n"] and transport.closed
+    assert joined.get_extra_info("peername") == "info peername"
+
+
+def test_only_a_query_that_can_name_service_is_parsed_by_rdflib(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+
+    def full_check(query: str, *, allow_service: bool = False) -> None:
+        parsed.append(query)
+
+    monkeypatch.setattr(protocol, "check_query_safety", full_check)
+    protocol._refusal.cache_clear()
+    check_safety("SELECT * WHERE { ?s ?p ?o } # a comment", False)
+    check_safety("SELECT * WHERE { ?s <urn:x:SERVICE> ?o }", True)  # allowed: nothing to find
+    assert parsed == []
+    mentions = [
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:1/> { ?s ?p ?o } }",
+        "SELECT * WHERE { ?s <urn:x:serviceLevel> ?o }",
+        "SELECT * WHERE { \\u0053ERVICE <http://127.0.0.1:1/> { ?s ?p ?o } }",
+        "SELECT * WHERE { \\U00000073ervice <http://127.0.0.1:1/> { ?s ?p ?o } }",
+    ]
+    for query in mentions:
+        check_safety(query, False)
+    assert parsed == mentions
+    protocol._refusal.cache_clear()
+
+
+def test_the_text_checks_still_run_on_every_query() -> None:
+    for query, word in [
+        ("SELECT * WHERE " + "{" * 200 + "}" * 200, "deep"),
+        ("SELECT * WHERE { ?s ?p ?o } # a\rSERVICE", "carriage return"),
+        ("SELECT * WHERE { ?s ?p '\udc80' }", "Unicode"),
+    ]:
+        with pytest.raises(HttpError) as refused:
+            check_safety(query, False)
+        assert refused.value.status == HTTPStatus.BAD_REQUEST and word in refused.value.message
+
+
+def test_an_update_sent_as_a_query_is_still_refused_as_read_only(server: BundleServer) -> None:
+    for update in ("INSERT DATA { <urn:x:a> <urn:x:b> <urn:x:c> }", "CLEAR ALL"):
+        answer = _get(server, update)
+        assert answer.status == 403 and b"SPARQL Update" in answer.read()
+    broken = _get(server, "SELECT ?x WHERE { ?x ?y }")
+    assert broken.status == 400 and b"syntax error" in broken.read()
