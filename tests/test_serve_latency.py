@@ -15,14 +15,20 @@ import socket
 import urllib.parse
 from collections.abc import Iterator
 from http import HTTPStatus
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import EXAMPLES
 from mif_rdf import load_bundle
-from mif_rdf.serve import protocol, start, stop
+from mif_rdf.load.stores import oxigraph_store
+from mif_rdf.ontology import add_types_graph
+from mif_rdf.serve import protocol, retyping, start, stop
 from mif_rdf.serve.protocol import HttpError, check_safety
+from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.server import BundleServer, _JoinedWrites
+from test_validation_ontology import typed_bundle
 
 SMALL = "SELECT ?m WHERE { ?m <https://mif-spec.dev/ns/conceptType> ?t } LIMIT 3"
 #: more than one 64 KiB piece of JSON: streamed, not sent whole
@@ -152,3 +158,47 @@ def test_an_update_sent_as_a_query_is_still_refused_as_read_only(server: BundleS
         assert answer.status == 403 and b"SPARQL Update" in answer.read()
     broken = _get(server, "SELECT ?x WHERE { ?x ?y }")
     assert broken.status == 400 and b"syntax error" in broken.read()
+
+
+# -- the edit path: only the changed memories are typed again -----------------------------------------
+def _types_of(store: Any, name: Any) -> set[str]:
+    return {str(q) for q in store.quads_for_pattern(None, None, None, name)}
+
+
+def test_an_edit_types_only_its_memory_and_the_graph_equals_a_fresh_typing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = typed_bundle(tmp_path / "b")
+    monkeypatch.delenv("MIF_RDF_ONTOLOGY_PATH", raising=False)
+    bundle = load_bundle(root, store="oxigraph", progress=False)
+    add_types_graph(bundle)
+    served = ServedBundle(bundle)
+    asked: list[list[str] | None] = []
+    real = retyping.placements
+    monkeypatch.setattr(
+        retyping,
+        "placements",
+        lambda b, memories=None: asked.append(None if memories is None else list(memories)) or real(b, memories),
+    )
+    edits = [
+        ("m/asset.md", "_semantic/assets", "_episodic/inspections"),  # another class
+        ("m/untyped.md", "_semantic/decisions", "_semantic/assets"),  # typed now
+        ("m/prune.md", "_procedural/pruning", "_semantic/decisions"),  # untyped: its class goes out of use
+        ("m/deep.md", None, None),  # deleted
+    ]
+    for relpath, old, new in edits:
+        path = root / relpath
+        if old is None:
+            path.unlink()
+        else:
+            path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        assert served.apply([relpath])
+        fresh = load_bundle(root, store="oxigraph", progress=False)
+        add_types_graph(fresh)
+        name = served.types.name
+        expected = _types_of(oxigraph_store(fresh.dataset), name)
+        assert expected and _types_of(served.current().store, name) == expected, relpath
+        assert _types_of(served.working, name) == expected, relpath
+    assert asked and all(a is not None and len(a) == 1 for a in asked), asked  # one memory each, never the bundle
+    pruning = {q for q in _types_of(served.current().store, served.types.name) if "pruning-guide" in q}
+    assert not pruning  # no memory has the class any more: its chain left with it

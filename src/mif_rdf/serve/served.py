@@ -56,9 +56,10 @@ from mif_rdf.nsmodel.access import withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import GRAPH_INHERITED, GRAPH_NAMESPACES
 from mif_rdf.serve.findings import _redacted, _says_local, shown
+from mif_rdf.serve.retyping import TypesGraph
 from mif_rdf.serve.snapshot import DEFAULT, Snapshot
 from mif_rdf.source.bundle_files import is_concept_name, is_entity_path, loadable
-from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
+from mif_rdf.source.identity import graph_iri
 from mif_rdf.validation.user_shapes import ShapesSource
 
 T = TypeVar("T")
@@ -99,6 +100,7 @@ class ServedBundle:
         self._seq = 0  # odd while a publication writes the served store
         self._validation: tuple[int, list[Problem]] | None = None
         self._withheld, self._hidden, self._memory_graphs = self._policy()
+        self.types = TypesGraph(bundle)  # <base>#types, typed again memory by memory
         self.store = self._build()
         self._removed = 0  # quads removed from the served store since it was built
         self._published = self._snapshot(0)
@@ -139,8 +141,12 @@ class ServedBundle:
         withheld: set[Any] = set()
         hidden: set[Any] = set()
         if not self.include_local or self.audience is not None:
+            reasons: dict[Any, bool] = {}  # per namespace: a bundle has few, and each judgement reads it again
             for iri, doc_iri, namespace in self._owners():
-                if withheld_reason(namespace, self.audience, include_local=self.include_local):
+                key = namespace if isinstance(namespace, str) else (type(namespace).__name__, repr(namespace))
+                if key not in reasons:
+                    reasons[key] = bool(withheld_reason(namespace, self.audience, include_local=self.include_local))
+                if reasons[key]:
                     withheld.add(ox.NamedNode(iri))
                     hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
             if self.audience is not None:  # it describes every party's agreements
@@ -216,7 +222,10 @@ class ServedBundle:
             }
             subjects = reload(self.bundle, *relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
             policy = self._policy()
-            graphs = before | self._graphs_of(relpaths) | {self._retyped()}
+            graphs = before | self._graphs_of(relpaths)
+            typed = self.types.retype(self.working, {g.value for g in graphs})  # a namespace may have changed
+            if typed is None:
+                graphs.add(self.types.name)
             links = ox.NamedNode(self.bundle.links_graph_iri)
             if policy[:2] != (
                 self._withheld,
@@ -231,17 +240,12 @@ class ServedBundle:
                 inherited,
             )  # the graphs every memory writes into
             shared = [(g, ox.NamedNode(s)) for g in every if g not in graphs for s in subjects]
+            shared += [(self.types.name, s) for s in typed or () if self.types.name not in graphs]
             self._publish(lambda: self._sync_all([(g, None) for g in graphs] + shared))
-            if self._removed > max(COMPACT_MIN, COMPACT_RATIO * len(self.store)):
+            # len() of a store counts its quads (a quarter of a second at 10,000 memories): asked only past the minimum
+            if self._removed > COMPACT_MIN and self._removed > COMPACT_RATIO * len(self.store):
                 self.compact()
         return True
-
-    def _retyped(self) -> Any:
-        """Write the working bundle's extended types again (a namespace may have changed); the graph's name."""
-        from mif_rdf.ontology import add_types_graph
-
-        add_types_graph(self.bundle)
-        return ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_TYPES))
 
     def reload_all(self) -> None:
         """Load the bundle again from scratch (its configuration changed) and serve the new load."""
@@ -260,6 +264,7 @@ class ServedBundle:
         add_types_graph(fresh)
         with self.writing:
             self.bundle, self.working = fresh, oxigraph_store(fresh.dataset)
+            self.types = TypesGraph(fresh)
             self.kept = set()
             self._withheld, self._hidden, self._memory_graphs = self._policy()
             store = self._build()
