@@ -73,8 +73,9 @@ class TypesGraph:
         for cls, count in self._members.items():
             if count > 0:
                 if cls not in self._chains:
+                    term = OxigraphSink.term
                     self._chains[cls] = {
-                        ox.Quad(*(OxigraphSink.term(t) for t in triple), self.name) for triple in self.typer.chain(cls)
+                        ox.Quad(term(s), term(p), term(o), self.name) for s, p, o in self.typer.chain(cls)
                     }
                 quads |= self._chains[cls]
         return quads
