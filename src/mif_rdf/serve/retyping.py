@@ -21,6 +21,7 @@ from rdflib import URIRef
 
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.oxigraph_sink import OxigraphSink
+from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.ontology.extended_types import Typer, placements
 from mif_rdf.source.identity import GRAPH_TYPES, graph_iri
 
@@ -30,8 +31,8 @@ RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 class TypesGraph:
     """Each memory's extended class and the class chains in use, as ``<base>#types`` holds them.
 
-    The first :meth:`retype` writes the whole graph (the bundle may have
-    been served untyped); later ones only the difference.
+    The first :meth:`retype` writes the whole graph when the bundle was not
+    typed so already (served untyped); later ones only the difference.
     """
 
     def __init__(self, bundle: LoadedBundle) -> None:
@@ -41,8 +42,9 @@ class TypesGraph:
         self.classes: dict[str, URIRef] = {}  # memory IRI -> its class
         self._members: Counter[URIRef] = Counter()  # class -> how many memories have it
         self._chains: dict[URIRef, set[Any]] = {}  # class -> its chain, as quads of the graph
-        self._written = False
         self._type(p.memory for p in placements(bundle))
+        store = oxigraph_store(bundle.dataset)  # already typed as this would type it (the CLI types at load)?
+        self._written = store is not None and set(store.quads_for_pattern(None, None, None, self.name)) == self._all()
 
     def _type(self, memories: Iterable[str]) -> dict[str, URIRef | None]:
         """Type ``memories`` again; the class each had before, for those whose class changed."""
@@ -80,6 +82,9 @@ class TypesGraph:
                 quads |= self._chains[cls]
         return quads
 
+    def _all(self) -> set[Any]:
+        return {self._type_quad(m, c) for m, c in self.classes.items()} | self._hierarchy()
+
     def retype(self, store: Any, memories: Iterable[str]) -> set[Any] | None:
         """Type ``memories`` (IRIs) again and write the difference into the working ``store``.
 
@@ -90,8 +95,7 @@ class TypesGraph:
         changed = self._type(memories)
         if not self._written:
             store.remove_graph(self.name)
-            store.extend([self._type_quad(m, c) for m, c in self.classes.items()])
-            store.extend(self._hierarchy())
+            store.extend(self._all())
             self._written = True
             return None
         gone = {self._type_quad(m, old) for m, old in changed.items() if old is not None}

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
@@ -99,6 +99,7 @@ class ServedBundle:
         self.writing = threading.Lock()  # one reload at a time; validation reads the working bundle under it too
         self._seq = 0  # odd while a publication writes the served store
         self._validation: tuple[int, list[Problem]] | None = None
+        self._judged: dict[tuple[str, str], tuple[Any, ...]] = {}  # record key -> (record, its part of the policy)
         self._withheld, self._hidden, self._memory_graphs = self._policy()
         self.types = TypesGraph(bundle)  # <base>#types, typed again memory by memory
         self.store = self._build()
@@ -137,28 +138,46 @@ class ServedBundle:
 
     # -- what may be served ------------------------------------------------------------
     def _policy(self) -> tuple[frozenset[Any], frozenset[Any], frozenset[Any]]:
-        """Graphs withheld (``_local``), the terms other graphs may not mention, every memory graph."""
+        """Graphs withheld (``_local``), the terms other graphs may not mention, every memory graph.
+
+        Each memory and entity is judged again only when its record changed
+        (a reload replaces the records of the files it reads): judging all
+        10,000 memories of a bundle took 0.1-0.4 s of every edit.
+        """
+        records: dict[tuple[str, str], Any] = {("m", k): r for k, r in self.bundle.memories.items()}
+        records.update({("e", k): r for k, r in self.bundle.entities.items()})
+        judged = self._judged
+        for key in judged.keys() - records.keys():
+            del judged[key]
+        for key, record in records.items():
+            if key not in judged or judged[key][0] is not record:
+                judged[key] = (record, *self._judge(key[0] == "m", record))
         withheld: set[Any] = set()
         hidden: set[Any] = set()
-        if not self.include_local or self.audience is not None:
-            reasons: dict[Any, bool] = {}  # per namespace: a bundle has few, and each judgement reads it again
-            for iri, doc_iri, namespace in self._owners():
-                key = namespace if isinstance(namespace, str) else (type(namespace).__name__, repr(namespace))
-                if key not in reasons:
-                    reasons[key] = bool(withheld_reason(namespace, self.audience, include_local=self.include_local))
-                if reasons[key]:
-                    withheld.add(ox.NamedNode(iri))
-                    hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
-            if self.audience is not None:  # it describes every party's agreements
-                withheld.add(ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)))
-        memory_graphs = frozenset(ox.NamedNode(m.iri) for m in self.bundle.memories.values())
+        for _, graph, terms, _ in judged.values() if self._withholds() else ():
+            if graph is not None:
+                withheld.add(graph)
+                hidden.update(terms)
+        if self.audience is not None:  # it describes every party's agreements
+            withheld.add(ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)))
+        memory_graphs = frozenset(g for _, _, _, g in judged.values() if g is not None)
         return frozenset(withheld), frozenset(hidden), memory_graphs
 
-    def _owners(self) -> Iterator[tuple[str, str, Any]]:
-        for m in self.bundle.memories.values():
-            yield m.iri, m.doc_iri, m.frontmatter.get("namespace")
-        for e in self.bundle.entities.values():
-            yield e.iri, e.doc_iri, e.data.get("namespace")
+    def _withholds(self) -> bool:
+        return not self.include_local or self.audience is not None
+
+    def _judge(self, memory: bool, record: Any) -> tuple[Any, tuple[Any, ...], Any]:
+        """One record's part of the policy: its graph if withheld, the terms it hides, its graph if a memory."""
+        namespace = record.frontmatter.get("namespace") if memory else record.data.get("namespace")
+        graph = ox.NamedNode(record.iri)
+        withheld = self._withholds() and bool(
+            withheld_reason(namespace, self.audience, include_local=self.include_local)
+        )
+        return (
+            graph if withheld else None,
+            (graph, ox.NamedNode(record.doc_iri)) if withheld else (),
+            graph if memory else None,
+        )
 
     def _allowed(self, quad: Any) -> bool:
         if quad.graph_name in self._withheld:
