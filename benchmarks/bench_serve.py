@@ -106,6 +106,19 @@ def latencies(url: str, query: str, clients: int, requests: int) -> tuple[list[f
     return found, time.perf_counter() - started
 
 
+def wait_until_answering(url: str) -> None:
+    """Poll ``url`` (a server just started) until it answers, for at most a minute."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=5).read()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{url} did not start") from None
+            time.sleep(0.1)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -141,15 +154,7 @@ def compare_with_oxigraph(server: ServeProcess, folder: Path, clients: int, requ
     )
     try:
         base_url = f"http://127.0.0.1:{port}/query"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(base_url, timeout=5).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("oxigraph serve did not start") from None
-                time.sleep(0.1)
+        wait_until_answering(base_url)
         lines = [
             "| query | server | p50 | p99 | requests/s | p50 vs Oxigraph (median of rounds; range) |",
             "|---|---|---|---|---|---|",

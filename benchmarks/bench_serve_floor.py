@@ -22,8 +22,6 @@ import statistics
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_serve import QUERIES, latencies, percentile  # noqa: E402
+from bench_serve import QUERIES, latencies, percentile, wait_until_answering  # noqa: E402
 from oxigraph_server import free_port, oxigraph_command  # noqa: E402
 
 BODY = b'{"head":{"vars":["m","title"]},"results":{"bindings":[]}}'
@@ -69,18 +67,6 @@ def constant_app(port: int, http: str, hop: bool) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, lifespan="off", access_log=False, proxy_headers=False)
 
 
-def _wait(url: str) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5).read()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{url} did not start") from None
-            time.sleep(0.1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("store", type=Path, help="an Oxigraph store folder (bench_serve.py's oxigraph-baseline)")
@@ -105,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             processes.append(subprocess.Popen(serve, stderr=subprocess.DEVNULL))
             urls[name] = f"http://127.0.0.1:{port}/query"
         for url in urls.values():
-            _wait(url)
+            wait_until_answering(url)
             latencies(url, query, 4, 5)
         found: dict[str, list[tuple[float, float, float]]] = {name: [] for name in urls}
         for _ in range(args.rounds):
