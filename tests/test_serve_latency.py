@@ -209,3 +209,18 @@ def test_an_edit_types_only_its_memory_and_the_graph_equals_a_fresh_typing(
     assert asked and all(a is not None and len(a) == 1 for a in asked), asked  # one memory each, never the bundle
     pruning = {q for q in _types_of(served.current().store, served.types.name) if "pruning-guide" in q}
     assert not pruning  # no memory has the class any more: its chain left with it
+
+
+@pytest.mark.parametrize("service", ["SERVICE", "sErViCe", "\\u0053ERVICE", "\\U00000053ERVICE"])
+def test_a_service_only_oxigraph_can_read_never_reaches_the_network(server: BundleServer, service: str) -> None:
+    """LATERAL is Oxigraph's, not rdflib's: the query takes the whole check (the word is there) and is refused."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(0.5)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/sparql"
+        query = f"SELECT * WHERE {{ ?s ?p ?o LATERAL {{ {service} <{url}> {{ ?s ?p ?o }} }} }}"
+        answer = _get(server, query)
+        assert answer.status == 400 and b"SERVICE" in answer.read()
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nobody called
+    lateral = _get(server, "SELECT * WHERE { ?s ?p ?o LATERAL { BIND(1 AS ?x) } } LIMIT 1")
+    assert lateral.status == 200 and len(json.loads(lateral.read())["results"]["bindings"]) == 1
