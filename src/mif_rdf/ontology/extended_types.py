@@ -124,8 +124,8 @@ PLACEMENTS = """SELECT ?memory ?ontology ?namespace ?payload_type WHERE {
 }"""
 
 
-def placements(bundle: LoadedBundle) -> list[Placement]:
-    """Every memory that names an ontology and has a namespace.
+def placements(bundle: LoadedBundle, memories: Iterable[str] | None = None) -> list[Placement]:
+    """Every memory that names an ontology and has a namespace (of ``memories`` only, when given: their IRIs).
 
     Read from the graph, not the parsed frontmatter, so a warm cached load
     need not read its records: on Oxigraph by one query, on rdflib's store by
@@ -138,6 +138,9 @@ def placements(bundle: LoadedBundle) -> list[Placement]:
     store = oxigraph_store(dataset)
     if store is not None:  # Oxigraph answers the query natively (its own terms: no rdflib term per value)
         query = f"PREFIX mif: <{MIF}>\n{PLACEMENTS}"
+        if memories is not None:  # an index lookup per memory, not a scan of the bundle
+            values = " ".join(f"<{iri}>" for iri in memories)
+            query = query.replace("WHERE {", f"WHERE {{ VALUES ?memory {{ {values} }}", 1)
         for memory, ontology, namespace, payload in store.query(query, use_default_graph_as_union=True):
             found.setdefault(
                 memory.value,
@@ -149,8 +152,13 @@ def placements(bundle: LoadedBundle) -> list[Placement]:
                 ),
             )
         return list(found.values())
+    wanted = None if memories is None else set(memories)
     for memory, ontology in dataset.subject_objects(MIF.ontology):
-        if not isinstance(ontology, URIRef) or str(memory) in found:
+        if (
+            not isinstance(ontology, URIRef)
+            or str(memory) in found
+            or (wanted is not None and str(memory) not in wanted)
+        ):
             continue
         namespace = next(dataset.objects(memory, MIF.namespace), None)
         if namespace is None:
@@ -209,6 +217,10 @@ class Typer:
         cls = entity_class(entity.origin.ontology, entity.name)
         self._used.setdefault(cls, compilation.owl)
         return cls
+
+    def chain(self, cls: URIRef) -> list[Triple]:
+        """The label and ``rdfs:subClassOf`` chain of one class :meth:`class_of` gave."""
+        return class_chain(cls, self._used[cls])
 
     def hierarchy(self) -> list[Triple]:
         """Each used class's label and ``rdfs:subClassOf`` chain (each triple once)."""

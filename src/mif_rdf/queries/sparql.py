@@ -146,6 +146,28 @@ def check_query_bounds(query: str, *, max_bytes: int = MAX_QUERY_BYTES, max_dept
             depth -= 1
 
 
+def check_query_text(query: str, *, allow_service: bool = False) -> None:
+    """The checks of :func:`check_query_safety` that read the text only (no parser): Unicode, size and depth, and
+    (unless SERVICE is allowed) no lone carriage return."""
+    check_unicode(query)
+    check_query_bounds(query)
+    if not allow_service and "\r" in query.replace("\r\n", ""):
+        raise MifRdfError(
+            "the query has a carriage return that does not end a line (\\r without \\n): "
+            "query engines disagree on where a comment ends there; use \\n or \\r\\n line ends"
+        )
+
+
+def mentions_service(query: str) -> bool:
+    """Whether the letters ``service`` appear anywhere in the query, in any case, codepoint escapes decoded.
+
+    Without them no engine can read a SERVICE clause in the text, whatever it
+    makes of comments and strings: a server may then skip rdflib's parse
+    (10-40 ms) and still refuse federation exactly as :func:`check_query_safety` does.
+    """
+    return bool(_SERVICE_WORD.search(_ESCAPE.sub(_unescape, query) if "\\" in query else query))
+
+
 def check_query_safety(query: str, *, allow_service: bool = False) -> None:
     """Refuse oversized queries, updates and (unless allowed) SERVICE federation, before anything runs.
 
@@ -158,13 +180,7 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
     SERVICE appears (codepoint escapes decoded), is refused: failing closed
     keeps it off the network.
     """
-    check_unicode(query)
-    check_query_bounds(query)
-    if not allow_service and "\r" in query.replace("\r\n", ""):
-        raise MifRdfError(
-            "the query has a carriage return that does not end a line (\\r without \\n): "
-            "query engines disagree on where a comment ends there; use \\n or \\r\\n line ends"
-        )
+    check_query_text(query, allow_service=allow_service)
     try:
         parsed = _parsed(query)
     except RecursionError:
@@ -178,7 +194,7 @@ def check_query_safety(query: str, *, allow_service: bool = False) -> None:
                 "this is a SPARQL Update; queries only read. A bundle's markdown files are its source of truth: "
                 "change them, or call mif_rdf.queries.run_update on a loaded dataset and write it back"
             ) from None
-        if not allow_service and _SERVICE_WORD.search(_ESCAPE.sub(_unescape, query)):
+        if not allow_service and mentions_service(query):
             raise MifRdfError(
                 "this query mentions SERVICE and cannot be checked (rdflib cannot parse it), so it is not run: "
                 "SERVICE would fetch from the network. Allow it explicitly (--allow-service, allow_service=True) if "

@@ -50,6 +50,8 @@ from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.stream import Job, Stopped
 
 _TEXT = "text/plain; charset=utf-8"
+#: Seconds after which a request still at work gets a task that notices its client hang up (and stops its work).
+_WATCH_AFTER = 0.02
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ class App:
                 + len(scope["query_string"])
                 + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
             )
-            if head > self.limits.max_head:  # h11 bounds a head that arrives in pieces; this one came whole
+            if head > self.limits.max_head:  # .server bounds a head that arrives in pieces; this one came whole
                 raise HttpError(
                     HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
                     f"the request line and headers are larger than {self.limits.max_head} bytes",
@@ -218,29 +220,41 @@ class App:
             f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
             {"Retry-After": "1"},
         )
-        if self._waiting >= self.limits.max_waiting:
-            raise busy
-        self._waiting += 1
-        try:
-            await asyncio.wait_for(self._slots.acquire(), self.limits.queue_wait)
-        except TimeoutError:
-            raise busy from None
-        finally:
-            self._waiting -= 1
+        slots = self._slots
+        if slots.locked():  # every worker busy: wait for one (a free one is taken without a task or a timer)
+            if self._waiting >= self.limits.max_waiting:
+                raise busy
+            self._waiting += 1
+            try:
+                await asyncio.wait_for(slots.acquire(), self.limits.queue_wait)
+            except TimeoutError:
+                raise busy from None
+            finally:
+                self._waiting -= 1
+        else:
+            await slots.acquire()
         loop = asyncio.get_running_loop()
         job = Job(loop, self.limits.max_result_bytes)
-        slots = self._slots
         self._workers.put((job, request, loop, slots))
-        watcher = asyncio.ensure_future(_until_disconnect(receive, job))
+        # the time limit, and a watcher of the client for answers that take a while: timers, not tasks, so a
+        # quick answer costs no extra turns of the event loop
+        expiry = loop.call_later(self.limits.query_timeout, job.events.put_nowait, ("timeout",))
+        watchers: list[asyncio.Future[None]] = []
+        watch = loop.call_later(
+            _WATCH_AFTER, lambda: watchers.append(asyncio.ensure_future(_until_disconnect(receive, job)))
+        )
         try:
-            return await self._stream(job, send, cors)
+            return await self._stream(job, send, cors, request.method == "HEAD")
         except (
             asyncio.CancelledError
         ):  # cancelled past the shutdown grace: the worker stops at the engine's next result
             job.stop()
             return 0
         finally:
-            watcher.cancel()
+            expiry.cancel()
+            watch.cancel()
+            for watcher in watchers:
+                watcher.cancel()
 
     def _run(self, job: Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
         """The worker thread: everything pyoxigraph makes is made, written and freed here."""
@@ -270,15 +284,15 @@ class App:
             except RuntimeError:
                 pass
 
-    async def _stream(self, job: Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str]) -> int:
+    async def _stream(
+        self, job: Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str], head_only: bool
+    ) -> int:
         """Send the worker's answer: its status once the first piece (or the end) is there, then the pieces."""
-        deadline = time.monotonic() + self.limits.query_timeout
         head: tuple[Any, ...] | None = None
         sent_head = False
         while True:
-            try:
-                event = await asyncio.wait_for(job.events.get(), max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
+            event = await job.events.get()
+            if event[0] == "timeout":
                 job.stop()
                 if sent_head:
                     return 200  # cut: returning without the last piece closes the connection
@@ -309,6 +323,14 @@ class App:
             if kind == "start":
                 head = event
                 continue
+            if kind == "whole":  # the answer in one piece: sent with its length (a HEAD's is not known)
+                _, status, ctype, extra, body = event
+                extra = _merged(extra, cors)
+                if not head_only:
+                    extra["Content-Length"] = str(len(body))
+                await send({"type": "http.response.start", "status": status, "headers": _headers(ctype, extra)})
+                await send({"type": "http.response.body", "body": body, "more_body": False})
+                return int(status)
             assert head is not None
             if not sent_head:
                 extra = _merged(head[3], cors)

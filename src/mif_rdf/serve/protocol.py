@@ -38,7 +38,7 @@ import pyoxigraph as ox
 from rdflib.plugins.sparql import prepareQuery
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.queries.sparql import INIT_NS, check_query_safety
+from mif_rdf.queries.sparql import INIT_NS, check_query_safety, check_query_text, mentions_service
 from mif_rdf.queries.syntax import syntax_error
 from mif_rdf.serve import negotiate, views
 from mif_rdf.serve.served import ServedBundle
@@ -200,6 +200,7 @@ def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryO
     try:
         return store.query(query, prefixes=INIT_NS, **dataset)
     except SyntaxError as exc:
+        check_parsed(query, options.allow_service)  # an update, say, gets its own answer
         raise HttpError(HTTPStatus.BAD_REQUEST, str(syntax_error(query, exc))) from None  # the token, shown
     except OSError as exc:  # a SERVICE call that failed (only with --allow-service)
         raise HttpError(HTTPStatus.BAD_GATEWAY, f"the query could not be evaluated: {exc}") from None
@@ -288,14 +289,32 @@ def _api(served: ServedBundle, options: QueryOptions, request: Request, out: Out
 
 
 def check_safety(query: str, allow_service: bool) -> None:
-    """Refuse updates and (unless allowed) SERVICE, as ``mif-rdf query`` does.
+    """Refuse what :func:`check_query_safety` refuses, reading the query with rdflib's parser only where it must.
 
-    :func:`check_query_safety` reads the query with rdflib's parser; a query
-    only Oxigraph understands could hide a ``SERVICE`` from it, so such a
-    query that contains the keyword at all is refused too (fail closed).
+    rdflib's parser takes 10-40 ms, Oxigraph's well under one; the parse only
+    finds SERVICE clauses and updates.  So a query whose text does not
+    contain the letters ``service`` (codepoint escapes decoded: then no engine
+    can read a SERVICE clause in it) gets the text checks alone (size, depth,
+    Unicode, lone carriage returns) and goes to Oxigraph, which cannot run an
+    update as a query: its syntax error then goes through the whole check
+    (:func:`check_parsed`), so an update still gets the read-only answer.
+    A query that mentions SERVICE is parsed first, and refused unless allowed
+    (a query only Oxigraph understands that contains the word is refused too:
+    fail closed).
+    """
+    try:
+        check_query_text(query, allow_service=allow_service)
+    except MifRdfError as exc:
+        raise HttpError(HTTPStatus.BAD_REQUEST, str(exc)) from None
+    if not allow_service and mentions_service(query):
+        check_parsed(query, allow_service)
+
+
+def check_parsed(query: str, allow_service: bool) -> None:
+    """The whole :func:`check_query_safety`, rdflib's parse included.
+
     A verdict is a function of the text alone, so it is remembered for the
-    last queries seen: rdflib's parser takes 10-40 ms, the page and clients
-    repeat their queries.
+    last queries seen: the page and clients repeat their queries.
     """
     refusal = _refusal(query, allow_service)
     if refusal is not None:

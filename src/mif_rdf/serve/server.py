@@ -1,13 +1,14 @@
 """The server of ``mif-rdf serve``: the ASGI application (:mod:`.http`) on uvicorn, in a thread of its own.
 
 Why uvicorn (measured in docs/decisions.md): its event loop holds any
-number of idle or slow connections without a thread each, and h11 parses
-requests within a size bound.  Here uvicorn's HTTP/1.1 protocol also gets a
+number of idle or slow connections without a thread each.  Its HTTP/1.1
+protocol on httptools (a C parser) here also gets a size bound and a
 deadline on the request head (:class:`_HeadDeadline`): a request line and
 headers of at most ``max_head`` bytes, arriving within ``head_timeout``
 seconds of the connection (or of the previous answer on a kept-alive one),
-so a client trickling a byte a second is dropped.  uvicorn's own messages are one
-line each on standard error, never a traceback.
+so a client trickling a byte a second is dropped; and a response's head
+goes out in one write with its body (:class:`_JoinedWrites`).  uvicorn's own
+messages are one line each on standard error, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from mif_rdf.serve.access import Access
 from mif_rdf.serve.http import App, ServerLimits
@@ -30,13 +31,15 @@ from mif_rdf.serve.protocol import QueryOptions
 from mif_rdf.serve.served import ServedBundle
 
 
-class _HeadDeadline(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, plus a deadline on the request head: a client that trickles is dropped.
+class _HeadDeadline(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol on httptools, plus a deadline and a size bound on the request head.
 
     uvicorn times out idle kept-alive connections but restarts nothing while
     bytes keep arriving; here the request line and headers must be complete
     within ``head_timeout`` seconds of the connection or of the previous answer,
-    in at most ``max_head`` bytes (h11 bounds only a head that arrives in pieces).
+    in at most ``max_head`` bytes (httptools' parser has no bound of its own).
+    httptools (llhttp, in C) rather than uvicorn's pure-Python h11: h11 took
+    about 40% of the server's time on a small query (docs/decisions.md).
     """
 
     head_timeout = 10.0
@@ -45,7 +48,8 @@ class _HeadDeadline(H11Protocol):
     _head_bytes = 0
 
     def connection_made(self, transport: Any) -> None:
-        super().connection_made(transport)
+        self._joined = _JoinedWrites(transport)
+        super().connection_made(cast(asyncio.Transport, self._joined))  # the transport's interface, by delegation
         sock = transport.get_extra_info("socket")
         # asyncio sets it only on sockets made with proto=IPPROTO_TCP; without it,
         # Nagle and delayed ACKs add 40 ms per answer
@@ -81,6 +85,7 @@ class _HeadDeadline(H11Protocol):
             self.send_400_response(f"the request line and headers are larger than {self.max_head} bytes")
 
     def on_response_complete(self) -> None:
+        self._joined.flush()  # a HEAD answer writes no body
         super().on_response_complete()
         self._disarm()
         if not self.transport.is_closing():
@@ -89,6 +94,41 @@ class _HeadDeadline(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+
+class _JoinedWrites:
+    """The connection's transport, but a response's status line and headers wait for its first body piece.
+
+    uvicorn writes the head of a response and its body in two writes: with
+    ``TCP_NODELAY`` two system calls and two packets, about a quarter of the
+    server's time on a small query.  The head is held (never a ``1xx``:
+    ``100 Continue`` must go at once) and goes out with the next write, at the
+    end of the response, or when the connection closes.
+    """
+
+    def __init__(self, transport: Any) -> None:
+        self._transport = transport
+        self._held = b""
+
+    def write(self, data: bytes) -> None:
+        if not self._held and data.startswith(b"HTTP/1.1 ") and not data.startswith(b"HTTP/1.1 1"):
+            self._held = bytes(data)
+            return
+        if self._held:
+            data, self._held = self._held + data, b""
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        if self._held:
+            self._transport.write(self._held)
+            self._held = b""
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the transport's own
+        return getattr(self._transport, name)
 
 
 class _OneLine(logging.Handler):
@@ -140,9 +180,9 @@ class BundleServer:
             lifespan="off",
             log_config=None,
             access_log=False,
+            proxy_headers=False,  # nothing here reads X-Forwarded-*: the middleware would cost every request a layer
             server_header=False,
             timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # uvicorn takes seconds as floats too
-            h11_max_incomplete_event_size=limits.max_head,
             timeout_graceful_shutdown=limits.shutdown_grace + 5,  # type: ignore[arg-type]
         )
         handler = _OneLine(quiet)

@@ -31,13 +31,14 @@ class Job:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, max_bytes: int) -> None:
         self.loop = loop
-        self.events: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.events: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()  # read by the loop without a timeout of its own
         self.cancelled = threading.Event()
         self.credits = threading.Semaphore(4)
         self.started = False
         self.max_bytes = max_bytes
         self._buffer = bytearray()
         self._written = 0
+        self._head: tuple[Any, ...] | None = None  # the status and headers, until they go with the first piece
 
     def post(self, event: tuple[Any, ...]) -> None:
         try:
@@ -52,8 +53,9 @@ class Job:
             self.post(("stopped",))
 
     def start(self, status: HTTPStatus, content_type: str, headers: dict[str, str]) -> None:
+        """Keep the status and headers: they go to the loop with the first piece, or with the whole answer."""
         self.started = True
-        self.post(("start", int(status), content_type, headers))
+        self._head = ("start", int(status), content_type, headers)
 
     def write(self, data: bytes) -> int:
         if self.cancelled.is_set():
@@ -74,10 +76,19 @@ class Job:
         while not self.credits.acquire(timeout=0.2):
             if self.cancelled.is_set():
                 raise Stopped()
+        if self._head is not None:
+            self.post(self._head)
+            self._head = None
         self.post(("data", bytes(self._buffer)))
         self._buffer.clear()
 
     def finish(self) -> None:
+        """The end of the answer: an answer that fits one piece goes to the loop as one event (one thread hop)."""
+        if self._head is not None:
+            self.post(("whole", *self._head[1:], bytes(self._buffer)))
+            self._head = None
+            self._buffer.clear()
+            return
         if self._buffer:
             self._send()
         self.post(("end",))

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from mif_rdf.serve import is_loopback, start, stop
     except ModuleNotFoundError as exc:
-        if exc.name not in ("watchfiles", "pyoxigraph", "oxrdflib", "uvicorn", "h11"):
+        if exc.name not in ("watchfiles", "pyoxigraph", "oxrdflib", "uvicorn", "h11", "httptools"):
             raise
         raise MifRdfError(
             f"serve needs the serve extra (missing module {exc.name}): pip install 'mif-rdf[serve]'"
