@@ -40,8 +40,8 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.stores import rdflib_memory, remote_endpoint
+from mif_rdf.queries.syntax import GRAMMAR_LOCK, syntax_error
 from mif_rdf.queries.syntax import QuerySyntaxError as QuerySyntaxError  # its home before it had a module
-from mif_rdf.queries.syntax import syntax_error
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -221,7 +221,8 @@ def run_update(graph: Graph, update: str, *, allow_service: bool = False) -> Non
     from rdflib.plugins.sparql import prepareUpdate
 
     try:
-        prepared = prepareUpdate(update, initNs=INIT_NS)
+        with GRAMMAR_LOCK:
+            prepared = prepareUpdate(update, initNs=INIT_NS)
     except Exception as exc:
         if not isinstance(exc, ParseBaseException) and not _undeclared_prefix(exc):
             raise
@@ -235,7 +236,8 @@ def _is_update(text: str) -> bool:
     from rdflib.plugins.sparql.parser import parseUpdate
 
     try:
-        parseUpdate(text)
+        with GRAMMAR_LOCK:
+            parseUpdate(text)
     except ParseBaseException:
         return False
     return True
@@ -256,7 +258,8 @@ def _service_iris(node: object) -> Iterator[str]:
 @functools.lru_cache(maxsize=512)
 def _parsed(query: str) -> Query:
     """rdflib's parse of a query, kept: parsing costs rdflib more than evaluating most helper queries."""
-    return prepareQuery(query, initNs=INIT_NS)
+    with GRAMMAR_LOCK:
+        return prepareQuery(query, initNs=INIT_NS)
 
 
 def bind_for_store(graph: Graph, query: str, bindings: Bindings) -> tuple[str, Bindings]:

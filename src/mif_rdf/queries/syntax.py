@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from dataclasses import dataclass
 
 from pyparsing import Literal, ParseBaseException, ParserElement, StringEnd, ZeroOrMore
@@ -158,6 +159,12 @@ def syntax_error(query: str, error: BaseException, *, update: bool = False) -> Q
 
 # -- where: rdflib's grammar --------------------------------------------------------------------
 
+#: Held by every use of rdflib's SPARQL grammar in the package.  pyparsing finds the arity of a parse action on
+#: its first call by trying argument counts, and two threads on that first call can both move the count on
+#: ("<lambda>() missing 1 required positional argument" in serve's worker threads); pyparsing runs under the GIL
+#: anyway, so one parse at a time costs nothing.
+GRAMMAR_LOCK = threading.Lock()
+
 
 @functools.cache
 def _update_grammar() -> ParserElement:
@@ -177,7 +184,8 @@ def _failure_at(element: ParserElement, text: str, start: int = 0, whole: bool =
     top = element.copy()
     top.parse_with_tabs()  # positions in the text as given (pyparsing expands tabs by default); the copy is ours
     try:
-        top.parse_string(text[start:], parse_all=whole)
+        with GRAMMAR_LOCK:
+            top.parse_string(text[start:], parse_all=whole)
     except ParseBaseException as exc:
         return start + exc.loc
     except RecursionError:  # too deep for pyparsing: say no more than the engine did

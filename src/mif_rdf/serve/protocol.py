@@ -39,7 +39,7 @@ from rdflib.plugins.sparql import prepareQuery
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.queries.sparql import INIT_NS, check_query_safety, check_query_text, mentions_service
-from mif_rdf.queries.syntax import syntax_error
+from mif_rdf.queries.syntax import GRAMMAR_LOCK, syntax_error
 from mif_rdf.serve import negotiate, views
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.snapshot import DEFAULT
@@ -338,7 +338,8 @@ def _check(query: str, allow_service: bool) -> None:
         raise HttpError(status, str(exc)) from None
     if not allow_service and _SERVICE.search(query):
         try:
-            prepareQuery(query, initNs=INIT_NS)
+            with GRAMMAR_LOCK:
+                prepareQuery(query, initNs=INIT_NS)
         except Exception:
             raise HttpError(
                 HTTPStatus.BAD_REQUEST, "SERVICE federation is off (the server was started without --allow-service)"

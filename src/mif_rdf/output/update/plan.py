@@ -78,10 +78,11 @@ def check_update_safety(update: str) -> None:
     from rdflib.plugins.sparql.parserutils import CompValue
 
     from mif_rdf.queries.sparql import INIT_NS
-    from mif_rdf.queries.syntax import syntax_error
+    from mif_rdf.queries.syntax import GRAMMAR_LOCK, syntax_error
 
     try:
-        prepared = prepareUpdate(update, initNs=INIT_NS)
+        with GRAMMAR_LOCK:
+            prepared = prepareUpdate(update, initNs=INIT_NS)
     except Exception as exc:  # rdflib's parse errors have no common root; the message is the user's
         raise syntax_error(update, exc, update=True) from None
     for operation in prepared.algebra or []:
