@@ -220,7 +220,9 @@ def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "tab
     """The newest version(s) of ``memory``: the end of its ``supersedes`` chain, which nothing supersedes.
 
     One row, unless the chain forks; ``memory`` itself when nothing
-    supersedes it.  Raises :class:`MifRdfError` when ``memory`` is not in the
+    supersedes it.  Its query lists every version of ``memory`` (a row per
+    version and edge, as for :func:`supersession_chain`), so it gives more
+    rows than the heads kept here.  Raises :class:`MifRdfError` when ``memory`` is not in the
     graph, or when every newer version is superseded in turn (a cycle).
     """
     start = _memory(memory)
