@@ -422,13 +422,19 @@ def with_lines(problems: Iterable[Problem], root: Path) -> list[Problem]:
 
 
 def _frontmatter_nodes(path: Path) -> Any:
-    """The composed YAML node tree of a memory file's frontmatter, or None."""
+    """The composed YAML node tree of a memory file's frontmatter, or None.
+
+    Composed by the C parser when the platform has it, as the loader read
+    the file: the pure-Python one took most of a ``validate`` run with many
+    findings (docs/performance.md); only lines are read, which both count alike.
+    """
     import yaml
 
     from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=yaml.SafeLoader)
+        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=loader)
     except (OSError, UnicodeError, FrontmatterError, yaml.YAMLError, RecursionError):
         return None
     return node
