@@ -585,6 +585,16 @@ def test_each_helper_gives_its_table_as_a_dataframe_and_an_arrow_table(request, 
             assert read == _arrow_expected(table.column(column), arrow.schema.field(column).type), f"{name}.{column}"
 
 
+@pytest.mark.parametrize("length", [3, 100])  # a short column is typed here, a long one by pyarrow
+def test_arrow_columns_keep_their_values_and_whole_numbers_past_64_bits_become_text(length: int) -> None:
+    numbers = [*range(length - 1), None]
+    columns = Columns(("text", "number", "huge", "none"), [["a"] * length, numbers, [2**64] * length, [None] * length])
+    arrow = columns.arrow()
+    assert [str(arrow.schema.field(name).type) for name in columns.names] == ["string", "int64", "string", "null"]
+    assert arrow.column("number").to_pylist() == numbers
+    assert arrow.column("huge").to_pylist() == [str(2**64)] * length
+
+
 def test_objects_become_text_in_arrow(examples) -> None:
     arrow = decay_profiles(examples["oxigraph"], as_="arrow")
     assert pa.types.is_string(arrow.schema.field("profile").type)
