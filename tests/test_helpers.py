@@ -389,3 +389,59 @@ def test_tables_are_plain_rows_and_dataframes(example_bundle) -> None:
     with pytest.raises(MifRdfError, match="no column 'id'"):
         table.column("id")
     assert Literal(row["confidence"]).toPython() == row["confidence"]
+
+
+# -- a helper's rows against the rows of the query it sends -------------------------------------
+def _query_rows(monkeypatch, call) -> tuple[object, list[int]]:
+    """The helper's result and the row count of each query it sent (the benchmark's floor evaluates those)."""
+    from mif_rdf.queries.helpers import parameters
+
+    counts: list[int] = []
+    sent = parameters.select_columns
+
+    def counted(*args, **kwargs):
+        found = sent(*args, **kwargs)
+        counts.append(len(found))
+        return found
+
+    monkeypatch.setattr(parameters, "select_columns", counted)
+    return call(), counts
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_memories_between_keeps_only_the_times_it_reads_in_range_from_its_query_s_rows(
+    tmp_path, monkeypatch, store: str
+) -> None:
+    """Its query lets every time without a zone (and every unreadable one) through: the stores compare those
+    differently, so the helper decides them, read as UTC, and keeps fewer rows than the query gives."""
+    created = {
+        "in-range.md": "2026-01-15T10:00:00Z",
+        "no-zone-in-range.md": '"2026-01-15T12:00:00"',
+        "no-zone-before.md": '"2025-06-01T00:00:00"',
+        "no-zone-after.md": '"2027-06-01T00:00:00"',
+        "bare-date-after.md": "2027-01-01",
+        "unreadable.md": '"not a time"',
+        "zoned-after.md": "2027-01-01T00:00:00+02:00",
+    }
+    for name, when in created.items():
+        write_file(tmp_path, name, memory_text(name[:-3], f"created: {when}\n"))
+    bundle = load_bundle(tmp_path, store=store)
+    table, counts = _query_rows(
+        monkeypatch,
+        lambda: memories_between(bundle, datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)),
+    )
+    assert [row["path"] for row in table] == ["in-range.md", "no-zone-in-range.md"]
+    assert counts == [6]  # every row but the zoned time the store's filter decided
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_current_version_is_the_heads_of_the_version_rows_its_query_lists(tmp_path, monkeypatch, store: str) -> None:
+    """Its query lists every version of the memory with each edge between them; the helper keeps the
+    versions nothing supersedes (the chain's newest ones): here 2 rows of the query's 5, a forked chain."""
+    edges = {"v1": ["v0"], "v2": ["v1"], "fork": ["v1"], "v3": ["v2"]}
+    bundle = _versions_bundle(tmp_path, edges)
+    heads, counts = _query_rows(monkeypatch, lambda: current_version(bundle, "v1"))
+    assert heads.column("memory") == ["urn:mif:fork", "urn:mif:v3"]
+    assert counts == [5]  # v0, v1, v2, v3, fork: one row each (each supersedes at most one)
+    chain, counts = _query_rows(monkeypatch, lambda: supersession_chain(bundle, "v1"))
+    assert len(chain) == 5 and counts == [5]  # the chain: every version the query lists

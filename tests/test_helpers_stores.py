@@ -17,6 +17,7 @@ import io
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
+from unittest import mock
 
 import pandas
 import pyarrow as pa
@@ -52,6 +53,7 @@ from mif_rdf.queries import (
     trusted,
     valid_at,
 )
+from mif_rdf.queries import native as native_module
 from mif_rdf.queries.columns import Columns
 from synthetic import generate_bundle
 
@@ -389,8 +391,10 @@ def test_every_kind_of_term_has_the_value_rdflib_gives_it(terms: list) -> None:
         warnings.simplefilter("ignore")  # rdflib warns about a boolean such as "yes"
         native = select(dataset, query)
         through_rdflib = Table.from_result(run_query(dataset, query))
-    assert native.columns == through_rdflib.columns == ("i", "o", "none")
-    assert _typed(native) == _typed(through_rdflib)
+        with mock.patch.object(native_module, "_SHORT_COLUMN", 0):  # the reading of long columns, on these terms
+            read_as_long = select(dataset, query)
+    assert native.columns == through_rdflib.columns == read_as_long.columns == ("i", "o", "none")
+    assert _typed(native) == _typed(through_rdflib) == _typed(read_as_long)
 
 
 #: Columns of one kind of term, which :func:`mif_rdf.queries.native._column` reads in one split: any text in the strings
@@ -579,6 +583,16 @@ def test_each_helper_gives_its_table_as_a_dataframe_and_an_arrow_table(request, 
         for column in table.columns:
             read = arrow.column(column).to_pylist()
             assert read == _arrow_expected(table.column(column), arrow.schema.field(column).type), f"{name}.{column}"
+
+
+@pytest.mark.parametrize("length", [3, 100])  # a short column is typed here, a long one by pyarrow
+def test_arrow_columns_keep_their_values_and_whole_numbers_past_64_bits_become_text(length: int) -> None:
+    numbers = [*range(length - 1), None]
+    columns = Columns(("text", "number", "huge", "none"), [["a"] * length, numbers, [2**64] * length, [None] * length])
+    arrow = columns.arrow()
+    assert [str(arrow.schema.field(name).type) for name in columns.names] == ["string", "int64", "string", "null"]
+    assert arrow.column("number").to_pylist() == numbers
+    assert arrow.column("huge").to_pylist() == [str(2**64)] * length
 
 
 def test_objects_become_text_in_arrow(examples) -> None:

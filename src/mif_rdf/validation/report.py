@@ -18,6 +18,7 @@ from urllib.parse import quote
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH, XSD
 
+from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import Problem, Severity, counted
 from mif_rdf.core.namespaces import MIF
 from mif_rdf.validation.shapes import MIFSH
@@ -407,28 +408,38 @@ def with_lines(problems: Iterable[Problem], root: Path) -> list[Problem]:
     (composed, not loaded: aliases stay unexpanded) give its line.
     ``citations[].accessed`` (any item) points at the first item's key.
     Files that cannot be read or parsed keep their findings as they are.
+    The cyclic collector waits meanwhile: the node trees are many small
+    objects, and with a loaded bundle beside them each full collection
+    walked the bundle again (5x the time at 2,000 memories).
     """
     lines: dict[str, Any] = {}
     results = []
-    for result in problems:
-        if result.line is None and result.key and result.path != ".":
-            if result.path not in lines:
-                lines[result.path] = _frontmatter_nodes(root / result.path)
-            line = _key_line(lines[result.path], result.key)
-            if line is not None:
-                result = replace(result, line=line)
-        results.append(result)
+    with no_cyclic_gc():
+        for result in problems:
+            if result.line is None and result.key and result.path != ".":
+                if result.path not in lines:
+                    lines[result.path] = _frontmatter_nodes(root / result.path)
+                line = _key_line(lines[result.path], result.key)
+                if line is not None:
+                    result = replace(result, line=line)
+            results.append(result)
     return results
 
 
 def _frontmatter_nodes(path: Path) -> Any:
-    """The composed YAML node tree of a memory file's frontmatter, or None."""
+    """The composed YAML node tree of a memory file's frontmatter, or None.
+
+    Composed by the C parser when the platform has it, as the loader read
+    the file: the pure-Python one took most of a ``validate`` run with many
+    findings (docs/performance.md); only lines are read, which both count alike.
+    """
     import yaml
 
     from mif_rdf.source.markdown import FrontmatterError, split_frontmatter
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=yaml.SafeLoader)
+        node = yaml.compose(split_frontmatter(path.read_text(encoding="utf-8")).frontmatter, Loader=loader)
     except (OSError, UnicodeError, FrontmatterError, yaml.YAMLError, RecursionError):
         return None
     return node

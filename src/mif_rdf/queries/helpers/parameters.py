@@ -34,6 +34,7 @@ _EVERY_MEMORY = (
     "?memory mif:location ?location .\n" + SPLIT_HERE + "?memory mif:path ?path . OPTIONAL { ?memory dc:title ?title }"
 )
 _COLUMNS = ("memory", "path", "title")
+_FEW_ROWS = 256
 
 
 def _select(
@@ -42,11 +43,13 @@ def _select(
     """The query's rows, column by column in the order of ``columns``; parameters left as None are not bound."""
     graph = source.dataset if isinstance(source, LoadedBundle) else source
     bound = {name: term for name, term in params.items() if term is not None}
-    return select_columns(graph, query, bound, tuple(columns), as_values=True, split_on=split_on)
+    return select_columns(graph, query, bound, tuple(columns), as_values=True, split_on=split_on, own_prefixes=True)
 
 
 def _shaped(found: Columns, as_: Shape) -> Shaped:
     """What a helper returns: its columns as a :class:`Table`, a DataFrame or an Arrow table (:mod:`.columns`)."""
+    if len(found) < _FEW_ROWS:  # pausing the collector costs more than a few rows could
+        return found.shaped(as_)
     with no_cyclic_gc():
         return found.shaped(as_)
 

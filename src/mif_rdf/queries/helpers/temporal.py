@@ -46,7 +46,13 @@ def memories_between(
     field: str = "created",
     as_: Shape = "table",
 ) -> Shaped:
-    """Memories whose ``created`` (or ``modified``) time is in ``[start, end)``; either bound may be left open."""
+    """Memories whose ``created`` (or ``modified``) time is in ``[start, end)``; either bound may be left open.
+
+    Its query can give more rows than it returns: the store decides the
+    times written with a zone, and lets every other one (no zone, a bare
+    date, an unreadable time) through for Python to read as UTC and keep only
+    when in range (tests/test_helpers.py shows it).
+    """
     predicates = {"created": DCTERMS.created, "modified": DCTERMS.modified}
     if field not in predicates:
         raise MifRdfError(f"unknown time field {field!r}: use created or modified")

@@ -145,18 +145,48 @@ def relationship_edges(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
     )
     with no_cyclic_gc():
         labels: dict[tuple[Any, Any], list[Any]] = {}
-        for key, label in zip(
-            zip(nodes.column("node"), nodes.column("path")), nodes.column("label")
-        ):  # a node with two titles has two
-            labels.setdefault(key, []).append(label)  # labels, and its edges two rows each, as one query would give
-        ordered = sorted(zip(*edges.values), key=lambda edge: (str(edge[0]), edge[1], str(edge[2])))
-        columns: tuple[list[Any], ...] = ([], [], [], [], [])
-        for source_path, relationship, target_path, source, target in ordered:
-            for source_label in labels[source, source_path]:
-                for target_label in labels[target, target_path]:
-                    for column, value in zip(columns, (source, source_label, relationship, target, target_label)):
-                        column.append(value)
+        for key, label in zip(zip(nodes.column("node"), nodes.column("path")), nodes.column("label")):
+            labels.setdefault(key, []).append(label)  # a node with two titles has two labels
+        source_paths, relationships, target_paths, sources, targets = edges.values
+        order = [  # tuples compare in C, the position last: ties keep the query's order, as a stable sort would
+            i for *_, i in sorted(zip(map(str, source_paths), relationships, map(str, target_paths), range(len(edges))))
+        ]
+        columns = _labelled(order, sources, source_paths, relationships, targets, target_paths, labels)
     return _shaped(Columns(("source", "source_label", "relationship", "target", "target_label"), columns), as_)
+
+
+def _labelled(
+    order: list[int],
+    sources: list[Any],
+    source_paths: list[Any],
+    relationships: list[Any],
+    targets: list[Any],
+    target_paths: list[Any],
+    labels: dict[tuple[Any, Any], list[Any]],
+) -> list[list[Any]]:
+    """The columns of :func:`relationship_edges`: the edges at ``order``, each end with its label.
+
+    A node with two labels gives its edges a row per label, as one query
+    would.  Most nodes have one, and then each column is one pass.
+    """
+    if all(len(found) == 1 for found in labels.values()):
+        label = {key: found[0] for key, found in labels.items()}
+        return [
+            [sources[i] for i in order],
+            [label[sources[i], source_paths[i]] for i in order],
+            [relationships[i] for i in order],
+            [targets[i] for i in order],
+            [label[targets[i], target_paths[i]] for i in order],
+        ]
+    columns: list[list[Any]] = [[], [], [], [], []]
+    for i in order:
+        for source_label in labels[sources[i], source_paths[i]]:
+            for target_label in labels[targets[i], target_paths[i]]:
+                for column, value in zip(
+                    columns, (sources[i], source_label, relationships[i], targets[i], target_label)
+                ):
+                    column.append(value)
+    return columns
 
 
 def conflicts(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
@@ -190,7 +220,9 @@ def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "tab
     """The newest version(s) of ``memory``: the end of its ``supersedes`` chain, which nothing supersedes.
 
     One row, unless the chain forks; ``memory`` itself when nothing
-    supersedes it.  Raises :class:`MifRdfError` when ``memory`` is not in the
+    supersedes it.  Its query lists every version of ``memory`` (a row per
+    version and edge, as for :func:`supersession_chain`), so it gives more
+    rows than the heads kept here.  Raises :class:`MifRdfError` when ``memory`` is not in the
     graph, or when every newer version is superseded in turn (a cycle).
     """
     start = _memory(memory)
