@@ -1,14 +1,17 @@
 """Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)``,
-``mif:freshness(?m, ?date)`` (alias ``mif:strengthAt``).
+``mif:freshness(?m, ?date)`` and ``mif:strengthAt(?m, ?date)``.
 
 Registered with rdflib's SPARQL engine when :mod:`mif_rdf.queries` is
-imported, so any query that engine runs can write, for "what did we hold true
-on 1 March"::
+imported, and handed to Oxigraph's with every query the project runs there
+(:mod:`.oxigraph_functions`), so any query can write, for "what did we hold
+true on 1 March"::
 
     SELECT ?m WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-03-01")) }
 
 * ``mif:validAt(memory, date)``: ``true`` when the memory is valid at the
-  date by the rules of :mod:`mif_rdf.queries.asof` (window and ttl), else ``false``.
+  date by the rules of :mod:`mif_rdf.queries.asof` (window and ttl, its own or
+  the one its namespace gives it), else ``false``; a memory with no temporal
+  data is valid at every date.
 * ``mif:freshness(memory, date)``: its decay strength at the date as an
   ``xsd:double`` (the value of :func:`~mif_rdf.queries.freshness`); an error
   (the expression is unbound) when it was not recorded yet or its decay
@@ -16,8 +19,10 @@ on 1 March"::
   *is* the spec 9.2 decay strength.
 
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
-The functions read the memory's own triples from the graph the query runs on,
-one memory per call, so they cost no more on a large bundle than a
+The functions read the memory's own triples (and its ``mif:inheritedTtl``),
+one memory per call, through anything with rdflib's ``Graph.value``
+(:func:`memory_valid_at`, :func:`memory_strength_at`), so both engines
+compute the same values and cost no more on a large bundle than a
 ``FILTER`` on its dates.
 """
 
@@ -52,7 +57,7 @@ def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
     memory, when = (_eval(argument, ctx) for argument in e.expr)
     if not isinstance(memory, URIRef):
         raise SPARQLError(f"{e.iri}: the first argument must be a memory IRI")
-    moment = _time_value(when.toPython() if isinstance(when, Literal) else None)
+    moment = moment_of(when)
     if moment is None:
         raise SPARQLError(f"{e.iri}: {when!r} is not a date or date-time")
     return ctx.ctx.graph, memory, moment
@@ -89,29 +94,47 @@ def _created(graph: Any, memory: URIRef) -> Any:
     return term.toPython() if isinstance(term, Literal) else None
 
 
-def sparql_valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
-    graph, memory, moment = _arguments(e, ctx)
+def memory_valid_at(graph: Any, memory: Any, moment: datetime) -> bool:
+    """Whether ``memory`` is valid at ``moment`` (window and ttl), read from ``graph``
+    (anything with rdflib's ``value``)."""
     start, until, profile = _times(graph, memory)
     bounds = [_time_value(start), _time_value(until)]
     if (start is not None and bounds[0] is None) or (until is not None and bounds[1] is None):
-        return Literal(False)  # a time that cannot be read leaves the memory out, as in valid_at
-    holds = (
+        return False  # a time that cannot be read leaves the memory out, as in valid_at
+    return (
         (bounds[0] is None or bounds[0] <= moment)
         and (bounds[1] is None or moment < bounds[1])
         and not ttl_expired(profile, moment)
     )
-    return Literal(holds)
+
+
+def memory_strength_at(graph: Any, memory: Any, moment: datetime) -> float:
+    """The decay strength of ``memory`` at ``moment`` (spec 9.2), read from ``graph``.
+
+    Raises :class:`MifRdfError` when it was not recorded yet or its decay cannot be evaluated.
+    """
+    strength = _times(graph, memory)[2].strength_at(moment)
+    if strength is None:
+        raise MifRdfError(f"{memory} was not recorded yet at {moment.isoformat()}")
+    return strength
+
+
+def moment_of(when: Any) -> datetime | None:
+    """The moment a function's date argument (an rdflib term) names, None when it names none."""
+    return _time_value(when.toPython() if isinstance(when, Literal) else None)
+
+
+def sparql_valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
+    graph, memory, moment = _arguments(e, ctx)
+    return Literal(memory_valid_at(graph, memory, moment))
 
 
 def sparql_freshness(e: Expr, ctx: FrozenBindings) -> Literal:
     graph, memory, moment = _arguments(e, ctx)
     try:
-        strength = _times(graph, memory)[2].strength_at(moment)
+        return Literal(memory_strength_at(graph, memory, moment), datatype=XSD.double)
     except MifRdfError as exc:
         raise SPARQLError(f"{e.iri}: {exc}") from None
-    if strength is None:
-        raise SPARQLError(f"{e.iri}: {memory} was not recorded yet at {moment.isoformat()}")
-    return Literal(strength, datatype=XSD.double)
 
 
 register_custom_function(VALID_AT, sparql_valid_at, override=True, raw=True)

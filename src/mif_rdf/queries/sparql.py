@@ -39,6 +39,7 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.stores import rdflib_memory, remote_endpoint
+from mif_rdf.queries.oxigraph_calls import run_with_functions
 
 #: Prefixes every query may use without declaring them.
 INIT_NS: dict[str, str] = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
@@ -110,15 +111,19 @@ def run_query(
     try:
         if rdflib_memory(graph):
             return graph.query(_parsed(query), initBindings=dict(bindings))
+        if (found := run_with_functions(graph, query, bindings)) is not None:  # mif:validAt & co. on Oxigraph
+            return found
         return graph.query(query, initNs=INIT_NS, initBindings=dict(bindings))
     except ParseBaseException as exc:
         raise QuerySyntaxError(_one_line(_RDFLIB_POSITION.sub("", str(exc))), exc.lineno, exc.col) from None
     except SyntaxError as exc:  # pyoxigraph: "error at LINE:COLUMN: message"
         raise _oxigraph_syntax_error(query, str(exc)) from None
-    except RuntimeError as exc:  # pyoxigraph: a function only rdflib's engine knows (mif_rdf.queries.functions)
+    except RuntimeError as exc:  # pyoxigraph: a function it does not know
         if "custom function" not in str(exc):
             raise
-        raise MifRdfError(f"{exc}: mif:validAt and mif:freshness run on rdflib's engine (--store memory)") from None
+        raise MifRdfError(
+            f"{exc}: besides SPARQL's own, the functions are mif:validAt, mif:freshness and mif:strengthAt"
+        ) from None
     except Exception as exc:  # rdflib reports an undeclared prefix as a bare Exception
         match = _UNKNOWN_PREFIX.match(str(exc)) if type(exc) is Exception else None
         if match is None:

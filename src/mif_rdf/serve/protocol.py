@@ -38,6 +38,7 @@ import pyoxigraph as ox
 from rdflib.plugins.sparql import prepareQuery
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.queries.oxigraph_calls import functions_for
 from mif_rdf.queries.sparql import INIT_NS, check_query_safety
 from mif_rdf.serve import negotiate, views
 from mif_rdf.serve.served import ServedBundle
@@ -197,7 +198,7 @@ def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryO
     """
     check_safety(query, options.allow_service)
     try:
-        return store.query(query, prefixes=INIT_NS, **dataset)
+        return store.query(query, prefixes=INIT_NS, custom_functions=functions_for(store), **dataset)
     except SyntaxError as exc:
         raise HttpError(HTTPStatus.BAD_REQUEST, f"query syntax error: {' '.join(str(exc).split())[:300]}") from None
     except OSError as exc:  # a SERVICE call that failed (only with --allow-service)
