@@ -136,3 +136,22 @@ def test_a_warm_load_forgets_the_problem_of_a_deleted_file_whose_name_is_not_utf
     odd.unlink()
     gone = load_bundle(root, cache=cache)
     assert gone.cache.state == "warm" and not [p for p in gone.problems if p.rule == "encoding"]
+
+
+def test_diff_through_the_cache_says_what_it_says_without(repo: Path, tmp_path: Path) -> None:  # noqa: F811
+    def diff(*options: str) -> str:
+        done = subprocess.run(
+            [*MIF_RDF, "diff", str(repo / "kb"), "v1", "HEAD", "--format", "json", *options],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "home-cache")},
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    afresh = diff("--no-cache")
+    assert not (tmp_path / "home-cache").exists()  # --no-cache keeps nothing
+    assert diff() == afresh and (tmp_path / "home-cache" / "mif-rdf" / "revisions").is_dir()
+    assert diff() == afresh  # the second time both revisions come from their folders, warm
+    assert '"removed"' in afresh or '"added"' in afresh
