@@ -11,27 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from rdflib.compare import isomorphic
 
 from conftest import memory_text, write_file
 from mif_rdf.bundle import load_bundle
 from mif_rdf.load.revision_cache import SLOTS
 from mif_rdf.load.revisions import load_at_revision
-from test_revisions import BASE, archived, git, named_graphs, repo, snapshot  # noqa: F401  (repo: the history fixture)
+from test_revisions import BASE, archived, git, repo, same_as_archive, snapshot  # noqa: F401  (repo: the history fixture)
 
 MIF_RDF = [str(Path(sys.executable).parent / "mif-rdf")]
-
-
-def same_as_archive(bundle, repo: Path, rev: str, scratch: Path, store: str = "memory") -> None:  # noqa: F811
-    reference = load_bundle(archived(repo, git(repo, "rev-parse", rev).strip(), scratch), base_iri=BASE, store=store)
-    assert {(m.id, m.relpath) for m in bundle.memories.values()} == {
-        (m.id, m.relpath) for m in reference.memories.values()
-    }
-    ours, theirs = named_graphs(bundle.dataset), named_graphs(reference.dataset)
-    assert ours.keys() == theirs.keys() and all(isomorphic(ours[name], theirs[name]) for name in ours)
-    assert sorted((p.path, p.message) for p in bundle.problems) == sorted(
-        (p.path, p.message) for p in reference.problems
-    )
 
 
 def changed_files(repo: Path, old: str, new: str) -> set[str]:  # noqa: F811
