@@ -126,8 +126,9 @@ def test_the_oracle_sees_the_edges_of_the_windows(bundle_dir: Path) -> None:
     ) and "ttl-month.md" not in expected_valid(bundle_dir, utc("2026-02-28"))
 
 
-def test_valid_memories_match_the_files_at_every_moment(bundle_dir: Path) -> None:
-    bundle = load_bundle(bundle_dir)
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])  # the memories' triples read one by one; the helpers
+def test_valid_memories_match_the_files_at_every_moment(bundle_dir: Path, store: str) -> None:
+    bundle = load_bundle(bundle_dir, store=store)
     paths = {record.iri: record.relpath for record in bundle.memories.values()}
     for moment in MOMENTS:
         assert {paths[iri] for iri in valid_memories(bundle.dataset, moment)} == expected_valid(

@@ -21,7 +21,7 @@ true on 1 March"::
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
 The functions read the memory's own triples (and its ``mif:inheritedTtl``),
 one memory per call, through anything with rdflib's ``Graph.value``
-(:func:`memory_valid_at`, :func:`memory_strength_at`), so both engines
+(:func:`~.asof.memory_valid_at`, :func:`~.asof.memory_strength_at`), so both engines
 compute the same values and cost no more on a large bundle than a
 ``FILTER`` on its dates.
 """
@@ -38,13 +38,11 @@ from rdflib.plugins.sparql.parserutils import Expr
 from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.core.freshness import DecayProfile
 from mif_rdf.core.namespaces import PREFIXES
-from mif_rdf.queries.asof import ttl_expired
+from mif_rdf.queries.asof import memory_strength_at, memory_valid_at
 from mif_rdf.queries.helpers.parameters import _time_value
-from mif_rdf.queries.helpers.temporal import _profile
 
-MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
+MIF = PREFIXES["mif"]
 VALID_AT, FRESHNESS, STRENGTH_AT = URIRef(MIF + "validAt"), URIRef(MIF + "freshness"), URIRef(MIF + "strengthAt")
 
 
@@ -61,62 +59,6 @@ def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
     if moment is None:
         raise SPARQLError(f"{e.iri}: {when!r} is not a date or date-time")
     return ctx.ctx.graph, memory, moment
-
-
-def _times(graph: Any, memory: URIRef) -> tuple[Any, Any, DecayProfile]:
-    """The memory's validFrom, validUntil and decay profile,
-    read from its triples (times as Python values, durations as text)."""
-    temporal = graph.value(memory, MIF.temporal)
-    decay = None if temporal is None else graph.value(temporal, MIF.decay)
-
-    def time(subject: Any, name: str) -> Any:
-        term = None if subject is None else graph.value(subject, MIF[name])
-        return term.toPython() if isinstance(term, Literal) else None
-
-    def text(subject: Any, name: str) -> str | None:
-        term = None if subject is None else graph.value(subject, MIF[name])
-        return None if term is None else str(term)
-
-    profile = _profile(
-        text(decay, "model"),
-        text(temporal, "ttl"),
-        text(decay, "halfLife"),
-        time(temporal, "recordedAt"),
-        _created(graph, memory),
-        time(decay, "lastReinforced"),
-        text(memory, "inheritedTtl"),
-    )
-    return time(temporal, "validFrom"), time(temporal, "validUntil"), profile
-
-
-def _created(graph: Any, memory: URIRef) -> Any:
-    term = graph.value(memory, DC.created)
-    return term.toPython() if isinstance(term, Literal) else None
-
-
-def memory_valid_at(graph: Any, memory: Any, moment: datetime) -> bool:
-    """Whether ``memory`` is valid at ``moment`` (window and ttl), read from ``graph``
-    (anything with rdflib's ``value``)."""
-    start, until, profile = _times(graph, memory)
-    bounds = [_time_value(start), _time_value(until)]
-    if (start is not None and bounds[0] is None) or (until is not None and bounds[1] is None):
-        return False  # a time that cannot be read leaves the memory out, as in valid_at
-    return (
-        (bounds[0] is None or bounds[0] <= moment)
-        and (bounds[1] is None or moment < bounds[1])
-        and not ttl_expired(profile, moment)
-    )
-
-
-def memory_strength_at(graph: Any, memory: Any, moment: datetime) -> float:
-    """The decay strength of ``memory`` at ``moment`` (spec 9.2), read from ``graph``.
-
-    Raises :class:`MifRdfError` when it was not recorded yet or its decay cannot be evaluated.
-    """
-    strength = _times(graph, memory)[2].strength_at(moment)
-    if strength is None:
-        raise MifRdfError(f"{memory} was not recorded yet at {moment.isoformat()}")
-    return strength
 
 
 def moment_of(when: Any) -> datetime | None:
