@@ -32,7 +32,8 @@ from rdflib.namespace import XSD
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.oxigraph_sink import OxigraphSink, rdflib_term
-from mif_rdf.queries.functions import FRESHNESS, STRENGTH_AT, VALID_AT, memory_strength_at, memory_valid_at, moment_of
+from mif_rdf.queries.asof import memory_strength_at, memory_valid_at
+from mif_rdf.queries.functions import FRESHNESS, STRENGTH_AT, VALID_AT, moment_of
 from mif_rdf.queries.oxigraph_calls import register
 
 try:  # the oxigraph extra is optional
