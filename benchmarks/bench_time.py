@@ -9,14 +9,14 @@ ratios are the result, seconds are for the record):
 
 * the second of two adjacent revisions (``query --rev B`` after ``--rev A``, the cache on: its files go to
   the slot that held A, and the load cache parses only the changed files) vs the same revision cold
-  (``--no-cache``)                                                                  [>= 5x faster]
+  (``--no-cache``), on each store                                                   [>= 5x faster]
 * ``diff A B`` (text, with the findings; and ``--no-findings``), cold and a second time, against the
   target                                                                             [< 5 s]
 * ``query`` and ``export`` with ``--as-of`` vs without, the load cache warm           [<= 1.1x]
 
 Usage::
 
-    python benchmarks/bench_time.py [--count N] [--data DIR] [--rounds R]
+    python benchmarks/bench_time.py [--count N] [--data DIR] [--rounds R] [--only revisions diff as-of]
 """
 
 from __future__ import annotations
@@ -96,6 +96,13 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--data", type=Path, help="a folder for the generated repository (kept between runs)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each timed command (median)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=("revisions", "diff", "as-of"),
+        default=("revisions", "diff", "as-of"),
+        help="the rows to measure (default: all)",
+    )
     args = parser.parse_args()
     data = args.data or Path(tempfile.mkdtemp(prefix="mif-rdf-bench-time-"))
     bundle, rev_a, rev_b, changed = make_history(data, args.count)
@@ -103,17 +110,27 @@ def main() -> None:
     rows: list[tuple[str, float, float | None, str]] = []
 
     # -- the second of two adjacent revisions vs cold ----------------------------------------------------
-    cold, second = [], []
-    for round_ in range(args.rounds):
-        home = data / f"cache-rev-{round_}"
-        subprocess.run(["rm", "-rf", str(home)], check=True)
-        cold.append(run("query", str(bundle), "--rev", rev_b, "--no-cache", "ASK {}", cache_home=home))
-        run("query", str(bundle), "--rev", rev_a, "ASK {}", cache_home=home)  # A into the cache (not timed)
-        second.append(run("query", str(bundle), "--rev", rev_b, "ASK {}", cache_home=home))
-    rows.append(("second adjacent revision (query --rev B after A) vs cold", median(second), median(cold), ">= 5x"))
+    for store in ("memory", "oxigraph") if "revisions" in args.only else ():
+        cold, second = [], []
+        for round_ in range(args.rounds):
+            home = data / f"cache-rev-{store}-{round_}"
+            subprocess.run(["rm", "-rf", str(home)], check=True)
+            query = ("query", str(bundle), "--store", store, "ASK {}")
+            cold.append(run(*query, "--rev", rev_b, "--no-cache", cache_home=home))
+            run(*query, "--rev", rev_a, cache_home=home)  # A into the cache (not timed)
+            second.append(run(*query, "--rev", rev_b, cache_home=home))
+        rows.append(
+            (
+                f"second adjacent revision, {store} store (query --rev B after A) vs cold",
+                median(second),
+                median(cold),
+                ">= 5x",
+            )
+        )
 
     # -- diff of the two revisions --------------------------------------------------------------------------
-    for options, label in (((), "diff A B (with findings)"), (("--no-findings",), "diff A B --no-findings")):
+    diffs = (((), "diff A B (with findings)"), (("--no-findings",), "diff A B --no-findings"))
+    for options, label in diffs if "diff" in args.only else ():
         home = data / "cache-diff"
         subprocess.run(["rm", "-rf", str(home)], check=True)
         first = run("diff", str(bundle), rev_a, rev_b, *options, cache_home=home)
@@ -125,11 +142,13 @@ def main() -> None:
     home = data / "cache-asof"
     out = data / "out"
     out.mkdir(exist_ok=True)
-    run("query", str(bundle), "ASK {}", cache_home=home)  # the cache primed
-    for name, command in (
+    if "as-of" in args.only:
+        run("query", str(bundle), "ASK {}", cache_home=home)  # the cache primed
+    cases = (
         ("query", ["query", str(bundle), QUERY, "--format", "csv"]),
         ("export", ["export", str(bundle), "-o", str(out / "export.nq")]),
-    ):
+    )
+    for name, command in cases if "as-of" in args.only else ():
         plain, as_of = [], []
         for _ in range(args.rounds):  # interleaved, so drift on the shared machine falls on both alike
             plain.append(run(*command, cache_home=home))
