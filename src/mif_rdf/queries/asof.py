@@ -32,7 +32,6 @@ from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile, parse_duration
 from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.load.bundle import LoadedBundle
-from mif_rdf.load.incremental import forget
 from mif_rdf.load.stores import oxigraph_store, remote_endpoint
 from mif_rdf.queries.helpers.parameters import _time_value
 from mif_rdf.queries.helpers.temporal import _profile
@@ -147,12 +146,15 @@ def restrict(bundle: LoadedBundle, at: Instant) -> list[str]:
     keep = valid_memories(bundle.dataset, at)
     gone = [record for record in bundle.memories.values() if record.iri not in keep]
     links = bundle.links
-    for record in gone:
+    for record in gone:  # what forget() does for one path, with the record in hand (it looks each path up)
         iri = URIRef(record.iri)
-        forget(bundle, record.relpath)
+        bundle.dataset.remove_graph(iri)
+        del bundle.memories[record.id]
         bundle.dataset.remove((iri, None, None, None))  # type: ignore[arg-type]  # its triples in the shared graphs
         links.remove((None, None, iri))
-    return sorted(record.relpath for record in gone)
+    paths = {record.relpath for record in gone}
+    bundle.problems.items = [p for p in bundle.problems if p.path not in paths]  # its problems go with it
+    return sorted(paths)
 
 
 def apply(bundle: LoadedBundle, at: str) -> str:
