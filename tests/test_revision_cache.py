@@ -14,6 +14,7 @@ import pytest
 
 from conftest import memory_text, write_file
 from mif_rdf.bundle import load_bundle
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.revision_cache import SLOTS
 from mif_rdf.load.revisions import load_at_revision
 from test_revisions import BASE, archived, git, repo, same_as_archive, snapshot  # noqa: F401  (repo: the history fixture)
@@ -142,3 +143,24 @@ def test_diff_through_the_cache_says_what_it_says_without(repo: Path, tmp_path: 
     assert diff() == afresh and (tmp_path / "home-cache" / "mif-rdf" / "revisions").is_dir()
     assert diff() == afresh  # the second time both revisions come from their folders, warm
     assert '"removed"' in afresh or '"added"' in afresh
+
+
+def test_a_slot_folder_others_may_write_is_refused_by_name(
+    repo: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    bundle = load_at_revision(repo / "kb", "HEAD", base_iri=BASE, cache=cache)
+    slot = bundle.root.parent
+    del bundle
+    gc.collect()
+    slot.chmod(0o777)
+    with pytest.raises(MifRdfError, match="writable by other users"):
+        load_at_revision(repo / "kb", "HEAD", base_iri=BASE, cache=cache)
+    done = subprocess.run(
+        [*MIF_RDF, "query", str(repo / "kb"), "--rev", "HEAD", "--cache-dir", str(cache), "ASK {}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and "writable by other users" in done.stderr and "Traceback" not in done.stderr

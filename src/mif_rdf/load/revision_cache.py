@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.load.cache_entry import _check_owned
 
 #: Folders kept per repository folder: two for ``diff``, one for a third process, one spare.
 SLOTS = 4
@@ -74,10 +75,12 @@ def take_slot(home: Path, name: str, files: Sequence[tuple[str, str]], read: Blo
         return None
     try:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _check_owned(home, home.stat())  # files others could write would be loaded as the revision's
     except OSError as exc:
         raise MifRdfError(f"cache folder {str(home)!r} cannot be used: {exc.strerror or exc}") from None
     for slot in _by_last_use(home):
         slot.mkdir(mode=0o700, exist_ok=True)
+        _check_owned(slot, slot.stat())
         handle = open(slot / "lock", "a")  # noqa: SIM115 - held open until the bundle is released
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
