@@ -100,6 +100,18 @@ def named_graphs(dataset) -> dict[str, object]:
     return {str(graph.identifier): graph for graph in dataset.graphs() if len(graph)}
 
 
+def same_as_archive(bundle, repo: Path, rev: str, scratch: Path, store: str = "memory") -> None:
+    """``bundle`` holds what ``git archive`` of ``rev`` loads: the same memories, graphs and problems."""
+    reference = load_bundle(archived(repo, git(repo, "rev-parse", rev).strip(), scratch), base_iri=BASE, store=store)
+    assert {(m.id, m.relpath) for m in bundle.memories.values()} == {
+        (m.id, m.relpath) for m in reference.memories.values()
+    }
+    ours, theirs = named_graphs(bundle.dataset), named_graphs(reference.dataset)
+    assert ours.keys() == theirs.keys() and all(isomorphic(ours[name], theirs[name]) for name in ours)
+    found = sorted((p.path, p.message) for p in bundle.problems)
+    assert found == sorted((p.path, p.message) for p in reference.problems)
+
+
 @pytest.mark.parametrize("rev", ["v1", "HEAD~1", "HEAD", "BRANCH@{2026-02-15}"])
 def test_a_revision_loads_as_its_archive_does_and_the_working_tree_stays_untouched(
     repo: Path, rev: str, tmp_path: Path
@@ -107,16 +119,7 @@ def test_a_revision_loads_as_its_archive_does_and_the_working_tree_stays_untouch
     before = snapshot(repo)
     status = git(repo, "status", "--porcelain")
     rev = rev.replace("BRANCH", git(repo, "branch", "--show-current").strip())
-    at_rev = load_at_revision(repo / "kb", rev, base_iri=BASE)
-    reference = load_bundle(archived(repo, git(repo, "rev-parse", rev).strip(), tmp_path), base_iri=BASE)
-    assert {(m.id, m.relpath) for m in at_rev.memories.values()} == {
-        (m.id, m.relpath) for m in reference.memories.values()
-    }
-    ours, theirs = named_graphs(at_rev.dataset), named_graphs(reference.dataset)
-    assert ours.keys() == theirs.keys() and all(isomorphic(ours[name], theirs[name]) for name in ours)
-    assert sorted((p.path, p.message) for p in at_rev.problems) == sorted(
-        (p.path, p.message) for p in reference.problems
-    )
+    same_as_archive(load_at_revision(repo / "kb", rev, base_iri=BASE), repo, rev, tmp_path)
     assert snapshot(repo) == before and git(repo, "status", "--porcelain") == status
 
 

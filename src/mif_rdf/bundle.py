@@ -130,7 +130,8 @@ def load_bundle(
     Problems with single files never raise: they are in ``bundle.problems``.
     ``rev`` (any git revision: a commit, a tag, ``HEAD~3``) loads the files as
     they were at that revision, read from the repository's objects without a
-    checkout (:func:`mif_rdf.load.revisions.load_at_revision`; no cache).
+    checkout (:func:`mif_rdf.load.revisions.load_at_revision`); with ``cache``, a revision
+    whose files are mostly those of the last one loaded costs little.
     Raises :class:`MifRdfError` only when the folder itself cannot be read.
     """
     if rev is not None:
@@ -144,6 +145,7 @@ def load_bundle(
                 store=store,
                 progress=progress,
                 limits=limits,
+                cache=cache,
                 workers=workers,
                 into=Bundle,
             ),

@@ -55,7 +55,7 @@ from rdflib import Dataset
 from rdflib.store import Store
 
 from mif_rdf.core.collector import no_cyclic_gc
-from mif_rdf.core.errors import MifRdfError, ProblemLog
+from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog
 from mif_rdf.core.limits import Limits
 from mif_rdf.load import stores, termpickle
 from mif_rdf.load.bundle import CacheReport, LoadedBundle, Records
@@ -194,7 +194,7 @@ def _warm(
     now = _changes(entry, root, limits)
     manifest, files, changed, removed = now.manifest, now.files, now.changed, now.removed
     dataset = _restore_dataset(entry, kind, manifest)
-    problems = [*files.problems, *(p for p in manifest.problems if p.rule != "discovery")]
+    problems = [*files.problems, *(p for p in manifest.problems if not _discovered(p, manifest))]
     bundle = steps.into(
         root=root,
         base_iri=base,
@@ -210,10 +210,16 @@ def _warm(
         if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
         _save(entry, bundle, kind, now.stamps, files)
-    elif now.fresh or files.problems != [p for p in manifest.problems if p.rule == "discovery"]:
+    elif now.fresh or files.problems != [p for p in manifest.problems if _discovered(p, manifest)]:
         _save(entry, bundle, kind, now.stamps, files, manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
+
+
+def _discovered(problem: Problem, manifest: _Manifest) -> bool:
+    """Whether a recorded problem is one discovery gives (it gives them afresh): a "discovery" one, or a file
+    or folder name that is not UTF-8 (rule "encoding" on a path never read; a file read keeps its own)."""
+    return problem.rule == "discovery" or (problem.rule == "encoding" and problem.path not in manifest.stamps)
 
 
 def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Dataset:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from mif_rdf.core.names import RESULT_FORMATS
 from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
+from mif_rdf.queries import oxigraph_functions as _oxigraph_functions  # noqa: F401  (and for Oxigraph's)
 from mif_rdf.queries.asof import apply as apply
 from mif_rdf.queries.helpers import (
     TRUST_LEVELS,

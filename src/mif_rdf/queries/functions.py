@@ -1,14 +1,17 @@
 """Valid time and freshness inside SPARQL: ``mif:validAt(?m, ?date)``,
-``mif:freshness(?m, ?date)`` (alias ``mif:strengthAt``).
+``mif:freshness(?m, ?date)`` and ``mif:strengthAt(?m, ?date)``.
 
 Registered with rdflib's SPARQL engine when :mod:`mif_rdf.queries` is
-imported, so any query that engine runs can write, for "what did we hold true
-on 1 March"::
+imported, and handed to Oxigraph's with every query the project runs there
+(:mod:`.oxigraph_functions`), so any query can write, for "what did we hold
+true on 1 March"::
 
     SELECT ?m WHERE { ?m mif:path ?p . FILTER(mif:validAt(?m, "2026-03-01")) }
 
 * ``mif:validAt(memory, date)``: ``true`` when the memory is valid at the
-  date by the rules of :mod:`mif_rdf.queries.asof` (window and ttl), else ``false``.
+  date by the rules of :mod:`mif_rdf.queries.asof` (window and ttl, its own or
+  the one its namespace gives it), else ``false``; a memory with no temporal
+  data is valid at every date.
 * ``mif:freshness(memory, date)``: its decay strength at the date as an
   ``xsd:double`` (the value of :func:`~mif_rdf.queries.freshness`); an error
   (the expression is unbound) when it was not recorded yet or its decay
@@ -16,8 +19,10 @@ on 1 March"::
   *is* the spec 9.2 decay strength.
 
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
-The functions read the memory's own triples from the graph the query runs on,
-one memory per call, so they cost no more on a large bundle than a
+The functions read the memory's own triples (and its ``mif:inheritedTtl``),
+one memory per call, through anything with rdflib's ``Graph.value``
+(:func:`~.asof.memory_valid_at`, :func:`~.asof.memory_strength_at`), so both engines
+compute the same values and cost no more on a large bundle than a
 ``FILTER`` on its dates.
 """
 
@@ -33,13 +38,11 @@ from rdflib.plugins.sparql.parserutils import Expr
 from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.core.freshness import DecayProfile
 from mif_rdf.core.namespaces import PREFIXES
-from mif_rdf.queries.asof import ttl_expired
+from mif_rdf.queries.asof import memory_strength_at, memory_valid_at
 from mif_rdf.queries.helpers.parameters import _time_value
-from mif_rdf.queries.helpers.temporal import _profile
 
-MIF, DC = PREFIXES["mif"], PREFIXES["dc"]
+MIF = PREFIXES["mif"]
 VALID_AT, FRESHNESS, STRENGTH_AT = URIRef(MIF + "validAt"), URIRef(MIF + "freshness"), URIRef(MIF + "strengthAt")
 
 
@@ -52,66 +55,28 @@ def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
     memory, when = (_eval(argument, ctx) for argument in e.expr)
     if not isinstance(memory, URIRef):
         raise SPARQLError(f"{e.iri}: the first argument must be a memory IRI")
-    moment = _time_value(when.toPython() if isinstance(when, Literal) else None)
+    moment = moment_of(when)
     if moment is None:
         raise SPARQLError(f"{e.iri}: {when!r} is not a date or date-time")
     return ctx.ctx.graph, memory, moment
 
 
-def _times(graph: Any, memory: URIRef) -> tuple[Any, Any, DecayProfile]:
-    """The memory's validFrom, validUntil and decay profile,
-    read from its triples (times as Python values, durations as text)."""
-    temporal = graph.value(memory, MIF.temporal)
-    decay = None if temporal is None else graph.value(temporal, MIF.decay)
-
-    def time(subject: Any, name: str) -> Any:
-        term = None if subject is None else graph.value(subject, MIF[name])
-        return term.toPython() if isinstance(term, Literal) else None
-
-    def text(subject: Any, name: str) -> str | None:
-        term = None if subject is None else graph.value(subject, MIF[name])
-        return None if term is None else str(term)
-
-    profile = _profile(
-        text(decay, "model"),
-        text(temporal, "ttl"),
-        text(decay, "halfLife"),
-        time(temporal, "recordedAt"),
-        _created(graph, memory),
-        time(decay, "lastReinforced"),
-        text(memory, "inheritedTtl"),
-    )
-    return time(temporal, "validFrom"), time(temporal, "validUntil"), profile
-
-
-def _created(graph: Any, memory: URIRef) -> Any:
-    term = graph.value(memory, DC.created)
-    return term.toPython() if isinstance(term, Literal) else None
+def moment_of(when: Any) -> datetime | None:
+    """The moment a function's date argument (an rdflib term) names, None when it names none."""
+    return _time_value(when.toPython() if isinstance(when, Literal) else None)
 
 
 def sparql_valid_at(e: Expr, ctx: FrozenBindings) -> Literal:
     graph, memory, moment = _arguments(e, ctx)
-    start, until, profile = _times(graph, memory)
-    bounds = [_time_value(start), _time_value(until)]
-    if (start is not None and bounds[0] is None) or (until is not None and bounds[1] is None):
-        return Literal(False)  # a time that cannot be read leaves the memory out, as in valid_at
-    holds = (
-        (bounds[0] is None or bounds[0] <= moment)
-        and (bounds[1] is None or moment < bounds[1])
-        and not ttl_expired(profile, moment)
-    )
-    return Literal(holds)
+    return Literal(memory_valid_at(graph, memory, moment))
 
 
 def sparql_freshness(e: Expr, ctx: FrozenBindings) -> Literal:
     graph, memory, moment = _arguments(e, ctx)
     try:
-        strength = _times(graph, memory)[2].strength_at(moment)
+        return Literal(memory_strength_at(graph, memory, moment), datatype=XSD.double)
     except MifRdfError as exc:
         raise SPARQLError(f"{e.iri}: {exc}") from None
-    if strength is None:
-        raise SPARQLError(f"{e.iri}: {memory} was not recorded yet at {moment.isoformat()}")
-    return Literal(strength, datatype=XSD.double)
 
 
 register_custom_function(VALID_AT, sparql_valid_at, override=True, raw=True)

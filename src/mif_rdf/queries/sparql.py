@@ -40,6 +40,7 @@ from mif_rdf.core.namespaces import PREFIXES
 from mif_rdf.core.redaction import redacted
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.stores import rdflib_memory, remote_endpoint
+from mif_rdf.queries.oxigraph_calls import run_with_functions
 from mif_rdf.queries.syntax import GRAMMAR_LOCK, syntax_error
 from mif_rdf.queries.syntax import QuerySyntaxError as QuerySyntaxError  # its home before it had a module
 
@@ -76,13 +77,17 @@ def run_query(
     try:
         if rdflib_memory(graph):
             return graph.query(_parsed(query), initBindings=dict(bindings))
+        if (found := run_with_functions(graph, query, bindings)) is not None:  # mif:validAt & co. on Oxigraph
+            return found
         return graph.query(query, initNs=INIT_NS, initBindings=dict(bindings))
     except (ParseBaseException, SyntaxError) as exc:  # rdflib's parser; pyoxigraph's "error at LINE:COLUMN: ..."
         raise syntax_error(query, exc) from None
-    except RuntimeError as exc:  # pyoxigraph: a function only rdflib's engine knows (mif_rdf.queries.functions)
+    except RuntimeError as exc:  # pyoxigraph: a function it does not know
         if "custom function" not in str(exc):
             raise
-        raise MifRdfError(f"{exc}: mif:validAt and mif:freshness run on rdflib's engine (--store memory)") from None
+        raise MifRdfError(
+            f"{exc}: besides SPARQL's own, the functions are mif:validAt, mif:freshness and mif:strengthAt"
+        ) from None
     except Exception as exc:
         if not _undeclared_prefix(exc):
             raise

@@ -56,14 +56,17 @@ def start(
     cors: Iterable[str] = (),
     audience: Audience | None = None,
     shapes: Sequence[ShapesSource] = (),
+    as_of: str | None = None,
 ) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
     With ``audience`` only what that party may read is served, on every route.
     ``shapes``: the user's own SHACL shapes, applied beside the level shapes
     wherever the page shows findings (as ``mif-rdf validate --shapes``).
+    With ``as_of`` (an ISO 8601 date or date-time) only the memories valid then are served, and the links
+    between them, on every route, as edits come and go (``--as-of`` of ``query`` and ``export``).
     """
-    served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes)
+    served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes, as_of=as_of)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
     server = BundleServer(
         (bind, port),

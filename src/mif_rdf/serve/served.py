@@ -37,6 +37,7 @@ file and its problems until it loads again.
 graphs are not served, and no other graph may name them or their paths, as
 :mod:`mif_rdf.output.policy` decides for exports.  With an ``audience`` only
 what that party may read is served (its agreements as read at the start).
+With ``as_of`` only the memories valid at that date (``serve --as-of``).
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class ServedBundle:
         include_local: bool = False,
         audience: Audience | None = None,
         shapes: Sequence[ShapesSource] = (),
+        as_of: str | None = None,
     ) -> None:
         working = oxigraph_store(bundle.dataset)
         if working is None:
@@ -97,6 +99,7 @@ class ServedBundle:
         self.include_local = include_local
         self.audience = audience  # only what this party may read is served (mif_rdf.nsmodel.audience)
         self.shapes = list(shapes)  # the user's own SHACL shapes, in every validation of the page
+        self.as_of = as_of  # only the memories valid at this date are served (mif_rdf.queries.asof)
         self.kept: set[str] = set()  # files served from their last good version
         self.writing = threading.Lock()  # one reload at a time; validation reads the working bundle under it too
         self._seq = 0  # odd while a publication writes the served store
@@ -162,8 +165,26 @@ class ServedBundle:
                 hidden.update(terms)
         if self.audience is not None:  # it describes every party's agreements
             withheld.add(ox.NamedNode(graph_iri(self.bundle.base_iri, GRAPH_NAMESPACES)))
+        for iri, doc_iri in self.out_of_time():
+            withheld.add(ox.NamedNode(iri))
+            hidden.update((ox.NamedNode(iri), ox.NamedNode(doc_iri)))
         memory_graphs = frozenset(g for _, _, _, g in judged.values() if g is not None)
         return frozenset(withheld), frozenset(hidden), memory_graphs
+
+    def out_of_time(self) -> list[tuple[str, str]]:
+        """The IRIs and document IRIs of the memories not valid at :attr:`as_of` (none without it).
+
+        The memories ``--as-of`` keeps elsewhere (:func:`~mif_rdf.queries.asof.valid_memories`), computed
+        again with each publication, so an edit that moves a memory in or out of its valid time is followed;
+        what goes with them is what ``_local`` memories take with them: their graphs, and every triple of the
+        other graphs that names them (so the links graph keeps only edges between served memories).
+        """
+        if self.as_of is None:
+            return []
+        from mif_rdf.queries.asof import valid_memories
+
+        keep = valid_memories(self.bundle.dataset, self.as_of)
+        return [(m.iri, m.doc_iri) for m in self.bundle.memories.values() if m.iri not in keep]
 
     def _withholds(self) -> bool:
         return not self.include_local or self.audience is not None

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mif_rdf.cli.commands import _common
+from mif_rdf.core.errors import MifRdfError
+
+if TYPE_CHECKING:
+    from mif_rdf.bundle import Bundle
 
 ORDER = 16
 WORKING_TREE = "working tree"
@@ -40,6 +46,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="leave out the validation findings the change introduced and fixed (faster: nothing is validated)",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="load both revisions afresh (by default they go through the load cache, so a revision close to one "
+        "loaded before costs little)",
+    )
     parser.add_argument("-o", "--output", type=Path, help="write the diff to this file instead of standard output")
     parser.set_defaults(func=run)
 
@@ -53,11 +65,21 @@ def run(args: argparse.Namespace) -> int:
     resolve(args.bundle, args.old)  # both revisions are checked before anything is loaded
     if args.new is not None:
         resolve(args.bundle, args.new)
-    old = load_at_revision(args.bundle, args.old, base_iri=args.base, progress=False)
+
+    def loaded(load: Callable[..., Bundle], *where: object, **options: object) -> Bundle:
+        if args.no_cache:
+            return load(*where, progress=False, **options)
+        try:
+            return load(*where, progress=False, cache=True, **options)
+        except (OSError, MifRdfError) as error:  # a cache that cannot be used costs only speed, as for load
+            _common.note(f"note: the load cache was not used ({error}); --no-cache skips it")
+            return load(*where, progress=False, **options)
+
+    old = loaded(load_at_revision, args.bundle, args.old, base_iri=args.base)
     if args.new is None:
-        new = load_bundle(args.bundle, base_iri=args.base or old.base_iri, progress=False)
+        new = loaded(load_bundle, args.bundle, base_iri=args.base or old.base_iri)
     else:
-        new = load_at_revision(args.bundle, args.new, base_iri=args.base, progress=False)
+        new = loaded(load_at_revision, args.bundle, args.new, base_iri=args.base)
     if args.format in ("sparql-update", "rdf-patch"):
         from mif_rdf.output import rdf_patch, sparql_update
 

@@ -46,6 +46,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="also serve _local memories (spec 10.2: local only; left out by default)",
     )
     _audience.audience_options(parser)
+    _common.as_of_option(parser)
     parser.add_argument(
         "--allow-service",
         action="store_true",
@@ -160,7 +161,13 @@ def run(args: argparse.Namespace) -> int:
         cors=args.cors,
         audience=audience,
         shapes=args.shapes,
+        as_of=args.as_of,
     )
+    if args.as_of:
+        gone = len(server.served.out_of_time())
+        _common.note(
+            f"as of {args.as_of}: {len(bundle.memories) - gone} memories valid, {gone} out of their valid time left out"
+        )
     errors = sum(1 for p in bundle.problems if p.severity.value == "error")
     print(
         f"serving {bundle.root} ({len(bundle.memories)} memories, {errors} load error{'s' if errors != 1 else ''}) "
