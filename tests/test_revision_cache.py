@@ -101,7 +101,19 @@ def test_load_bundle_and_the_command_line_use_it(repo: Path, tmp_path: Path) -> 
     del first
     gc.collect()
     done = subprocess.run(
-        [*MIF_RDF, "query", str(repo / "kb"), "--rev", "HEAD~1", "--cache-dir", str(cache), "-v", "ASK {}"],
+        [
+            *MIF_RDF,
+            "query",
+            str(repo / "kb"),
+            "--rev",
+            "HEAD~1",
+            "--store",
+            "memory",
+            "--cache-dir",
+            str(cache),
+            "-v",
+            "ASK {}",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

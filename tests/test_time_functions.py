@@ -161,3 +161,19 @@ def test_serve_as_of_serves_the_valid_memories_and_follows_edits(bundle_dir: Pat
 def test_serve_as_of_a_date_that_is_no_date_is_a_clear_error(bundle_dir: Path) -> None:  # noqa: F811
     done = run("serve", str(bundle_dir), "--port", "0", "--as-of", "last tuesday")
     assert done.returncode == 2 and "last tuesday" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("store", ["memory", "oxigraph"])
+def test_a_blank_node_given_for_the_memory_leaves_the_call_unbound(store: str) -> None:
+    """Citations and entities are blank nodes with titles: a call on one is a SPARQL error (unbound), not a crash."""
+    from conftest import EXAMPLES
+
+    bundle = load_bundle(EXAMPLES, store=store)
+    rows = list(
+        bundle.query(
+            "SELECT ?s ?valid ?strength WHERE { ?s dc:title ?t FILTER(isBlank(?s)) "
+            "BIND(mif:validAt(?s, '2026-03-01') AS ?valid) BIND(mif:strengthAt(?s, '2026-03-01') AS ?strength) }"
+        )
+    )
+    assert rows, "the examples have blank nodes with titles"
+    assert all(row.valid is None and row.strength is None for row in rows)

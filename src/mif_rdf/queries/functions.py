@@ -31,7 +31,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from rdflib import Literal, URIRef
+from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.plugins.sparql.operators import register_custom_function
 from rdflib.plugins.sparql.parserutils import Expr
@@ -52,7 +52,8 @@ def _arguments(e: Expr, ctx: FrozenBindings) -> tuple[Any, URIRef, datetime]:
 
     if len(e.expr or ()) != 2:
         raise SPARQLError(f"{e.iri} takes two arguments: a memory and a date")
-    memory, when = (_eval(argument, ctx) for argument in e.expr)
+    # a blank node reaches a call as itself (rdflib's _eval knows only variables, IRIs, literals and expressions)
+    memory, when = (argument if isinstance(argument, BNode) else _eval(argument, ctx) for argument in e.expr)
     if not isinstance(memory, URIRef):
         raise SPARQLError(f"{e.iri}: the first argument must be a memory IRI")
     moment = moment_of(when)
