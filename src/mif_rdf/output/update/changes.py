@@ -47,6 +47,8 @@ class UpdateResult:
     changes: list[FileChange] = field(default_factory=list)
     refusals: list[Problem] = field(default_factory=list)
     written: bool = False
+    #: graphs an import from a store left alone: not a memory's (the store's other data)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> list[str]:
@@ -56,6 +58,13 @@ class UpdateResult:
         return "".join(change.diff() for change in self.changes)
 
     def summary(self) -> str:
+        return self._summary() + (
+            f"\nskipped {len(self.skipped)} graph(s) of the store that are no memory's (manifests, other data)"
+            if self.skipped
+            else ""
+        )
+
+    def _summary(self) -> str:
         if self.refusals:
             return f"refused: {len(self.refusals)} change(s) cannot be written back; no file written"
         if not self.changes:
