@@ -10,6 +10,7 @@
 * :mod:`.http` -- the ASGI application: limits and workers; :mod:`.stream` carries
   an answer from its worker to the connection.
 * :mod:`.server` -- the server: the application on uvicorn, in a thread of its own.
+* :mod:`.update_route` -- ``--writable``: SPARQL Update on ``/update`` written back to the files.
 * :mod:`.access` -- who may read: the ``Host`` allow-list and the ``Origin`` check.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Sequence
 
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.serve.access import Access
@@ -36,6 +38,7 @@ from mif_rdf.serve.http import ServerLimits
 from mif_rdf.serve.protocol import QueryOptions
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.server import BundleServer
+from mif_rdf.serve.update_route import Writer
 from mif_rdf.serve.watch import Watcher
 from mif_rdf.validation.user_shapes import ShapesSource
 
@@ -56,13 +59,21 @@ def start(
     cors: Iterable[str] = (),
     audience: Audience | None = None,
     shapes: Sequence[ShapesSource] = (),
+    writable: bool = False,
 ) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
     With ``audience`` only what that party may read is served, on every route.
     ``shapes``: the user's own SHACL shapes, applied beside the level shapes
     wherever the page shows findings (as ``mif-rdf validate --shapes``).
+    ``writable``: SPARQL Update on ``/update`` is written back to the files
+    (:mod:`.update_route`); clients send ``server.app.writer.token``.
     """
+    if writable and audience is not None:
+        raise MifRdfError(
+            "a writable server serves the whole bundle: an update could copy what the audience may not read into "
+            "what it may; give either writable or audience"
+        )
     served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
     server = BundleServer(
@@ -73,6 +84,8 @@ def start(
         access=access,
         quiet=quiet,
     )
+    if writable:
+        server.app.writer = Writer(served, allow_service=allow_service)
     watcher = Watcher(served).start() if watch else None
     server.serve_in_background()
     return server, watcher
