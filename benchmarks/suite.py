@@ -570,7 +570,8 @@ def update_tenth(data: Path) -> dict[str, Any]:
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(bundle_of(data), scratch, symlinks=True)
     update = (
-        'INSERT { GRAPH ?m { ?m mif:tags "bench-reviewed" } } WHERE { GRAPH ?m { ?m a mif:Concept ; mif:namespace ?ns } '
+        'INSERT { GRAPH ?m { ?m mif:tags "bench-reviewed" } } '
+        "WHERE { GRAPH ?m { ?m a mif:Concept ; mif:namespace ?ns } "
         'FILTER(!STRSTARTS(?ns, "_local") && SUBSTR(MD5(STR(?m)), 1, 2) < "1a") }'
     )
     try:
