@@ -43,6 +43,9 @@ Rows (target in brackets, from the performance issue):
 * export N-Quads on Dask (``export --dask``, a LocalCluster of 1 and of 2 workers) vs the streamed export, with
   ``--scale``; the quads of both and the largest worker's peak memory printed below the table     [>= 0.8x, 2 workers]
 * a second ``mif-rdf query`` with default options (the load cache on) vs the first, same run   [< 3 s at 30,000]
+* update a tenth of the memories: ``mif-rdf update``'s work (cold load, SPARQL Update adding a tag to about 1,000
+                               of 10,000 memories, validation of the changed files, atomic writes) vs the cold load
+                                                                                  [<= 2x the cold load]
 * start-up: ``mif-rdf --help`` and ``--version`` (medians of 15) against ``import rdflib``   [< 0.3 s]
 * suggest (discovery patterns of the ontologies the memories name) vs reading + parsing the files
                                (the generated bundle carries the ai-memory ontology, synthetic.DISCOVERY_ONTOLOGY)
@@ -641,6 +644,31 @@ def query_cli_second(data: Path) -> dict[str, Any]:
     return _cli_query(data, fresh=False)
 
 
+# -- write-back (issue 31) ---------------------------------------------------------------
+@measure("update-tenth")
+def update_tenth(data: Path) -> dict[str, Any]:
+    """``mif-rdf update``'s work on a copy of the bundle: a cold load, then one SPARQL Update that adds a tag to about
+    a tenth of the memories (those whose IRI's MD5 starts below ``1a``: 26 of 256; never ``_local``, which
+    write-back refuses), validated and written."""
+    from mif_rdf import load_bundle
+
+    scratch = data / "update-scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(bundle_of(data), scratch, symlinks=True)
+    update = (
+        'INSERT { GRAPH ?m { ?m mif:tags "bench-reviewed" } } '
+        "WHERE { GRAPH ?m { ?m a mif:Concept ; mif:namespace ?ns } "
+        'FILTER(!STRSTARTS(?ns, "_local") && SUBSTR(MD5(STR(?m)), 1, 2) < "1a") }'
+    )
+    try:
+        result, seconds = timed(lambda: load_bundle(scratch, progress=False).update(update))
+        if not result.written or result.refusals:
+            raise SystemExit(f"the update wrote nothing: {result.summary()[:2000]}")
+        return {"seconds": seconds, "changed": len(result.changed)}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 # -- start-up ---------------------------------------------------------------------------
 def _startup(*command: str, runs: int = 15) -> dict[str, Any]:
     """The median wall time of a short command (benchmarks/bench_startup.py has the import breakdown)."""
@@ -763,6 +791,13 @@ ROWS = [
         "faster",
         "< 3 s at 30,000",
     ),
+    (
+        "update a tenth of the memories (load + update + validate + write) / cold load, memory store",
+        "update-tenth",
+        "load-memory",
+        "over",
+        "<= 2x the cold load",
+    ),
     ("start-up, mif-rdf --help / import rdflib", "startup-help", "startup-rdflib", "over", "< 0.3 s"),
     ("start-up, mif-rdf --version / import rdflib", "startup-version", "startup-rdflib", "over", "< 0.3 s"),
     (
@@ -812,6 +847,7 @@ ORDER = [
     "export-memory-nquads",
     "query-cli-first",
     "query-cli-second",
+    "update-tenth",
     "startup-rdflib",
     "startup-help",
     "startup-version",

@@ -236,7 +236,8 @@ def test_a_failed_rename_leaves_each_file_old_or_new(tmp_path: Path, monkeypatch
     assert set(after) == set(before)  # the temporary file of the failed write is gone
     news = {c.relpath: c.after.encode() for c in plan.changes}
     states = [after[c.relpath] == news[c.relpath] for c in plan.changes]
-    assert states == [True, True, False, False]
+    assert states.count(False) >= 1 and states.count(True) >= 2  # the files are written side by side: the
+    # failed one stays old, those written before or beside it are new
     assert all(after[c.relpath] in (before[c.relpath], news[c.relpath]) for c in plan.changes)
 
 

@@ -143,3 +143,46 @@ def test_crlf_text_stays_crlf() -> None:
         edit_frontmatter(text, old, {**old, "tags": ["a", "b"], "title": "T"})
         == "id: x\r\ntags:\r\n  - a\r\n  - b\r\ntitle: T\r\n"
     )
+
+
+def _marks(node: yaml.Node) -> list[tuple[str, int, int]]:
+    """Every node's kind and start and end offsets, depth first."""
+    out = [(type(node).__name__, node.start_mark.index, node.end_mark.index)]
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            out += _marks(key) + _marks(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            out += _marks(item)
+    return out
+
+
+def test_libyaml_marks_equal_the_pure_python_ones_on_ascii_frontmatter(tmp_path: Path) -> None:
+    """The edits of ASCII frontmatter are placed with libyaml's marks (faster): they must be the pure loader's,
+    node by node, on every example and fixture and on generated memories of every field family."""
+    from conftest import EXAMPLES, FIXTURES
+    from synthetic import generate_bundle
+
+    generate_bundle(tmp_path / "gen", 30, seed=4)
+    files = [
+        *EXAMPLES.rglob("*.md"),
+        *(p for p in FIXTURES.rglob("*.md") if "hostile" not in p.parts),  # alias bombs: no tree to walk
+        *(tmp_path / "gen").rglob("*.md"),
+    ]
+    compared = 0
+    for path in files:
+        try:
+            text = split_frontmatter(path.read_text(encoding="utf-8")).frontmatter
+        except (FrontmatterError, UnicodeDecodeError):
+            continue
+        if not text.isascii():
+            continue
+        try:
+            pure = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError:
+            continue
+        if pure is None:
+            continue
+        assert _marks(yaml.compose(text, Loader=yaml.CSafeLoader)) == _marks(pure), path
+        compared += 1
+    assert compared > 50

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mif_rdf.output.export_api import Destination
     from mif_rdf.output.policy import ExportPolicy
     from mif_rdf.output.update import UpdateResult
+    from mif_rdf.remote import Credentials
 
 __all__ = ["Bundle", "EntityRecord", "Link", "LoadedBundle", "MemoryRecord", "load_bundle", "new_dataset"]
 
@@ -88,6 +89,34 @@ class Bundle(LoadedBundle):
         return update_bundle(
             self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete
         )
+
+    def import_graphs(
+        self,
+        source: str | Path,
+        format: str | None = None,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        credentials: Credentials | None = None,
+        timeout: float = 30.0,
+    ) -> UpdateResult:
+        """Merge the memory graphs of an RDF file, or of a triple store, into the bundle's files (``mif-rdf import``).
+
+        ``source`` is a file (``format`` from its suffix unless given) or an
+        ``http(s)://`` URL: a store's Graph Store Protocol endpoint, read with
+        one GET of its whole dataset (``credentials``: see
+        :class:`mif_rdf.remote.Credentials`; never a password in the URL).
+        Spec 18.3: trust is never raised; a new memory is marked ``external_import``.
+        """
+        if isinstance(source, str) and source.lower().startswith(("http://", "https://")):
+            from mif_rdf.remote import HttpClient, import_from_store
+
+            client = HttpClient(credentials, timeout)
+            return import_from_store(self, source, client=client, dry_run=dry_run, force=force)
+        from mif_rdf.core.formats import format_for
+        from mif_rdf.output.graph_import import import_graphs
+
+        return import_graphs(self, source, format_for(Path(source), format), dry_run=dry_run, force=force)
 
     def reload(self, *relpaths: str) -> set[str]:
         """Re-read changed, new or deleted memory and entity files; only their graphs are replaced

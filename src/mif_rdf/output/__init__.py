@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.output.convert import roundtrip_report as roundtrip_report
     from mif_rdf.output.diff import diff_bundles as diff_bundles
     from mif_rdf.output.diff import with_findings as with_findings
+    from mif_rdf.output.graph_import import import_dataset as import_dataset
     from mif_rdf.output.graph_import import import_graphs as import_graphs
     from mif_rdf.output.patch import rdf_patch as rdf_patch
     from mif_rdf.output.patch import sparql_update as sparql_update
@@ -36,6 +37,7 @@ _HOMES = {
     "roundtrip_report": "mif_rdf.output.convert",
     "diff_bundles": "mif_rdf.output.diff",
     "with_findings": "mif_rdf.output.diff",
+    "import_dataset": "mif_rdf.output.graph_import",
     "import_graphs": "mif_rdf.output.graph_import",
     "rdf_patch": "mif_rdf.output.patch",
     "sparql_update": "mif_rdf.output.patch",
@@ -56,6 +58,7 @@ __all__ = [
     "diff_bundles",
     "export_bundle",
     "export_policy",
+    "import_dataset",
     "import_graphs",
     "jsonld_files",
     "markdown_from_jsonld",

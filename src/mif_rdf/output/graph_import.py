@@ -14,6 +14,13 @@ named ``urn:mif:<id>`` that the bundle does not have becomes a new memory
 file (as with ``update``), marked ``provenance.sourceType: external_import``.
 Spec 18.3: an import never raises a memory's ``trustLevel``; a higher level
 in the file is refused.
+
+A store may give a literal back in its canonical form (Oxigraph writes
+``"1.0"^^xsd:decimal`` as ``"1"``): where an imported literal has the value,
+datatype and language of one the memory already has, the memory's own form
+is kept, so a value that did not change is no change
+(:func:`import_dataset`; the graphs of a store come through
+:func:`mif_rdf.remote.import_from_store`).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from rdflib import BNode, Graph, URIRef
+from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.compare import isomorphic, to_canonical_graph
 from rdflib.term import Node
 
@@ -30,6 +37,7 @@ from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.output.update import UpdateResult, apply_plan, is_new_memory_graph, plan_changes
 from mif_rdf.output.writeback import read_dataset
+from mif_rdf.source.identity import MEMORY_PREFIX
 
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle
@@ -51,18 +59,39 @@ def import_graphs(
     bundle: LoadedBundle, source: str | Path | IO[bytes], fmt: str, *, dry_run: bool = False, force: bool = False
 ) -> UpdateResult:
     """Merge the named graphs of an RDF file (``fmt``: an rdflib quad format) into the bundle's files."""
-    incoming = read_dataset(source, fmt)
+    return import_dataset(bundle, read_dataset(source, fmt), dry_run=dry_run, force=force)
+
+
+def import_dataset(
+    bundle: LoadedBundle,
+    incoming: Dataset,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+    skip_foreign: bool = False,
+) -> UpdateResult:
+    """Merge the named graphs of ``incoming`` (read with lexical forms kept,
+    :func:`~mif_rdf.output.writeback.read_dataset`) into the bundle's files.
+
+    ``skip_foreign``: graphs not named ``urn:mif:...`` are skipped (listed in
+    :attr:`UpdateResult.skipped`) instead of refused -- a store holds other data
+    beside a bundle's graphs (push manifests, other bundles' derived graphs).
+    """
     memories = {record.iri for record in bundle.memories.values()}
     derived = bundle.base_iri + "#"
     dataset = bundle.dataset
     refusals: list[Problem] = []
     replacements: dict[str, Graph] = {}
+    skipped: list[str] = []
     for graph in incoming.graphs():
         name = str(graph.identifier)
         if not len(graph) or name.startswith(derived) or name.startswith("urn:x-rdflib:default"):
             continue
         if name in bundle.entities and isomorphic(dataset.graph(URIRef(name)), graph):
             continue  # an entity file as the bundle has it
+        if skip_foreign and not name.startswith(MEMORY_PREFIX):
+            skipped.append(name)
+            continue
         if name not in memories and is_new_memory_graph(bundle, name):
             replacements[name] = _marked_external(name, graph)
             continue
@@ -78,6 +107,7 @@ def import_graphs(
             )
             continue
         current = dataset.graph(URIRef(name))
+        graph = _in_own_forms(graph, current)
         if isomorphic(current, graph):
             continue
         refusals.extend(_raised_trust(bundle, name, graph))
@@ -91,6 +121,7 @@ def import_graphs(
     after = set(dataset.quads((None, None, None, None)))
     result = plan_changes(bundle, after - before, before - after)
     result.refusals[:0] = refusals
+    result.skipped = sorted(skipped)
     return apply_plan(bundle, result, dry_run=dry_run, force=force)
 
 
@@ -108,6 +139,32 @@ def _marked_external(name: str, graph: Graph) -> Graph:
         out.add((node, PROVENANCE, provenance))
     out.add((provenance, SOURCE_TYPE, EXTERNAL_IMPORT))
     return out
+
+
+def _in_own_forms(graph: Graph, current: Graph) -> Graph:
+    """``graph`` with each literal that has the value of one of ``current``'s written in ``current``'s form."""
+    own: dict[tuple[object, ...], Literal] = {}
+    for term in current.objects():
+        if isinstance(term, Literal) and (key := _value_key(term)) is not None:
+            own.setdefault(key, term)
+    if not own:
+        return graph
+    out = Graph()
+    for s, p, o in graph:
+        key = _value_key(o) if isinstance(o, Literal) else None
+        out.add((s, p, own.get(key, o) if key is not None else o))
+    return out
+
+
+def _value_key(term: Literal) -> tuple[object, ...] | None:
+    """What makes two literals the same value: datatype, language and the parsed value (None: not parsed)."""
+    if term.datatype is None or term.value is None:
+        return None
+    try:
+        hash(term.value)
+    except TypeError:
+        return None
+    return (term.datatype, term.language, type(term.value), term.value)
 
 
 def _replace(target: Graph, triples: Graph) -> None:

@@ -21,11 +21,12 @@ graph wins and the template only lends its key order.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from rdflib import Graph, Literal, URIRef
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, XSD
 
@@ -107,7 +108,69 @@ def template_fits(template: dict[str, Any], body: str, graph: Graph, *, doc_iri:
     for mirror in _MIRRORS:
         if (None, mirror, None) not in graph:
             expected.remove((None, mirror, None))
-    return isomorphic(_comparable(expected), _comparable(graph))
+    return same_graph(_comparable(expected), _comparable(graph))
+
+
+def same_graph(left: Graph, right: Graph) -> bool:
+    """Whether two graphs are isomorphic.
+
+    A projection's graph is a forest of blank nodes (each the object of at
+    most one triple, no cycles), and for forests comparing every root's
+    subtree, written out, is an exact test in linear time; rdflib's general
+    test refines colourings and was most of a write-back's time per memory.
+    Any other graph goes to :func:`rdflib.compare.isomorphic`.
+    """
+    if len(left) != len(right):
+        return False
+    mine, theirs = _forest(left), _forest(right)
+    if mine is None or theirs is None:
+        return isomorphic(left, right)
+    return mine == theirs
+
+
+def _forest(graph: Graph) -> Counter[tuple[Any, Any, Any]] | None:
+    """The graph's triples from its roots, each blank node written out as its subtree; None: not a forest."""
+    edges: dict[Any, list[tuple[Any, Any]]] = {}
+    parents: Counter[Any] = Counter()
+    for s, p, o in graph:
+        edges.setdefault(s, []).append((p, o))
+        if isinstance(o, BNode):
+            parents[o] += 1
+    if any(count > 1 for count in parents.values()):
+        return None
+    reached = 0
+    written: dict[Any, Any] = {}
+
+    def subtree(node: Any, depth: int) -> Any:
+        nonlocal reached
+        if not isinstance(node, BNode):
+            return node
+        if node not in written:
+            if depth > _MAX_DEPTH:
+                raise RecursionError
+            pairs = edges.get(node, [])
+            reached += len(pairs)
+            written[node] = ("_:", tuple(sorted(((p, subtree(o, depth + 1)) for p, o in pairs), key=repr)))
+        return written[node]
+
+    out: Counter[tuple[Any, Any, Any]] = Counter()
+    try:
+        for s, pairs in edges.items():
+            if isinstance(s, BNode) and parents[s]:
+                continue  # written out under its parent
+            root = subtree(s, 0)
+            if not isinstance(s, BNode):
+                reached += len(pairs)
+                out.update((root, p, subtree(o, 1)) for p, o in pairs)
+            else:
+                out[(root, None, None)] += 1
+    except RecursionError:
+        return None
+    return out if reached == len(graph) else None  # unreached triples: a cycle of blank nodes
+
+
+#: Deeper blank-node nesting than any frontmatter the limits let through goes to the general test.
+_MAX_DEPTH = 200
 
 
 def _comparable(graph: Graph) -> Graph:

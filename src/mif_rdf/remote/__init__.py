@@ -25,18 +25,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from io import BytesIO
+from typing import TYPE_CHECKING
 
 from rdflib import BNode, Dataset, Graph
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.lazy import lazy_names
 from mif_rdf.remote.gsp import Credentials as Credentials
 from mif_rdf.remote.gsp import GraphStore as GraphStore
 from mif_rdf.remote.gsp import HttpClient as HttpClient
 from mif_rdf.remote.gsp import RetryPolicy as RetryPolicy
 from mif_rdf.remote.gsp import StoreError as StoreError
-from mif_rdf.remote.gsp import check_endpoint, with_params
+from mif_rdf.remote.gsp import check_endpoint as check_endpoint
+from mif_rdf.remote.gsp import with_params
+
+if TYPE_CHECKING:  # imported on first use: it brings the write-back path, which pushes and queries never need
+    from mif_rdf.remote.store_import import import_from_store as import_from_store
+
+__getattr__, __dir__ = lazy_names(__name__, {"import_from_store": "mif_rdf.remote.store_import"})
 
 OXIGRAPH_UNION: Mapping[str, str] = {"union-default-graph": ""}
 FUSEKI_UNION: Mapping[str, str] = {"default-graph-uri": "urn:x-arq:UnionGraph"}

@@ -378,6 +378,16 @@ class GraphStore:
         )
         return None if response.status == 404 else response
 
+    def get_dataset(self) -> Response:
+        """Every graph the store holds, as quads: ``GET`` of the endpoint itself (Oxigraph's ``/store``,
+        Fuseki's dataset URL answer it with the whole dataset)."""
+        return self.client.request(
+            "GET",
+            self.endpoint,
+            headers={"Accept": "application/n-quads, application/trig;q=0.9"},
+            what="GET of the whole dataset",
+        )
+
     def put_graph(self, iri: str, ntriples: bytes) -> None:
         """Replace the graph's content with these N-Triples."""
         if self.update_endpoint:

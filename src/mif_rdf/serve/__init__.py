@@ -10,6 +10,7 @@
 * :mod:`.http` -- the ASGI application: limits and workers; :mod:`.stream` carries
   an answer from its worker to the connection.
 * :mod:`.server` -- the server: the application on uvicorn, in a thread of its own.
+* :mod:`.update_route` -- ``--writable``: SPARQL Update on ``/update`` written back to the files.
 * :mod:`.access` -- who may read: the ``Host`` allow-list and the ``Origin`` check.
 * :mod:`.negotiate` -- content negotiation over the formats Oxigraph writes.
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Sequence
 
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.serve.access import Access
@@ -36,6 +38,7 @@ from mif_rdf.serve.http import ServerLimits
 from mif_rdf.serve.protocol import QueryOptions
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.server import BundleServer
+from mif_rdf.serve.update_route import Writer
 from mif_rdf.serve.watch import Watcher
 from mif_rdf.validation.user_shapes import ShapesSource
 
@@ -57,6 +60,7 @@ def start(
     audience: Audience | None = None,
     shapes: Sequence[ShapesSource] = (),
     as_of: str | None = None,
+    writable: bool = False,
 ) -> tuple[BundleServer, Watcher | None]:
     """Serve ``bundle`` (loaded with ``store="oxigraph"``) in background threads; ``port=0`` picks a free port.
 
@@ -65,7 +69,14 @@ def start(
     wherever the page shows findings (as ``mif-rdf validate --shapes``).
     With ``as_of`` (an ISO 8601 date or date-time) only the memories valid then are served, and the links
     between them, on every route, as edits come and go (``--as-of`` of ``query`` and ``export``).
+    ``writable``: SPARQL Update on ``/update`` is written back to the files
+    (:mod:`.update_route`); clients send ``server.app.writer.token``.
     """
+    if writable and audience is not None:
+        raise MifRdfError(
+            "a writable server serves the whole bundle: an update could copy what the audience may not read into "
+            "what it may; give either writable or audience"
+        )
     served = ServedBundle(bundle, include_local=include_local, audience=audience, shapes=shapes, as_of=as_of)
     access = Access(bind=bind, hosts=frozenset(h.lower() for h in allow_hosts), cors=frozenset(cors))
     server = BundleServer(
@@ -76,6 +87,8 @@ def start(
         access=access,
         quiet=quiet,
     )
+    if writable:
+        server.app.writer = Writer(served, allow_service=allow_service)
     watcher = Watcher(served).start() if watch else None
     server.serve_in_background()
     return server, watcher

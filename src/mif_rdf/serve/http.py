@@ -48,6 +48,7 @@ from mif_rdf.serve.access import HOST, Access
 from mif_rdf.serve.protocol import HttpError, QueryOptions, Request, answer, is_static, static
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.stream import Job, Stopped
+from mif_rdf.serve.update_route import Writer
 
 _TEXT = "text/plain; charset=utf-8"
 #: Seconds after which a request still at work gets a task that notices its client hang up (and stops its work).
@@ -92,6 +93,7 @@ class App:
             quiet,
         )
         self._slots: asyncio.Semaphore | None = None
+        self.writer: Writer | None = None  # serve --writable: /update writes the files (.update_route)
         self._waiting = 0
         self.jobs: set[Job] = set()  # workers at work (read by shutdown from another thread)
         self._workers: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
@@ -146,6 +148,11 @@ class App:
             host = headers.get("host", "")
             endpoint = f"http://{host}/query" if HOST.fullmatch(host) else self.url() + "query"
             request = Request(method, path, params, headers, body, endpoint)
+            if path == "/update" and self.writer is not None:
+                data = (await asyncio.to_thread(self.writer.update, request) + "\n").encode("utf-8")
+                status = 200
+                await _send_whole(send, status, _TEXT, data, cors, len(data))
+                return
             status = await self._work(request, receive, send, cors)
         except HttpError as exc:
             status = int(exc.status)

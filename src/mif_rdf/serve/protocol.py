@@ -394,7 +394,9 @@ def _graph_name(iri: str) -> Any:
 
 def _read_only() -> HttpError:
     return HttpError(
-        HTTPStatus.FORBIDDEN, "this endpoint is read-only: no SPARQL Update; change the bundle's markdown files instead"
+        HTTPStatus.FORBIDDEN,
+        "this endpoint is read-only: no SPARQL Update; change the bundle's markdown files instead (or start serve "
+        "with --writable)",
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -56,17 +56,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="URL",
         help="write with SPARQL 1.1 Update at this URL instead of PUT/DELETE (Oxigraph: http://HOST:7878/update)",
     )
-    parser.add_argument(
-        "--user",
-        metavar="NAME",
-        help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password",
-    )
-    parser.add_argument(
-        "--password",
-        metavar="PASSWORD",
-        help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})",
-    )
-    parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
+    credential_options(parser)
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -98,6 +88,29 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
     )
     parser.set_defaults(func=run)
+
+
+def credential_options(parser: argparse.ArgumentParser) -> None:
+    """How a command authenticates to a store (push, import): the options, defined once."""
+    parser.add_argument(
+        "--user",
+        metavar="NAME",
+        help=f"HTTP basic authentication user; the password comes from ${PASSWORD_ENV} or --password",
+    )
+    parser.add_argument(
+        "--password",
+        metavar="PASSWORD",
+        help=f"the password for --user (visible to other local users in the process list: prefer ${PASSWORD_ENV})",
+    )
+    parser.add_argument("--token-env", metavar="VAR", help="send a bearer token read from this environment variable")
+
+
+def warn_unencrypted(credentials: Credentials | None, urls: Iterable[str | None]) -> None:
+    """Warn when credentials would cross the network unencrypted (http:// to a host other than this machine)."""
+    for url in filter(None, urls):
+        parts = urlsplit(url)
+        if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+            print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
 
 
 def credentials_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Credentials | None:
@@ -171,10 +184,7 @@ def run(args: argparse.Namespace) -> int:
     credentials = credentials_from(args, os.environ)
     client = HttpClient(credentials, timeout=args.timeout, retry=RetryPolicy(retries=retries))
     store = GraphStore(args.endpoint, update_endpoint=args.update_endpoint, client=client)
-    for url in filter(None, (args.endpoint, args.update_endpoint)):
-        parts = urlsplit(url)
-        if credentials and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-            print(f"warning: credentials go to {parts.hostname} unencrypted (http://); use https://", file=sys.stderr)
+    warn_unencrypted(credentials, (args.endpoint, args.update_endpoint))
     audience = _audience.audience_of(args, Path(args.bundle))  # a party the bundle does not name: said before loading
     bundle = _common.load(args)
     _common.add_suggestions(args, bundle, audience)

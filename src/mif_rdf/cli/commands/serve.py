@@ -24,7 +24,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "POST, "
         "every result format Oxigraph writes, by content negotiation; the default graph is the union of all graphs), "
         "Graph Store Protocol reads at /store, a service description (GET /query), and a page for people at /. "
-        "Read-only: no SPARQL Update, no Graph Store writes. Edits, new, moved and deleted files are picked up as they "
+        "Read-only (no SPARQL Update, no Graph Store writes) unless --writable. Edits, new, moved and deleted files "
+        "are picked up as they "
         "happen; a file that stops loading keeps its last good version served. Stop with Ctrl-C.",
     )
     _common.bundle_options(parser, store=False)
@@ -61,6 +62,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=(
             "also apply your own SHACL shapes from this file to the findings the page shows (as validate --shapes; "
             "repeatable), checked against SHACL's shapes for shapes first"
+        ),
+    )
+    parser.add_argument(
+        "--writable",
+        action="store_true",
+        help=(
+            "accept SPARQL Update on /update and write it back to the files as 'mif-rdf update' does; clients send "
+            "the token printed at start-up (Authorization: Bearer TOKEN or X-MIF-RDF-Token); see docs/writeback.md"
         ),
     )
     parser.add_argument(
@@ -162,7 +171,15 @@ def run(args: argparse.Namespace) -> int:
         audience=audience,
         shapes=args.shapes,
         as_of=args.as_of,
+        writable=args.writable,
     )
+    if server.app.writer is not None:
+        print(
+            f"writable: POST SPARQL Update to {server.url}update with the header 'Authorization: Bearer "
+            f"{server.app.writer.token}'",
+            file=sys.stderr,
+            flush=True,
+        )
     if args.as_of:
         gone = len(server.served.out_of_time())
         _common.note(

@@ -3,7 +3,9 @@ the change of each memory's graph into a file change or a refusal; write only wh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from rdflib import Graph
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.output.update.changes import Quad, UpdateResult, _Refused, _triple, write_changes
@@ -54,9 +56,19 @@ def apply_plan(
 
 
 def plan_update(
-    bundle: LoadedBundle, update: str, *, allow_service: bool = False, allow_delete: bool = False
+    bundle: LoadedBundle,
+    update: str,
+    *,
+    allow_service: bool = False,
+    allow_delete: bool = False,
+    keep: bool = True,
 ) -> UpdateResult:
-    """The file changes an update means, or the refusals that stop it (nothing is written here)."""
+    """The file changes an update means, or the refusals that stop it (nothing is written here).
+
+    ``keep=False`` puts the dataset back as it was once the plan is made: a
+    server's working bundle then changes only by reloading the files written
+    (a refused update leaves no trace in it).
+    """
     from mif_rdf.queries.sparql import run_update
 
     check_update_safety(update)
@@ -69,7 +81,18 @@ def plan_update(
             f"the update could not run ({exc}): write the triples inside GRAPH <memory IRI> {{ ... }}"
         ) from None
     after = set(dataset.quads((None, None, None, None)))
-    return plan_changes(bundle, after - before, before - after, allow_delete)
+    added, removed = after - before, before - after
+    try:
+        return plan_changes(bundle, added, removed, allow_delete)
+    finally:
+        if not keep:
+
+            def graph(name: Any) -> Graph:
+                return dataset.graph(name) if name is not None else dataset.default_context
+
+            for s, p, o, g in added:
+                dataset.remove((s, p, o, graph(g)))
+            dataset.addN((s, p, o, graph(g)) for s, p, o, g in removed)
 
 
 def check_update_safety(update: str) -> None:
