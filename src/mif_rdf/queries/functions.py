@@ -15,6 +15,9 @@ on 1 March"::
   cannot be evaluated.  ``mif:strengthAt`` is the same function: freshness
   *is* the spec 9.2 decay strength.
 
+Importing the package also bounds rdflib's ``REGEX`` with a time limit per
+value (:func:`~mif_rdf.core.sparql_regex.bound_sparql_regex`, docs/security.md).
+
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
 The functions read the memory's own triples from the graph the query runs on,
 one memory per call, so they cost no more on a large bundle than a
@@ -35,6 +38,7 @@ from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.freshness import DecayProfile
 from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.core.sparql_regex import bound_sparql_regex
 from mif_rdf.queries.asof import ttl_expired
 from mif_rdf.queries.helpers.parameters import _time_value
 from mif_rdf.queries.helpers.temporal import _profile
@@ -114,6 +118,7 @@ def sparql_freshness(e: Expr, ctx: FrozenBindings) -> Literal:
     return Literal(strength, datatype=XSD.double)
 
 
+bound_sparql_regex()  # REGEX with a time limit per value, as sh:pattern (docs/security.md)
 register_custom_function(VALID_AT, sparql_valid_at, override=True, raw=True)
 register_custom_function(FRESHNESS, sparql_freshness, override=True, raw=True)
 register_custom_function(
