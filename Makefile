@@ -58,10 +58,12 @@ browser: $(STAMP)
 	$(BIN)/python -m pytest tests/browser --browser
 
 # The benchmark suite on 10,000 generated memories (under 10 minutes), one table;
-# then `serve` at 10,000 memories: query latency against `oxigraph serve`, and the edit delay.
+# then `serve` at 10,000 memories: query latency against `oxigraph serve`, and the edit delay;
+# then ontology compile memory against the YAML's size at two sizes.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/suite.py
 	$(BIN)/python benchmarks/bench_serve.py
+	$(BIN)/python benchmarks/bench_ontology_memory.py
 
 # The 100,000-memory cases (Oxigraph store): load, warm reload, validation, queries, peak memory.
 bench-scale: $(STAMP)

@@ -10,6 +10,7 @@ between two definitions, or a trait is undefined, are errors.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -306,11 +307,12 @@ def write_shapes(graph: Any, composers: list[Composer], roots: list[ResolvedOnto
     then each version targets the memories whose ``ontology: id`` picks it.
     """
     writer = ShapeWriter(graph)
-    versions: dict[str, dict[str, tuple[ComposedEntity, list[str]]]] = {}
+    versions: dict[str, dict[bytes, tuple[ComposedEntity, list[str]]]] = {}
     for composer in composers:
         for name in composer.view.entity_types:
             composed = composer.compose(name)
-            versions.setdefault(name, {}).setdefault(composed.fingerprint(), (composed, []))[1].append(composer.view.id)
+            key = hashlib.sha256(composed.fingerprint().encode()).digest()  # not the text: one per entity type
+            versions.setdefault(name, {}).setdefault(key, (composed, []))[1].append(composer.view.id)
     root_ids = {r.id for r in roots}
     known = tuple(dict.fromkeys(c.view.id for c in composers))
     for name, found in versions.items():
