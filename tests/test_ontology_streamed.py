@@ -15,12 +15,15 @@ import io
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
-from rdflib import Graph
+from rdflib import BNode, Graph, Literal
 from rdflib.compare import isomorphic
+from rdflib.namespace import SH
+from rdflib.term import Node
 
 import mif_rdf.core.limits
 import mif_rdf.ontology.compiler
@@ -44,6 +47,29 @@ def _generated(tmp_path: Path, types: int, ontology_id: str = "big") -> Path:
     return path
 
 
+def same_graph(found: Graph, expected: Graph) -> bool:
+    """Graph isomorphism for graphs whose blank nodes are trees (each the object of one triple at most, no cycles:
+    the compiler's restrictions, property shapes and lists), in linear time: each blank node is replaced by the
+    sorted text of what hangs from it.  rdflib's general ``isomorphic`` takes minutes on thousands of them."""
+    return _canonical(found) == _canonical(expected)
+
+
+def _canonical(graph: Graph) -> list[str]:
+    below: dict[Node, list[tuple[Node, Node]]] = {}
+    held = Counter(o for _, _, o in graph if isinstance(o, BNode))
+    assert all(count == 1 for count in held.values()), "a blank node used twice: not a tree"
+    for s, p, o in graph:
+        below.setdefault(s, []).append((p, o))
+
+    def text(node: Node, depth: int = 0) -> str:
+        assert depth < 200, "blank nodes in a cycle"
+        if not isinstance(node, BNode):
+            return node.n3()
+        return "[" + " ; ".join(sorted(f"{p.n3()} {text(o, depth + 1)}" for p, o in below.get(node, []))) + "]"
+
+    return sorted(f"{text(s)} {p.n3()} {text(o)}" for s, p, o in graph if not isinstance(s, BNode) or s not in held)
+
+
 def _same_as_the_graph_compile(path: Path, **options: object) -> None:
     try:
         oracle = compile_ontologies([path], search_path=[path.parent], **options)  # type: ignore[arg-type]
@@ -56,8 +82,8 @@ def _same_as_the_graph_compile(path: Path, **options: object) -> None:
     owl, shapes = io.StringIO(), io.StringIO()
     written = write_owl(prepared, owl)
     write_shapes_text(prepared, shapes)
-    assert isomorphic(Graph().parse(data=owl.getvalue(), format="nt"), oracle.merged())
-    assert isomorphic(Graph().parse(data=shapes.getvalue(), format="turtle"), oracle.shapes)  # N-Triples is Turtle
+    assert same_graph(Graph().parse(data=owl.getvalue(), format="nt"), oracle.merged())
+    assert same_graph(Graph().parse(data=shapes.getvalue(), format="turtle"), oracle.shapes)  # N-Triples is Turtle
     assert [(w.path, w.message) for w in prepared.warnings] == [(w.path, w.message) for w in oracle.warnings]
     assert written.triples >= len(oracle.merged())  # a triple two documents both hold is written twice
 
@@ -68,7 +94,18 @@ def test_the_text_compile_is_the_graph_compile(path: Path, with_ancestors: bool)
     _same_as_the_graph_compile(path, with_ancestors=with_ancestors)
 
 
-@pytest.mark.parametrize("types", [1, 7, 60, 250])
+def test_the_tree_comparison_agrees_with_rdflib_isomorphism() -> None:
+    """The fast comparison on small compiles against rdflib's own, and it tells a changed graph apart."""
+    path = ROOT / "tests" / "fixtures" / "ontology" / "corpus" / "rich.ontology.yaml"
+    one, two = (compile_ontologies([path], search_path=[path.parent]) for _ in range(2))
+    assert same_graph(one.shapes, two.shapes) and isomorphic(one.shapes, two.shapes)
+    assert same_graph(one.merged(), two.merged())
+    shape, value = next((s, o) for s, p, o in two.shapes if p == SH.minCount)
+    two.shapes.set((shape, SH.minCount, Literal(int(value) + 1)))
+    assert not same_graph(one.shapes, two.shapes) and not isomorphic(one.shapes, two.shapes)
+
+
+@pytest.mark.parametrize("types", [1, 7, 60, 120])
 def test_the_text_compile_is_the_graph_compile_on_generated_ontologies(tmp_path: Path, types: int) -> None:
     _same_as_the_graph_compile(_generated(tmp_path, types))
 
@@ -76,39 +113,27 @@ def test_the_text_compile_is_the_graph_compile_on_generated_ontologies(tmp_path:
 def test_a_bundle_config_joins_the_text_compile_as_in_the_graph_compile(tmp_path: Path) -> None:
     (tmp_path / ".mif").mkdir()
     (tmp_path / ".mif" / "config.yaml").write_text(
-        "relationship_types:\n  feeds: {description: 'feeds into', from: [t0], to: [t1]}\n"
+        "relationship_types:\n  - {name: feeds, description: 'feeds into', from: [t0], to: [t1]}\n"
     )
     path = _generated(tmp_path, 12)
+    assert any(p.endswith("feeds") for p in map(str, compile_ontologies([path], bundle=tmp_path).owl.subjects()))
     _same_as_the_graph_compile(path, bundle=tmp_path)
 
 
-def test_the_cli_writes_a_large_compile_as_lines_that_equal_the_graph_compile(tmp_path: Path) -> None:
-    """Past STREAM_ONTOLOGY_FIELDS composed fields the command writes text; .ttl and .nt both read back."""
-    path = _generated(tmp_path, 400)
+def test_the_cli_writes_a_large_compile_as_lines_that_equal_the_graph_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past STREAM_ONTOLOGY_FIELDS composed fields (lowered here, so the case stays small) the command writes
+    text; .ttl and .nt both read back as the graph compile."""
+    monkeypatch.setattr(mif_rdf.core.limits, "STREAM_ONTOLOGY_FIELDS", 100)
+    path = _generated(tmp_path, 60)
     owl, shapes = tmp_path / "out" / "big.nt", tmp_path / "out" / "big-shapes.ttl"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mif_rdf.cli",
-            "ontology",
-            "compile",
-            str(path),
-            "--shapes",
-            str(shapes),
-            "-o",
-            str(owl),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "written as N-Triples lines" in done.stderr and "400 node shapes" in done.stderr
+    assert main(["ontology", "compile", str(path), "--shapes", str(shapes), "-o", str(owl)]) == 0
+    said = capsys.readouterr().err
+    assert "written as N-Triples lines" in said and "60 node shapes" in said and "62 classes" in said, said
     oracle = compile_ontologies([path], search_path=[path.parent])
-    assert isomorphic(Graph().parse(owl, format="nt"), oracle.merged())
-    assert isomorphic(Graph().parse(shapes, format="turtle"), oracle.shapes)
+    assert same_graph(Graph().parse(owl, format="nt"), oracle.merged())
+    assert same_graph(Graph().parse(shapes, format="turtle"), oracle.shapes)
 
 
 def test_a_large_compile_to_a_format_without_lines_keeps_the_field_limit(
@@ -126,7 +151,7 @@ def test_a_large_compile_to_a_format_without_lines_keeps_the_field_limit(
     assert main(["ontology", "compile", str(path), "-o", str(tmp_path / "big.ttl")]) == 0
     assert "written as N-Triples lines" in capsys.readouterr().err
     monkeypatch.undo()
-    assert isomorphic(Graph().parse(tmp_path / "big.ttl"), compile_ontologies([path]).merged())
+    assert same_graph(Graph().parse(tmp_path / "big.ttl"), compile_ontologies([path]).merged())
 
 
 LEAN_CASES = {
@@ -151,12 +176,13 @@ def test_the_lean_yaml_reader_gives_what_load_yaml_gives(text: str) -> None:
     except yaml.YAMLError as exc:
         with pytest.raises(type(exc)) as caught:
             load_yaml_lean(text)
-        assert getattr(caught.value, "problem", None) == getattr(exc, "problem", None)
+        # the same problem; PyYAML's Python composer names an undefined alias, its C composer does not
+        assert str(getattr(caught.value, "problem", None)).startswith(str(getattr(exc, "problem", None)))
         return
     got = load_yaml_lean(text)
     assert got.data == expected.data
     assert [type(v) for v in _leaves(got.data)] == [type(v) for v in _leaves(expected.data)]  # timestamps stay such
-    assert sorted(vars(i).items() for i in got.issues) == sorted(vars(i).items() for i in expected.issues)
+    assert sorted(map(str, map(vars, got.issues))) == sorted(map(str, map(vars, expected.issues)))  # any order
 
 
 @pytest.mark.parametrize("path", [*SHIPPED, *FIXTURES], ids=lambda p: str(p.relative_to(ROOT)))
@@ -203,6 +229,6 @@ def compile_memory(path: Path, out: Path) -> dict[str, int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB is Linux's")
 def test_compile_memory_follows_the_yaml_size(tmp_path: Path) -> None:
     """About 1,000x the YAML before (rdflib graphs, PyYAML's node tree); the target is under 20x."""
-    measured = compile_memory(_generated(tmp_path, 1500), tmp_path)
-    assert measured["size"] > 400_000
+    measured = compile_memory(_generated(tmp_path, 1000), tmp_path)  # past STREAM_ONTOLOGY_FIELDS
+    assert measured["size"] > 250_000
     assert measured["grown"] < 20 * measured["size"], measured
