@@ -45,9 +45,10 @@ class TripleStream:
     """A write-only graph: each added triple becomes one N-Triples line on ``out``.
 
     ``predicates()`` and ``objects(None, rdf:type)`` answer from the sets of
-    predicates and types seen (what ``declare_borrowed`` asks); ``classes``
-    and ``node_shapes`` count what a summary reports.  A triple added twice is
-    written twice: a graph read from the file holds it once.
+    predicates and types seen (what ``declare_borrowed`` asks); :attr:`typed`
+    keeps the IRI subjects of the types :meth:`count_subjects_of` names (what a
+    summary reports).  A triple added twice is written twice: a graph read from
+    the file holds it once.
     """
 
     def __init__(self, out: TextIO) -> None:
