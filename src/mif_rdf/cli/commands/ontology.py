@@ -170,6 +170,7 @@ def _run_streamed(args: argparse.Namespace, prepared: Prepared) -> int:
         return run
 
     _common.write(args.output, text(write_owl))
+    prepared.declarations.clear()  # only the OWL reads them: their memory serves the shapes
     if args.shapes:
         _common.write(args.shapes, text(write_shapes_text))
     _common.show_problems(prepared.warnings)
