@@ -59,11 +59,13 @@ browser: $(STAMP)
 
 # The benchmark suite on 10,000 generated memories (under 10 minutes), one table;
 # then `serve` at 10,000 memories: query latency against `oxigraph serve`, and the edit delay;
-# then time and change (issue 38): adjacent revisions through the cache, diff, --as-of.
+# then time and change (issue 38): adjacent revisions through the cache, diff, --as-of;
+# then ontology compile memory against the YAML's size at two sizes.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/suite.py
 	$(BIN)/python benchmarks/bench_serve.py
 	$(BIN)/python benchmarks/bench_time.py
+	$(BIN)/python benchmarks/bench_ontology_memory.py
 
 # The 100,000-memory cases (Oxigraph store): load, warm reload, validation, queries, peak memory.
 bench-scale: $(STAMP)

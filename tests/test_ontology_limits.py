@@ -114,7 +114,7 @@ def test_a_compile_that_would_take_gigabytes_stops_before_building_graphs(
         f"ontology:\n  id: wide\ntraits:\n  wide:\n    fields:\n{fields}entity_types:\n{types}"
     )
     built: list[object] = []
-    monkeypatch.setattr(mif_rdf.ontology.compiler, "_shapes", lambda *args: built.append(args))
+    monkeypatch.setattr(mif_rdf.ontology.compiler, "write_shapes", lambda *args: built.append(args))
     with pytest.raises(MifRdfError, match=r"1,200 entity-type fields .* over the limit of 1,000"):
         compile_ontologies(["wide"], search_path=[tmp_path])
     assert not built

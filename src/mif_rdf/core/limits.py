@@ -29,8 +29,12 @@ DEFAULT_LIMITS = Limits()
 ONTOLOGY_LIMITS = Limits(max_file_bytes=16 * 1024 * 1024, max_yaml_values=2_000_000, max_yaml_depth=64)
 #: Fields of entity types once traits and supertypes are composed, over all compiled ontologies: each becomes
 #: some 45 triples of OWL and SHACL (about 50 KB of memory in rdflib's store), and a few trait lines of YAML
-#: can give thousands of types each of them; past this the compile stops before building any graph.
+#: can give thousands of types each of them; past this a compile into rdflib graphs (the Python API,
+#: ``--output-dir``, JSON-LD and RDF/XML outputs) stops before building any graph.
 MAX_ONTOLOGY_FIELDS = 20_000
+#: Past this many composed fields ``mif-rdf ontology compile`` writes ``-o``/``--shapes`` (Turtle or
+#: N-Triples) as N-Triples lines while it compiles, holding no graph: memory then follows the YAML's size.
+STREAM_ONTOLOGY_FIELDS = 2_000
 #: Ontology files one search folder may hold; the ones after it (in path order) are not read.
 MAX_ONTOLOGY_FILES = 10_000
 

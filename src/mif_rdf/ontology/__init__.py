@@ -34,14 +34,20 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.ontology.binding import memory_references as memory_references
     from mif_rdf.ontology.catalog import document_files as document_files
     from mif_rdf.ontology.compiler import Compilation as Compilation
+    from mif_rdf.ontology.compiler import Prepared as Prepared
     from mif_rdf.ontology.compiler import compile_ontologies as compile_ontologies
     from mif_rdf.ontology.compiler import compile_owl as compile_owl
+    from mif_rdf.ontology.compiler import compile_prepared as compile_prepared
     from mif_rdf.ontology.compiler import compile_shapes as compile_shapes
+    from mif_rdf.ontology.compiler import prepare_ontologies as prepare_ontologies
     from mif_rdf.ontology.extended_types import add_types_graph as add_types_graph
     from mif_rdf.ontology.registry import Registry as Registry
     from mif_rdf.ontology.registry import builtin_dir as builtin_dir
     from mif_rdf.ontology.registry import search_path as search_path
     from mif_rdf.ontology.registry import user_ontology_dirs as user_ontology_dirs
+    from mif_rdf.ontology.streamed import Written as Written
+    from mif_rdf.ontology.streamed import write_owl as write_owl
+    from mif_rdf.ontology.streamed import write_shapes_text as write_shapes_text
     from mif_rdf.ontology.suggester import suggest as suggest
     from mif_rdf.ontology.suggestions import SuggestionReport as SuggestionReport
     from mif_rdf.ontology.suggestions import add_suggestions as add_suggestions
@@ -62,6 +68,12 @@ _HOMES = {
     "compile_ontologies": "mif_rdf.ontology.compiler",
     "compile_owl": "mif_rdf.ontology.compiler",
     "compile_shapes": "mif_rdf.ontology.compiler",
+    "Prepared": "mif_rdf.ontology.compiler",
+    "prepare_ontologies": "mif_rdf.ontology.compiler",
+    "compile_prepared": "mif_rdf.ontology.compiler",
+    "Written": "mif_rdf.ontology.streamed",
+    "write_owl": "mif_rdf.ontology.streamed",
+    "write_shapes_text": "mif_rdf.ontology.streamed",
     "add_types_graph": "mif_rdf.ontology.extended_types",
     "Registry": "mif_rdf.ontology.registry",
     "builtin_dir": "mif_rdf.ontology.registry",
@@ -85,6 +97,12 @@ __all__ = [
     "compile_ontologies",
     "compile_owl",
     "compile_shapes",
+    "Prepared",
+    "prepare_ontologies",
+    "compile_prepared",
+    "Written",
+    "write_owl",
+    "write_shapes_text",
     "search_path",
     "user_ontology_dirs",
     "vocabulary",

@@ -10,13 +10,15 @@ between two definitions, or a trait is undefined, are errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH
+from rdflib.term import Node
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import MAX_ONTOLOGY_FIELDS
@@ -25,7 +27,7 @@ from mif_rdf.ontology.iris import MIFO, VOCABULARY, ontology_iri, shape_iri, ter
 from mif_rdf.ontology.loader import config_relationships
 from mif_rdf.ontology.model import STRICT_RULES, RelationshipDef
 from mif_rdf.ontology.owl import OwlWriter, relationship
-from mif_rdf.ontology.owl_properties import field_declarations
+from mif_rdf.ontology.owl_properties import PropertyDeclaration, field_declarations
 from mif_rdf.ontology.registry import Registry, user_ontology_dirs
 from mif_rdf.ontology.registry import search_path as build_search_path
 from mif_rdf.ontology.resolution import ResolvedOntology, resolve
@@ -74,27 +76,38 @@ class Compilation:
             graph.bind(prefix, namespace, override=False)
         graph += self.owl
         main = ontology_iri(self.roots[0].id) if self.roots else next(iter(self.documents))
-        others = [o for o in graph.subjects(RDF.type, OWL.Ontology) if o != main]
-        imports = {i for o in [main, *others] for i in graph.objects(o, OWL.imports)} - {main, *others}
-        for other in others:
-            for predicate in (RDF.type, OWL.versionIRI, OWL.imports):
-                graph.remove((other, predicate, None))
-        graph.remove((main, OWL.imports, None))
-        for target in sorted(imports, key=str):  # IRIs, the compiler's own
-            graph.add((main, OWL.imports, target))
-        if others:
-            held = ", ".join(sorted(str(o) for o in others))
-            graph.add(
-                (
-                    main,
-                    RDFS.comment,
-                    Literal(
-                        f"merged view: this one file also holds {held} (their terms, their headers as annotations); "
-                        "`mif-rdf ontology compile --output-dir DIR` writes each ontology as its own document"
-                    ),
-                )
-            )
+        others = {o for o in graph.subjects(RDF.type, OWL.Ontology) if o != main}
+        imports = {i for o in [main, *others] for i in graph.objects(o, OWL.imports)}
+        for triple in [t for o in [main, *others] for t in graph.triples((o, None, None))]:
+            if not kept_in_merged(triple, main, others):
+                graph.remove(triple)
+        for triple in merged_header(main, others, imports):
+            graph.add(triple)
         return graph
+
+
+def kept_in_merged(triple: tuple[Node, Node, Node], main: Node, others: Set[Node]) -> bool:
+    """Whether a triple of the union stays in the merged view (headers of the other ontologies, and every
+    ``owl:imports`` of an ontology of the file, go: :func:`merged_header` writes the imports left)."""
+    subject, predicate, _ = triple
+    if subject in others:
+        return predicate not in (RDF.type, OWL.versionIRI, OWL.imports)
+    return subject != main or predicate != OWL.imports
+
+
+def merged_header(main: Node, others: Set[Node], imports: Set[Node]) -> list[tuple[Node, Node, Node]]:
+    """What the merged view adds to ``main``: the ``imports`` none of its ontologies holds, the note on the others."""
+    added: list[tuple[Node, Node, Node]] = [
+        (main, OWL.imports, target) for target in sorted(imports - {main, *others}, key=str)
+    ]
+    if others:
+        held = ", ".join(sorted(str(o) for o in others))
+        note = (
+            f"merged view: this one file also holds {held} (their terms, their headers as annotations); "
+            "`mif-rdf ontology compile --output-dir DIR` writes each ontology as its own document"
+        )
+        added.append((main, RDFS.comment, Literal(note)))
+    return added
 
 
 def new_graph() -> Graph:
@@ -126,6 +139,77 @@ def compile_ontologies(
     disagreed and a precedence of docs/ontology.md chose one, or a trait is
     undefined.
     """
+    prepared = prepare_ontologies(
+        ontologies,
+        search_path=search_path,
+        bundle=bundle,
+        with_ancestors=with_ancestors,
+        strict=strict,
+        user_dirs=user_dirs,
+    )
+    return compile_prepared(prepared)
+
+
+def compile_prepared(prepared: Prepared) -> Compilation:
+    """The graphs of a prepared compile (:func:`compile_ontologies` after :func:`prepare_ontologies`).
+
+    Refused past ``MAX_ONTOLOGY_FIELDS`` composed fields, before any graph is
+    built: rdflib holds a triple in about 1 KB (the text route of
+    :mod:`~mif_rdf.ontology.streamed` has no such bound).
+    """
+    _check_size(prepared.composers)
+    roots, composers, warnings, root = prepared.roots, prepared.composers, prepared.warnings, prepared.root
+    documents: dict[URIRef, Graph] = {}
+    for composer in composers:  # an ontology that extends its own id (an override) shares its document
+        document = documents.setdefault(ontology_iri(composer.view.file.id), new_graph())
+        document.bind(composer.view.id, term_namespace(composer.view.id))
+        OwlWriter(document, composer, prepared.declarations, warnings).write()
+    owl = new_graph()
+    for composer in prepared.written:
+        owl.bind(composer.view.id, term_namespace(composer.view.id))
+        owl += documents[ontology_iri(composer.view.file.id)]
+    if root is not None:
+        config = new_graph()
+        if _config_ontology(config, prepared.bundle, root, warnings) is not None:
+            documents[_config_ontology_iri(prepared.bundle, root)] = config
+            owl += config
+    shapes = new_graph()
+    write_shapes(shapes, composers, roots, warnings)
+    return Compilation(roots, composers, owl, shapes, warnings, documents)
+
+
+@dataclass
+class Prepared:
+    """Everything of a compile that can fail, done: the ontologies read, resolved and composed.
+
+    What :func:`compile_ontologies` builds graphs from, and
+    :mod:`~mif_rdf.ontology.streamed` writes as text without them.
+    """
+
+    roots: list[ResolvedOntology]
+    composers: list[Composer]
+    written: list[Composer]  # the composers whose documents the output holds (all but with_ancestors=False)
+    declarations: dict[URIRef, PropertyDeclaration]
+    warnings: list[Problem]
+    bundle: BundleRef
+    root: Path | None
+
+    @property
+    def composed_fields(self) -> int:
+        """Fields of entity types once traits and supertypes are composed: what the output's size follows."""
+        return sum(len(c.compose(name).fields) for c in self.composers for name in c.view.entity_types)
+
+
+def prepare_ontologies(
+    ontologies: Iterable[OntologyRef],
+    *,
+    search_path: Iterable[Path | str] = (),
+    bundle: BundleRef = None,
+    with_ancestors: bool = True,
+    strict: bool = False,
+    user_dirs: Iterable[Path | str] | None = None,
+) -> Prepared:
+    """Read, resolve and compose (the arguments of :func:`compile_ontologies`); raises as it does."""
     root = Path(bundle) if isinstance(bundle, (str, Path)) else bundle.root if bundle is not None else None
     if root is not None and not root.is_dir():
         raise MifRdfError(f"bundle folder {str(root)!r} does not exist")
@@ -144,27 +228,12 @@ def compile_ontologies(
         for name in composer.view.entity_types:
             composer.compose(name)
         warnings.extend(composer.warnings.values())
-    _check_size(composers)
     warnings = list({(w.path, w.message): w for w in warnings}.values())  # a definition several views inherit: once
     if strict:
         _refuse(warnings)
     written = composers if with_ancestors else [c for c in composers if any(c.view is r for r in roots)]
     declarations = field_declarations(composers, warnings)
-    documents: dict[URIRef, Graph] = {}
-    for composer in composers:  # an ontology that extends its own id (an override) shares its document
-        document = documents.setdefault(ontology_iri(composer.view.file.id), new_graph())
-        document.bind(composer.view.id, term_namespace(composer.view.id))
-        OwlWriter(document, composer, declarations, warnings).write()
-    owl = new_graph()
-    for composer in written:
-        owl.bind(composer.view.id, term_namespace(composer.view.id))
-        owl += documents[ontology_iri(composer.view.file.id)]
-    if root is not None:
-        config = new_graph()
-        if _config_ontology(config, bundle, root, warnings) is not None:
-            documents[_config_ontology_iri(bundle, root)] = config
-            owl += config
-    return Compilation(roots, composers, owl, _shapes(composers, roots, warnings), warnings, documents)
+    return Prepared(roots, composers, written, declarations, warnings, bundle, root)
 
 
 def _check_size(composers: list[Composer]) -> None:
@@ -176,7 +245,8 @@ def _check_size(composers: list[Composer]) -> None:
         raise MifRdfError(
             f"the ontologies compose to {sum(sizes.values()):,} entity-type fields (traits and supertypes included; "
             f"'{largest}' alone {sizes[largest]:,}), over the limit of {MAX_ONTOLOGY_FIELDS:,} "
-            "(mif_rdf.core.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples"
+            "(mif_rdf.core.limits.MAX_ONTOLOGY_FIELDS): each field becomes dozens of OWL and SHACL triples; "
+            "`mif-rdf ontology compile` writes any size to .ttl or .nt files (-o, --shapes; not --output-dir)"
         )
 
 
@@ -229,20 +299,20 @@ def _config_ontology(graph: Graph, bundle: BundleRef, root: Path, warnings: list
     return iri
 
 
-def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: list[Problem]) -> Graph:
-    """Node shapes for every entity type any compiled ontology sees.
+def write_shapes(graph: Any, composers: list[Composer], roots: list[ResolvedOntology], warnings: list[Problem]) -> None:
+    """Node shapes for every entity type any compiled ontology sees, into ``graph`` (or a triple stream).
 
     One entity type name can compose differently in two views (a child
     overrides a trait; two unrelated ontologies both define ``observation``):
     then each version targets the memories whose ``ontology: id`` picks it.
     """
-    graph = new_graph()
     writer = ShapeWriter(graph)
-    versions: dict[str, dict[str, tuple[ComposedEntity, list[str]]]] = {}
+    versions: dict[str, dict[bytes, tuple[ComposedEntity, list[str]]]] = {}
     for composer in composers:
         for name in composer.view.entity_types:
             composed = composer.compose(name)
-            versions.setdefault(name, {}).setdefault(composed.fingerprint(), (composed, []))[1].append(composer.view.id)
+            key = hashlib.sha256(composed.fingerprint().encode()).digest()  # not the text: one per entity type
+            versions.setdefault(name, {}).setdefault(key, (composed, []))[1].append(composer.view.id)
     root_ids = {r.id for r in roots}
     known = tuple(dict.fromkeys(c.view.id for c in composers))
     for name, found in versions.items():
@@ -268,4 +338,3 @@ def _shapes(composers: list[Composer], roots: list[ResolvedOntology], warnings: 
             owner = composed.entity.origin.ontology if composed.entity.origin.ontology in ids else ids[0]
             target = Target(name, tuple(ids), any(i in root_ids for i in ids), known)
             writer.entity(shape_iri(owner, name), composed, target)
-    return graph

@@ -27,7 +27,8 @@ from mif_rdf.ontology.model import (
     TraitDef,
 )
 from mif_rdf.source.identity import BASE_TYPES, canonical_relationship_name
-from mif_rdf.source.yamlio import load_yaml, yaml_error_line
+from mif_rdf.source.leanyaml import load_yaml_lean as load_yaml
+from mif_rdf.source.yamlio import yaml_error_line
 
 ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")

@@ -21,7 +21,7 @@ UNDEFINED_TRAIT = "ontology-undefined-trait"
 STRICT_RULES = (PRECEDENCE, UNDEFINED_TRAIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where a definition is written: ontology id, file, and which element (``trait``, ``auditable``)."""
 
@@ -67,7 +67,7 @@ def lenient(file: Path, message: str, key: str, rule: str = PRECEDENCE) -> Probl
     return Problem(str(file), message, Severity.WARNING, key=key, rule=rule)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldDef:
     """One field (a JSON Schema property) of a trait or an entity type."""
 
@@ -80,7 +80,7 @@ class FieldDef:
         return self is other or fingerprint(self.schema) == fingerprint(other.schema)
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a vocabulary has thousands (issue 39, compile memory)
 class TraitDef:
     name: str
     origin: Origin
@@ -94,7 +94,7 @@ class TraitDef:
         return self is other or fingerprint(self.raw) == fingerprint(other.raw)
 
 
-@dataclass
+@dataclass(slots=True)
 class EntityTypeDef:
     name: str
     base: str

@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SKOS, XSD
 
 from mif_rdf.core.errors import Problem, Severity
@@ -56,6 +55,7 @@ from mif_rdf.ontology.owl_annotations import annotate, declare_borrowed
 from mif_rdf.ontology.owl_properties import _KINDS, PropertyDeclaration, owl_datatype, own_fields
 from mif_rdf.ontology.resolution import ResolvedOntology
 from mif_rdf.ontology.traits import ComposedEntity, Composer
+from mif_rdf.ontology.triple_stream import rdf_list
 from mif_rdf.ontology.vocabulary import vocabulary_kinds
 from mif_rdf.rdf.tordf import canonical_decimal
 from mif_rdf.source.identity import relationship_iri
@@ -66,7 +66,7 @@ def _union(graph: Graph, members: list[URIRef]) -> URIRef | BNode:
         return members[0]
     node = BNode()
     graph.add((node, RDF.type, OWL.Class))
-    graph.add((node, OWL.unionOf, Collection(graph, BNode(), list(members)).uri))
+    graph.add((node, OWL.unionOf, rdf_list(graph, members)))
     return node
 
 
@@ -215,7 +215,7 @@ class OwlWriter:
         if enum and all(isinstance(v, Literal) and (v.datatype is None or v.datatype in OWL2_DATATYPES) for v in enum):
             datarange = BNode()
             self.g.add((datarange, RDF.type, RDFS.Datatype))
-            self.g.add((datarange, OWL.oneOf, Collection(self.g, BNode(), list(enum)).uri))
+            self.g.add((datarange, OWL.oneOf, rdf_list(self.g, enum)))
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, datarange)
         elif owl_datatype(value.owl_range) is not None:
             self.restriction(subject, spec.predicate, OWL.allValuesFrom, value.owl_range)

@@ -25,7 +25,7 @@ from mif_rdf.ontology.vocabulary import vocabulary_terms
 from mif_rdf.source.identity import relationship_iri
 
 
-@dataclass
+@dataclass(slots=True)
 class PropertyDeclaration:
     """What every definition of one field property in the compiled set says."""
 

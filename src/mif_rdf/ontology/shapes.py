@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH, XSD
 
 from mif_rdf.core.namespaces import MIF
@@ -36,6 +35,7 @@ from mif_rdf.ontology.fields import FieldSpec, ValueSpec, field_spec
 from mif_rdf.ontology.iris import ontology_iri
 from mif_rdf.ontology.model import Origin
 from mif_rdf.ontology.traits import ComposedEntity
+from mif_rdf.ontology.triple_stream import rdf_list
 
 PathStep = Any  # a predicate IRI or a blank node of a SHACL path expression
 
@@ -117,7 +117,7 @@ class ShapeWriter:
         self.g.add((subject, RDFS.isDefinedBy, ontology_iri(origin.ontology)))
 
     def path(self, steps: list[PathStep]) -> PathStep:
-        return steps[0] if len(steps) == 1 else Collection(self.g, BNode(), list(steps)).uri
+        return steps[0] if len(steps) == 1 else rdf_list(self.g, steps)
 
     def rule(self, steps: list[PathStep], what: str, origin: Origin, name: str, **constraints: Any) -> BNode:
         """One property shape: ``constraints`` are SHACL parameters (``minCount=1`` ...)."""
@@ -130,7 +130,7 @@ class ShapeWriter:
         self.provenance(shape, origin)
         for key, value in constraints.items():
             if isinstance(value, list):
-                value = Collection(g, BNode(), value).uri
+                value = rdf_list(g, value)
             elif isinstance(value, int) and not isinstance(value, bool):
                 value = Literal(value)
             g.add((shape, SH[key], value))
@@ -168,7 +168,7 @@ class ShapeWriter:
         """A small anonymous shape for ``sh:or`` alternatives."""
         node = BNode()
         if nil:
-            self.g.add((node, SH["in"], Collection(self.g, BNode(), [RDF.nil]).uri))
+            self.g.add((node, SH["in"], rdf_list(self.g, [RDF.nil])))
         if first:
             inner = BNode()
             self.g.add((node, SH.property, inner))

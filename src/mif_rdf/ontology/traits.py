@@ -40,7 +40,7 @@ from mif_rdf.ontology.resolution import ResolvedOntology
 Sources = list[tuple[str, dict[str, FieldDef]]]
 
 
-@dataclass
+@dataclass(slots=True)
 class ComposedEntity:
     """An entity type with every field it ends up with, each with its origin."""
 

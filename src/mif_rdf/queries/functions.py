@@ -18,6 +18,9 @@ true on 1 March"::
   cannot be evaluated.  ``mif:strengthAt`` is the same function: freshness
   *is* the spec 9.2 decay strength.
 
+Importing the package also bounds rdflib's ``REGEX`` with a time limit per
+value (:func:`~mif_rdf.core.sparql_regex.bound_sparql_regex`, docs/security.md).
+
 The date is an ``xsd:date``/``xsd:dateTime`` literal or an ISO 8601 string.
 The functions read the memory's own triples (and its ``mif:inheritedTtl``),
 one memory per call, through anything with rdflib's ``Graph.value``
@@ -39,6 +42,7 @@ from rdflib.plugins.sparql.sparql import FrozenBindings, SPARQLError
 
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.namespaces import PREFIXES
+from mif_rdf.core.sparql_regex import bound_sparql_regex
 from mif_rdf.queries.asof import memory_strength_at, memory_valid_at
 from mif_rdf.queries.helpers.parameters import _time_value
 
@@ -80,6 +84,7 @@ def sparql_freshness(e: Expr, ctx: FrozenBindings) -> Literal:
         raise SPARQLError(f"{e.iri}: {exc}") from None
 
 
+bound_sparql_regex()  # REGEX with a time limit per value, as sh:pattern (docs/security.md)
 register_custom_function(VALID_AT, sparql_valid_at, override=True, raw=True)
 register_custom_function(FRESHNESS, sparql_freshness, override=True, raw=True)
 register_custom_function(

@@ -31,6 +31,7 @@ from typing import Any
 import regex
 
 from mif_rdf.core.patterns import DEFAULT_TIME_LIMIT, note_stopped
+from mif_rdf.core.sparql_regex import bound_sparql_regex
 
 
 class _Bounded:
@@ -76,7 +77,12 @@ class _BoundedRe:
 
 
 def bound(time_limit: float = DEFAULT_TIME_LIMIT) -> None:
-    """Make pySHACL's ``sh:pattern`` searches stop after ``time_limit`` seconds per value (idempotent)."""
+    """Make pySHACL's ``sh:pattern`` searches stop after ``time_limit`` seconds per value (idempotent).
+
+    ``REGEX`` in a SHACL-SPARQL constraint (rdflib's engine) gets the same limit
+    (:func:`~mif_rdf.core.sparql_regex.bound_sparql_regex`).
+    """
+    bound_sparql_regex(time_limit)
     from pyshacl.constraints.core import string_based_constraints as module
 
     current = getattr(module, "re", None)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import io
+from collections.abc import Callable
 from operator import methodcaller
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TextIO
 
 from mif_rdf.cli.commands import _common
 from mif_rdf.core.formats import format_for
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from rdflib import Graph
+
+    from mif_rdf.ontology import Prepared
 
 ORDER = 50
 
@@ -57,7 +61,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help=(
             "OWL/RDFS output as one merged ontology (the first named one's header; default: standard output); "
-            "format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML)"
+            "format from the extension: .ttl .nt .jsonld .owl/.rdf (RDF/XML); a large compile (past 2,000 composed "
+            "fields) to .ttl or .nt is written as N-Triples lines while it compiles, holding no graph"
         ),
     )
     compile_.add_argument(
@@ -88,13 +93,16 @@ def run(args: argparse.Namespace) -> int:
     from rdflib import URIRef
     from rdflib.namespace import OWL, RDF, SH
 
-    from mif_rdf.ontology import compile_ontologies, document_files
+    from mif_rdf.ontology import compile_prepared, document_files, prepare_ontologies
 
     inputs = _common.ontology_inputs(args.path, args.ontologies)
     _common.check_outputs(("-o", args.output), ("--shapes", args.shapes), bundle=args.bundle, inputs=inputs)
-    result = compile_ontologies(
+    prepared = prepare_ontologies(
         args.ontologies, search_path=args.path, bundle=args.bundle, with_ancestors=not args.only, strict=args.strict
     )
+    if _streams(args, prepared.composed_fields):
+        return _run_streamed(args, prepared)
+    result = compile_prepared(prepared)
     _common.show_problems(result.warnings)
     if args.output_dir is not None:
         documents = list(document_files(result))
@@ -126,6 +134,54 @@ def run(args: argparse.Namespace) -> int:
     if args.shapes and not shapes:
         summary += f"; no entity type has a schema, so there are no shapes: {args.shapes} holds none"
     elif args.shapes:
+        summary += f"; {_plural(len(shapes), 'node shape', 'node shapes')} -> {args.shapes}"
+    _common.note(summary)
+    return _common.EXIT_OK
+
+
+def _streams(args: argparse.Namespace, fields: int) -> bool:
+    """Whether to write the outputs as N-Triples while compiling, holding no graph (a large compile to
+    Turtle or N-Triples files or standard output; docs/security.md, the ontology limits)."""
+    from mif_rdf.core.limits import STREAM_ONTOLOGY_FIELDS
+
+    outputs = [args.output, *([args.shapes] if args.shapes else [])]
+    return (
+        fields > STREAM_ONTOLOGY_FIELDS
+        and args.output_dir is None
+        and all(format_for(path, None) in ("turtle", "nt") for path in outputs)
+    )
+
+
+def _run_streamed(args: argparse.Namespace, prepared: Prepared) -> int:
+    """``ontology compile`` of a large compile: each output written as N-Triples lines (Turtle reads them too)."""
+    from mif_rdf.ontology import Written, write_owl, write_shapes_text
+
+    found: list[Written] = []
+
+    def text(write: Callable[[Prepared, TextIO], Written]) -> Callable[[IO[bytes]], None]:
+        def run(out: IO[bytes]) -> None:
+            lines = io.TextIOWrapper(out, encoding="utf-8", newline="\n")
+            try:
+                found.append(write(prepared, lines))
+                lines.flush()
+            finally:
+                lines.detach()  # the output stays open for its owner
+
+        return run
+
+    _common.write(args.output, text(write_owl))
+    prepared.declarations.clear()  # only the OWL reads them: their memory serves the shapes
+    if args.shapes:
+        _common.write(args.shapes, text(write_shapes_text))
+    _common.show_problems(prepared.warnings)
+    owl = found[0]
+    summary = (
+        f"compiled {_plural(len(owl.ontologies), 'ontology', 'ontologies')}: "
+        f"{_plural(len(owl.classes), 'class', 'classes')}, {owl.triples} triples written as N-Triples lines "
+        f"({prepared.composed_fields:,} composed fields: no graph held)"
+    )
+    if args.shapes:
+        shapes = found[1].node_shapes
         summary += f"; {_plural(len(shapes), 'node shape', 'node shapes')} -> {args.shapes}"
     _common.note(summary)
     return _common.EXIT_OK
