@@ -306,6 +306,9 @@ def _export(bundle: Path, target: Path, tmp: Path, *extra: str) -> subprocess.Po
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=True,
+        # as a foreground command: a shell starts background jobs (`make test &`, nohup runs) with SIGINT ignored,
+        # the export inherits that, and rightly goes on through a Ctrl-C its terminal could not have sent
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 

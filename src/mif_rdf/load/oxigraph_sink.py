@@ -24,7 +24,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rdflib import BNode, ConjunctiveGraph, Graph, Literal, URIRef
+from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 try:  # the oxigraph extra is optional
@@ -133,7 +133,12 @@ def oxigraph_graph_name(graph: Graph) -> Any:
     context (a Dataset) or its own name (a named graph)."""
     if graph.default_union:
         return None
-    identifier = graph.default_context.identifier if isinstance(graph, ConjunctiveGraph) else graph.identifier
+    if isinstance(graph, Dataset):
+        identifier = graph.default_graph.identifier
+    elif isinstance(graph, ConjunctiveGraph):
+        identifier = graph.default_context.identifier
+    else:
+        identifier = graph.identifier
     return ox.DefaultGraph() if identifier == DATASET_DEFAULT_GRAPH_ID else OxigraphSink.term(identifier)
 
 

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 FunctionTable = dict[Any, Callable[..., Any]]
 
 _MAKERS: list[Callable[[Any], FunctionTable]] = []
-#: The local names a query must mention for :func:`run_with_functions` to take it from oxrdflib.
+#: The local names a query must mention for :func:`run_with_functions` to run it outside oxrdflib.
 _NAMES = ("validAt", "freshness", "strengthAt")
 #: Every query's predeclared prefixes (``mif_rdf.queries.sparql.INIT_NS``; that module imports this one).
 _INIT_NS = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
