@@ -28,6 +28,14 @@ the whole bundles.  The context is found cheaply and generously:
 A text match is a superset of the real referrers (a file that merely mentions
 a name is loaded for nothing and adds nothing to the difference).
 
+Without the validation findings (``--no-findings``, the RDF formats) the
+context shrinks to what can change a link or an id: the targets of the edges
+that were added or removed, the files that may link by path to a changed file
+whose path or id changed (added, removed, renamed, a new id, now malformed),
+and the files that mention a changed file's id (an id clash, a ``urn:mif:``
+link).  A rule such as derivation order reads the unchanged neighbours too, so
+the findings need them all.
+
 The fast path gives way to the whole bundles (:func:`partial_bundles` returns
 None) when a change touches anything the loader reads but a plain memory file (``.mif``, a
 ``.jsonld`` memory or projection, ``index.md``/``log.md``), and, for the RDF
@@ -53,7 +61,7 @@ from mif_rdf.load.loader import load
 from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files
 from mif_rdf.output.patch import GraphChange, graph_changes
 from mif_rdf.source.bundle_files import RESERVED_NAMES, is_concept_name
-from mif_rdf.source.identity import GRAPH_TYPES, MEMORY_PREFIX, default_base_iri, document_iri, graph_iri
+from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_TYPES, MEMORY_PREFIX, default_base_iri, document_iri, graph_iri
 from mif_rdf.source.parse import bundle_config, parse_memory
 
 
@@ -67,10 +75,22 @@ class PartialBundles:
 
 
 def partial_bundles(
-    folder: str | Path, commit_a: str, commit_b: str, *, base_iri: str | None = None, **options: Any
+    folder: str | Path,
+    commit_a: str,
+    commit_b: str,
+    *,
+    base_iri: str | None = None,
+    neighbours: bool = True,
+    **options: Any,
 ) -> PartialBundles | None:
     """The partial bundles of ``folder`` at two commits (see the module docstring), loaded with ``options``
-    (``load``'s); None when the change needs the whole bundles."""
+    (``load``'s); None when the change needs the whole bundles.
+
+    ``neighbours=False`` leaves out the context that only validation needs: the
+    memories that link to a changed file whose path and id stay, and the
+    targets of links that did not change (the report and the RDF difference
+    are the same; the findings would not be).
+    """
     folder = Path(folder)
     changes = changed_files(folder, commit_a, commit_b)
     old_paths = {c.old_path: c.old_blob for c in changes if c.old_path and c.old_blob}
@@ -93,7 +113,7 @@ def partial_bundles(
         for side in sides:
             _write(side, settings_contents, names=settings)
         base = base_iri or default_base_iri(folder.resolve(), bundle_config(sides[1]))
-        context = _context(folder, commit_b, base, sides, old_paths.keys() | new_paths.keys(), tree)
+        context = _context(folder, commit_b, base, sides, old_paths.keys() | new_paths.keys(), tree, neighbours)
         known = {p: tree[p] for p in context}
         contents = read_blobs(folder, list(known.values()))
         for side in sides:
@@ -176,27 +196,39 @@ def _write(root: Path, contents: dict[str, bytes], names: dict[str, str] | None 
 
 
 def _context(
-    folder: Path, commit: str, base: str, sides: list[Path], changed: set[str], tree: dict[str, str]
+    folder: Path, commit: str, base: str, sides: list[Path], changed: set[str], tree: dict[str, str], neighbours: bool
 ) -> set[str]:
     """The unchanged memory files the diff needs beside the changed ones (see the module docstring)."""
     needles: set[str] = set()
-    keys: set[str] = set()
+    placed: list[dict[str, str | None]] = []  # per side: changed path -> the id it loads as (None: not loaded)
+    edges: list[set[tuple[str, str, str, str]]] = []  # per side: (memory id, type, target as written, resolved)
     for side in sides:
+        placed.append({})
+        edges.append(set())
         for relpath in changed:
             if not (side / relpath).is_file():
                 continue
             parsed, _ = parse_memory(side, relpath)
-            name = relpath.rsplit("/", 1)[-1]
-            needles |= {name, quote(name, errors="surrogateescape"), unquote(name)}
-            if parsed is None or not _utf8(relpath):  # the loader never reads a name that is not UTF-8
+            usable = parsed is not None and _utf8(relpath)  # the loader never reads a name that is not UTF-8
+            memory_id = parsed.frontmatter.get("id") if parsed is not None and usable else None
+            placed[-1][relpath] = memory_id if isinstance(memory_id, str) else None
+            if parsed is None or not isinstance(memory_id, str):
                 continue
-            if isinstance(parsed.frontmatter.get("id"), str):
-                needles.add(parsed.frontmatter["id"])
-            for _, _, key in target_keys(parsed.frontmatter, document_iri(base, relpath), base):
-                if key.startswith(MEMORY_PREFIX):
-                    needles.add(key[len(MEMORY_PREFIX) :])
-                else:
-                    keys.add(key)
+            needles.add(memory_id)  # the memories that share its id, or name it by urn:mif:
+            for _, rel, key in target_keys(parsed.frontmatter, document_iri(base, relpath), base):
+                edges[-1].add((memory_id, rel["type"], rel["target"], key))
+    moved = {path for path in changed if placed[0].get(path, "") != placed[1].get(path, "")}
+    for relpath in changed if neighbours else moved:  # what may link to it by path
+        name = relpath.rsplit("/", 1)[-1]
+        needles |= {name, quote(name, errors="surrogateescape"), unquote(name)}
+    keys = set()
+    for _, _, _, key in edges[0] | edges[1] if neighbours else edges[0] ^ edges[1]:
+        if key.startswith(ENTITY_PREFIX):  # an entity of .mif/entities: in the partial bundles already
+            continue
+        if key.startswith(MEMORY_PREFIX):
+            needles.add(key[len(MEMORY_PREFIX) :])
+        else:
+            keys.add(key)
     found = set(files_containing(folder, commit, needles))
     if keys:
         found |= {path for path in tree if _utf8(path) and document_iri(base, path) in keys}

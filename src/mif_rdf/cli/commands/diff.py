@@ -110,7 +110,8 @@ def _changed_only(args: argparse.Namespace, commit_a: str, commit_b: str) -> str
     None when the change needs both revisions whole."""
     from mif_rdf.output import diff_bundles, exact_changes, partial_bundles, patch_text, update_text, with_findings
 
-    partial = partial_bundles(args.bundle, commit_a, commit_b, base_iri=args.base)
+    findings = args.format in ("text", "json", "markdown") and not args.no_findings
+    partial = partial_bundles(args.bundle, commit_a, commit_b, base_iri=args.base, neighbours=findings)
     if partial is None:
         return None
     if args.format in ("sparql-update", "rdf-patch"):
@@ -119,4 +120,4 @@ def _changed_only(args: argparse.Namespace, commit_a: str, commit_b: str) -> str
             return None
         return (update_text if args.format == "sparql-update" else patch_text)(changes)
     found = diff_bundles(partial.old, partial.new, args.old, args.new)
-    return (found if args.no_findings else with_findings(found, partial.old, partial.new)).formatted(args.format)
+    return (with_findings(found, partial.old, partial.new) if findings else found).formatted(args.format)
