@@ -48,6 +48,7 @@ the text search.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import weakref
@@ -103,12 +104,11 @@ def partial_bundles(
     new_paths = {p: b for p, b in new_paths.items() if _kind(p, tree) == "memory"}
     blobs = read_blobs(folder, [*old_paths.values(), *new_paths.values()])
     settings = {p: b for p, b in tree.items() if p.startswith(".mif/")}
-    sides = []
-    for paths in (old_paths, new_paths):
-        target = Path(tempfile.mkdtemp(prefix="mif-rdf-diff-"))
-        sides.append(target)
-        _write(target, {p: blobs[b] for p, b in paths.items()})
+    sides: list[Path] = []
     try:
+        for paths in (old_paths, new_paths):
+            sides.append(Path(tempfile.mkdtemp(prefix="mif-rdf-diff-", dir=_scratch())))
+            _write(sides[-1], {p: blobs[b] for p, b in paths.items()})
         settings_contents = read_blobs(folder, list(settings.values()))
         for side in sides:
             _write(side, settings_contents, names=settings)
@@ -155,6 +155,16 @@ def exact_changes(partial: PartialBundles) -> list[GraphChange] | None:
             return None
         exact.append(change)
     return exact
+
+
+def _scratch() -> str | None:
+    """Where the partial bundles go: ``$TMPDIR`` when the user set one, else ``/dev/shm`` (a folder in memory)
+    where the system has it, else the system's temporary folder.  Hundreds of small files are written and read
+    once: measured on a loaded 2-core machine, 944 files cost 0.03 s in ``/dev/shm`` against 0.5 s on its disk."""
+    if os.environ.get("TMPDIR"):
+        return None
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def _utf8(relpath: str) -> bool:
