@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,22 +18,10 @@ import pytest
 from conftest import memory_text, write_file
 from mif_rdf.cli.main import main
 from mif_rdf.output import exact_changes, partial_bundles
+from test_revisions import git
 
 A, B, C, C2, D, E, F, G, N = (f"00000000-0000-4000-8000-0000000000{i:02d}" for i in range(1, 10))
 FILLERS = 12
-
-
-def git(repo: Path, *args: str) -> str:
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
-        GIT_COMMITTER_DATE="2026-01-01T00:00:00Z",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.org",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.org",
-    )
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env).stdout.decode()
 
 
 def link(target: str, kind: str = "relates-to") -> str:

@@ -61,7 +61,7 @@ from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.loader import load
 from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files
 from mif_rdf.output.patch import GraphChange, graph_changes
-from mif_rdf.source.bundle_files import RESERVED_NAMES, is_concept_name
+from mif_rdf.source.bundle_files import RESERVED_NAMES, _utf8, is_concept_name  # _utf8: the loader's own rule
 from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_TYPES, MEMORY_PREFIX, default_base_iri, document_iri, graph_iri
 from mif_rdf.source.parse import bundle_config, parse_memory
 
@@ -165,14 +165,6 @@ def _scratch() -> str | None:
         return None
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
-
-
-def _utf8(relpath: str) -> bool:
-    try:
-        relpath.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _kind(relpath: str, tree: dict[str, str]) -> str:
