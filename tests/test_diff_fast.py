@@ -143,3 +143,31 @@ def test_the_fast_report_names_titles_of_unchanged_targets_and_findings_in_uncha
     assert ("f.md", "link") in {(f["path"], f.get("rule")) for f in mended["findings"]["fixed"]}
     usurped = {m["id"]: m for m in mended["memories"]}["10000000-0000-4000-8000-000000000005"]
     assert (usurped["status"], usurped["new_path"]) == ("moved", "y.md")
+
+
+def test_a_generated_bundle_with_ontologies_entities_and_broken_links(tmp_path: Path) -> None:
+    """A corpus shaped like real data (tests/synthetic.py: entities, an ontology, absolute-path and urn links,
+    broken links, index.md): retitled, retyped, deleted, renamed and added memories give the same diff both ways."""
+    from synthetic import generate_bundle
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    paths = sorted(generate_bundle(root / "kb", 30, ontologies=True, broken_links=2))
+    commit(root, "one")
+    for path in paths[:3]:
+        path.write_text(path.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: Revised ", 1), encoding="utf-8")
+    text = paths[3].read_text(encoding="utf-8")
+    paths[3].write_text(text.replace("\ntype: ", "\ntype: semantic\nold-type: ", 1), encoding="utf-8")
+    paths[4].unlink()
+    (root / "kb" / "renamed").mkdir()
+    git(root, "mv", str(paths[5].relative_to(root)), "kb/renamed/moved.md")
+    first_id = paths[6].read_text(encoding="utf-8").split("\nid: ", 1)[1].split("\n", 1)[0]
+    write_file(root / "kb", "added.md", paths[6].read_text(encoding="utf-8").replace(first_id, C2))
+    commit(root, "two")
+    partial = partial_bundles(root / "kb", *(git(root, "rev-parse", r).strip() for r in ("one", "two")))
+    assert partial is not None and exact_changes(partial) is not None
+    for fmt in ("json", "rdf-patch"):
+        fast = diff(root, tmp_path, "one", "two", "--format", fmt)
+        assert fast == diff(root, tmp_path, "one", "two", "--format", fmt, "--full", "--no-cache"), fmt
+        assert fast.strip() not in ("", "TX .\nTC ."), fmt
