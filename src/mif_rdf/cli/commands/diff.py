@@ -51,8 +51,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="load both revisions afresh (by default they go through the load cache, so a revision close to one "
-        "loaded before costs little)",
+        help="with --full or against the working tree, load both revisions afresh (by default they go through the "
+        "load cache, so a revision close to one loaded before costs little); two revisions compared file by file "
+        "use no cache",
     )
     parser.add_argument(
         "--full",
