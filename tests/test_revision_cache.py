@@ -139,9 +139,9 @@ def test_a_warm_load_forgets_the_problem_of_a_deleted_file_whose_name_is_not_utf
 
 
 def test_diff_through_the_cache_says_what_it_says_without(repo: Path, tmp_path: Path) -> None:  # noqa: F811
-    def diff(*options: str) -> str:
+    def diff(*options: str, full: bool = True) -> str:
         done = subprocess.run(
-            [*MIF_RDF, "diff", str(repo / "kb"), "v1", "HEAD", "--format", "json", *options],
+            [*MIF_RDF, "diff", str(repo / "kb"), "v1", "HEAD", "--format", "json", *options, *(["--full"] * full)],
             capture_output=True,
             text=True,
             timeout=300,
@@ -155,6 +155,7 @@ def test_diff_through_the_cache_says_what_it_says_without(repo: Path, tmp_path: 
     assert diff() == afresh and (tmp_path / "home-cache" / "mif-rdf" / "revisions").is_dir()
     assert diff() == afresh  # the second time both revisions come from their folders, warm
     assert '"removed"' in afresh or '"added"' in afresh
+    assert diff(full=False) == afresh  # without --full: only the files that differ are read
 
 
 def test_a_slot_folder_others_may_write_is_refused_by_name(

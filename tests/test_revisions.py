@@ -161,7 +161,7 @@ def test_diff_between_two_revisions_names_every_change(repo: Path) -> None:
     }  # D's name was never readable
     assert found[A]["keys"]["title"] == {"old": "Alpha", "new": "Alpha two"}
     assert found[A]["keys"]["tags"] == {"old": ["one"], "new": ["one", "two"]}
-    assert found[A]["relationships"]["added"] == [{"type": "relates-to", "target": "./moved/b.md"}]
+    assert found[A]["relationships"]["added"] == [{"type": "relates-to", "target": "./moved/b.md", "title": "Beta"}]
     assert found[A]["body"] == {"old_lines": 1, "new_lines": 5}
     assert (found[B]["old_path"], found[B]["new_path"]) == ("b.md", "moved/b.md")
     assert json.loads(done.stdout)["counts"] == {"added": 1, "removed": 1, "moved": 1, "changed": 1}

@@ -82,7 +82,7 @@ def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
     """The regular files under ``folder`` at ``commit`` (symbolic links
     and submodules are left out, as the loader leaves them)."""
     folder = Path(folder)
-    prefix = _git(folder, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
+    prefix = _bundle_prefix(folder)
     listed = _git(folder, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix or ".")
     files = []
     for entry in filter(None, listed.split(b"\0")):
@@ -90,12 +90,99 @@ def tree_files(folder: str | Path, commit: str) -> list[TreeFile]:
         mode, kind, blob = meta.decode().split()
         path = os.fsdecode(name)
         relpath = path[len(prefix) :]
-        unsafe = any(
-            part in ("", ".", "..") for part in relpath.split("/")
-        )  # a crafted tree must not write outside the copy
-        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix) and not unsafe:
+        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix) and not _unsafe(relpath):
             files.append(TreeFile(relpath, mode, blob))
     return files
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file of the bundle folder that differs between two commits (``git diff-tree``):
+    its path and blob at each side (None where the file is absent on that side)."""
+
+    old_path: str | None
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+
+
+def _bundle_prefix(folder: Path) -> str:
+    return _git(folder, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
+
+
+def changed_files(folder: str | Path, commit_a: str, commit_b: str) -> list[ChangedFile]:
+    """The files under ``folder`` that differ between two commits, renames paired (``git diff-tree
+    --find-renames``, plumbing only: nothing is checked out).  A symbolic link or submodule on a side
+    counts as absent there, as the loader never reads one."""
+    folder = Path(folder)
+    prefix = _bundle_prefix(folder)
+    out = _git(folder, "diff-tree", "-r", "-z", "--find-renames", commit_a, commit_b, "--", f":(top){prefix}")
+    fields, changes, position = out.split(b"\0"), [], 0
+    while position < len(fields) and fields[position].startswith(b":"):
+        meta = fields[position][1:].decode().split()
+        renamed = meta[4][:1] in ("R", "C")
+        names = [os.fsdecode(n) for n in fields[position + 1 : position + (3 if renamed else 2)]]
+        position += 3 if renamed else 2
+        old_name, new_name = (names[0], names[1]) if renamed else (names[0], names[0])
+
+        def side(mode: str, blob: str, name: str) -> tuple[str | None, str | None]:
+            relpath = name[len(prefix) :]
+            usable = mode in ("100644", "100755") and name.startswith(prefix) and not _unsafe(relpath)
+            return (relpath, blob) if usable else (None, None)
+
+        old_path, old_blob = side(meta[0], meta[2], old_name)
+        new_path, new_blob = side(meta[1], meta[3], new_name)
+        if old_path is not None or new_path is not None:
+            changes.append(ChangedFile(old_path, new_path, old_blob, new_blob))
+    return changes
+
+
+def files_containing(folder: str | Path, commit: str, needles: set[str]) -> list[str]:
+    """The bundle files at ``commit`` whose text contains any of ``needles`` (``git grep -F``, plain
+    strings: no pattern syntax)."""
+    folder = Path(folder)
+    wanted = sorted(n for n in needles if n and "\n" not in n)
+    if not wanted:
+        return []
+    prefix = _bundle_prefix(folder)
+    patterns = "".join(f"{n}\n" for n in wanted).encode("utf-8", "surrogateescape")
+    try:
+        done = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(folder),
+                "grep",
+                "-l",
+                "-z",
+                "-F",
+                "--full-name",
+                "-I",
+                "-f",
+                "-",
+                commit,
+                "--",
+                f":(top){prefix}",
+            ],
+            input=patterns,
+            capture_output=True,
+            timeout=_TIMEOUT,
+        )
+    except FileNotFoundError:
+        raise MifRdfError("reading a revision needs the git command, which is not installed") from None
+    if done.returncode not in (0, 1):  # 1: nothing matched
+        raise MifRdfError(done.stderr.decode("utf-8", "replace").strip() or "git grep failed")
+    found = []
+    for entry in filter(None, done.stdout.split(b"\0")):
+        name = os.fsdecode(entry)[len(commit) + 1 :]
+        if name.startswith(prefix) and not _unsafe(name[len(prefix) :]):
+            found.append(name[len(prefix) :])
+    return found
+
+
+def _unsafe(relpath: str) -> bool:
+    """A path a crafted tree could use to write outside a copy of the bundle."""
+    return any(part in ("", ".", "..") for part in relpath.split("/"))
 
 
 def read_blobs(folder: str | Path, blobs: list[str]) -> dict[str, bytes]:

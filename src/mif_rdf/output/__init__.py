@@ -15,10 +15,14 @@ if TYPE_CHECKING:  # the names a type checker sees; at run time __getattr__ impo
     from mif_rdf.output.convert import roundtrip_report as roundtrip_report
     from mif_rdf.output.diff import diff_bundles as diff_bundles
     from mif_rdf.output.diff import with_findings as with_findings
+    from mif_rdf.output.diff_fast import exact_changes as exact_changes
+    from mif_rdf.output.diff_fast import partial_bundles as partial_bundles
     from mif_rdf.output.graph_import import import_dataset as import_dataset
     from mif_rdf.output.graph_import import import_graphs as import_graphs
+    from mif_rdf.output.patch import patch_text as patch_text
     from mif_rdf.output.patch import rdf_patch as rdf_patch
     from mif_rdf.output.patch import sparql_update as sparql_update
+    from mif_rdf.output.patch import update_text as update_text
     from mif_rdf.output.policy import export_bundle as export_bundle
     from mif_rdf.output.policy import export_policy as export_policy
     from mif_rdf.output.serialize import write_graph_as as write_graph_as
@@ -37,10 +41,14 @@ _HOMES = {
     "roundtrip_report": "mif_rdf.output.convert",
     "diff_bundles": "mif_rdf.output.diff",
     "with_findings": "mif_rdf.output.diff",
+    "exact_changes": "mif_rdf.output.diff_fast",
+    "partial_bundles": "mif_rdf.output.diff_fast",
     "import_dataset": "mif_rdf.output.graph_import",
     "import_graphs": "mif_rdf.output.graph_import",
+    "patch_text": "mif_rdf.output.patch",
     "rdf_patch": "mif_rdf.output.patch",
     "sparql_update": "mif_rdf.output.patch",
+    "update_text": "mif_rdf.output.patch",
     "export_bundle": "mif_rdf.output.policy",
     "export_policy": "mif_rdf.output.policy",
     "write_graph_as": "mif_rdf.output.serialize",
@@ -56,17 +64,21 @@ __all__ = [
     "check_projections",
     "check_update_safety",
     "diff_bundles",
+    "exact_changes",
     "export_bundle",
     "export_policy",
     "import_dataset",
     "import_graphs",
     "jsonld_files",
     "markdown_from_jsonld",
+    "partial_bundles",
+    "patch_text",
     "rdf_patch",
     "roundtrip_report",
     "sparql_update",
     "stream_nquads",
     "update_bundle",
+    "update_text",
     "with_findings",
     "write_files",
     "write_graph_as",

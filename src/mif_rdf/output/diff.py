@@ -5,7 +5,9 @@ file renamed with the same ``id`` is *moved*; a memory whose ``id`` changed
 is one removed and one added.  For a changed memory the diff names the
 top-level frontmatter keys whose values differ (old and new value, as the
 author wrote them), the relationships added and removed (type and target),
-and whether the body changed (its line counts).
+and whether the body changed (its line counts).  An edge names its target's
+title when the target is a memory of the bundle (the old bundle's title for an
+edge removed, the new one's for an edge added).
 """
 
 from __future__ import annotations
@@ -19,6 +21,22 @@ if TYPE_CHECKING:
     from mif_rdf.validation.baseline import Comparison
 
 
+@dataclass(frozen=True)
+class Edge:
+    """A relationship of a memory: its type, its target as written, and the target memory's title (if known)."""
+
+    type: str
+    target: str
+    title: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        found = {"type": self.type, "target": self.target}
+        return found if self.title is None else {**found, "title": self.title}
+
+    def __str__(self) -> str:
+        return f"{self.type} -> {self.target}" + ("" if self.title is None else f" ({self.title})")
+
+
 @dataclass
 class MemoryChange:
     """What happened to one memory between two bundles."""
@@ -28,8 +46,8 @@ class MemoryChange:
     old_path: str | None = None
     new_path: str | None = None
     keys: dict[str, tuple[Any, Any]] = field(default_factory=dict)
-    relationships_added: list[tuple[str, str]] = field(default_factory=list)
-    relationships_removed: list[tuple[str, str]] = field(default_factory=list)
+    relationships_added: list[Edge] = field(default_factory=list)
+    relationships_removed: list[Edge] = field(default_factory=list)
     body_lines: tuple[int, int] | None = None  # (old, new) when the body changed
 
     @property
@@ -47,8 +65,8 @@ class MemoryChange:
             data["keys"] = {key: {"old": old, "new": new} for key, (old, new) in self.keys.items()}
         if self.relationships_added or self.relationships_removed:
             data["relationships"] = {
-                "added": [{"type": t, "target": g} for t, g in self.relationships_added],
-                "removed": [{"type": t, "target": g} for t, g in self.relationships_removed],
+                "added": [edge.to_dict() for edge in self.relationships_added],
+                "removed": [edge.to_dict() for edge in self.relationships_removed],
             }
         if self.body_lines:
             data["body"] = {"old_lines": self.body_lines[0], "new_lines": self.body_lines[1]}
@@ -160,8 +178,8 @@ def _details(change: MemoryChange) -> list[str]:
     lines = [
         f"{key}: {_show(old)} -> {_show(new)}" for key, (old, new) in change.keys.items() if key != "relationships"
     ]
-    lines += [f"+ {kind} -> {target}" for kind, target in change.relationships_added]
-    lines += [f"- {kind} -> {target}" for kind, target in change.relationships_removed]
+    lines += [f"+ {edge}" for edge in change.relationships_added]
+    lines += [f"- {edge}" for edge in change.relationships_removed]
     if change.body_lines:
         lines.append(f"body changed ({change.body_lines[0]} -> {change.body_lines[1]} lines)")
     return lines
@@ -185,6 +203,7 @@ _MISSING: Any = _Missing()
 
 def diff_bundles(old: LoadedBundle, new: LoadedBundle, old_name: str = "old", new_name: str = "new") -> BundleDiff:
     """The memories that differ between two loaded bundles (matched by id)."""
+    old_titles, new_titles = _Titles(old), _Titles(new)
     changes = []
     for memory_id in sorted(set(old.memories) | set(new.memories)):
         before, after = old.memories.get(memory_id), new.memories.get(memory_id)
@@ -193,14 +212,14 @@ def diff_bundles(old: LoadedBundle, new: LoadedBundle, old_name: str = "old", ne
         elif after is None:
             changes.append(MemoryChange(memory_id, "removed", old_path=before.relpath))
         else:
-            change = _compared(before, after)
+            change = _compared(before, after, old_titles, new_titles)
             if change is not None:
                 changes.append(change)
     changes.sort(key=lambda c: (c.path, c.id))
     return BundleDiff(old_name, new_name, changes)
 
 
-def _compared(before: MemoryRecord, after: MemoryRecord) -> MemoryChange | None:
+def _compared(before: MemoryRecord, after: MemoryRecord, old: _Titles, new: _Titles) -> MemoryChange | None:
     keys = {
         key: (before.frontmatter.get(key, _MISSING), after.frontmatter.get(key, _MISSING))
         for key in sorted(set(before.frontmatter) | set(after.frontmatter))
@@ -217,10 +236,29 @@ def _compared(before: MemoryRecord, after: MemoryRecord) -> MemoryChange | None:
         before.relpath,
         after.relpath,
         keys,
-        sorted(new_edges - old_edges),
-        sorted(old_edges - new_edges),
+        [Edge(kind, target, new.of(after, target)) for kind, target in sorted(new_edges - old_edges)],
+        [Edge(kind, target, old.of(before, target)) for kind, target in sorted(old_edges - new_edges)],
         body,
     )
+
+
+class _Titles:
+    """The titles of the memories a bundle's links resolve to (worked out on first use: most diffs change no edge)."""
+
+    def __init__(self, bundle: LoadedBundle) -> None:
+        self.bundle = bundle
+        self.targets: dict[str, str] | None = None
+        self.by_iri: dict[str, MemoryRecord] = {}
+
+    def of(self, record: MemoryRecord, target: str) -> str | None:
+        if self.targets is None:
+            self.targets = self.bundle.targets()
+            self.by_iri = {m.iri: m for m in self.bundle.memories.values()}
+        for link in self.bundle.links_of(record, self.targets):
+            found = self.by_iri.get(link.resolved) if link.target == target and link.resolved else None
+            if found is not None and isinstance(found.frontmatter.get("title"), str):
+                return str(found.frontmatter["title"])
+        return None
 
 
 def _edges(frontmatter: dict[str, Any]) -> set[tuple[str, str]]:

@@ -19,6 +19,7 @@ change costs the graphs of the memories it touches, never the bundle.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections import defaultdict
 from dataclasses import dataclass
@@ -67,68 +68,84 @@ class GraphChange:
     then ``deleted`` and ``inserted`` triples."""
 
     name: str
-    index: int  # the graph's number, which prefixes its blank node labels
     replaced: set[tuple[str, str, str]]
     deleted: set[tuple[str, str, str]]
     inserted: set[tuple[str, str, str]]
+
+    @property
+    def label(self) -> str:
+        """What prefixes the graph's blank node labels: taken from its name alone, so a patch made
+        from the changed memories only (:mod:`mif_rdf.output.diff_fast`) names them as one made
+        from the whole bundles does."""
+        return "g" + hashlib.sha256(self.name.encode("utf-8")).hexdigest()[:16]
 
 
 def graph_changes(old: LoadedBundle, new: LoadedBundle) -> list[GraphChange]:
     """The named graphs whose exports differ, each with what goes and what comes (see the module docstring)."""
     before, after = exported_graphs(old), exported_graphs(new)
     changes = []
-    for index, name in enumerate(sorted(set(before) | set(after))):
+    for name in sorted(set(before) | set(after)):
         was, now = before.get(name, set()), after.get(name, set())
         if was == now:
             continue
         if was and (not now or _has_blank(was) or _has_blank(now)):
-            changes.append(GraphChange(name, index, was, set(), now))
+            changes.append(GraphChange(name, was, set(), now))
         else:
-            changes.append(GraphChange(name, index, set(), was - now, now - was))
+            changes.append(GraphChange(name, set(), was - now, now - was))
     return changes
 
 
 def sparql_update(old: LoadedBundle, new: LoadedBundle) -> str:
     """The SPARQL 1.1 Update that turns ``old``'s export into ``new``'s:
     a replaced graph is dropped and inserted again."""
+    return update_text(graph_changes(old, new))
+
+
+def rdf_patch(old: LoadedBundle, new: LoadedBundle) -> str:
+    """The same change as RDF Patch (see :func:`patch_text`)."""
+    return patch_text(graph_changes(old, new))
+
+
+def update_text(changes: list[GraphChange]) -> str:
+    """:func:`sparql_update` of ``changes`` (:func:`graph_changes`, or the fast diff's)."""
     operations = []
-    for change in graph_changes(old, new):
+    for change in changes:
         graph = f"<{change.name}>"
         if change.replaced:
             operations.append(f"DROP SILENT GRAPH {graph}")
         if change.deleted:
-            operations.append(_data("DELETE", graph, change.deleted, change.index))
+            operations.append(_data("DELETE", graph, change.deleted, change.label))
         if change.inserted:
-            operations.append(_data("INSERT", graph, change.inserted, change.index))
+            operations.append(_data("INSERT", graph, change.inserted, change.label))
     return " ;\n".join(operations) + ("\n" if operations else "")
 
 
-def rdf_patch(old: LoadedBundle, new: LoadedBundle) -> str:
-    """The same change as RDF Patch (the format of Apache Jena's RDF Delta):
+def patch_text(changes: list[GraphChange]) -> str:
+    """The change ``changes`` make as RDF Patch (the format of Apache Jena's RDF Delta):
     ``D`` and ``A`` rows of quads in one ``TX``/``TC``.
 
     RDF Patch has no "drop graph": a replaced graph is every old quad deleted
     (``D``), then every new one added.  Blank nodes carry their RDFC-1.0
-    canonical labels, prefixed with the graph's number.
+    canonical labels, prefixed with a label made from the graph's name.
     """
     rows = ["TX ."]
-    for change in graph_changes(old, new):
+    for change in changes:
         graph = f"<{change.name}>"
         rows += [
-            f"D {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ."
+            f"D {_term(s, change.label)} {p} {_term(o, change.label)} {graph} ."
             for s, p, o in sorted(change.replaced | change.deleted)
         ]
         rows += [
-            f"A {_term(s, change.index)} {p} {_term(o, change.index)} {graph} ." for s, p, o in sorted(change.inserted)
+            f"A {_term(s, change.label)} {p} {_term(o, change.label)} {graph} ." for s, p, o in sorted(change.inserted)
         ]
     return "\n".join([*rows, "TC ."]) + "\n"
 
 
-def _term(text: str, index: int) -> str:
-    """A term in N-Triples syntax; a blank node label gets the graph's number (a label must not recur across graphs)."""
-    return f"_:g{index}{text[2:]}" if text.startswith("_:") else text
+def _term(text: str, label: str) -> str:
+    """A term in N-Triples syntax; a blank node label gets its graph's prefix (a label must not recur across graphs)."""
+    return f"_:{label}{text[2:]}" if text.startswith("_:") else text
 
 
-def _data(verb: str, graph: str, triples: set[tuple[str, str, str]], index: int) -> str:
-    rows = "\n".join(f"    {_term(s, index)} {p} {_term(o, index)} ." for s, p, o in sorted(triples))
+def _data(verb: str, graph: str, triples: set[tuple[str, str, str]], label: str) -> str:
+    rows = "\n".join(f"    {_term(s, label)} {p} {_term(o, label)} ." for s, p, o in sorted(triples))
     return f"{verb} DATA {{\n  GRAPH {graph} {{\n{rows}\n  }}\n}}"
