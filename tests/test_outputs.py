@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -270,6 +271,18 @@ def test_leftovers_of_dead_processes_are_swept_and_live_ones_kept(tmp_path: Path
     (folder / "links.sqlite").write_bytes(b"x")
     assert sorted(outputs.sweep(tmp_path)) == sorted([theirs, folder])
     assert mine.exists() and stranger.exists()
+
+
+def test_every_temporary_folder_is_named_for_its_process(tmp_path: Path) -> None:
+    """A private folder (a diff's partial bundles, a revision's files, a cluster task's files) carries the
+    owner's pid, so that the next run sweeps what a killed run left; no module makes one another way."""
+    made = outputs.owned_folder("diff", tmp_path)
+    assert made.parent == tmp_path and made.name.startswith(f"{outputs.FOLDER_PREFIX}{os.getpid()}-diff-")
+    assert outputs.sweep(tmp_path) == []  # alive: kept
+    src = Path(outputs.__file__).resolve().parents[1]
+    making = re.compile(r"\b(mkdtemp|TemporaryDirectory|mkstemp|NamedTemporaryFile)\(")
+    others = [str(p.relative_to(src)) for p in sorted(src.rglob("*.py")) if p.name != "outputs.py"]
+    assert [name for name in others if making.search((src / name).read_text(encoding="utf-8"))] == []
 
 
 # -- real processes, killed -----------------------------------------------------------

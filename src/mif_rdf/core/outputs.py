@@ -77,14 +77,20 @@ def sweep(folder: Path) -> list[Path]:
     return removed
 
 
+def owned_folder(kind: str, base: str | Path | None = None) -> Path:
+    """A new private folder in ``base`` (the system's temporary folder by default), named for this process, so
+    that the next run's :func:`sweep` removes it when this process dies before removing it itself."""
+    base = Path(base) if base is not None else Path(tempfile.gettempdir())
+    sweep(base)
+    return Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-{kind}-", dir=base))
+
+
 @contextlib.contextmanager
 def temporary_folder(kind: str) -> Iterator[Path]:
     """A private folder in the system's temporary folder, removed at the end (or by the next run's :func:`sweep`)."""
-    base = Path(tempfile.gettempdir())
-    sweep(base)
-    folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-{kind}-", dir=base)
+    folder = owned_folder(kind)
     try:
-        yield Path(folder)
+        yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from mif_rdf.core.errors import Problem
+from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.distributed.tasks import IdClaim, Settings, Verdicts, bucket
 from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.links import broken_link, expects_bundle_target
@@ -88,7 +88,7 @@ def check_partition(
                 duplicate_id(relpath, parsed.id, other) if why == "id" else duplicate_location(relpath, doc_iri, other)
             )
             findings += [(order[relpath], p) for p in [*problems, problem]]
-        with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+        with temporary_folder("dask") as folder:
             staged = _staged(here, kept, Path(folder) / "bundle")
             report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
         findings += [
@@ -114,7 +114,7 @@ def bundle_level(
 ) -> tuple[list[Problem], list[Target]]:
     """The findings about the bundle's own files (config, entities, namespace files), from its ``.mif`` alone,
     and the entities as link targets (after every memory, which keep a key they share)."""
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+    with temporary_folder("dask") as folder:
         staged = _staged(settings, [], Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
     own = [

@@ -11,11 +11,11 @@ only the files of its partition into a temporary folder of its worker.
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.outputs import temporary_folder
 
 #: The folder of the bundle's own files (config, entities, ontologies, namespaces), copied whole.
 MIF = ".mif"
@@ -41,7 +41,7 @@ def opened(url: str | Path) -> Iterator[tuple[Path, str | None]]:
     fs, path = fsspec.core.url_to_fs(str(url))
     if not fs.isdir(path):
         raise MifRdfError(f"bundle {str(url)!r} is not a folder fsspec can list")
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+    with temporary_folder("dask") as folder:
         root = Path(folder) / (PurePosixPath(path.rstrip("/")).name or "bundle")
         root.mkdir()
         for name in fs.find(path):

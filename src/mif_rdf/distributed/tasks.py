@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from rdflib import URIRef
 
 from mif_rdf.core.errors import Problem
 from mif_rdf.core.limits import Limits
-from mif_rdf.core.outputs import replacing
+from mif_rdf.core.outputs import replacing, temporary_folder
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.location import fetch
 from mif_rdf.load.bundle import LoadedBundle
@@ -93,7 +92,7 @@ class Settings:
             for twin in (r, r[: -len(".md")] + ".jsonld")
             if twin == r or twin in self.projections
         ]
-        with tempfile.TemporaryDirectory(prefix="mif-rdf-dask-") as folder:
+        with temporary_folder("dask") as folder:
             root = Path(folder) / self.root.name
             fetch(self.source, wanted, root)
             yield dataclasses.replace(self, root=root)

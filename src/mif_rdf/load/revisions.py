@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mif_rdf.core.errors import MifRdfError
+from mif_rdf.core.outputs import owned_folder
 from mif_rdf.load.cache import default_cache_dir
 from mif_rdf.load.loader import load
 from mif_rdf.load.revision_cache import slots_dir, take_slot
@@ -260,7 +260,7 @@ def load_at_revision(folder: str | Path, rev: str, **options: Any) -> Any:
             weakref.finalize(bundle, slot.release)
             return bundle
     options.pop("cache", None)  # no slot free: a private copy, loaded without the cache (it keys on the folder)
-    target = Path(tempfile.mkdtemp(prefix="mif-rdf-rev-"))
+    target = owned_folder("rev")
     try:
         materialize(folder, rev, target)
         if not options.get("base_iri"):

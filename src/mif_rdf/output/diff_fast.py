@@ -50,13 +50,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from mif_rdf.core.outputs import owned_folder
 from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.loader import load
 from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files
@@ -107,7 +107,7 @@ def partial_bundles(
     sides: list[Path] = []
     try:
         for paths in (old_paths, new_paths):
-            sides.append(Path(tempfile.mkdtemp(prefix="mif-rdf-diff-", dir=_scratch())))
+            sides.append(owned_folder("diff", _scratch()))
             _write(sides[-1], {p: blobs[b] for p, b in paths.items()})
         settings_contents = read_blobs(folder, list(settings.values()))
         for side in sides:

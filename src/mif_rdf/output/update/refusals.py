@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.output.update.changes import FileChange
 from mif_rdf.source.markdown import split_frontmatter
 from mif_rdf.source.yamlio import load_yaml
@@ -71,7 +71,7 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
         )
         return {(p.path, p.key, p.message) for p in report.errors}
 
-    with tempfile.TemporaryDirectory(prefix="mif-rdf-update-") as scratch:
+    with temporary_folder("update") as scratch:
         added = errors(Path(scratch) / "after", "after") - errors(Path(scratch) / "before", "before")
     paths = {change.relpath for change in changes}
     return [
