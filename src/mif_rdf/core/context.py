@@ -268,6 +268,7 @@ class ActiveContext:
         self._embedded: dict[str, ActiveContext] = {}
         self._inverse: dict[str, str] | None = None
         self._key_cache: dict[str, tuple[str | None, Term | None]] = {}
+        self._plans: dict[str, tuple[str, Term | None, ActiveContext]] = {}
 
     # -- building -------------------------------------------------------
     def with_context(self, local: Any) -> ActiveContext:
@@ -393,6 +394,25 @@ class ActiveContext:
             term = self.terms.get(key)
             found = (term.iri, term) if term is not None else (self.expand_iri(key, vocab=True), None)
             self._key_cache[key] = found
+        return found
+
+    def plan(self, key: str) -> tuple[str, Term | None, ActiveContext]:
+        """What a node object's ``key`` makes in toRdf: ``(role, term, context of its values)``.
+
+        ``role`` is ``"@id"``, ``"@type"``, the property IRI, or ``""`` for a key that makes
+        no triple (another keyword, a term mapped to null, no absolute IRI).  Memoized: the
+        walker asks for every key of every node, and the answer depends on the key alone.
+        """
+        found = self._plans.get(key)
+        if found is None:
+            iri, term = self.expand_key(key)
+            if iri == "@id" or iri == "@type":
+                found = (iri, term, self)
+            elif iri is not None and not iri.startswith("@") and is_absolute_iri(iri):
+                found = (iri, term, self.child(term))
+            else:
+                found = ("", term, self)
+            self._plans[key] = found
         return found
 
     # -- compaction (for the reverse path) ---------------------------------
