@@ -158,6 +158,8 @@ class _Encoder:
 
     def value(self, value: Any, term: Term | None, ctx: ActiveContext, keypath: str) -> Any:
         coerce = term.coerce if term else None
+        if coerce is None and type(value) is str:  # most values: no check applies, and JSON has the string as it is
+            return value
         if coerce == "@json":  # the term takes any JSON value verbatim
             return _jsonable(value)
         if isinstance(value, dict):
