@@ -83,3 +83,13 @@ def test_a_plan_is_the_key_s_meaning() -> None:
     role, term, child = ctx.plan("title")
     assert role == term.iri and role.startswith("http") and child is ctx.child(term)
     assert ctx.plan("title") is ctx.plan("title")  # memoized
+
+
+def test_the_projection_still_notes_every_key_it_cannot_keep_as_is() -> None:
+    """Keys the plan does not make a good property take the checked path: each is noted, the rest kept silently."""
+    frontmatter = {"title": "kept", "a{b": 1, "@context": 2, "has space": 3, 5: "number key", "tags": ["x"]}
+    projection = generated_projection(frontmatter, "body")
+    notes = {(note.key, note.severity.name) for note in projection.notes}
+    assert notes == {("a{b", "ERROR"), ("@context", "ERROR"), ("has space", "WARNING"), ("5", "ERROR")}
+    assert projection.document["title"] == "kept" and projection.document["tags"] == ["x"]
+    assert "a{b" not in projection.document and "has space" in projection.document

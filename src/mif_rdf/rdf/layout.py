@@ -142,16 +142,13 @@ def _timestamp_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
         yield list(path)
         return
     if isinstance(value, dict):
-        items: Iterable[tuple[Any, Any]] = ((str(key), item) for key, item in value.items())
+        for key, item in value.items():
+            if isinstance(item, (dict, list, YamlTimestamp)):
+                yield from _timestamp_paths(item, [*path, str(key)])
     elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return
-    for step, item in items:
-        if isinstance(item, YamlTimestamp):
-            yield [*path, step]
-        elif isinstance(item, (dict, list)):
-            yield from _timestamp_paths(item, [*path, step])
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list, YamlTimestamp)):
+                yield from _timestamp_paths(item, [*path, index])
 
 
 def _mark_timestamp(data: Any, path: KeyPath) -> None:
