@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,3 +43,38 @@ def test_ill_typed_values_names_file_and_key_of_each_bad_value() -> None:
     }
     found = {(p.key, p.value) for p in ill_typed_values("semantic/x.md", frontmatter)}
     assert found == {("created", "2026-02-30T10:00:00Z"), ("temporal.validFrom", "yesterday")}
+
+
+def _every_bad(value: Any, path: str) -> list[tuple[str, str]]:
+    """The definition: (key path, value) of each string under a typed key that rdflib reads as ill-typed."""
+    typed, found = typed_terms(), []
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not isinstance(key, str) or (not path and key in ("extensions", "properties")):
+                continue
+            where = f"{path}.{key}" if path else key
+            if isinstance(child, str):
+                if key in typed and Literal(child, datatype=URIRef(typed[key])).ill_typed:
+                    found.append((where, child))
+            else:
+                found.extend(_every_bad(child, where))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            if not isinstance(child, str):
+                found.extend(_every_bad(child, f"{path}[{index}]"))
+    return found
+
+
+_KEYS = st.sampled_from(["created", "modified", "ttl", "title", "temporal", "extensions", "properties", "x", 3])
+_FRONTMATTER = st.recursive(
+    st.sampled_from(["2026-01-20T14:22:00Z", "2026-02-30T00:00:00Z", "P1D", "yesterday", 5, None]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _FRONTMATTER, max_size=5))
+def test_ill_typed_values_are_every_bad_value_with_its_path(frontmatter: dict[Any, Any]) -> None:
+    found = [(problem.key, problem.value) for problem in ill_typed_values("x.md", frontmatter)]
+    assert found == _every_bad(frontmatter, "")
