@@ -137,27 +137,53 @@ def _shown(char: str) -> str:
 def resolve_iri(reference: str, base: str) -> str:
     """RFC 3986 resolution exactly as pyld does it (so both engines agree).
 
-    Most references a bundle holds are plain relative paths (``decisions/x.md``)
-    against a base with an authority and a path.  Resolving one is joining
-    it to the base's folder: pyld's dot-segment removal leaves a path with no
-    ``/.`` in it as it is.  Those are joined here (0.25 instead of 7.5 us; a
-    10,000-memory load resolves some 40,000); every other reference goes
-    to pyld.
+    Most references a bundle holds are relative paths (``decisions/x.md``,
+    ``../../semantic/x.md``, ``/episodic/y.md``) against a base with a path and no
+    query or fragment.  Those are joined here, with the dot segments removed
+    segment by segment (1.3 instead of 7.8 us for a ``../..`` reference; a
+    10,000-memory load resolves some 40,000); every other reference (a colon,
+    ``?``, ``#``, ``//``, a leading ``.name`` that pyld shortens) goes to pyld.
+    tests/test_equivalence.py compares the two on generated references and bases.
     """
     parts = _base_parts(base)
-    if parts is not None and reference and reference[0] not in "/?#" and ":" not in reference:
-        origin, folder = parts
+    if parts is None or not reference or ":" in reference or "?" in reference or "#" in reference:
+        return _resolve_iri(reference, base)
+    origin, folder = parts
+    if reference[0] == "/":
+        if reference.startswith("//"):
+            return _resolve_iri(reference, base)
+        path = reference
+    elif reference[0] == "." and not reference.startswith(("./", "../")) and reference not in (".", ".."):
+        return _resolve_iri(reference, base)  # pyld drops the dot of `.name` against a base naming a file
+    else:
         path = folder + reference
-        if "/." not in path:
-            return origin + path
-    return _resolve_iri(reference, base)
+    if "/." not in path:
+        return origin + path
+    return origin + _without_dot_segments(path)
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4 on a path that starts with ``/`` and holds no ``?`` or ``#``, as pyld removes them."""
+    kept: list[str] = []
+    segments = path[1:].split("/")
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment == "..":
+            if kept:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+            continue
+        if index == last:  # `/a/..` and `/a/.` end in a folder
+            kept.append("")
+    return "/" + "/".join(kept)
 
 
 @lru_cache(maxsize=1024)
 def _base_parts(base: str) -> tuple[str, str] | None:
-    """``(scheme and authority, path up to its last /)`` of a base without a fragment, as pyld splits it; else None."""
+    """``(scheme and authority, path to its last /)`` of a base with no query or fragment, as pyld splits it."""
     colon = base.find(":")
-    if colon < 0 or "#" in base:
+    if colon < 0 or "#" in base or "?" in base:
         return None
     authority = base.find("//", colon) == colon + 1
     slash = base.find("/", colon + 3 if authority else colon + 1)
@@ -242,6 +268,7 @@ class ActiveContext:
         self._embedded: dict[str, ActiveContext] = {}
         self._inverse: dict[str, str] | None = None
         self._key_cache: dict[str, tuple[str | None, Term | None]] = {}
+        self._plans: dict[str, tuple[str, Term | None, ActiveContext]] = {}
 
     # -- building -------------------------------------------------------
     def with_context(self, local: Any) -> ActiveContext:
@@ -367,6 +394,25 @@ class ActiveContext:
             term = self.terms.get(key)
             found = (term.iri, term) if term is not None else (self.expand_iri(key, vocab=True), None)
             self._key_cache[key] = found
+        return found
+
+    def plan(self, key: str) -> tuple[str, Term | None, ActiveContext]:
+        """What a node object's ``key`` makes in toRdf: ``(role, term, context of its values)``.
+
+        ``role`` is ``"@id"``, ``"@type"``, the property IRI, or ``""`` for a key that makes
+        no triple (another keyword, a term mapped to null, no absolute IRI).  Memoized: the
+        walker asks for every key of every node, and the answer depends on the key alone.
+        """
+        found = self._plans.get(key)
+        if found is None:
+            iri, term = self.expand_key(key)
+            if iri == "@id" or iri == "@type":
+                found = (iri, term, self)
+            elif iri is not None and not iri.startswith("@") and is_absolute_iri(iri):
+                found = (iri, term, self.child(term))
+            else:
+                found = ("", term, self)
+            self._plans[key] = found
         return found
 
     # -- compaction (for the reverse path) ---------------------------------

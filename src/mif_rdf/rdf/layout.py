@@ -199,14 +199,19 @@ def _value_term(term: Any) -> Any:
 
 
 def _timestamp_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    """Key paths of the timestamps in ``value``, depth first; a path is built only for a timestamp or a container
+    (most values of a frontmatter are neither, and this runs on every memory of a load)."""
     if isinstance(value, YamlTimestamp):
         yield list(path)
-    elif isinstance(value, dict):
+        return
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from _timestamp_paths(item, [*path, str(key)])
+            if isinstance(item, (dict, list, YamlTimestamp)):
+                yield from _timestamp_paths(item, [*path, str(key)])
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _timestamp_paths(item, [*path, index])
+            if isinstance(item, (dict, list, YamlTimestamp)):
+                yield from _timestamp_paths(item, [*path, index])
 
 
 def _mark_timestamp(data: Any, path: KeyPath) -> None:

@@ -53,15 +53,15 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
     """A warning for each string value whose typed literal rdflib cannot read, naming file and key path."""
     typed = typed_terms()
     problems = []
-    for keypath, key, value in _strings(frontmatter, ""):
+    for parent, key, value in _strings(frontmatter, ""):
         datatype = typed.get(key)
-        if datatype is not None and Literal(value, datatype=URIRef(datatype)).ill_typed:
+        if datatype is not None and is_ill_typed(value, datatype):
             problems.append(
                 Problem(
                     relpath,
                     f"{value!r} is not a valid xsd:{datatype[len(_XSD) :]}; kept as written with that datatype",
                     Severity.WARNING,
-                    key=keypath,
+                    key=f"{parent}.{key}" if parent else key,
                     value=value,
                     rule="datatype",
                 )
@@ -69,22 +69,36 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
     return problems
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a third of the typed values of a bundle repeat (dates, durations)
+def is_ill_typed(lexical: str, datatype: str) -> bool:
+    """Whether rdflib reads ``lexical`` as ill-typed for ``datatype``, as a Literal of it would say.
+
+    ``normalize=False`` leaves out rdflib's rewriting of the lexical form, which comes after
+    the ill-typed verdict and cost two thirds of the call; tests/test_lexical_fast.py checks
+    the verdict against a default Literal on generated values.
+    """
+    return bool(Literal(lexical, datatype=_datatype(datatype), normalize=False).ill_typed)
+
+
+@functools.cache
+def _datatype(iri: str) -> URIRef:
+    return URIRef(iri)
+
+
 def _strings(value: Any, keypath: str) -> Iterator[tuple[str, str, str]]:
-    """(key path, key, string) for every string value under a mapping key, outside other vocabularies."""
+    """(key path of the parent, key, string) for every string value under a mapping key, outside other
+    vocabularies; the key path of a string is only joined for a problem (most strings have none)."""
     if isinstance(value, dict):
         for key, child in value.items():
-            if not isinstance(key, str) or (not keypath and key in _OWN_VOCABULARY):
-                continue
-            path = f"{keypath}.{key}" if keypath else key
             if isinstance(child, str):
-                yield path, key, child
-            else:
-                yield from _strings(child, path)
+                if isinstance(key, str) and (keypath or key not in _OWN_VOCABULARY):
+                    yield keypath, key, child
+            elif isinstance(child, (dict, list)) and isinstance(key, str) and (keypath or key not in _OWN_VOCABULARY):
+                yield from _strings(child, f"{keypath}.{key}" if keypath else key)
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            if isinstance(child, str):
-                continue  # a list item has no key of its own: its key was the list's
-            yield from _strings(child, f"{keypath}[{index}]")
+            if isinstance(child, (dict, list)):  # a string item has no key of its own: its key was the list's
+                yield from _strings(child, f"{keypath}[{index}]")
 
 
 quiet_rdflib()

@@ -111,7 +111,13 @@ class _Encoder:
                     path, f"key {key!r} is not a string; left out of the JSON-LD projection", Severity.ERROR, value
                 )
                 continue
-            iri, term = ctx.expand_key(key)
+            role, term, child = ctx.plan(key)
+            if role and role[0] != "@" and is_valid_iri(role):  # a property with a good IRI: nothing to note
+                encoded = self.value(value, term, child, path)
+                if encoded is not _LEFT_OUT:
+                    out[key] = encoded
+                continue
+            iri = ctx.expand_key(key)[0]
             if iri in ("@id", "@type"):
                 why = self.reference_problem(iri, value, ctx)
                 if why is None:
@@ -158,6 +164,8 @@ class _Encoder:
 
     def value(self, value: Any, term: Term | None, ctx: ActiveContext, keypath: str) -> Any:
         coerce = term.coerce if term else None
+        if coerce is None and type(value) is str:  # most values: no check applies, and JSON has the string as it is
+            return value
         if coerce == "@json":  # the term takes any JSON value verbatim
             return _jsonable(value)
         if isinstance(value, dict):

@@ -134,26 +134,27 @@ class Walker:
         if local is not None:
             ctx = ctx.embedded(local)
         terms = self.terms
+        plan = ctx.plan
         subject = None
         types: list[str] = []
-        props: list[tuple[str, Term | None, Any]] = []
+        props: list[tuple[str, Term | None, Any, ActiveContext]] = []
         for key, value in obj.items():
-            if key == "@context":
+            role, term, child = plan(key)
+            if not role:
                 continue
-            iri, term = ctx.expand_key(key)
-            if iri == "@id":
+            if role == "@id":
                 subject = self.reference(ctx.expand_iri(value, base=self.base) or "")
-            elif iri == "@type":
+            elif role == "@type":
                 types.extend(value if isinstance(value, list) else [value])
-            elif iri is not None and not iri.startswith("@") and is_absolute_iri(iri):
-                props.append((iri, term, value))
+            else:
+                props.append((role, term, value, child))
         if subject is None:
             subject = terms.blank()
         add = self.triples.append
         for t in types:
             add((subject, terms.TYPE, terms.iri(ctx.expand_iri(t, vocab=True, base=self.base) or "")))
-        for iri, term, value in props:
-            self.values(subject, terms.iri(iri), value, term, ctx.child(term))
+        for iri, term, value, child in props:
+            self.values(subject, terms.iri(iri), value, term, child)
         return subject
 
     def reference(self, iri: str) -> Any:
@@ -166,8 +167,11 @@ class Walker:
         return self.terms.iri(iri)
 
     def values(self, subject: Any, predicate: Any, value: Any, term: Term | None, ctx: ActiveContext) -> None:
-        container = term.container if term else None
         coerce = term.coerce if term else None
+        container = term.container if term else None
+        if type(value) is str and container is None and coerce != "@id" and coerce != "@vocab" and coerce != "@json":
+            self.triples.append((subject, predicate, self.literal(value, coerce)))  # most values: one string
+            return
         if coerce == "@json":
             self.triples.append((subject, predicate, self.json_literal(value)))
             return
@@ -175,8 +179,10 @@ class Walker:
             for item in value.values():
                 self.values(subject, predicate, item, Term(term.name, term.iri, coerce), ctx)
             return
-        if container == "@list" and isinstance(value, list):
-            self.triples.append((subject, predicate, self.list(value, coerce, ctx)))
+        if container == "@list" and value is not None and not (isinstance(value, dict) and "@list" in value):
+            # a list container makes a list of any value, a lone one included (JSON-LD 1.1 expansion; pyld agrees)
+            items = value if isinstance(value, list) else [value]
+            self.triples.append((subject, predicate, self.list(items, coerce, ctx)))
             return
         for item in property_values(value):
             obj = self.object(item, coerce, ctx)
