@@ -26,6 +26,8 @@ from typing import Any
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib.query import Result
+from rdflib.term import Variable
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
@@ -180,3 +182,25 @@ def rdflib_terms() -> Callable[[Any], Any]:
         return found
 
     return term
+
+
+def rdflib_result(found: Any, *, lazy: bool = True) -> Result:
+    """An rdflib ``Result`` of what ``pyoxigraph.Store.query`` answered, in the loader's terms (:func:`rdflib_term`).
+
+    ``lazy``: solutions are converted as the caller reads them; ``False`` reads them all now (a query whose
+    custom functions read the store must be evaluated before the store changes).
+    """
+    term = rdflib_terms()
+    if isinstance(found, ox.QueryBoolean):
+        out = Result("ASK")
+        out.askAnswer = bool(found)
+    elif isinstance(found, ox.QuerySolutions):
+        out = Result("SELECT")
+        out.vars = names = [Variable(v.value) for v in found.variables]
+        rows = ({n: term(value) for n, value in zip(names, row, strict=True) if value is not None} for row in found)
+        out.bindings = rows if lazy else list(rows)
+    else:
+        out = Result("CONSTRUCT")
+        out.graph = Graph()
+        out.graph += ((term(t.subject), term(t.predicate), term(t.object)) for t in found)
+    return out

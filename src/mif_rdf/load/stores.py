@@ -32,7 +32,7 @@ from rdflib.store import Store
 
 from mif_rdf.core.names import STORES
 from mif_rdf.core.namespaces import bind_prefixes
-from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_graph_name, rdflib_terms
+from mif_rdf.load.oxigraph_sink import OxigraphSink, oxigraph_graph_name, rdflib_result, rdflib_terms
 
 try:  # the oxigraph extra is optional
     import pyoxigraph as ox
@@ -87,8 +87,6 @@ def _view_class() -> Any:
     store.
     """
     from oxrdflib import OxigraphStore
-    from rdflib.query import Result
-    from rdflib.term import Variable
 
     class ViewStore(OxigraphStore):
         def query(self, query: Any, initNs: Any, initBindings: Any, queryGraph: Any, **kwargs: Any) -> Any:  # noqa: N803
@@ -99,22 +97,7 @@ def _view_class() -> Any:
                 prefixes=dict(self._namespace_for_prefix, **initNs),
                 substitutions={ox.Variable(k): OxigraphSink.term(v) for k, v in initBindings.items()},
             )
-            term = rdflib_terms()
-            if isinstance(found, ox.QueryBoolean):
-                out = Result("ASK")
-                out.askAnswer = bool(found)
-            elif isinstance(found, ox.QuerySolutions):
-                out = Result("SELECT")
-                out.vars = [Variable(v.value) for v in found.variables]
-                names = out.vars
-                out.bindings = (
-                    {n: term(value) for n, value in zip(names, row, strict=True) if value is not None} for row in found
-                )
-            else:
-                out = Result("CONSTRUCT")
-                out.graph = Graph()
-                out.graph += ((term(t.subject), term(t.predicate), term(t.object)) for t in found)
-            return out
+            return rdflib_result(found)
 
     return ViewStore
 

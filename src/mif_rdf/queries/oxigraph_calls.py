@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rdflib import Graph, Variable
+from rdflib import Graph
 from rdflib.query import Result
 from rdflib.term import Identifier
 
 from mif_rdf.core.namespaces import PREFIXES
-from mif_rdf.load.oxigraph_sink import OxigraphSink, query_dataset, rdflib_term
+from mif_rdf.load.oxigraph_sink import OxigraphSink, query_dataset, rdflib_result
 from mif_rdf.load.stores import oxigraph_store
 
 try:  # the oxigraph extra is optional
@@ -71,20 +71,4 @@ def run_with_functions(graph: Graph, query: str, bindings: Mapping[str, Identifi
         custom_functions=functions_for(store),
         **query_dataset(graph),
     )
-    if isinstance(found, ox.QueryBoolean):
-        result = Result("ASK")
-        result.askAnswer = bool(found)
-    elif isinstance(found, ox.QuerySolutions):
-        result = Result("SELECT")
-        result.vars = [Variable(v.value) for v in found.variables]
-        names = result.vars
-        result.bindings = [
-            {name: rdflib_term(value) for name, value in zip(names, solution) if value is not None}
-            for solution in found
-        ]
-    else:
-        result = Result("CONSTRUCT")
-        result.graph = Graph()
-        for triple in found:
-            result.graph.add((rdflib_term(triple.subject), rdflib_term(triple.predicate), rdflib_term(triple.object)))
-    return result
+    return rdflib_result(found, lazy=False)  # the functions read the store: evaluated now
