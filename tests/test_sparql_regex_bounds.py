@@ -124,3 +124,51 @@ def test_a_stopped_value_is_noted_and_a_bad_pattern_keeps_res_error() -> None:
     assert take_stopped() == [("^(a|aa)+$", "a" * 30 + "!")]
     with pytest.raises(re.error):
         graph.query('ASK { FILTER (REGEX("a", "(")) }')
+
+
+REPLACE_QUERY = """
+import json, sys, time
+from rdflib import Graph, Literal, URIRef
+import mif_rdf.queries  # binds the bounded REGEX and REPLACE
+from mif_rdf.core.patterns import take_stopped
+graph = Graph()
+graph.add((URIRef("urn:x"), URIRef("urn:code"), Literal(sys.argv[2])))
+start = time.perf_counter()
+query = "SELECT ?v ?out WHERE { ?s <urn:code> ?v BIND(REPLACE(?v, '%s', '[$1]') AS ?out) }"
+rows = list(graph.query(query % sys.argv[1]))
+print(json.dumps({"seconds": time.perf_counter() - start, "out": [None if r.out is None else str(r.out) for r in rows],
+                  "stopped": [p for p, _ in take_stopped()]}))
+"""
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_hostile_replace_stops_at_the_limit_and_leaves_the_value_unbound(pattern: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", REPLACE_QUERY, pattern, HOSTILE_VALUE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    found = json.loads(done.stdout)
+    # the value does not match (it ends in "!"): the right answer is the value unchanged, and an answer the
+    # limit stopped is an error (unbound) that is noted; ^(a|aa)+$ is the one only the limit stops
+    if found["stopped"]:
+        assert found["out"] == [None] and found["stopped"] == [pattern]
+    else:
+        assert found["out"] == [HOSTILE_VALUE] and pattern != r"^(a|aa)+$"
+    assert found["seconds"] < 20 * DEFAULT_TIME_LIMIT
+
+
+@pytest.mark.parametrize(
+    "pattern, value, flags",
+    [(r"(b+)", "abbbcb", ""), (r"^(\w+)@", "Alice@example.org", ""), (r"(A)", "banana", "i"), (r"x(y)?", "axz", "")],
+)
+def test_replace_within_the_limit_is_res_substitution(pattern: str, value: str, flags: str) -> None:
+    bound_sparql_regex()
+    graph = Graph()
+    flag_arg = f", '{flags}'" if flags else ""
+    literal = pattern.replace("\\", "\\\\")  # a backslash in a SPARQL string is written twice
+    query = f"SELECT ?out WHERE {{ BIND(REPLACE('{value}', '{literal}', '<$1>'{flag_arg}) AS ?out) }}"
+    expected = re.sub(pattern, r"<\1>", value, flags=re.IGNORECASE if "i" in flags else 0)
+    assert [str(row.out) for row in graph.query(query)] == [expected]

@@ -1,4 +1,4 @@
-"""rdflib's SPARQL ``REGEX`` with a time limit per value, as pySHACL's ``sh:pattern`` has.
+"""rdflib's SPARQL ``REGEX`` and ``REPLACE`` with a time limit per value, as pySHACL's ``sh:pattern`` has.
 
 rdflib evaluates ``REGEX(text, pattern, flags)`` with Python's ``re``, so a
 user's query or a user's SHACL-SPARQL constraint (pySHACL runs ``sh:sparql``
@@ -17,6 +17,11 @@ bounded function is set on the parser's ``REGEX`` rule (and on
 ``operators.Builtin_REGEX`` for code reading it by name): queries parsed after
 the call are bounded.  A pattern ``re`` refuses raises ``re``'s own error, as
 before; values that finish within the limit give exactly ``re``'s answer.
+
+``REPLACE(text, pattern, replacement, flags)`` is bounded the same way (set on
+the parser's ``REPLACE`` rule): within the limit it gives ``re.sub``'s answer
+with rdflib's ``$1`` to ``\\1`` reading of the replacement; a value the limit
+stops is an expression error (the variable stays unbound), and is noted.
 """
 
 from __future__ import annotations
@@ -56,6 +61,23 @@ def bounded_regex(expr: Any, ctx: Any) -> Literal:
         return Literal(False)
 
 
+def bounded_replace(expr: Any, ctx: Any) -> Literal:
+    """SPARQL ``REPLACE`` as rdflib evaluates it, with the substitution stopped at the time limit (an error)."""
+    from rdflib.plugins.sparql.operators import string
+    from rdflib.plugins.sparql.sparql import SPARQLError
+
+    text = string(expr.arg)
+    pattern = str(string(expr.pattern))
+    replacement = re.sub("\\$([0-9]*)", r"\\\1", str(string(expr.replacement)))  # XPath's $1 is re's \1
+    compiled = _compiled(pattern, str(expr.flags or ""))
+    try:
+        replaced = compiled.sub(replacement, str(text), timeout=_time_limit[0])
+    except TimeoutError:
+        note_stopped(pattern, str(text))
+        raise SPARQLError(f"REPLACE: the pattern {pattern!r} ran past its time limit on one value") from None
+    return Literal(replaced, datatype=text.datatype, lang=text.language)
+
+
 def bound_sparql_regex(time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Make rdflib's SPARQL ``REGEX`` stop after ``time_limit`` seconds per value, process-wide (idempotent)."""
     from rdflib.plugins.sparql import operators, parser
@@ -65,7 +87,11 @@ def bound_sparql_regex(time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     _time_limit[0] = time_limit
     if parser.RegexExpression.evalfn is bounded_regex:
         return
-    if parser.RegexExpression.evalfn is not operators.Builtin_REGEX:
-        raise RuntimeError("rdflib's REGEX is no longer its Builtin_REGEX: mif_rdf's time limit cannot apply")
+    if parser.RegexExpression.evalfn is not operators.Builtin_REGEX or (
+        parser.StrReplaceExpression.evalfn is not operators.Builtin_REPLACE
+    ):
+        raise RuntimeError("rdflib's REGEX or REPLACE is no longer its own: mif_rdf's time limit cannot apply")
     operators.Builtin_REGEX = bounded_regex
     parser.RegexExpression.setEvalFn(bounded_regex)
+    operators.Builtin_REPLACE = bounded_replace
+    parser.StrReplaceExpression.setEvalFn(bounded_replace)
