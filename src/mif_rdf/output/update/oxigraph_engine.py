@@ -51,14 +51,19 @@ def oxigraph_can_run(update: str, algebra: Any) -> bool:
     for operation in algebra or []:
         if not isinstance(operation, CompValue) or operation.name not in _QUAD_OPERATIONS:
             return False
-        if operation.get("withClause") is not None or operation.get("using"):
+        if _part(operation, "withClause") is not None or _part(operation, "using"):
             return False
-        for template in (operation, operation.get("delete"), operation.get("insert")):
-            if isinstance(template, CompValue) and template.get("triples"):
+        for template in (operation, _part(operation, "delete"), _part(operation, "insert")):
+            if isinstance(template, CompValue) and _part(template, "triples"):
                 return False  # a template outside GRAPH: the default graph
-        if _default_graph_pattern(operation.get("where")):
+        if _default_graph_pattern(_part(operation, "where")):
             return False
     return True
+
+
+def _part(node: Any, key: str) -> Any:
+    """A part of rdflib's algebra node, None when missing (``CompValue.get`` answers a missing key with the key)."""
+    return dict.get(node, key) if isinstance(node, dict) else None
 
 
 def _default_graph_pattern(node: Any) -> bool:
@@ -66,7 +71,7 @@ def _default_graph_pattern(node: Any) -> bool:
     if isinstance(node, CompValue):
         if node.name == "Graph":
             return False
-        if node.name == "BGP" and node.get("triples"):
+        if node.name == "BGP" and _part(node, "triples"):
             return True
         return any(_default_graph_pattern(value) for value in node.values())
     if isinstance(node, (list, tuple)):

@@ -25,6 +25,7 @@ def update_bundle(
     allow_service: bool = False,
     force: bool = False,
     allow_delete: bool = False,
+    engine: str = "auto",
 ) -> UpdateResult:
     """Run ``update`` on the bundle's dataset and write each changed memory back to its file.
 
@@ -33,11 +34,11 @@ def update_bundle(
     unless ``force``.  Nothing is written when anything is refused, or with
     ``dry_run``.  A memory whose every triple is deleted loses its file only
     with ``allow_delete``.  The dataset keeps the update either way: reload
-    the bundle to see the files.
+    the bundle to see the files.  ``engine``: see :func:`plan_update`.
     """
     return apply_plan(
         bundle,
-        plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete),
+        plan_update(bundle, update, allow_service=allow_service, allow_delete=allow_delete, engine=engine),
         dry_run=dry_run,
         force=force,
     )
