@@ -26,7 +26,6 @@ UPDATES = {
     "WHERE { GRAPH ?m { ?m ?has ?t . ?t mif:validFrom ?f OPTIONAL { ?t mif:validUntil ?u } } }",
     "lower trust": "DELETE { GRAPH ?m { ?p mif:confidence ?c } } INSERT { GRAPH ?m { ?p mif:confidence 0.250 } } "
     "WHERE { GRAPH ?m { ?m mif:provenance ?p . ?p mif:confidence ?c FILTER(?c > 0.5) } }",
-    "delete where": 'DELETE WHERE { GRAPH ?m { ?m mif:tags "kafka" } }',
     "time zone": "DELETE { GRAPH ?m { ?m mif:timestamp ?t } } "
     'INSERT { GRAPH ?m { ?m mif:timestamp "2026-12-06T10:00:00+01:00"^^xsd:dateTime } } '
     f"WHERE {{ BIND(<{INCIDENT}> AS ?m) GRAPH ?m {{ ?m mif:timestamp ?t }} }}",
@@ -57,6 +56,19 @@ def test_both_engines_write_the_same_files(tmp_path: Path, name: str) -> None:
     assert written != bool(refusals)  # each case does something: writes, or is refused
     if written:
         assert files != _files(EXAMPLES)
+
+
+def test_delete_where_with_a_graph_variable(tmp_path: Path) -> None:
+    """rdflib's engine deletes nothing for ``DELETE WHERE { GRAPH ?m {...} }``; Oxigraph follows SPARQL 1.1 (the
+    same as ``DELETE {...} WHERE {...}``), which the rdflib engine runs right: that is the oracle here."""
+    update = 'DELETE WHERE { GRAPH ?m { ?m mif:tags "kafka" } }'
+    assert oxigraph_can_run(update, check_update_safety(update))
+    oracle = _run(
+        tmp_path, "rdflib", 'DELETE { GRAPH ?m { ?m mif:tags "kafka" } } WHERE { GRAPH ?m { ?m mif:tags "kafka" } }'
+    )
+    files, refusals, written = _run(tmp_path / "auto", "auto", update)
+    assert (files, refusals, written) == oracle and written
+    assert b"  - kafka\n" not in files["episodic/incident-2025-11-webhook-backlog.md"]
 
 
 @pytest.mark.parametrize(
