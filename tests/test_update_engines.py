@@ -87,3 +87,18 @@ def test_updates_read_otherwise_by_oxigraph_stay_on_rdflib(update: str) -> None:
 def test_unknown_engine_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="unknown update engine 'jena'"):
         update_bundle(load_bundle(EXAMPLES), UPDATES["retag"], engine="jena", dry_run=True)
+
+
+def test_without_pyoxigraph_the_update_runs_on_rdflib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyoxigraph is an optional extra: without it ``engine="auto"`` falls back to rdflib's engine, same files."""
+    import mif_rdf.load.stores as stores
+    import mif_rdf.output.update.oxigraph_engine as oxigraph_engine
+
+    expected = _run(tmp_path / "oracle", "rdflib", UPDATES["retag"])
+
+    def no_oxigraph(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the Oxigraph path ran without pyoxigraph")
+
+    monkeypatch.setattr(stores, "oxigraph_installed", lambda: False)
+    monkeypatch.setattr(oxigraph_engine, "run_on_oxigraph", no_oxigraph)
+    assert _run(tmp_path / "fallback", "auto", UPDATES["retag"]) == expected and expected[2]
