@@ -69,7 +69,9 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
         report = validate(
             load(folder, base_iri=bundle.base_iri, engine=bundle.engine, limits=bundle.limits, progress=False), level
         )
-        return {(p.path, p.key, p.message) for p in report.errors}
+        # a message may name a file of the scratch bundle (an ontology's path): name the bundle's own, so that an
+        # error already there before the change is the same error after it
+        return {(p.path, p.key, p.message.replace(str(folder), str(bundle.root))) for p in report.errors}
 
     with temporary_folder("update") as scratch:
         added = errors(Path(scratch) / "after", "after") - errors(Path(scratch) / "before", "before")
