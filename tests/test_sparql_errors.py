@@ -91,6 +91,7 @@ def test_the_error_points_at_the_token_on_both_stores(stores, query: str, token:
         ("PREFIX team: <urn:team/>\nSELECT ?x WHERE {\n  ?x tean:owner ?o }", "tean:", "team:"),  # declared
         ("SELECT ?x WHERE { ?x foaff:name ?o }", "foaff:", "foaf:"),  # well-known
         ("SELECT ?x WHERE { ?x dcterms:title ?o }", "dcterms:", "dc: (the same namespace, declared for every query)"),
+        ("SELECT ?x WHERE { ?x dcterm:title ?o }", "dcterm:", "dc:"),  # near a well-known name that is not read
         ("SELECT ?x WHERE { ?x foo:name ?o }", "foo:", None),
     ],
 )

@@ -323,6 +323,15 @@ def _well_known() -> dict[str, str]:
     return {prefix: str(namespace) for prefix, namespace in Graph(bind_namespaces="rdflib").namespaces() if prefix}
 
 
+def _predeclared_for(prefix: str) -> str | None:
+    """The predeclared prefix of the namespace a well-known, undeclared ``prefix`` names (``dc`` for ``dcterms``):
+    rdflib binds a namespace to one prefix, so the well-known name of a predeclared namespace is not read."""
+    if prefix in PREFIXES:
+        return None
+    namespace = _well_known().get(prefix)
+    return next((name for name, known in PREFIXES.items() if str(known) == namespace), None)
+
+
 def _prefix_error(query: str, prefix: str) -> QuerySyntaxError:
     """``prefix p: is not declared``, where the query first uses it, with the nearest prefix it may use.
 
@@ -332,12 +341,12 @@ def _prefix_error(query: str, prefix: str) -> QuerySyntaxError:
     found = re.search(rf"(?<![\w.:/<-]){re.escape(prefix)}:", query)
     line, column = _line_column(query, found.start()) if found else (None, None)
     token = found.group() if found else ""
-    same = [name for name, namespace in PREFIXES.items() if str(namespace) == _well_known().get(prefix)]
+    same = _predeclared_for(prefix)
     if same:
-        suggestion: str | None = f"{same[0]}: (the same namespace, declared for every query)"
+        suggestion: str | None = f"{same}: (the same namespace, declared for every query)"
     else:
         near = closest(prefix, {*PREFIXES, *_well_known(), *(m.group(1) for m in _DECLARED.finditer(query))})
-        suggestion = f"{near}:" if near is not None else None
+        suggestion = f"{_predeclared_for(near) or near}:" if near is not None else None
     return QuerySyntaxError(
         f"prefix {prefix}: is not declared", line, column, query=query, token=token, suggestion=suggestion
     )
