@@ -61,7 +61,7 @@ from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.loader import load
 from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files
 from mif_rdf.output.patch import GraphChange, graph_changes
-from mif_rdf.source.bundle_files import RESERVED_NAMES, _utf8, is_concept_name  # _utf8: the loader's own rule
+from mif_rdf.source.bundle_files import RESERVED_NAMES, is_concept_name, is_utf8_name  # the loader's own rules
 from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_TYPES, MEMORY_PREFIX, default_base_iri, document_iri, graph_iri
 from mif_rdf.source.parse import bundle_config, parse_memory
 
@@ -211,7 +211,7 @@ def _context(
             if not (side / relpath).is_file():
                 continue
             parsed, _ = parse_memory(side, relpath)
-            usable = parsed is not None and _utf8(relpath)  # the loader never reads a name that is not UTF-8
+            usable = parsed is not None and is_utf8_name(relpath)  # the loader never reads a name that is not UTF-8
             memory_id = parsed.frontmatter.get("id") if parsed is not None and usable else None
             placed[-1][relpath] = memory_id if isinstance(memory_id, str) else None
             if parsed is None or not isinstance(memory_id, str):
@@ -233,7 +233,7 @@ def _context(
             keys.add(key)
     found = set(files_containing(folder, commit, needles))
     if keys:
-        found |= {path for path in tree if _utf8(path) and document_iri(base, path) in keys}
+        found |= {path for path in tree if is_utf8_name(path) and document_iri(base, path) in keys}
     found = {path for path in found if path not in changed and _context_file(path, tree)}
     siblings = {path[: -len(".md")] + ".jsonld" for path in found if path.endswith(".md")}
     siblings |= {path[: -len(".jsonld")] + ".md" for path in found if path.endswith(".jsonld")}

@@ -191,7 +191,7 @@ def _walk(
                     )
                 elif skip_hidden and name.startswith("."):
                     pass
-                elif not _utf8(name):
+                elif not is_utf8_name(name):
                     found.problems.append(
                         Problem(
                             relpath,
@@ -204,7 +204,7 @@ def _walk(
                 continue
             if not wanted(name):
                 continue
-            if not _utf8(name):
+            if not is_utf8_name(name):
                 found.problems.append(
                     Problem(relpath, "file name is not valid UTF-8: MIF paths must be UTF-8; not read", rule="encoding")
                 )
@@ -227,7 +227,7 @@ def _walk(
         pending.extend(reversed(folders))
 
 
-def _utf8(name: str) -> bool:
+def is_utf8_name(name: str) -> bool:
     """Whether a name from the file system is valid UTF-8 (Python keeps other bytes as lone surrogates)."""
     try:
         name.encode("utf-8")
@@ -238,7 +238,7 @@ def _utf8(name: str) -> bool:
 
 def printable_name(name: str) -> str:
     """A file name that can be printed and stored: bytes that are not UTF-8 are shown as ``\\xe9``."""
-    return name if _utf8(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name if is_utf8_name(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _special_kind(mode: int) -> str | None:

@@ -91,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     return _answer(args, text, bundle.dataset, list(bundle.problems))
 
 
-#: What only rdflib's engine evaluates (mif_rdf.queries.functions): such a query runs on the memory store.
+#: What the query database cannot answer: the mif: time functions need the store they read (rdflib's engine, or
+#: the bundle's own Oxigraph store through mif_rdf.queries.oxigraph_calls), not the read-only view; such a query
+#: runs on the memory store.
 _RDFLIB_ONLY = re.compile(r"validAt|freshness|strengthAt")
 
 
