@@ -177,6 +177,18 @@ def test_the_command_exports_on_a_scheduler_and_says_where(
     assert manifest["quads"] == stream_nquads(root, stream_out, progress=False).quads
 
 
+def test_a_workers_address_is_not_taken_for_the_schedulers(
+    tmp_path: Path, client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker answers Dask's handshake too; its ``identity`` says what it is, and the command says so
+    (tests/test_dask_address.py has the addresses where nothing of Dask's answers)."""
+    worker = sorted(client.scheduler_info()["workers"])[0]  # type: ignore[attr-defined]
+    argv = ["export", str(FIXTURE_BUNDLES["core"]), "--dask", worker, "-o", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert f"mif-rdf: error: {worker} is a Dask worker, not a scheduler" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [

@@ -26,7 +26,7 @@ from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.core.outputs import replacing, write_file
 from mif_rdf.core.statements import Triple
-from mif_rdf.distributed.cluster import connected
+from mif_rdf.distributed.cluster import check_address, connected
 from mif_rdf.distributed.location import local_folder, opened
 from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import (
@@ -121,6 +121,7 @@ def export_nquads(
     :func:`~mif_rdf.output.stream_nquads`.
     """
     out_dir = local_folder(out_url, "output folder")
+    check_address(client)
     with opened(bundle_url) as (root, source):
         bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
         _prepare_output(out_dir, bundle.root)

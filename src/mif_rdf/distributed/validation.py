@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.distributed.checks import bundle_level, check_partition, claims_of, join_checks
-from mif_rdf.distributed.cluster import connected
+from mif_rdf.distributed.cluster import check_address, connected
 from mif_rdf.distributed.location import opened
 from mif_rdf.distributed.shuffles import column, partitioned, settled
 from mif_rdf.distributed.tasks import Settings, part
@@ -59,6 +59,7 @@ def validate(
     """
     if level not in (1, 2, 3):
         raise MifRdfError(f"level {level}: the distributed validation checks levels 1, 2 and 3")
+    check_address(client)
     with opened(bundle_url) as (root, source):
         bundle = open_bundle(root, base_iri=base_iri, engine=engine, limits=limits)
         files = memory_files(bundle)
