@@ -270,15 +270,27 @@ def test_validate_dask_prints_the_report_validate_prints(
 @pytest.mark.parametrize(
     ("option", "said"),
     [
-        (["--shapes", "benchmarks/user_shapes.ttl"], "leave out --shapes"),
-        (["--ontology", "ai-memory"], "leave out --ontology"),
+        (["--shapes", "benchmarks/user_shapes.ttl"], "not your own shapes: leave out --shapes"),
+        (["--level", "0"], "--level 0 runs only your own shapes, which --dask does not run: give --level 1, 2 or 3"),
+        (["--level", "0", "--shapes", "benchmarks/user_shapes.ttl"], "give --level 1, 2 or 3"),
+        (["--inference", "rdfs"], "--inference applies to --shapes, which --dask does not run: leave out --inference"),
+        (["--ontology", "ai-memory"], "the ontologies the memories name, no others: leave out --ontology"),
+        (["--path", "tests"], "leave out --path (give the folder with --ontology-dir DIR)"),
+        (["--as-of", "2026-01-01"], "not those valid at a date: leave out --as-of"),
+        (["--rev", "HEAD"], "not at a git revision: leave out --rev"),
+        (["--cache"], "keeps no cache: leave out --cache"),
+        (["--cache-dir", "out/cache"], "keeps no cache: leave out --cache-dir"),
+        (["--store", "oxigraph"], "--dask loads no store: leave out --store"),
     ],
 )
 def test_validate_dask_refuses_what_it_does_not_run(
     option: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["validate", str(FIXTURE_BUNDLES["core"]), "--dask", *option]) == 2
-    assert said in capsys.readouterr().err
+    """Each refusal comes first (not "--level 0 ... give --shapes FILE", which --dask then refuses), says why
+    and what to give instead, exit 2, before any cluster starts or the bundle is read."""
+    assert main(["validate", str(FIXTURE_BUNDLES["core"]), *option, "--dask"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mif-rdf: error: ") and said in err and len(err.splitlines()) == 1, err
 
 
 def test_an_empty_folder_is_refused_before_any_cluster_starts(

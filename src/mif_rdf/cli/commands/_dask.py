@@ -97,24 +97,46 @@ def export(args: argparse.Namespace, loaded: list[str]) -> int:
     return _common.exit_for(report.problems)
 
 
+def refuse_for_validate(args: argparse.Namespace) -> None:
+    """``validate --dask`` with an option the cluster does not run: said with what to give instead, before any
+    other check of those options (whose own advice, such as "give --shapes FILE" for --level 0, would lead to a
+    second refusal)."""
+    for given, why in (
+        (args.level == 0, "--level 0 runs only your own shapes, which --dask does not run: give --level 1, 2 or 3"),
+        (
+            args.shapes,
+            (
+                "--dask runs levels 1-3, not your own shapes: leave out --shapes (or leave out --dask to run them on "
+                "one machine)"
+            ),
+        ),
+        (args.inference != "none", "--inference applies to --shapes, which --dask does not run: leave out --inference"),
+        (args.ontology, "--dask applies the ontologies the memories name, no others: leave out --ontology"),
+        (
+            args.path,
+            "--dask looks up the ontologies the memories name in the bundle, the built-in ones and --ontology-dir: "
+            "leave out --path (give the folder with --ontology-dir DIR)",
+        ),
+        (args.as_of, "--dask validates every memory, not those valid at a date: leave out --as-of"),
+        (
+            args.rev,
+            "--dask reads the files as they are in the folder, not at a git revision: leave out --rev (check the "
+            "revision out into a folder of its own and validate that)",
+        ),
+        (
+            args.cache or args.cache_dir,
+            "--dask reads the files on the cluster and keeps no cache: leave out "
+            + ("--cache-dir" if args.cache_dir else "--cache"),
+        ),
+        (args.store == "oxigraph", "--dask loads no store: leave out --store"),
+    ):
+        if given:
+            raise MifRdfError(why)
+
+
 def validate(args: argparse.Namespace) -> ValidationReport:
-    """``validate --dask``: the report of the run on the cluster (levels 1-3; the bundle's own ontologies)."""
-    given = [
-        name
-        for name, value in (
-            ("--shapes", args.shapes),
-            ("--ontology", args.ontology),
-            ("--path", args.path),
-            ("--inference", args.inference != "none"),
-            ("--as-of", args.as_of),
-            ("--rev", args.rev),
-            ("--cache", args.cache),
-            ("--cache-dir", args.cache_dir),
-        )
-        if value
-    ]
-    if given:
-        raise MifRdfError(f"--dask validates the levels and the ontologies the memories name: leave out {given[0]}")
+    """``validate --dask``: the report of the run on the cluster (levels 1-3; the bundle's own ontologies);
+    :func:`refuse_for_validate` has refused what it does not run."""
     _check_counts(args)
     _dask_installed()
     from mif_rdf.distributed import validate as distributed_validate

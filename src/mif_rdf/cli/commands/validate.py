@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         bundle=args.bundle,
         inputs=[*_common.ontology_inputs(args.path, args.ontology), *args.shapes],
     )
+    if args.dask is not None:
+        _dask.refuse_for_validate(args)
     if args.level == 0 and not args.shapes:
         raise MifRdfError("--level 0 checks only your own shapes: give --shapes FILE")
     if args.shapes:
