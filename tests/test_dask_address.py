@@ -120,7 +120,7 @@ def _address(kind: str, request: pytest.FixtureRequest) -> str:
 SAID = {
     "http": f"no Dask scheduler answered within {SECONDS:g} s",
     "answers": "answered, but not in Dask's protocol",
-    "closed": f"cannot connect within {SECONDS * 0.8:.2g} s (",
+    "closed": f"cannot connect within {SECONDS * 0.5:.2g} s (",
     "hangs up": "closed the connection in Dask's handshake",
 }
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
 #: The share of the time Dask's ``connect`` may retry a refused or unresolved address (the rest is the handshake's).
-CONNECTING = 0.8
+CONNECTING = 0.5
 #: What an address must be, said in every refusal.
 EXPECTED = "a Dask scheduler's address, e.g. tcp://scheduler:8786 (the port `dask scheduler` prints, not its dashboard)"
 
