@@ -13,7 +13,8 @@ the canonical decimal of the author's number (pyld writes ``0.94`` as
 from __future__ import annotations
 
 import json
-import uuid
+import random
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -75,7 +76,8 @@ class NQuadsTerms:
     literals: dict[tuple[Any, ...], Any] = {}
 
     def __init__(self) -> None:
-        self.prefix = "_:b" + uuid.uuid4().hex[:16] + "x"
+        # 64 random bits a document (``random`` is reseeded in a forked worker, so workers never share labels)
+        self.prefix = f"_:b{random.getrandbits(64):016x}x"
         self.count = 0
 
     @staticmethod
@@ -88,9 +90,22 @@ class NQuadsTerms:
 
     @staticmethod
     def literal(lexical: str, datatype: str | None) -> str:
+        text = quoted(lexical)
         if datatype is None:  # a plain string (lexical_form turns xsd:string into None)
-            return json.dumps(lexical, ensure_ascii=False)
-        return json.dumps(lexical, ensure_ascii=False) + "^^<" + datatype + ">"
+            return text
+        return text + "^^<" + datatype + ">"
+
+
+#: What ``json.dumps`` escapes in a string (with ``ensure_ascii=False``): controls, the quote and the backslash.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def quoted(lexical: str) -> str:
+    """``lexical`` as a quoted N-Triples string: ``json.dumps``'s text, without its call for the many strings
+    it would leave as they are (no control character, quote or backslash)."""
+    if _ESCAPED.search(lexical) is None:
+        return '"' + lexical + '"'
+    return json.dumps(lexical, ensure_ascii=False)
 
 
 Terms = RdflibTerms | NQuadsTerms
