@@ -28,6 +28,8 @@ WalkedTriple = tuple[Any, Any, Any]
 _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(XSD.string)
 _XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
 _RDF_JSON_IRI = str(RDF) + "JSON"
+#: Strings longer than this are not looked up in the walker's literal cache.
+_CACHED_LENGTH = 120
 _uri_cache: dict[str, URIRef] = {}
 
 
@@ -246,7 +248,13 @@ class Walker:
         return self.literal(item, datatype)
 
     def literal(self, value: Any, datatype: str | None) -> Any:
-        """The literal of a JSON value, built once per distinct (type, value, datatype)."""
+        """The literal of a JSON value, built once per distinct (type, value, datatype).
+
+        Long strings (a memory's body, its summary) are built each time: they seldom repeat, and looking
+        them up would hash every one and keep it in the cache.
+        """
+        if type(value) is str and len(value) > _CACHED_LENGTH:
+            return self.terms.literal(*lexical_form(value, datatype))
         key = (
             type(value),
             repr(value) if isinstance(value, float) else value,
