@@ -17,6 +17,8 @@ Rows (target in brackets, from the performance issue):
 * cold load, memory store      / store floor: rdflib adding the same prebuilt quads   [<= 1.3x]
 * cold load, Oxigraph store    vs the pyld path (pyld toRdf per memory)              [>= 20x]
 * floor of the Oxigraph load   reading + YAML + Oxigraph's bulk_load, halved (2 cores), vs the pyld path
+* cold load, Oxigraph store, one process, vs its floor in one process (reading + YAML + bulk_load, not halved);
+  CPU seconds recorded beside the wall                                          [<= 1.5x, issue 34]
 * cold load, memory store      vs the pyld path                                      [>= 2.5x]
 * warm reload (cache), both stores, and one changed file, vs the cold load           [>= 3x; Oxigraph <= 0.5 s]
 * SHACL level 3 + OKF          vs one pyshacl run (the results must be identical), memory store and Oxigraph
