@@ -13,7 +13,7 @@ from rdflib import Literal
 from conftest import FIXTURE_BUNDLES, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
-from mif_rdf.rdf.projection import ILL_TYPED, LEXICAL_FORMS
+from mif_rdf.rdf.projection import ILL_TYPED, LEXICAL_FORMS, project_entity
 from mif_rdf.validation.literals import ill_typed_literals
 
 
@@ -109,3 +109,44 @@ def test_an_ill_typed_value_the_author_can_fix_stays_a_warning_everywhere(tmp_pa
     main(["validate", str(tmp_path), "--format", "json"])
     found = [r for r in json.loads(capsys.readouterr().out)["results"] if r["key"] == "temporal.accessCount"]
     assert found and all(r["severity"] in ("warning", "error") for r in found)
+
+
+def _projected_again(bundle) -> list:
+    """The definition: every memory projected again from its record (the path exports took before issue 34)."""
+    from mif_rdf.rdf.projection import project_memory
+
+    found: list = []
+    for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
+        found += project_memory(record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri).ill_typed
+    for entity in sorted(bundle.entities.values(), key=lambda e: e.relpath):
+        found += project_entity(entity.data, iri=entity.iri, path=entity.relpath, doc_iri=entity.doc_iri).ill_typed
+    return found
+
+
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+@pytest.mark.parametrize("name", list(FIXTURE_BUNDLES))
+def test_the_load_s_warnings_are_those_of_projecting_again(name: str, store: str) -> None:
+    """An export reports the warnings the load's projection kept on each record: the same, in the same order."""
+    bundle = load_bundle(FIXTURE_BUNDLES[name], store=store)
+    assert [vars(p) for p in ill_typed_literals(bundle)] == [vars(p) for p in _projected_again(bundle)]
+
+
+def test_kept_warnings_survive_workers_and_jsonld_memories(tmp_path: Path) -> None:
+    """Memories prepared by worker processes keep their warnings; a ``.jsonld`` memory's are projected again
+    (its load's warnings name JSON pointers, an export's name the frontmatter's keys)."""
+    from mif_rdf.output.convert import jsonld_text
+
+    citation = (
+        "citations:\n  - {'@type': Citation, citationType: article, citationRole: supports, title: T,"
+        " url: 'https://example.org/', accessed: 2026-01-24}\nprovenance:\n  confidence: high\n"
+    )
+    for index in range(80):
+        write_file(tmp_path, f"m{index:03}.md", memory_text(f"m{index:03}", citation))
+    alone = load_bundle(tmp_path).memories["m000"]
+    (tmp_path / "m000.jsonld").write_text(jsonld_text(alone.document, alone.doc_iri), encoding="utf-8")
+    (tmp_path / "m000.md").unlink()
+    bundle = load_bundle(tmp_path, workers=2)
+    assert bundle.memories["m000"].relpath == "m000.jsonld" and bundle.memories["m000"].ill_typed is None
+    assert all(record.ill_typed for record in bundle.memories.values() if record.id != "m000")
+    assert [vars(p) for p in ill_typed_literals(bundle)] == [vars(p) for p in _projected_again(bundle)]
+    assert {p.key for p in ill_typed_literals(bundle)} == {"citations[0].accessed", "provenance.confidence"}

@@ -214,6 +214,10 @@ def extension_context() -> dict[str, Any]:
     return _shipped(EXTENSION_FILE)["@context"]
 
 
+#: :meth:`ActiveContext.embedded`'s memo key of the projection context (no JSON text is this).
+_PROJECTION_KEY = "projection context"
+
+
 def projection_context() -> list[Any]:
     """The ``@context`` of every projection document: the published MIF URL, then the extension inline."""
     return [MIF_CONTEXT_URL, extension_context()]
@@ -355,8 +359,15 @@ class ActiveContext:
         return found
 
     def embedded(self, local: Any) -> ActiveContext:
-        """Active context after a node object's own ``@context`` (memoized)."""
-        key = json.dumps(local, sort_keys=True)
+        """Active context after a node object's own ``@context`` (memoized).
+
+        A projection's own context (:func:`projection_context`: the URL and the shipped extension object
+        itself) is known without writing it out as JSON, which every document of a load would pay for.
+        """
+        if type(local) is list and len(local) == 2 and local[1] is extension_context() and local[0] == MIF_CONTEXT_URL:
+            key = _PROJECTION_KEY
+        else:
+            key = json.dumps(local, sort_keys=True)
         found = self._embedded.get(key)
         if found is None:
             found = self._embedded[key] = self.with_context(local)

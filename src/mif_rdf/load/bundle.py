@@ -25,7 +25,7 @@ from typing import Literal as TypingLiteral
 from rdflib import Dataset, Graph, URIRef
 
 from mif_rdf.core.context import MIF_NS
-from mif_rdf.core.errors import MifRdfError, ProblemLog, Severity, counted
+from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog, Severity, counted
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.source.identity import (
@@ -63,6 +63,9 @@ class MemoryRecord:
     frontmatter: dict[str, Any]
     body: str
     document: dict[str, Any]
+    #: the ill-typed literal warnings of the load's projection (:attr:`Projection.ill_typed`, keys as the
+    #: frontmatter's), which every export reports; None: not kept (project the memory again to know them)
+    ill_typed: list[Problem] | None = None
 
     @property
     def iri(self) -> str:

@@ -21,7 +21,7 @@ from mif_rdf.load.pipeline import PreparedMemory, TriplesAs, complete, prepare_m
 from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
-from mif_rdf.rdf.jsonld_source import Authored, projection_problems
+from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, projection_problems
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
@@ -78,7 +78,13 @@ class _Loader:
             return
         self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(
-            parsed.id, parsed.relpath, prepared.doc_iri, parsed.frontmatter, parsed.body, prepared.document
+            parsed.id,
+            parsed.relpath,
+            prepared.doc_iri,
+            parsed.frontmatter,
+            parsed.body,
+            prepared.document,
+            None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
         )
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath

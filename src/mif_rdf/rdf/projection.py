@@ -31,6 +31,7 @@ file and key path:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -105,18 +106,24 @@ class _Encoder:
         """``obj`` checked key by key; ``owner`` is the IRI of the property whose value it is."""
         out: dict[str, Any] = {}
         for key, value in obj.items():
-            path = f"{keypath}.{key}" if keypath else str(key)
             if not isinstance(key, str):
                 self.note(
-                    path, f"key {key!r} is not a string; left out of the JSON-LD projection", Severity.ERROR, value
+                    f"{keypath}.{key}" if keypath else str(key),
+                    f"key {key!r} is not a string; left out of the JSON-LD projection",
+                    Severity.ERROR,
+                    value,
                 )
                 continue
             role, term, child = ctx.plan(key)
-            if role and role[0] != "@" and is_valid_iri(role):  # a property with a good IRI: nothing to note
-                encoded = self.value(value, term, child, path)
+            if role and role[0] != "@" and _good_property(role):  # a property with a good IRI: nothing to note
+                if type(value) is str and (term is None or term.coerce is None):
+                    out[key] = value  # what value() gives such a value, without joining its key path
+                    continue
+                encoded = self.value(value, term, child, f"{keypath}.{key}" if keypath else str(key))
                 if encoded is not _LEFT_OUT:
                     out[key] = encoded
                 continue
+            path = f"{keypath}.{key}" if keypath else str(key)
             iri = ctx.expand_key(key)[0]
             if iri in ("@id", "@type"):
                 why = self.reference_problem(iri, value, ctx)
@@ -171,8 +178,13 @@ class _Encoder:
         if isinstance(value, dict):
             return self.node(value, ctx, keypath, term.iri if term else None)
         if isinstance(value, list):
-            items = (self.value(v, term, ctx, f"{keypath}[{i}]") for i, v in enumerate(value))
-            return [item for item in items if item is not _LEFT_OUT]
+            items = []
+            for i, v in enumerate(value):
+                # a string with no coercion is itself (the first line above), without joining its key path
+                item = v if coerce is None and type(v) is str else self.value(v, term, ctx, f"{keypath}[{i}]")
+                if item is not _LEFT_OUT:
+                    items.append(item)
+            return items
         if isinstance(value, str) and coerce in ("@id", "@vocab"):
             iri = ctx.expand_iri(value, vocab=coerce == "@vocab", base=self.doc_iri)
             if iri is not None and is_absolute_iri(iri) and not is_valid_iri(iri):
@@ -267,6 +279,13 @@ def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str) -
         doc["@type"] = data["type"]
     doc.update(enc.node({k: v for k, v in data.items() if k not in ("id", "type")}, ctx, ""))
     return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _good_property(iri: str) -> bool:
+    """:func:`is_valid_iri` of a property IRI, checked once: a bundle has a few hundred properties, each on
+    thousands of memories."""
+    return is_valid_iri(iri)
 
 
 def _in_lexical_space(value: Any, datatype: str) -> bool:

@@ -13,7 +13,8 @@ the canonical decimal of the author's number (pyld writes ``0.94`` as
 from __future__ import annotations
 
 import json
-import uuid
+import random
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -27,6 +28,8 @@ WalkedTriple = tuple[Any, Any, Any]
 _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(XSD.string)
 _XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
 _RDF_JSON_IRI = str(RDF) + "JSON"
+#: Strings longer than this are not looked up in the walker's literal cache.
+_CACHED_LENGTH = 120
 _uri_cache: dict[str, URIRef] = {}
 
 
@@ -75,7 +78,8 @@ class NQuadsTerms:
     literals: dict[tuple[Any, ...], Any] = {}
 
     def __init__(self) -> None:
-        self.prefix = "_:b" + uuid.uuid4().hex[:16] + "x"
+        # 64 random bits a document (``random`` is reseeded in a forked worker, so workers never share labels)
+        self.prefix = f"_:b{random.getrandbits(64):016x}x"
         self.count = 0
 
     @staticmethod
@@ -88,9 +92,22 @@ class NQuadsTerms:
 
     @staticmethod
     def literal(lexical: str, datatype: str | None) -> str:
+        text = quoted(lexical)
         if datatype is None:  # a plain string (lexical_form turns xsd:string into None)
-            return json.dumps(lexical, ensure_ascii=False)
-        return json.dumps(lexical, ensure_ascii=False) + "^^<" + datatype + ">"
+            return text
+        return text + "^^<" + datatype + ">"
+
+
+#: What ``json.dumps`` escapes in a string (with ``ensure_ascii=False``): controls, the quote and the backslash.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def quoted(lexical: str) -> str:
+    """``lexical`` as a quoted N-Triples string: ``json.dumps``'s text, without its call for the many strings
+    it would leave as they are (no control character, quote or backslash)."""
+    if _ESCAPED.search(lexical) is None:
+        return '"' + lexical + '"'
+    return json.dumps(lexical, ensure_ascii=False)
 
 
 Terms = RdflibTerms | NQuadsTerms
@@ -231,7 +248,13 @@ class Walker:
         return self.literal(item, datatype)
 
     def literal(self, value: Any, datatype: str | None) -> Any:
-        """The literal of a JSON value, built once per distinct (type, value, datatype)."""
+        """The literal of a JSON value, built once per distinct (type, value, datatype).
+
+        Long strings (a memory's body, its summary) are built each time: they seldom repeat, and looking
+        them up would hash every one and keep it in the cache.
+        """
+        if type(value) is str and len(value) > _CACHED_LENGTH:
+            return self.terms.literal(*lexical_form(value, datatype))
         key = (
             type(value),
             repr(value) if isinstance(value, float) else value,

@@ -26,6 +26,9 @@ def ill_typed_literals(bundle: LoadedBundle, include: Callable[[str], bool] = la
     found: list[Problem] = []
     for record in sorted(bundle.memories.values(), key=lambda r: r.relpath):
         if include(record.iri):
+            if record.ill_typed is not None:  # the load projected it already (an export's whole process pays once)
+                found += record.ill_typed
+                continue
             found += project_memory(
                 record.frontmatter, record.body, path=record.relpath, doc_iri=record.doc_iri
             ).ill_typed
