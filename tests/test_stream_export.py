@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from rdflib import Graph, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.compare import graph_diff, to_isomorphic
 
 import mif_rdf.load.loader
@@ -331,3 +331,23 @@ def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
         two_report.withheld.keys(),
     )
     assert [str(p) for p in one_report.problems] == [str(p) for p in two_report.problems]
+
+
+@pytest.mark.parametrize(
+    "relpath", ["a.md", "c d.md", 'q"uote\\d.md', "new\nline\r.md", "t\tab é \u2028 \U0001f600.md"]
+)
+def test_the_place_lines_are_the_place_triples_written_as_n_quads(relpath: str) -> None:
+    """The worker writes a memory's links-graph lines as text: the bytes are nquad_line's of place_triples."""
+    from mif_rdf.load.links import place_triples
+    from mif_rdf.output.serialize import nquad_line, nt_string, nt_term
+    from mif_rdf.output.stream_export import _place_lines
+    from mif_rdf.source.identity import document_iri
+
+    iri, links = "urn:mif:00000000-0000-4000-8000-000000000001", "https://example.org/b#links"
+    doc_iri = document_iri("https://example.org/b/", relpath)
+    for uri in (None, "mif://example.org/team/x/00000000-0000-4000-8000-000000000001"):
+        expected = [nquad_line(*triple, URIRef(links)) for triple in place_triples(iri, relpath, doc_iri, uri)]
+        assert _place_lines(iri, relpath, doc_iri, uri, links) == expected
+    for value in [relpath, *AWKWARD_VALUES]:
+        (quad,) = ox.parse(f"<{iri}> <{links}> {nt_string(value)} .\n".encode(), format=ox.RdfFormat.N_QUADS)
+        assert quad.object.value == value and nt_term(Literal(value)) == nt_string(value)

@@ -41,8 +41,8 @@ from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH, LoadedBundle, target_keys
+from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
@@ -59,7 +59,7 @@ from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel
 from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
-from mif_rdf.output.serialize import nquad_line
+from mif_rdf.output.serialize import nquad_line, nt_string
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER, layout_text
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
@@ -240,8 +240,8 @@ def streamed_memory(
         graph = prepared.nquads
         # split on newlines only: str.splitlines would also cut a literal at the U+2028, U+0085 ... it holds raw
         lines = graph.split("\n")[:-1]
-        if len(lines) != len(unique := dict.fromkeys(lines)):  # a store holds each quad once
-            lines = list(unique)
+        if len(lines) != len(set(lines)):  # a store holds each quad once
+            lines = list(dict.fromkeys(lines))
             graph = "\n".join(lines) + "\n"
     else:  # the pyld engine gives rdflib triples
         lines = list(dict.fromkeys(nquad_line(s, p, o, URIRef(iri)) for s, p, o in prepared.triples))
@@ -254,13 +254,14 @@ def streamed_memory(
             for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)
         ]
     )
-    links = URIRef(graph_iri(base, GRAPH_LINKS))
-    place = [
-        nquad_line(s, p, o, links)
-        for s, p, o in place_triples(
-            iri, parsed.relpath, prepared.doc_iri, namespace_uri(authority, frontmatter.get("namespace"), parsed.id)
-        )
-    ]
+    namespace = frontmatter.get("namespace")
+    place = _place_lines(
+        iri,
+        parsed.relpath,
+        prepared.doc_iri,
+        namespace_uri(authority, namespace, parsed.id),
+        graph_iri(base, GRAPH_LINKS),
+    )
     text = "".join([graph, _layout_line(iri, frontmatter, graph_iri(base, GRAPH_LAYOUT)), *inherited, *place])
     return StreamedMemory(
         prepared.relpath,
@@ -272,20 +273,24 @@ def streamed_memory(
         text.encode("utf-8"),
         len(lines) + 1 + len(inherited) + len(place),
         bool(inherited),
-        _withheld(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(graph)),
+        _withheld(namespace, audience) or trust_raised(frontmatter, _stated_trust(graph)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
         placement_of(iri, frontmatter),
     )
 
 
 def _layout_line(iri: str, frontmatter: dict[str, object], layout: str) -> str:
-    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text.
+    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text."""
+    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {nt_string(layout_text(frontmatter))} <{layout}> .\n"
 
-    The layout literal is JSON text, which holds no raw control character, so
-    ``json.dumps`` of it is its N-Triples string: the same escapes
-    (``\\`` and ``\"``) as :func:`~mif_rdf.output.serialize.nt_term`, at C speed.
-    """
-    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {json.dumps(layout_text(frontmatter), ensure_ascii=False)} <{layout}> .\n"
+
+def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: str) -> list[str]:
+    """A memory's lines of the links graph (:func:`~mif_rdf.load.links.place_triples`), written as text."""
+    tail = f" <{links}> .\n"
+    lines = [f"<{iri}> <{PATH}> {nt_string(relpath)}{tail}", f"<{iri}> <{LOCATION}> <{doc_iri}>{tail}"]
+    if uri is not None:
+        lines.append(f"<{iri}> <{NAMESPACE_URI}> <{uri}>{tail}")
+    return lines
 
 
 #: local_only by namespace value: a bundle has few namespaces and the check normalizes Unicode each time.
@@ -302,15 +307,14 @@ def _withheld(namespace: object, audience: Audience | None) -> str | None:
 def _stated_trust(graph: str) -> list[str]:
     """The trust levels a memory's graph states (IRIs and plain values), read from its N-Quads text."""
     stated: list[str] = []
-    if _TRUST not in graph:
-        return stated
-    for line in graph.split("\n"):
-        if _TRUST in line:
-            obj = line.split(_TRUST, 1)[1]
-            if obj.startswith("<"):
-                stated.append(obj[1 : obj.index(">")])
-            elif obj.startswith('"'):
-                stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
+    at = graph.find(_TRUST)
+    while at >= 0:
+        obj = graph[at + len(_TRUST) : graph.index("\n", at)]
+        if obj.startswith("<"):
+            stated.append(obj[1 : obj.index(">")])
+        elif obj.startswith('"'):
+            stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
+        at = graph.find(_TRUST, at + len(_TRUST))
     return stated
 
 
