@@ -293,6 +293,15 @@ def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: s
     return lines
 
 
+@functools.lru_cache(maxsize=1024)
+def _link_predicate(kind: str) -> str | None:
+    """:func:`~mif_rdf.load.links.link_predicate` in N-Triples, by relationship type (a bundle uses a few)."""
+    predicate = link_predicate(kind)
+    return None if predicate is None else predicate.n3()
+
+
+_RDF_TYPE = RDF.type.n3()
+
 #: local_only by namespace value: a bundle has few namespaces and the check normalizes Unicode each time.
 _local_only = functools.lru_cache(maxsize=4096)(local_only)
 
@@ -391,7 +400,7 @@ class StreamWriter:
         self.shared.update((self.layout, self.links, self.inherited) if item.inherits else (self.layout, self.links))
         cls = self.typer.class_of(item.placement) if item.placement is not None else None
         if cls is not None:
-            self.write_triples([(URIRef(iri), RDF.type, cls)], self.types)
+            self.write([f"<{iri}> {_RDF_TYPE} {cls.n3()} <{self.types}> .\n"], self.types)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:
@@ -417,15 +426,20 @@ class StreamWriter:
 
     def edges(self) -> Iterator[Problem]:
         """The links graph's edges, in memory and relationship order:
-        each resolved one written, each broken one reported."""
+        each resolved one written, each broken one reported (the last lines are written when the iteration ends)."""
+        tail, lines = f" <{self.links}> .\n", []
         for relpath, source, source_hidden, position, kind, target, resolved, target_hidden in self.index.edges():
             if resolved is None:
                 if expects_bundle_target(target):
                     yield broken_link(relpath, position, target)
                 continue
-            predicate = link_predicate(kind)
+            predicate = _link_predicate(kind)
             if predicate is not None and not source_hidden and not target_hidden:
-                self.write_triples([(URIRef(source), predicate, URIRef(resolved))], self.links)
+                lines.append(f"<{source}> {predicate} <{resolved}>{tail}")
+                if len(lines) == 4096:  # written in blocks: this stage runs alone, after every memory
+                    self.write(lines, self.links)
+                    lines = []
+        self.write(lines, self.links)
 
     def withhold(self, iri: str, relpath: str, doc_iri: str, reason: str) -> None:
         self.report.withheld[iri] = Withheld(iri, relpath, reason)
