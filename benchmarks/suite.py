@@ -1123,6 +1123,12 @@ def stream_table(streams: dict[int, dict[str, Any]]) -> str:
         f"{1_000_000 / rate / 60:,.1f} minutes (target < 4), {streams[largest]['quads'] * 1_000_000 // largest:,} "
         f"quads; the whole tree's peak stays near {peak:.2f} GiB (target < 1 GiB at 100,000 and 300,000)"
     )
+    if streams[largest].get("cpu_seconds"):  # what two idle cores would take: the processes run side by side
+        cpu = streams[largest]["cpu_seconds"] / largest
+        lines.append(
+            f"from its CPU seconds ({cpu * 1e6:,.0f} us a memory, all processes) over two idle cores: about "
+            f"{cpu * 1_000_000 / 2 / 60:,.1f} minutes"
+        )
     return "\n".join(lines)
 
 
