@@ -9,6 +9,7 @@ term exactly, lexical forms included), and the load's problems plus the export's
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from rdflib import Graph
+from rdflib import Graph, Literal, URIRef
 from rdflib.compare import graph_diff, to_isomorphic
 
 import mif_rdf.load.loader
@@ -255,3 +256,98 @@ def test_a_streamed_dump_bulk_loads_into_an_oxigraph_server(tmp_path: Path) -> N
         assert int(total) == sum(len(g) for g in expected.values())
     finally:
         server.stop()
+
+
+#: Frontmatter values whose layout literal needs every N-Triples escape, and characters JSON and N-Triples
+#: treat differently (tab, form feed, DEL, U+2028, astral characters) or not at all (backslash sequences).
+AWKWARD_VALUES = [
+    'a "quoted" word',
+    "back\\slash \\n not a newline",
+    "line one\nline two\r\nthree",
+    "tab\there, form\ffeed, bell\x07, escape\x1b, del\x7f",
+    "separators\u2028and\u2029, nbsp\u00a0, zero\u200bwidth, bom\ufeff",
+    "astral \U0001f600 and \U00010348",
+    "ends with a backslash \\",
+    "",
+]
+
+
+def test_the_layout_line_is_the_layout_triple_written_as_n_quads() -> None:
+    """The worker writes each layout line as text: the bytes are nquad_line's of the layout triple."""
+    from mif_rdf.load.bundle import MemoryRecord
+    from mif_rdf.output.serialize import nquad_line
+    from mif_rdf.output.stream_export import _layout_line
+    from mif_rdf.rdf.layout import frontmatter_of_layout, layout_triples
+    from mif_rdf.source.yamlio import YamlTimestamp
+
+    layout = "https://example.org/b#layout"
+    memory_id = "00000000-0000-4000-8000-000000000001"
+    frontmatters = [
+        {"id": "x", "title": value, 'key "with" \\ quotes\n': [value, {value or "k": YamlTimestamp("2026-01-15")}]}
+        for value in AWKWARD_VALUES
+    ]
+    for frontmatter in frontmatters:
+        record = MemoryRecord(memory_id, "x.md", "https://example.org/b/x.md", frontmatter, "", {})
+        (triple,) = layout_triples([record])
+        line = _layout_line(record.iri, frontmatter, layout)
+        assert line == nquad_line(*triple, URIRef(layout))
+        (quad,) = ox.parse(line.encode("utf-8"), format=ox.RdfFormat.N_QUADS)
+        assert quad.object.value == str(triple[2])
+        assert frontmatter_of_layout(quad.object.value) == frontmatter
+
+
+def test_awkward_characters_stream_to_the_loaded_export(tmp_path: Path) -> None:
+    """Titles, tags and bodies with every escape: the stream's text lines read back as the loaded graphs."""
+    import json
+
+    root = tmp_path / "awkward"
+    for n, value in enumerate(AWKWARD_VALUES):
+        quoted = json.dumps(value)  # a YAML double-quoted scalar takes JSON's escapes
+        write_file(
+            root,
+            f"m{n}.md",
+            memory_text(f"00000000-0000-4000-8000-{n:012d}", f"title: {quoted}\ntags: [{quoted}]\n", body=value + "\n"),
+        )
+    assert assert_same_export(root).quads > 8 * len(AWKWARD_VALUES)
+
+
+def _numbered_blank_nodes(nquads: bytes) -> bytes:
+    """Blank node labels numbered in order of first appearance (each walker's prefix is random)."""
+    labels: dict[bytes, bytes] = {}
+    return re.sub(rb"_:[A-Za-z0-9]+", lambda m: labels.setdefault(m.group(), b"_:n%d" % len(labels)), nquads)
+
+
+def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
+    """The lines leave the workers as ready bytes: with or without workers, the file is the same, byte for byte
+    (up to the blank nodes' random labels), and so are the report's figures."""
+    generate_bundle(tmp_path, 300, seed=11, broken_links=3)
+    write_file(tmp_path, "zz/dup.md", memory_text("00000000-0000-4000-8000-000000000001", "namespace: _local\n"))
+    one, one_report = streamed(tmp_path, workers=0)
+    two, two_report = streamed(tmp_path, workers=2)
+    assert _numbered_blank_nodes(one) == _numbered_blank_nodes(two)
+    assert (one_report.quads, one_report.graphs, one_report.withheld.keys()) == (
+        two_report.quads,
+        two_report.graphs,
+        two_report.withheld.keys(),
+    )
+    assert [str(p) for p in one_report.problems] == [str(p) for p in two_report.problems]
+
+
+@pytest.mark.parametrize(
+    "relpath", ["a.md", "c d.md", 'q"uote\\d.md', "new\nline\r.md", "t\tab é \u2028 \U0001f600.md"]
+)
+def test_the_place_lines_are_the_place_triples_written_as_n_quads(relpath: str) -> None:
+    """The worker writes a memory's links-graph lines as text: the bytes are nquad_line's of place_triples."""
+    from mif_rdf.load.links import place_triples
+    from mif_rdf.output.serialize import nquad_line, nt_string, nt_term
+    from mif_rdf.output.stream_export import _place_lines
+    from mif_rdf.source.identity import document_iri
+
+    iri, links = "urn:mif:00000000-0000-4000-8000-000000000001", "https://example.org/b#links"
+    doc_iri = document_iri("https://example.org/b/", relpath)
+    for uri in (None, "mif://example.org/team/x/00000000-0000-4000-8000-000000000001"):
+        expected = [nquad_line(*triple, URIRef(links)) for triple in place_triples(iri, relpath, doc_iri, uri)]
+        assert _place_lines(iri, relpath, doc_iri, uri, links) == expected
+    for value in [relpath, *AWKWARD_VALUES]:
+        (quad,) = ox.parse(f"<{iri}> <{links}> {nt_string(value)} .\n".encode(), format=ox.RdfFormat.N_QUADS)
+        assert quad.object.value == value and nt_term(Literal(value)) == nt_string(value)

@@ -41,12 +41,12 @@ from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, LoadedBundle, MemoryRecord, target_keys
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH, LoadedBundle, target_keys
+from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
-from mif_rdf.nsmodel.access import Withheld, withheld_reason
+from mif_rdf.nsmodel.access import Withheld, local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import (
     GRAPH_INHERITED,
@@ -59,9 +59,9 @@ from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel
 from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
-from mif_rdf.output.serialize import nquad_line
+from mif_rdf.output.serialize import nquad_line, nt_string
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
-from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER, layout_text
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
@@ -90,7 +90,14 @@ class StreamReport:
 
 @dataclass
 class StreamedMemory:
-    """One memory file as a worker hands it to the writer: its lines and what the links need, not its records."""
+    """One memory file as a worker hands it to the writer: its lines, ready to write, and what the links need.
+
+    Its lines travel as one UTF-8 block in the order the writer puts them in
+    the output: the memory's own graph, its layout line, its ``#inherited``
+    lines and its place in the links graph.  One ``bytes`` object pickles and
+    writes at the speed of a copy, where a list of lines cost a string
+    object each on both sides of the pipe.
+    """
 
     relpath: str
     problems: list[Problem]
@@ -98,12 +105,11 @@ class StreamedMemory:
     doc_iri: str = ""
     notes: list[Problem] = field(default_factory=list)
     ill_typed: list[Problem] = field(default_factory=list)
-    graph: list[str] = field(default_factory=list)  # the memory's own graph, one N-Quads line each
-    layout: list[str] = field(default_factory=list)  # its layout-graph line
+    text: bytes = b""  # its N-Quads lines, UTF-8 (above)
+    quads: int = 0  # the lines in ``text``
+    inherits: bool = False  # whether ``text`` holds lines of the #inherited graph
     withheld: str | None = None  # why it stays on this machine
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
-    inherited: list[str] = field(default_factory=list)  # its lines of the #inherited graph
-    namespace_uri: str | None = None  # spec 10.6, for the links graph
     placement: Placement | None = None  # what decides its extended type (mif_rdf.ontology.extended_types)
 
 
@@ -188,7 +194,6 @@ def memory_shape(
         base=bundle.base_iri,
         engine=bundle.engine,
         with_hashes=with_hashes,
-        layout=URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT)),
         audience=audience,
         model=model if model else None,
         authority=model.authority,
@@ -202,7 +207,6 @@ def streamed_memory(
     base: str,
     engine: ToRdfEngine,
     with_hashes: bool,
-    layout: URIRef,
     audience: Audience | None = None,
     model: NamespaceModel | None = None,
     authority: str = DEFAULT_AUTHORITY,
@@ -233,11 +237,32 @@ def streamed_memory(
     prepared.notes += stale
     frontmatter, iri = parsed.frontmatter, memory_iri(parsed.id)
     if prepared.nquads:
-        lines = list(dict.fromkeys(prepared.nquads.splitlines(keepends=True)))  # a store holds each quad once
+        graph = prepared.nquads
+        # split on newlines only: str.splitlines would also cut a literal at the U+2028, U+0085 ... it holds raw
+        lines = graph.split("\n")[:-1]
+        if len(lines) != len(set(lines)):  # a store holds each quad once
+            lines = list(dict.fromkeys(lines))
+            graph = "\n".join(lines) + "\n"
     else:  # the pyld engine gives rdflib triples
-        graph = URIRef(iri)
-        lines = list(dict.fromkeys(nquad_line(s, p, o, graph) for s, p, o in prepared.triples))
-    record = MemoryRecord(parsed.id, parsed.relpath, prepared.doc_iri, frontmatter, parsed.body, {})
+        lines = list(dict.fromkeys(nquad_line(s, p, o, URIRef(iri)) for s, p, o in prepared.triples))
+        graph = "".join(lines)
+    inherited = (
+        []
+        if model is None
+        else [
+            nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED)))
+            for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)
+        ]
+    )
+    namespace = frontmatter.get("namespace")
+    place = _place_lines(
+        iri,
+        parsed.relpath,
+        prepared.doc_iri,
+        namespace_uri(authority, namespace, parsed.id),
+        graph_iri(base, GRAPH_LINKS),
+    )
+    text = "".join([graph, _layout_line(iri, frontmatter, graph_iri(base, GRAPH_LAYOUT)), *inherited, *place])
     return StreamedMemory(
         prepared.relpath,
         prepared.problems,
@@ -245,31 +270,60 @@ def streamed_memory(
         prepared.doc_iri,
         prepared.notes,
         prepared.ill_typed,
-        lines,
-        [nquad_line(s, p, o, layout) for s, p, o in layout_triples([record])],
-        withheld_reason(frontmatter.get("namespace"), audience) or trust_raised(frontmatter, _stated_trust(lines)),
+        text.encode("utf-8"),
+        len(lines) + 1 + len(inherited) + len(place),
+        bool(inherited),
+        _withheld(namespace, audience) or trust_raised(frontmatter, _stated_trust(graph)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
-        []
-        if model is None
-        else [
-            nquad_line(s, p, o, URIRef(graph_iri(base, GRAPH_INHERITED)))
-            for s, p, o in memory_inherited(model, base, parsed.id, frontmatter)
-        ],
-        namespace_uri(authority, frontmatter.get("namespace"), parsed.id),
         placement_of(iri, frontmatter),
     )
 
 
-def _stated_trust(lines: list[str]) -> list[str]:
-    """The trust levels a memory's graph states (IRIs and plain values), read from its N-Quads lines."""
-    stated = []
-    for line in lines:
-        if _TRUST in line:
-            obj = line.split(_TRUST, 1)[1]
-            if obj.startswith("<"):
-                stated.append(obj[1 : obj.index(">")])
-            elif obj.startswith('"'):
-                stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
+def _layout_line(iri: str, frontmatter: dict[str, object], layout: str) -> str:
+    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text."""
+    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {nt_string(layout_text(frontmatter))} <{layout}> .\n"
+
+
+def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: str) -> list[str]:
+    """A memory's lines of the links graph (:func:`~mif_rdf.load.links.place_triples`), written as text."""
+    tail = f" <{links}> .\n"
+    lines = [f"<{iri}> <{PATH}> {nt_string(relpath)}{tail}", f"<{iri}> <{LOCATION}> <{doc_iri}>{tail}"]
+    if uri is not None:
+        lines.append(f"<{iri}> <{NAMESPACE_URI}> <{uri}>{tail}")
+    return lines
+
+
+@functools.lru_cache(maxsize=1024)
+def _link_predicate(kind: str) -> str | None:
+    """:func:`~mif_rdf.load.links.link_predicate` in N-Triples, by relationship type (a bundle uses a few)."""
+    predicate = link_predicate(kind)
+    return None if predicate is None else predicate.n3()
+
+
+_RDF_TYPE = RDF.type.n3()
+
+#: local_only by namespace value: a bundle has few namespaces and the check normalizes Unicode each time.
+_local_only = functools.lru_cache(maxsize=4096)(local_only)
+
+
+def _withheld(namespace: object, audience: Audience | None) -> str | None:
+    """:func:`~mif_rdf.nsmodel.access.withheld_reason` for a memory, its common case remembered."""
+    if audience is None and isinstance(namespace, str):
+        return _local_only(namespace)
+    return withheld_reason(namespace, audience)
+
+
+def _stated_trust(graph: str) -> list[str]:
+    """The trust levels a memory's graph states (IRIs and plain values), read from its N-Quads text."""
+    stated: list[str] = []
+    at = graph.find(_TRUST)
+    while at >= 0:
+        obj = graph[at + len(_TRUST) : graph.index("\n", at)]
+        if obj.startswith("<"):
+            stated.append(obj[1 : obj.index(">")])
+        elif obj.startswith('"'):
+            stated.append(json.JSONDecoder(strict=False).raw_decode(obj)[0])  # N-Triples escapes are JSON ones
+        at = graph.find(_TRUST, at + len(_TRUST))
     return stated
 
 
@@ -309,6 +363,7 @@ class StreamWriter:
         self.links = URIRef(graph_iri(bundle.base_iri, GRAPH_LINKS))
         self.types = URIRef(graph_iri(bundle.base_iri, GRAPH_TYPES))
         self.layout = URIRef(graph_iri(bundle.base_iri, GRAPH_LAYOUT))
+        self.inherited = URIRef(graph_iri(bundle.base_iri, GRAPH_INHERITED))
         self.graphs = 0  # memory and entity graphs written
         self.shared: set[URIRef] = set()  # the links and layout graphs, once written to
         #: withheld memories and entities, and their document IRIs: shared graphs may not name them
@@ -339,14 +394,13 @@ class StreamWriter:
         if item.withheld is not None:
             self.withhold(iri, item.relpath, item.doc_iri, item.withheld)
             return problems + item.notes
-        self.write(item.graph)
+        self.out.write(item.text)
+        self.report.quads += item.quads
         self.graphs += 1
-        self.write(item.layout, self.layout)
-        self.write(item.inherited, URIRef(graph_iri(self.bundle.base_iri, GRAPH_INHERITED)))
-        self.write_triples(place_triples(iri, item.relpath, item.doc_iri, item.namespace_uri), self.links)
+        self.shared.update((self.layout, self.links, self.inherited) if item.inherits else (self.layout, self.links))
         cls = self.typer.class_of(item.placement) if item.placement is not None else None
         if cls is not None:
-            self.write_triples([(URIRef(iri), RDF.type, cls)], self.types)
+            self.write([f"<{iri}> {_RDF_TYPE} {cls.n3()} <{self.types}> .\n"], self.types)
         return problems + item.notes + item.ill_typed
 
     def entity(self, relpath: str) -> None:
@@ -372,15 +426,20 @@ class StreamWriter:
 
     def edges(self) -> Iterator[Problem]:
         """The links graph's edges, in memory and relationship order:
-        each resolved one written, each broken one reported."""
+        each resolved one written, each broken one reported (the last lines are written when the iteration ends)."""
+        tail, lines = f" <{self.links}> .\n", []
         for relpath, source, source_hidden, position, kind, target, resolved, target_hidden in self.index.edges():
             if resolved is None:
                 if expects_bundle_target(target):
                     yield broken_link(relpath, position, target)
                 continue
-            predicate = link_predicate(kind)
+            predicate = _link_predicate(kind)
             if predicate is not None and not source_hidden and not target_hidden:
-                self.write_triples([(URIRef(source), predicate, URIRef(resolved))], self.links)
+                lines.append(f"<{source}> {predicate} <{resolved}>{tail}")
+                if len(lines) == 4096:  # written in blocks: this stage runs alone, after every memory
+                    self.write(lines, self.links)
+                    lines = []
+        self.write(lines, self.links)
 
     def withhold(self, iri: str, relpath: str, doc_iri: str, reason: str) -> None:
         self.report.withheld[iri] = Withheld(iri, relpath, reason)

@@ -80,7 +80,10 @@ def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits 
                     )
                 )
                 return None
-            data = handle.read(limits.max_file_bytes + 1)
+            # ask for the size the file has (a request for the limit allocates the limit: 16 MB each time)
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:  # it grew since: read on, up to just over the limit
+                data += handle.read(limits.max_file_bytes + 1 - len(data))
     except OSError as exc:
         problems.append(Problem(relpath, f"cannot read file: {exc.strerror or exc}", rule="read"))
         return None

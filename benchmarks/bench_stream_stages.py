@@ -1,0 +1,139 @@
+"""Where the streamed export's time goes, stage by stage, in one process (CPU seconds).
+
+``export --stream`` (:mod:`mif_rdf.output.stream_export`) does, for every
+memory file: read it, split the frontmatter, parse the YAML, check it, project
+it, walk the projection into N-Quads text, shape what the writer needs
+(layout, inherited and links lines, keys), move it from a worker to the main
+process (pickle and unpickle), and write it (the links index, the output).
+This script runs those stages one after the other over a bundle's memory
+files with the package's own functions, timing each with the CPU clock, so
+the split does not depend on what else shares the machine; then the stream
+itself, in one process, as the check that the stages add up.
+
+    python benchmarks/bench_stream_stages.py BUNDLE [--limit N]
+
+docs/performance.md ("The streamed export, stage by stage") has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import os
+import pickle
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+from mif_rdf.load import termpickle
+from mif_rdf.load.loader import memory_files, open_bundle
+from mif_rdf.load.pipeline import CHUNK, PreparedMemory
+from mif_rdf.nsmodel.reading import read_namespace_model
+from mif_rdf.ontology.extended_types import Typer
+from mif_rdf.output.stream_export import StreamReport, StreamWriter, _Index, memory_shape, stream_nquads
+from mif_rdf.rdf.jsonld_source import markdown_path
+from mif_rdf.rdf.lexical import ill_typed_values
+from mif_rdf.rdf.projection import project_memory
+from mif_rdf.rdf.tordf import document_nquads
+from mif_rdf.source.fastyaml import load_yaml  # what parse_memory reads YAML with
+from mif_rdf.source.identity import document_iri, memory_iri
+from mif_rdf.source.integrity import hash_problems
+from mif_rdf.source.markdown import split_frontmatter
+from mif_rdf.source.parse import parse_memory, read_text
+
+
+class Clock(defaultdict[str, float]):
+    """CPU seconds by stage."""
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.process_time()
+        yield
+        self[name] += time.process_time() - start
+
+
+def stages(root: Path, limit: int | None) -> tuple[Clock, int]:
+    """Every stage over the bundle's memory files, each timed on its own; the number of memories."""
+    bundle = open_bundle(root)
+    files = memory_files(bundle)
+    relpaths = [p for p in files.memories if p.endswith(".md")][:limit]
+    model = read_namespace_model(bundle.root, bundle.config, bundle.limits)
+    shape = memory_shape(bundle, files.projections, model)
+    clock = Clock(float)
+    shaped = []
+    for relpath in relpaths:
+        with clock.stage("1 read the file"):
+            text = read_text(root / relpath, relpath, [])
+        with clock.stage("2 split the frontmatter"):
+            split = split_frontmatter(text or "")
+        with clock.stage("3 YAML"):
+            load_yaml(split.frontmatter)
+        with clock.stage("1-4 parse_memory (read, split, YAML, checks)"):
+            parsed, found = parse_memory(root, relpath)
+        if parsed is None:
+            continue
+        with clock.stage("5 hash and ill-typed checks"):
+            hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
+            ill_typed_values(parsed.relpath, parsed.frontmatter)
+        doc_iri = document_iri(bundle.base_iri, markdown_path(relpath))
+        with clock.stage("6 projection"):
+            projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri)
+        with clock.stage("7 walk to N-Quads text"):
+            nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
+        prepared = PreparedMemory(
+            relpath, found, parsed, [], doc_iri, projection.document, nquads=nquads, ill_typed=projection.ill_typed
+        )
+        with clock.stage("8 shape for the writer (stream_export)"):
+            shaped.append(shape(prepared))
+    chunks = [shaped[i : i + CHUNK] for i in range(0, len(shaped), CHUNK)]
+    with clock.stage("9a pickle in the worker"):
+        payloads = [termpickle.dumps(chunk) for chunk in chunks]
+    with clock.stage("9b unpickle in the main process"):
+        for payload in payloads:
+            pickle.loads(payload)
+    with open(os.devnull, "wb") as out, _TemporaryIndex() as index:
+        writer = StreamWriter(bundle, out, StreamReport(), index, Typer(bundle.root))
+        with clock.stage("10 write (links index, output)"):
+            for item in shaped:
+                writer.memory(item)
+    return clock, len(shaped)
+
+
+class _TemporaryIndex:
+    def __enter__(self) -> _Index:
+        import tempfile
+
+        self.folder = tempfile.TemporaryDirectory(prefix="mif-stages-")
+        self.index = _Index(Path(self.folder.name) / "links.sqlite")
+        return self.index
+
+    def __exit__(self, *exc: object) -> None:
+        self.index.close()
+        self.folder.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("bundle", type=Path)
+    parser.add_argument("--limit", type=int, help="only the first N memory files")
+    args = parser.parse_args()
+    gc.collect()
+    clock, count = stages(args.bundle, args.limit)
+    print(f"{count:,} memories, CPU seconds per stage (one process); us a memory")
+    for stage in sorted(clock):
+        print(f"  {stage:48} {clock[stage]:7.2f} s  {clock[stage] * 1e6 / count:7.1f} us")
+    stream = [s for s in clock if s[0] in "5678" or s.startswith(("1-4", "9", "10"))]
+    total = sum(clock[s] for s in stream)
+    print(f"  {'sum of 1-4, 5-10':48} {total:7.2f} s  {total * 1e6 / count:7.1f} us")
+    if args.limit is None:
+        start = time.process_time()
+        with open(os.devnull, "wb") as out:
+            stream_nquads(args.bundle, out, workers=0, progress=False, on_problem=lambda problem: None)
+        whole = time.process_time() - start
+        print(f"  {'the stream, one process (workers=0)':48} {whole:7.2f} s  {whole * 1e6 / count:7.1f} us")
+
+
+if __name__ == "__main__":
+    main()
