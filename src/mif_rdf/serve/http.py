@@ -224,8 +224,8 @@ class App:
         """Run the request in a worker thread and stream its answer; the status sent.
 
         The request waits in the workers' queue (at most ``max_waiting`` of them) until a worker takes it; one
-        not taken within ``queue_wait`` seconds, or by its time limit, gets 503 with ``Retry-After``.  The time
-        limit counts from here.
+        not taken within ``queue_wait`` seconds, or by its time limit, gets 503 with ``Retry-After`` (and keeps
+        its place in the queue until a worker passes it by).  The time limit counts from here.
         """
         limits = self.limits
         if self._workers.qsize() >= limits.max_waiting:
