@@ -9,11 +9,15 @@ goes through the whole check.  The latency figures themselves live in
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import socket
+import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -24,10 +28,11 @@ from conftest import EXAMPLES
 from mif_rdf import load_bundle
 from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.ontology import add_types_graph
-from mif_rdf.serve import protocol, retyping, start, stop
+from mif_rdf.serve import ServerLimits, negotiate, protocol, retyping, start, stop
 from mif_rdf.serve.protocol import HttpError, check_safety
 from mif_rdf.serve.served import ServedBundle
 from mif_rdf.serve.server import BundleServer, _JoinedWrites
+from mif_rdf.serve.stream import Job
 from test_validation_ontology import typed_bundle
 
 SMALL = "SELECT ?m WHERE { ?m <https://mif-spec.dev/ns/conceptType> ?t } LIMIT 3"
@@ -164,6 +169,72 @@ def test_an_update_sent_as_a_query_is_still_refused_as_read_only(server: BundleS
         assert answer.status == 403 and b"SPARQL Update" in answer.read()
     broken = _get(server, "SELECT ?x WHERE { ?x ?y }")
     assert broken.status == 400 and b"syntax error" in broken.read()
+
+
+@pytest.mark.parametrize("offers", [negotiate.RESULTS, negotiate.GRAPH, negotiate.DATASET])
+def test_a_remembered_accept_answer_is_the_one_computed(offers: negotiate.Offers) -> None:
+    headers = [
+        None,
+        "",
+        "*/*",
+        "application/sparql-results+json",
+        "text/csv;q=0.5, application/sparql-results+xml",
+        "text/*;q=0.9, application/json;q=0.2",
+        "text/turtle;q=0, application/n-triples",
+        "application/n-quads;q=bad, application/trig",
+        "image/png",
+        "text/plain;q=0.1, " * 40 + "application/ld+json",  # too long to remember: computed every time
+    ]
+    for header in headers * 2:  # the second time from memory where remembered
+        assert negotiate.negotiate(header, offers) == negotiate._negotiate(header, offers), header
+    assert negotiate._negotiated.cache_info().maxsize == 256
+
+
+def test_a_job_is_taken_once_by_the_worker_or_by_the_loop_giving_up() -> None:
+    job = Job(asyncio.new_event_loop(), 1024)
+    barrier = threading.Barrier(8)
+    won: list[bool] = []
+
+    def take() -> None:
+        barrier.wait()
+        won.append(job.claim())
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(won) == [False] * 7 + [True] and not job.claim()
+
+
+def test_requests_no_worker_takes_get_503_busy_and_are_skipped_once_a_worker_is_free() -> None:
+    """The workers' queue is the bound: a full queue is refused at once, a request left waiting past
+    ``queue_wait`` gets 503 with ``Retry-After``, and the worker skips it when it is free again."""
+    limits = ServerLimits(max_concurrent=1, queue_wait=1.0, max_waiting=1, query_timeout=20)
+    running, watcher = start(load_bundle(EXAMPLES, store="oxigraph"), port=0, watch=False, limits=limits)
+    try:
+        host, port = running.server_address
+        pool = ThreadPoolExecutor(1)
+        with socket.create_connection((str(host), int(port)), timeout=10) as holder:  # holds the only worker
+            target = "/query?" + urllib.parse.urlencode({"query": "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"})
+            holder.sendall(f"GET {target} HTTP/1.1\r\nHost: localhost\r\nAccept: text/csv\r\n\r\n".encode())
+            assert holder.recv(65536).startswith(b"HTTP/1.1 200")  # and never read again: its worker waits
+            started = time.monotonic()
+            waiting = pool.submit(
+                lambda: (lambda a: (a.status, a.getheader("Retry-After"), a.read()))(_get(running, SMALL))
+            )
+            time.sleep(0.3)
+            refused = _get(running, SMALL)  # the queue holds one already
+            assert refused.status == 503 and refused.getheader("Retry-After") == "1" and b"busy" in refused.read()
+            assert time.monotonic() - started < 0.9
+            status, retry, body = waiting.result(timeout=10)
+            assert status == 503 and retry == "1" and b"busy" in body and time.monotonic() - started >= 1.0
+        time.sleep(0.5)  # the holder left: its worker stops at its next piece, then passes the given-up job by
+        answered = _get(running, SMALL)
+        assert answered.status == 200 and len(json.loads(answered.read())["results"]["bindings"]) == 3
+        pool.shutdown(wait=True)
+    finally:
+        stop(running, watcher)
 
 
 # -- the edit path: only the changed memories are typed again -----------------------------------------

@@ -92,18 +92,23 @@ class App:
             url,
             quiet,
         )
-        self._slots: asyncio.Semaphore | None = None
         self.writer: Writer | None = None  # serve --writable: /update writes the files (.update_route)
-        self._waiting = 0
         self.jobs: set[Job] = set()  # workers at work (read by shutdown from another thread)
-        self._workers: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
-        for n in range(limits.max_concurrent):  # as many as slots: a job is queued only once it holds one
+        # requests waiting for a worker: the queue itself bounds the work (max_concurrent threads take from it),
+        # so a worker goes from one job to the next without a turn of the event loop between them
+        self._workers: queue.SimpleQueue[tuple[Job, Request] | None] = queue.SimpleQueue()
+        for n in range(limits.max_concurrent):
             threading.Thread(target=self._serve_jobs, name=f"mif-rdf-worker-{n}", daemon=True).start()
 
     def _serve_jobs(self) -> None:
-        """A worker thread (daemon: one stuck in an engine step never holds the process at exit); None ends it."""
+        """A worker thread (daemon: one stuck in an engine step never holds the process at exit); None ends it.
+
+        A job the loop gave up on (503: no worker took it in time) is skipped, as is one whose client left.
+        """
         while (work := self._workers.get()) is not None:
-            self._run(*work)
+            job, request = work
+            if job.claim() and not job.cancelled.is_set():
+                self._run(job, request)
 
     def stop_workers(self) -> None:
         for _ in range(self.limits.max_concurrent):
@@ -115,18 +120,15 @@ class App:
         if scope["type"] != "http":
             return
         headers: dict[str, str] = {}
+        head = len(scope["raw_path"]) + len(scope["query_string"])
         for name, value in scope["headers"]:
+            head += len(name) + len(value) + 4
             key = name.decode("latin-1").lower()
             headers[key] = headers[key] + ", " + value.decode("latin-1") if key in headers else value.decode("latin-1")
         method, path = scope["method"], scope["path"]
         status = 0
         cors: dict[str, str] = {}
         try:
-            head = (
-                len(scope["raw_path"])
-                + len(scope["query_string"])
-                + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
-            )
             if head > self.limits.max_head:  # .server bounds a head that arrives in pieces; this one came whole
                 raise HttpError(
                     HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -219,37 +221,38 @@ class App:
     async def _work(
         self, request: Request, receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any], cors: dict[str, str]
     ) -> int:
-        """Run the request in a worker thread and stream its answer; the status sent."""
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.limits.max_concurrent)
-        busy = HttpError(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
-            {"Retry-After": "1"},
-        )
-        slots = self._slots
-        if slots.locked():  # every worker busy: wait for one (a free one is taken without a task or a timer)
-            if self._waiting >= self.limits.max_waiting:
-                raise busy
-            self._waiting += 1
-            try:
-                await asyncio.wait_for(slots.acquire(), self.limits.queue_wait)
-            except TimeoutError:
-                raise busy from None
-            finally:
-                self._waiting -= 1
-        else:
-            await slots.acquire()
+        """Run the request in a worker thread and stream its answer; the status sent.
+
+        The request waits in the workers' queue (at most ``max_waiting`` of them) until a worker takes it; one
+        not taken within ``queue_wait`` seconds, or by its time limit, gets 503 with ``Retry-After`` (and keeps
+        its place in the queue until a worker passes it by).  The time limit counts from here.
+        """
+        limits = self.limits
+        if self._workers.qsize() >= limits.max_waiting:
+            raise self._busy()
         loop = asyncio.get_running_loop()
-        job = Job(loop, self.limits.max_result_bytes)
-        self._workers.put((job, request, loop, slots))
-        # the time limit, and a watcher of the client for answers that take a while: timers, not tasks, so a
-        # quick answer costs no extra turns of the event loop
-        expiry = loop.call_later(self.limits.query_timeout, job.events.put_nowait, ("timeout",))
+        job = Job(loop, limits.max_result_bytes)
+        self._workers.put((job, request))
+        # the waiting limit, the time limit and a watcher of the client for answers that take a while: one timer,
+        # not tasks, so a quick answer costs no extra turns of the event loop; an answer still at work after
+        # _WATCH_AFTER gets the watcher and the timers of the rest of its time
+        first = min(_WATCH_AFTER, limits.queue_wait, limits.query_timeout)
+        timers: list[asyncio.TimerHandle] = []
         watchers: list[asyncio.Future[None]] = []
-        watch = loop.call_later(
-            _WATCH_AFTER, lambda: watchers.append(asyncio.ensure_future(_until_disconnect(receive, job)))
-        )
+
+        def give_up(reason: tuple[str, ...]) -> None:
+            """A job no worker took in time is busy (503, Retry-After); a running one is told ``reason``."""
+            if job.claim():
+                job.events.put_nowait(("busy",))
+            elif reason:
+                job.events.put_nowait(reason)
+
+        def still_at_work() -> None:
+            watchers.append(asyncio.ensure_future(_until_disconnect(receive, job)))
+            timers.append(loop.call_later(min(limits.queue_wait, limits.query_timeout) - first, give_up, ()))
+            timers.append(loop.call_later(limits.query_timeout - first, give_up, ("timeout",)))
+
+        timers.append(loop.call_later(first, still_at_work))
         try:
             return await self._stream(job, send, cors, request.method == "HEAD")
         except (
@@ -258,23 +261,31 @@ class App:
             job.stop()
             return 0
         finally:
-            expiry.cancel()
-            watch.cancel()
+            for timer in timers:
+                timer.cancel()
             for watcher in watchers:
                 watcher.cancel()
 
-    def _run(self, job: Job, request: Request, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore) -> None:
+    def _busy(self) -> HttpError:
+        return HttpError(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            f"the server is busy ({self.limits.max_concurrent} requests at work): try again",
+            {"Retry-After": "1"},
+        )
+
+    def _run(self, job: Job, request: Request) -> None:
         """The worker thread: everything pyoxigraph makes is made, written and freed here."""
         self.jobs.add(job)
+        last: tuple[Any, ...] = ("abort",)
         try:
             answer(self.served, self.options, request, job)
-            job.finish()
+            last = job.finish()
         except Stopped as exc:
             traceback.clear_frames(exc.__traceback__)  # the frames hold pyoxigraph results: freed here, in their thread
-            job.post(("stopped",))
+            last = ("stopped",)
         except HttpError as exc:
             traceback.clear_frames(exc.__traceback__)
-            job.post(("error", int(exc.status), exc.message, exc.headers) if not job.started else ("abort",))
+            last = ("error", int(exc.status), exc.message, exc.headers) if not job.started else ("abort",)
         except Exception as exc:  # a fault of the server, never of the request: one line, and the server goes on
             traceback.clear_frames(exc.__traceback__)
             if not job.cancelled.is_set():
@@ -283,13 +294,10 @@ class App:
                     file=sys.stderr,
                     flush=True,
                 )
-            job.post(("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",))
+            last = ("error", 500, f"internal error: {type(exc).__name__}", {}) if not job.started else ("abort",)
         finally:
             self.jobs.discard(job)
-            try:
-                loop.call_soon_threadsafe(slots.release)
-            except RuntimeError:
-                pass
+            job.post(last)
 
     async def _stream(
         self, job: Job, send: Callable[[dict[str, Any]], Any], cors: dict[str, str], head_only: bool
@@ -308,6 +316,8 @@ class App:
                     f"the query took longer than {self.limits.query_timeout:g} s (--query-timeout) and was stopped",
                 ) from None
             kind = event[0]
+            if kind == "busy":
+                raise self._busy()
             if kind == "stopped":  # its client left, or the server is stopping
                 if sent_head:
                     return head[1] if head else 200  # cut: returning without the last piece closes the connection
@@ -345,6 +355,7 @@ class App:
                 sent_head = True
             if kind == "data":
                 await send({"type": "http.response.body", "body": event[1], "more_body": True})
+                assert job.credits is not None  # made before the first piece was posted
                 job.credits.release()
             else:  # end
                 await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -9,17 +9,21 @@ first offer is the default for a missing header or ``*/*``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import pyoxigraph as ox
 
 Offer = tuple[str, Any]  # (media type, pyoxigraph format)
+Offers = tuple[Offer, ...]
+#: ``Accept`` headers up to this long have their answer remembered (clients send the same few, every request).
+_REMEMBERED_HEADER = 256
 
 
-def _offers(formats: Sequence[Any], aliases: dict[str, Any]) -> list[Offer]:
+def _offers(formats: Sequence[Any], aliases: dict[str, Any]) -> Offers:
     offers = [(f.media_type.split(";")[0].strip(), f) for f in formats]
-    return offers + list(aliases.items())
+    return tuple(offers + list(aliases.items()))
 
 
 #: SELECT and ASK answers.
@@ -83,8 +87,24 @@ def _quality(media: str, ranges: list[tuple[str, float]]) -> float:
     return 0.0
 
 
-def negotiate(header: str | None, offers: list[Offer]) -> Offer | None:
-    """The offer the client prefers, or None when it accepts none of them (HTTP 406)."""
+def negotiate(header: str | None, offers: Offers) -> Offer | None:
+    """The offer the client prefers, or None when it accepts none of them (HTTP 406).
+
+    A function of its arguments alone, so the answer for a short header is
+    remembered: reading ``Accept`` again cost a small query about a tenth
+    of its server time (docs/decisions.md, "The short request path").
+    """
+    if header is None or len(header) <= _REMEMBERED_HEADER:
+        return _negotiated(header, offers)
+    return _negotiate(header, offers)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiated(header: str | None, offers: Offers) -> Offer | None:
+    return _negotiate(header, offers)
+
+
+def _negotiate(header: str | None, offers: Offers) -> Offer | None:
     ranges = parse_accept(header)
     if not ranges:
         return offers[0]

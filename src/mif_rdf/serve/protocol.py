@@ -400,7 +400,7 @@ def _read_only() -> HttpError:
     )
 
 
-def _not_acceptable(offers: list[negotiate.Offer]) -> HttpError:
+def _not_acceptable(offers: negotiate.Offers) -> HttpError:
     return HttpError(
         HTTPStatus.NOT_ACCEPTABLE, "acceptable formats: " + ", ".join(dict.fromkeys(media for media, _ in offers))
     )

@@ -33,18 +33,28 @@ class Job:
         self.loop = loop
         self.events: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()  # read by the loop without a timeout of its own
         self.cancelled = threading.Event()
-        self.credits = threading.Semaphore(4)
+        self.credits: threading.Semaphore | None = None  # made with the first streamed piece (most answers are one)
         self.started = False
         self.max_bytes = max_bytes
         self._buffer = bytearray()
         self._written = 0
         self._head: tuple[Any, ...] | None = None  # the status and headers, until they go with the first piece
+        self._claim = [True]  # emptied by :meth:`claim`
 
     def post(self, event: tuple[Any, ...]) -> None:
         try:
             self.loop.call_soon_threadsafe(self.events.put_nowait, event)
         except RuntimeError:  # the loop is gone (the server stopped): nobody is listening
             self.cancelled.set()
+
+    def claim(self) -> bool:
+        """Take the job, once: by the worker that will run it, or by the loop giving up on it (no worker took it in
+        time).  ``list.pop`` is one atomic step, so exactly one of them gets it, without a lock."""
+        try:
+            self._claim.pop()
+        except IndexError:
+            return False
+        return True
 
     def stop(self) -> None:
         """Tell the worker to stop (at the engine's next result) and end the answer now."""
@@ -73,6 +83,8 @@ class Job:
         """pyoxigraph flushes at the end; pieces go out as they fill."""
 
     def _send(self) -> None:
+        if self.credits is None:
+            self.credits = threading.Semaphore(4)
         while not self.credits.acquire(timeout=0.2):
             if self.cancelled.is_set():
                 raise Stopped()
@@ -82,13 +94,13 @@ class Job:
         self.post(("data", bytes(self._buffer)))
         self._buffer.clear()
 
-    def finish(self) -> None:
-        """The end of the answer: an answer that fits one piece goes to the loop as one event (one thread hop)."""
+    def finish(self) -> tuple[Any, ...]:
+        """The end of the answer, as the last event to post: an answer that fits one piece is that one event."""
         if self._head is not None:
-            self.post(("whole", *self._head[1:], bytes(self._buffer)))
+            event = ("whole", *self._head[1:], bytes(self._buffer))
             self._head = None
             self._buffer.clear()
-            return
+            return event
         if self._buffer:
             self._send()
-        self.post(("end",))
+        return ("end",)
