@@ -10,8 +10,9 @@ ratios are the result, seconds are for the record):
 * the second of two adjacent revisions (``query --rev B`` after ``--rev A``, the cache on: its files go to
   the slot that held A, and the load cache parses only the changed files) vs the same revision cold
   (``--no-cache``), on each store                                                   [>= 5x faster]
-* ``diff A B`` (text with the findings, ``--no-findings``, ``--format rdf-patch``), which reads only the
-  files that differ (no cache involved), against the target                         [< 5 s]
+* ``diff A B`` (text with the findings, ``--no-findings``, ``--format rdf-patch``), and ``diff A`` against
+  the working tree (which holds B), which read only the files that differ (no cache involved), against the
+  target                                                                            [< 5 s]
 * ``query`` and ``export`` with ``--as-of`` vs without, the load cache warm           [<= 1.1x]
 
 Usage::
@@ -130,16 +131,16 @@ def main() -> None:
 
     # -- diff of the two revisions --------------------------------------------------------------------------
     diffs = (
-        ((), "diff A B (text, with findings)"),
-        (("--no-findings",), "diff A B --no-findings"),
-        (("--format", "rdf-patch"), "diff A B --format rdf-patch"),
+        ((rev_a, rev_b), "diff A B (text, with findings)"),
+        ((rev_a, rev_b, "--no-findings"), "diff A B --no-findings"),
+        ((rev_a, rev_b, "--format", "rdf-patch"), "diff A B --format rdf-patch"),
+        ((rev_a,), "diff A (against the working tree, which holds B; text, with findings)"),
+        ((rev_a, "--format", "rdf-patch"), "diff A (working tree) --format rdf-patch"),
     )
     for options, label in diffs if "diff" in args.only else ():  # only the changed files are read: no cache
         home = data / "cache-diff"
         subprocess.run(["rm", "-rf", str(home)], check=True)
-        seconds = median(
-            [run("diff", str(bundle), rev_a, rev_b, *options, cache_home=home) for _ in range(args.rounds)]
-        )
+        seconds = median([run("diff", str(bundle), *options, cache_home=home) for _ in range(args.rounds)])
         rows.append((label, seconds, None, "< 5 s"))
 
     # -- --as-of on a query and an export, the load cache warm -----------------------------------------------
