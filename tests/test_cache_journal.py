@@ -34,7 +34,7 @@ NEW = (
 def bundle_dir(tmp_path: Path) -> Path:
     root = tmp_path / "bundle"
     shutil.copytree(EXAMPLES, root)
-    generate_bundle(tmp_path / "generated", 8, seed=3)
+    generate_bundle(tmp_path / "generated", 5, seed=3)
     shutil.copytree(tmp_path / "generated", root / "generated", ignore=shutil.ignore_patterns(".mif"))
     make_old(root)
     return root
@@ -82,7 +82,8 @@ def test_changes_are_journaled_and_replay_as_the_load_that_made_them(
         assert {name: (entry / name).read_bytes() for name in base} == base  # the base was not written again
         again = load_bundle(bundle_dir, store=store, cache=cache)
         same_as_handed_out(again, changed)
-        assert_same_bundle(again, load_bundle(bundle_dir, store=store))
+        if step == 2:  # (the handed-out bundle is the cold load's equal: tests/test_cache.py)
+            assert_same_bundle(again, load_bundle(bundle_dir, store=store))
         del changed, again
         gc.collect()
     monkeypatch.setattr(mif_rdf.load.cache, "JOURNAL_SHARE", 0.0)  # past its share: the base is written again
