@@ -350,8 +350,8 @@ def _save(
         tables, journal_sha256 = unchanged.tables, unchanged.journal_sha256
     else:
         (entry / "manifest").unlink(missing_ok=True)
-        if kind != "memory":
-            tables = _checkpoint_into(bundle.dataset, entry / "oxigraph")
+        if kind != "memory":  # the tables ``base`` names were checked when this load opened them
+            tables = _checkpoint_into(bundle.dataset, entry / "oxigraph", base.tables if base else None)
         payload = termpickle.dumps(journal) if journal and base is not None else b""
         if base is not None and payload and len(payload) <= JOURNAL_SHARE * _base_size(entry, kind):
             dataset_sha256, records_sha256 = base.dataset_sha256, base.records_sha256
