@@ -8,7 +8,6 @@ and an independent cold load of the same files (test_cache.assert_same_bundle).
 from __future__ import annotations
 
 import gc
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,10 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.graph import QuotedGraph
 
 import mif_rdf.load.cache
-from conftest import EXAMPLES
 from mif_rdf import load_bundle
 from mif_rdf.load.cache_journal import recording, records_delta, replay
 from mif_rdf.load.stores import new_dataset
-from synthetic import generate_bundle
-from test_cache import assert_same_bundle, graphs, make_old
+from test_cache import assert_same_bundle, examples_with_generated, graphs, make_old
 
 STORES = ["default", pytest.param("Oxigraph", id="oxigraph")]
 NEW = (
@@ -32,10 +29,7 @@ NEW = (
 
 @pytest.fixture
 def bundle_dir(tmp_path: Path) -> Path:
-    root = tmp_path / "bundle"
-    shutil.copytree(EXAMPLES, root)
-    generate_bundle(tmp_path / "generated", 5, seed=3)
-    shutil.copytree(tmp_path / "generated", root / "generated", ignore=shutil.ignore_patterns(".mif"))
+    root = examples_with_generated(tmp_path, 5, seed=3)
     make_old(root)
     return root
 
