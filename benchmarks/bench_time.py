@@ -19,6 +19,7 @@ ratios are the result, seconds are for the record):
 Usage::
 
     python benchmarks/bench_time.py [--count N] [--data DIR] [--rounds R] [--only revisions diff as-of]
+                                    [--stores memory oxigraph]
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def main() -> None:
         default=("revisions", "diff", "as-of"),
         help="the rows to measure (default: all)",
     )
+    parser.add_argument(
+        "--stores", nargs="+", choices=("memory", "oxigraph"), default=("memory", "oxigraph"), help="for the revisions"
+    )
     args = parser.parse_args()
     data = args.data or Path(tempfile.mkdtemp(prefix="mif-rdf-bench-time-"))
     bundle, rev_a, rev_b, changed = make_history(data, args.count)
@@ -123,7 +127,7 @@ def main() -> None:
     rows: list[tuple[str, float, float | None, str]] = []
 
     # -- the second of two adjacent revisions vs cold ----------------------------------------------------
-    for store in ("memory", "oxigraph") if "revisions" in args.only else ():
+    for store in args.stores if "revisions" in args.only else ():
         cold, second = [], []
         for round_ in range(args.rounds):
             home = data / f"cache-rev-{store}-{round_}"

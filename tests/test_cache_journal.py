@@ -64,6 +64,7 @@ def test_changes_are_journaled_and_replay_as_the_load_that_made_them(
     bundle_dir: Path, tmp_path: Path, store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "cache"
+    monkeypatch.setattr(mif_rdf.load.cache, "JOURNAL_SHARE", 10.0)  # a small bundle: its journal is a large share
     cold = load_bundle(bundle_dir, store=store, cache=cache)
     entry = cold.cache.entry  # type: ignore[union-attr]
     base = {name: (entry / name).read_bytes() for name in ("dataset", "records") if (entry / name).exists()}
@@ -91,7 +92,10 @@ def test_changes_are_journaled_and_replay_as_the_load_that_made_them(
 
 
 @pytest.mark.parametrize("damage", ["flip", "delete"])
-def test_a_damaged_journal_means_a_cold_load(bundle_dir: Path, tmp_path: Path, damage: str) -> None:
+def test_a_damaged_journal_means_a_cold_load(
+    bundle_dir: Path, tmp_path: Path, damage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mif_rdf.load.cache, "JOURNAL_SHARE", 10.0)
     cache = tmp_path / "cache"
     load_bundle(bundle_dir, cache=cache)
     edit(bundle_dir, 1)

@@ -34,7 +34,10 @@ from rdflib import Graph
 from rdflib.store import Store
 
 #: Once the journal is larger than this share of the base's pickles, the next save rewrites the base.
-JOURNAL_SHARE = 0.1
+#: Replaying a byte of the journal (a store write each) costs about fifteen times unpickling a byte of the
+#: base (measured at 10,000 memories: a segment of 100 changed files, 1.1 MB, replays in about 0.4 s, the
+#: 144 MB base unpickles in about 4.3 s), so two such segments are kept at most before the base is rewritten.
+JOURNAL_SHARE = 0.02
 
 #: The store's write methods a reload may call; each is recorded with its arguments, graphs by name.
 _WRITES = ("add", "addN", "remove", "add_graph", "remove_graph", "bind")
