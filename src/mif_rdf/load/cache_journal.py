@@ -16,7 +16,10 @@ to the next spent most of its time rewriting 145 MB that hardly differ
 The next warm load restores the base and replays the segments in order.
 rdflib's memory store is deterministic (the same calls on an equal store
 leave equal dictionaries, in the same order), so the result is the very
-store a rewrite would have pickled, blank node names included.  When the
+store a rewrite would have pickled, blank node names included (this holds
+because every write reaches the store through those bound methods, as
+rdflib's graphs make them; a write :func:`recording` cannot name by graph
+makes the cache write the whole entry instead).  When the
 journal grows past :data:`JOURNAL_SHARE` of the base, the cache writes the
 base again and starts an empty journal, so replaying stays a small part of a
 warm load.  An Oxigraph entry keeps its database as before (a checkpoint is
