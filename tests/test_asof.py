@@ -238,3 +238,35 @@ def test_an_unknown_function_on_oxigraph_is_a_clear_error(bundle_dir: Path) -> N
     )
     assert done.returncode == 2 and "mif:validAt" in done.stderr and "validWhen" in done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+AS_OF_QUERIES = (
+    "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",  # the default graph: a set of the remaining graphs' triples
+    "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g",
+    "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRENDS(STR(?g), '#links')) } ORDER BY ?s ?p ?o",
+)
+
+
+def test_query_as_of_from_the_query_database_is_the_memory_store_restricted(
+    bundle_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default route (Oxigraph's query database, one per moment, kept in the cache) answers what rdflib's
+    memory store answers after the restriction, note included; a moment asked again reads nothing again."""
+    from mif_rdf.cli.main import main
+
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+
+    def query(text: str, *options: str) -> tuple[str, str]:
+        assert main(["query", str(bundle_dir), text, "--format", "csv", "--as-of", "2026-02-10", *options]) == 0
+        out, err = capsys.readouterr()
+        return out, next(line for line in err.splitlines() if line.startswith("as of"))
+
+    for text in AS_OF_QUERIES:
+        expected = query(text, "--store", "memory", "--no-cache")
+        assert query(text, *cache) == expected, text
+        assert expected[0].count("\n") > 1
+    assert main(["query", str(bundle_dir), AS_OF_QUERIES[0], "--as-of", "2026-02-10T00:00:00Z", "-v", *cache]) == 0
+    assert "the query database answers" in capsys.readouterr().err  # the same moment, written another way
+    plain = main(["query", str(bundle_dir), AS_OF_QUERIES[0], "--format", "csv", *cache])
+    out, _ = capsys.readouterr()
+    assert plain == 0 and out != query(AS_OF_QUERIES[0], *cache)[0]  # the plain query database is another

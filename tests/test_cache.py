@@ -25,14 +25,18 @@ from synthetic import generate_bundle
 STORES = ["default", pytest.param("Oxigraph", id="oxigraph")]
 
 
-@pytest.fixture
-def bundle_dir(tmp_path: Path) -> Path:
+def examples_with_generated(tmp_path: Path, count: int, seed: int) -> Path:
     """The examples bundle (config, entities, links) plus generated memories with every field family."""
     root = tmp_path / "bundle"
     shutil.copytree(EXAMPLES, root)
-    generate_bundle(tmp_path / "generated", 20, seed=7)
+    generate_bundle(tmp_path / "generated", count, seed=seed)
     shutil.copytree(tmp_path / "generated", root / "generated", ignore=shutil.ignore_patterns(".mif"))
     return root
+
+
+@pytest.fixture
+def bundle_dir(tmp_path: Path) -> Path:
+    return examples_with_generated(tmp_path, 20, seed=7)
 
 
 @pytest.fixture

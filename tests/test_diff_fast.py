@@ -171,3 +171,85 @@ def test_a_generated_bundle_with_ontologies_entities_and_broken_links(tmp_path: 
         fast = diff(root, tmp_path, "one", "two", "--format", fmt)
         assert fast == diff(root, tmp_path, "one", "two", "--format", fmt, "--full", "--no-cache"), fmt
         assert fast.strip() not in ("", "TX .\nTC ."), fmt
+
+
+# -- against the working tree (REV_B left out) --------------------------------------------------------------
+FORMATS = ("text", "json", "markdown", "rdf-patch", "sparql-update", "json --no-findings")
+
+
+def worktree_repo(root: Path) -> Path:
+    """One commit of a small bundle (links by path and by urn, fillers, a file git ignores); the caller then
+    edits the working tree without committing."""
+    root.mkdir()
+    git(root, "init", "-q")
+    kb = root / "kb"
+    write_file(kb, "a.md", memory_text(A, "title: Alpha\n" + link("./b.md")))
+    write_file(kb, "b.md", memory_text(B, "title: Beta\n"))
+    write_file(kb, "e.md", memory_text(E, "title: Epsilon\n"))
+    write_file(kb, "f.md", memory_text(F, "title: Phi\n" + link("./g.md")))
+    write_file(kb, "g.md", memory_text(G, "title: Gee\n"))
+    for i in range(FILLERS):
+        write_file(kb, f"z/u{i}.md", memory_text(f"10000000-0000-4000-8000-0000000000{i:02d}", f"title: U{i}\n"))
+    write_file(root, ".gitignore", "kb/private/\n")
+    commit(root, "base")
+    return kb
+
+
+def snapshot_tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+
+
+def test_the_working_tree_gives_what_the_whole_bundles_give(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    kb = worktree_repo(root)
+    write_file(kb, "a.md", memory_text(A, "title: Alpha two\n" + link("./e.md"), body="Body.\nMore.\n"))  # modified
+    (kb / "b.md").rename(kb / "b2.md")  # renamed by hand: a deletion and an untracked file
+    (kb / "g.md").unlink()  # deleted: f.md's link breaks
+    write_file(kb, "d.md", memory_text(D, "title: Delta\n" + link(f"urn:mif:{E}", "derived-from")))  # untracked
+    write_file(kb, "n.md", "---\nid: [unclosed\n---\nBroken.\n")  # malformed, untracked
+    (kb / os.fsdecode(b"caf\xe9.md")).write_bytes(memory_text(N, "title: Odd\n").encode())  # not UTF-8
+    write_file(kb, "private/p.md", memory_text(C, "title: Ignored by git, read by the loader\n"))
+    os.utime(kb / "z" / "u1.md", (1, 1))  # touched, same bytes: no change
+    write_file(kb, "z/u2.md", memory_text("10000000-0000-4000-8000-000000000002", "title: U2\n") + "\n")
+    write_file(kb, "z/u2.md", memory_text("10000000-0000-4000-8000-000000000002", "title: U2\n"))  # changed back
+    before = snapshot_tree(root)  # (no git status here: it would refresh the index's stamps of u1 and u2)
+    commit_a = git(root, "rev-parse", "HEAD").strip()
+    partial = partial_bundles(kb, commit_a, None)
+    assert partial is not None  # the fast path answers
+    assert sorted(m.relpath for m in partial.new.memories.values()) == [
+        "a.md",
+        "b2.md",
+        "d.md",
+        "e.md",
+        "f.md",
+        "private/p.md",
+    ]  # the changed files and their neighbours; no filler, not the touched nor the changed-back one
+    assert partial.changed == 8  # a, b (gone), b2, d, g (gone), n, the odd name, private/p
+    for fmt in FORMATS:
+        fast = diff(root, tmp_path, *fmt.split()[1:], "--format", fmt.split()[0])
+        full = diff(root, tmp_path, "--format", *fmt.split(), "--full", "--no-cache")
+        assert fast == full, fmt
+        assert fast.strip() not in ("", "TX .\nTC ."), fmt
+    report = json.loads(diff(root, tmp_path, "HEAD", "--format", "json"))
+    assert report["new"] == "working tree"
+    assert {m["id"]: m["status"] for m in report["memories"]}[B] == "moved"
+    assert snapshot_tree(root) == before
+
+
+def test_the_working_tree_when_git_may_convert_files_or_hides_them(tmp_path: Path) -> None:
+    """Where git's account of the working tree is not the bytes on disk, the whole bundles answer, alike."""
+    root = tmp_path / "repo"
+    kb = worktree_repo(root)
+    write_file(kb, "a.md", memory_text(A, "title: Alpha two\n"))
+    commit_a = git(root, "rev-parse", "HEAD").strip()
+    assert partial_bundles(kb, commit_a, None) is not None
+    for setup, undo in (
+        (("config", "core.autocrlf", "true"), ("config", "--unset", "core.autocrlf")),
+        (("update-index", "--assume-unchanged", "kb/e.md"), ("update-index", "--no-assume-unchanged", "kb/e.md")),
+    ):
+        git(root, *setup)
+        assert partial_bundles(kb, commit_a, None) is None
+        assert diff(root, tmp_path, "--format", "json") == diff(root, tmp_path, "--format", "json", "--full")
+        git(root, *undo)
+    write_file(root, ".gitattributes", "*.md text eol=crlf\n")
+    assert partial_bundles(kb, commit_a, None) is None

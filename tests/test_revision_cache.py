@@ -177,3 +177,29 @@ def test_a_slot_folder_others_may_write_is_refused_by_name(
         timeout=300,
     )
     assert done.returncode == 2 and "writable by other users" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_load_after_a_revision_trusts_the_unchanged_files_by_their_stamps(
+    repo: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slot's files are dated back past the racy window: the next revision's load hashes only what changed
+    (a file written just before a load would otherwise be hashed again by every later load until restamped)."""
+    import mif_rdf.load.cache_entry
+
+    cache = tmp_path / "cache"
+    first = load_at_revision(repo / "kb", "HEAD~1", base_iri=BASE, cache=cache)  # the slot written, then loaded
+    del first
+    gc.collect()
+    hashed: list[str] = []
+    stamp = mif_rdf.load.cache_entry._stamp
+
+    def counting(root: Path, relpath: str) -> object:
+        hashed.append(relpath)
+        return stamp(root, relpath)
+
+    monkeypatch.setattr(mif_rdf.load.cache_entry, "_stamp", counting)
+    bundle = load_at_revision(repo / "kb", "HEAD", base_iri=BASE, cache=cache)
+    assert bundle.cache.state == "warm" and bundle.cache.reparsed == ("c.md",)
+    assert hashed == ["c.md"]  # the unchanged files were not read to be trusted

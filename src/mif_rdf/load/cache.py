@@ -10,7 +10,10 @@ DIR``).  An entry holds:
   bundle's ``memories`` or ``entities`` are first used (SPARQL work never does);
 * the triples: ``dataset`` (a pickle of rdflib's memory store, restored whole,
   because adding the triples again costs as much as the cold load) or
-  ``oxigraph/`` (an Oxigraph database).
+  ``oxigraph/`` (an Oxigraph database);
+* ``journal``: what the warm loads since ``dataset`` and ``records`` were
+  written changed (:mod:`mif_rdf.load.cache_journal`), replayed on them, so a
+  warm load that read a few files again writes those few, not the whole entry.
 
 **What counts as changed.**  A file whose size, mtime, inode and inode change
 time (ctime, which no ``touch -r`` puts back) are the recorded ones is
@@ -58,7 +61,7 @@ from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog
 from mif_rdf.core.limits import Limits
 from mif_rdf.load import stores, termpickle
-from mif_rdf.load.bundle import CacheReport, LoadedBundle, Records
+from mif_rdf.load.bundle import CacheReport, LoadedBundle, RecordMaps, Records
 from mif_rdf.load.cache_entry import (
     CACHE_FORMAT,
     Stamp,
@@ -75,6 +78,7 @@ from mif_rdf.load.cache_entry import (
     code_fingerprint,
     entry_dir,
 )
+from mif_rdf.load.cache_journal import JOURNAL_SHARE, Segment, recording, records_delta, replay
 from mif_rdf.load.cache_sessions import _checkpoint_into, _prune_sessions, _session_dataset, _tables
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.stores import new_dataset
@@ -193,7 +197,8 @@ def _warm(
 ) -> LoadedBundle:
     now = _changes(entry, root, limits)
     manifest, files, changed, removed = now.manifest, now.files, now.changed, now.removed
-    dataset = _restore_dataset(entry, kind, manifest)
+    journal = _read_journal(entry, manifest)
+    dataset = _restore_dataset(entry, kind, manifest, journal)
     problems = [*files.problems, *(p for p in manifest.problems if not _discovered(p, manifest))]
     bundle = steps.into(
         root=root,
@@ -203,15 +208,15 @@ def _warm(
         config=manifest.config,
         problems=ProblemLog(problems),
         limits=limits,
-        records=Records(_records_reader(entry, manifest)),
+        records=Records(_replayed_records(entry, manifest, journal)),
     )
     if changed or removed:
-        steps.reload(bundle, *removed, *changed)
+        segment = _reload(steps, bundle, kind, [*removed, *changed])
         if any(p.rule in ("duplicate-id", "duplicate-path") for p in bundle.problems):
             raise _Stale("a changed file brought a duplicate id")
-        _save(entry, bundle, kind, now.stamps, files)
+        _save(entry, bundle, kind, now.stamps, files, base=manifest, journal=[*journal, segment] if segment else [])
     elif now.fresh or files.problems != [p for p in manifest.problems if _discovered(p, manifest)]:
-        _save(entry, bundle, kind, now.stamps, files, manifest)  # the triples and records are as cached
+        _save(entry, bundle, kind, now.stamps, files, unchanged=manifest)  # the triples and records are as cached
     bundle.cache = CacheReport(entry, "warm", reparsed=tuple(changed), removed=tuple(removed))
     return bundle
 
@@ -222,7 +227,49 @@ def _discovered(problem: Problem, manifest: _Manifest) -> bool:
     return problem.rule == "discovery" or (problem.rule == "encoding" and problem.path not in manifest.stamps)
 
 
-def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Dataset:
+def _reload(steps: _Steps, bundle: LoadedBundle, kind: StoreKind, relpaths: list[str]) -> Segment | None:
+    """Read ``relpaths`` again into ``bundle``; what changed as a journal segment (None when it cannot be one)."""
+    memories, entities = dict(bundle.memories), dict(bundle.entities)
+    if kind == "memory":
+        with recording(bundle.dataset.store) as recorder:
+            steps.reload(bundle, *relpaths)
+        if not recorder.portable:
+            return None
+        writes: list[tuple[object, ...]] | None = recorder.writes
+    else:  # the database is checkpointed whole (cheap): only the records are journaled
+        steps.reload(bundle, *relpaths)
+        writes = None
+    return Segment(writes, records_delta(memories, bundle.memories), records_delta(entities, bundle.entities))
+
+
+def _read_journal(entry: Path, manifest: _Manifest) -> list[Segment]:
+    """The journal's segments, oldest first (none when the entry has no journal)."""
+    if not manifest.journal_sha256:
+        return []
+    payload = _read_file(entry / "journal", manifest.journal_sha256)
+    try:
+        journal = pickle.loads(payload)
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure means a bad entry
+        raise _Stale(f"the cache journal cannot be read ({type(exc).__name__})") from None
+    if not isinstance(journal, list) or not all(isinstance(segment, Segment) for segment in journal):
+        raise _Stale("the cache journal is not a journal")
+    return journal
+
+
+def _replayed_records(entry: Path, manifest: _Manifest, journal: list[Segment]) -> Callable[[], RecordMaps]:
+    """Reads the records when first asked for, with the journal's changes made to them."""
+    read = _records_reader(entry, manifest)
+
+    def replayed() -> RecordMaps:
+        memories, entities = read()
+        for segment in journal:
+            memories, entities = segment.memories.apply(memories), segment.entities.apply(entities)
+        return memories, entities
+
+    return replayed
+
+
+def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest, journal: list[Segment]) -> Dataset:
     if kind == "memory":
         payload = _read_file(entry / "dataset", manifest.dataset_sha256)
         try:
@@ -231,6 +278,8 @@ def _restore_dataset(entry: Path, kind: StoreKind, manifest: _Manifest) -> Datas
             raise _Stale(f"the cached dataset cannot be read ({type(exc).__name__})") from None
         if not isinstance(dataset, Dataset):
             raise _Stale("the cached dataset is not a Dataset")
+        for segment in journal:
+            replay(dataset.store, segment.writes or [])
         return dataset
     database = entry / "oxigraph"
     if _tables(database) != manifest.tables:
@@ -281,24 +330,40 @@ def _save(
     kind: StoreKind,
     stamps: dict[str, Stamp],
     files: BundleFiles,
+    *,
     unchanged: _Manifest | None = None,
+    base: _Manifest | None = None,
+    journal: list[Segment] | None = None,
 ) -> None:
-    """Write the entry: the triples and records first (unless ``unchanged`` has them), the manifest last.
+    """Write the entry: the triples and records first, the manifest last.
 
-    The manifest vouches for the other files by their hashes, so it is removed while they change.
+    ``unchanged`` has the triples, records and journal as they are.  Else,
+    after a warm load, ``journal`` (the one read with the ``base`` manifest,
+    plus this load's segment) is written instead of the base's pickles while
+    it stays under :data:`JOURNAL_SHARE` of them; otherwise the base is
+    written whole and the journal emptied.  The manifest vouches for the
+    other files by their hashes, so it is removed while they change.
     """
-    if unchanged is None:
-        (entry / "manifest").unlink(missing_ok=True)
-        tables: dict[str, tuple[int, int]] = {}
-        if kind == "memory":
-            dataset_sha256 = _write_file(entry / "dataset", termpickle.dumps(bundle.dataset))  # exact lexical forms
-        else:
-            tables = _checkpoint_into(bundle.dataset, entry / "oxigraph")
-            dataset_sha256 = ""
-        records = (bundle.memories, bundle.entities)
-        records_sha256 = _write_file(entry / "records", pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL))
+    tables: dict[str, tuple[int, int]] = {}
+    if unchanged is not None:
+        dataset_sha256, records_sha256 = unchanged.dataset_sha256, unchanged.records_sha256
+        tables, journal_sha256 = unchanged.tables, unchanged.journal_sha256
     else:
-        dataset_sha256, records_sha256, tables = unchanged.dataset_sha256, unchanged.records_sha256, unchanged.tables
+        (entry / "manifest").unlink(missing_ok=True)
+        if kind != "memory":  # the tables ``base`` names were checked when this load opened them
+            tables = _checkpoint_into(bundle.dataset, entry / "oxigraph", base.tables if base else None)
+        payload = termpickle.dumps(journal) if journal and base is not None else b""
+        if base is not None and payload and len(payload) <= JOURNAL_SHARE * _base_size(entry, kind):
+            dataset_sha256, records_sha256 = base.dataset_sha256, base.records_sha256
+            journal_sha256 = _write_file(entry / "journal", payload)
+        else:
+            (entry / "journal").unlink(missing_ok=True)
+            journal_sha256 = ""
+            dataset_sha256 = ""
+            if kind == "memory":
+                dataset_sha256 = _write_file(entry / "dataset", termpickle.dumps(bundle.dataset))  # exact lexical forms
+            records = (bundle.memories, bundle.entities)
+            records_sha256 = _write_file(entry / "records", pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL))
     manifest = _Manifest(
         CACHE_FORMAT,
         code_fingerprint(),
@@ -309,5 +374,15 @@ def _save(
         dataset_sha256,
         tables,
         records_sha256,
+        journal_sha256,
     )
     _write_file(entry / "manifest", pickle.dumps(manifest, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _base_size(entry: Path, kind: StoreKind) -> int:
+    """The bytes of the base's pickles (the triples on the memory store, and the records)."""
+    names = ("dataset", "records") if kind == "memory" else ("records",)
+    try:
+        return sum((entry / name).stat().st_size for name in names)
+    except OSError:
+        return 0

@@ -34,8 +34,8 @@ from mif_rdf.load.bundle import RecordMaps
 
 #: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
 #: 4: the records' classes moved to mif_rdf.load.bundle, so older pickles name modules that are gone;
-#: 5: the manifest's classes moved to mif_rdf.load.cache_entry).
-CACHE_FORMAT = 5
+#: 5: the manifest's classes moved to mif_rdf.load.cache_entry; 6: the journal, mif_rdf.load.cache_journal).
+CACHE_FORMAT = 6
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.
@@ -65,6 +65,7 @@ class _Manifest:
     dataset_sha256: str  # of the memory store's pickle ("" for Oxigraph)
     tables: dict[str, tuple[int, int]]  # Oxigraph's data files: name -> (size, CRC-32)
     records_sha256: str  # of the records' pickle, a file of its own: read only when asked for
+    journal_sha256: str = ""  # of the journal of warm loads since the base was written ("" for none)
 
 
 class _Stale(Exception):

@@ -39,27 +39,39 @@ def _session_dataset(entry: Path, source: Path | None) -> Dataset:
     return dataset
 
 
-def _checkpoint_into(dataset: Dataset, target: Path) -> dict[str, tuple[int, int]]:
-    """Replace the cached database at ``target`` by a checkpoint of the session database; its tables."""
+def _checkpoint_into(
+    dataset: Dataset, target: Path, checked: dict[str, tuple[int, int]] | None = None
+) -> dict[str, tuple[int, int]]:
+    """Replace the cached database at ``target`` by a checkpoint of the session database; its tables.
+
+    ``checked``: the tables of the database the session was made from, checked when it was opened; the
+    checkpoint links the same files (a table is never rewritten under its name), so only new ones are read.
+    """
     fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
     shutil.rmtree(fresh, ignore_errors=True)
     stores.backup(dataset, fresh)
     shutil.rmtree(target, ignore_errors=True)
     os.replace(fresh, target)
-    return _tables(target)
+    return _tables(target, checked)
 
 
-def _tables(database: Path) -> dict[str, tuple[int, int]]:
+def _tables(database: Path, checked: dict[str, tuple[int, int]] | None = None) -> dict[str, tuple[int, int]]:
     """Size and CRC-32 of each data file (``*.sst``, never rewritten once made) of an Oxigraph database.
 
     RocksDB checks its blocks only when it reads them, which may be long after
     a warm load; a CRC-32 of the data files is cheap next to the load it saves
-    (docs/performance.md, warm reloads).
+    (docs/performance.md, warm reloads).  A file named in ``checked`` with the
+    same size keeps the CRC-32 recorded there.
     """
     tables = {}
     for path in sorted(database.glob("*.sst")):
+        size = path.stat().st_size
+        known = (checked or {}).get(path.name)
+        if known is not None and known[0] == size:
+            tables[path.name] = known
+            continue
         with open(path, "rb") as handle:
-            tables[path.name] = (path.stat().st_size, zlib.crc32(handle.read()))
+            tables[path.name] = (size, zlib.crc32(handle.read()))
     return tables
 
 

@@ -13,7 +13,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
@@ -36,8 +36,10 @@ def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
     )  # which of a .md/.jsonld pair loads depends on both
     changed = set(relpaths)
     old_keys, old_subjects = _keys_of(bundle, changed)
+    records: list[MemoryRecord | EntityRecord] = [*bundle.memories.values(), *bundle.entities.values()]
+    by_path = {r.relpath: r for r in records if r.relpath in changed}  # one pass over the records, not one per file
     for relpath in relpaths:
-        forget(bundle, relpath)
+        forget(bundle, relpath, by_path.get(relpath))
     loader = _Loader(bundle)
     projections = []
     for relpath in relpaths:
@@ -111,18 +113,15 @@ def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: s
     return subjects
 
 
-def forget(bundle: LoadedBundle, relpath: str) -> None:
-    """Drop what one file contributed: its graph, its record and its problems (not its links)."""
-    if is_entity_path(relpath):
-        entity = next((e for e in bundle.entities.values() if e.relpath == relpath), None)
-        if entity is not None:
-            bundle.dataset.remove_graph(URIRef(entity.iri))
-            del bundle.entities[entity.iri]
-    else:
-        old = bundle.memory_by_path(relpath)
-        if old is not None:
-            bundle.dataset.remove_graph(URIRef(old.iri))
-            del bundle.memories[old.id]
+def forget(bundle: LoadedBundle, relpath: str, record: MemoryRecord | EntityRecord | None) -> None:
+    """Drop what one file contributed: its graph, its ``record`` (the one loaded from ``relpath``, if any)
+    and its problems (not its links)."""
+    if isinstance(record, EntityRecord):
+        bundle.dataset.remove_graph(URIRef(record.iri))
+        del bundle.entities[record.iri]
+    elif record is not None:
+        bundle.dataset.remove_graph(URIRef(record.iri))
+        del bundle.memories[record.id]
     bundle.problems.drop_path(relpath)
 
 

@@ -27,13 +27,14 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.load.cache_entry import _check_owned
+from mif_rdf.load.cache_entry import _RACY_NS, _check_owned
 
 #: Folders kept per repository folder: two for ``diff``, one for a third process, one spare.
 SLOTS = 4
@@ -122,12 +123,17 @@ def _bring_to(slot: Path, name: str, wanted: dict[str, str], read: BlobReader) -
     _prune_empty(folder, gone)
     changed = [relpath for relpath, blob in wanted.items() if held.get(relpath) != blob]
     contents = read([wanted[relpath] for relpath in changed])
+    # Dated back past the load cache's "racily clean" window, so the load that follows can trust these files
+    # by their stamps from then on (a file just written would be hashed again at the next load). Only this
+    # module writes a slot, and any later write gives a file a new mtime and ctime, which the cache sees.
+    settled = time.time_ns() - 2 * _RACY_NS
     for relpath in changed:
         path = folder / relpath
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink() or path.is_dir():  # never through a link; a folder where a file now is goes
             _remove(path)
         path.write_bytes(contents[wanted[relpath]])
+        os.utime(path, ns=(settled, settled))
     temporary = record.with_suffix(".tmp")
     temporary.write_text(json.dumps({"folder": name, "blobs": wanted}), encoding="utf-8")
     os.replace(temporary, record)

@@ -19,8 +19,10 @@ can be compared.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import weakref
 from collections.abc import Callable
@@ -135,6 +137,77 @@ def changed_files(folder: str | Path, commit_a: str, commit_b: str) -> list[Chan
         if old_path is not None or new_path is not None:
             changes.append(ChangedFile(old_path, new_path, old_blob, new_blob))
     return changes
+
+
+#: Attributes under which git converts a file between its blob and the working tree: with any of them set,
+#: "unchanged" by git's account need not mean the same bytes on disk.
+_CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding")
+
+
+def worktree_changes(folder: str | Path, commit: str) -> tuple[list[ChangedFile], dict[str, bytes]] | None:
+    """The files under ``folder`` whose bytes on disk differ from ``commit``'s, and the new bytes by blob id;
+    None when git's account of the working tree cannot be trusted to the byte.
+
+    Candidates come from git (``git diff-index``, which compares ``commit`` with the working tree through
+    the index's file stamps, and ``git ls-files --others``: untracked files, ignored ones included, as the
+    loader reads them too); each candidate's bytes are read and hashed as git hashes a blob, so a file
+    that was only touched, or changed and changed back, drops out.  The working tree is only read.
+
+    None when the working tree may hold other bytes than git says: git converts files there (``core.autocrlf``,
+    or a ``text``/``eol``/``filter``/``ident``/``working-tree-encoding`` attribute), an index entry is marked
+    assume-unchanged or skip-worktree, or a nested repository sits in the folder (its files are not listed).
+    """
+    folder = Path(folder)
+    prefix = _bundle_prefix(folder)
+    scope = f":(top){prefix}"
+    autocrlf = _git(folder, "config", "--default", "false", "--get", "core.autocrlf").strip().lower()
+    if autocrlf not in (b"false", b"no", b"off", b"0", b""):
+        return None
+    tracked = [
+        entry for entry in _git(folder, "ls-files", "-v", "-z", "--full-name", "--", scope).split(b"\0") if entry
+    ]
+    if any(entry[:2] != b"H " for entry in tracked):
+        return None  # h: assume-unchanged; S: skip-worktree (sparse checkout); M: unmerged
+    untracked = [n for n in _git(folder, "ls-files", "-o", "-z", "--full-name", "--", scope).split(b"\0") if n]
+    if any(raw.endswith(b"/") for raw in untracked):
+        return None  # a nested repository: git lists the folder, not its files
+    start = len(os.fsencode(prefix))
+    listed = b"".join(raw[start:] + b"\0" for raw in [*(entry[2:] for entry in tracked), *untracked])
+    attributes = _git(folder, "check-attr", "-z", "--stdin", *_CONVERTING, data=listed).split(b"\0")
+    if any(value not in (b"unspecified", b"unset") for value in attributes[2::3]):
+        return None
+    out = _git(folder, "diff-index", "-z", "--no-renames", commit, "--", scope)
+    fields, candidates, position = out.split(b"\0"), {}, 0
+    while position + 1 < len(fields) and fields[position].startswith(b":"):
+        meta = fields[position][1:].decode().split()
+        candidates[os.fsdecode(fields[position + 1])] = (meta[0], meta[2])  # old mode and blob
+        position += 2
+    for raw in untracked:
+        candidates.setdefault(os.fsdecode(raw), ("000000", ""))
+    changes, contents = [], {}
+    for name, (old_mode, old_blob) in sorted(candidates.items()):
+        relpath = name[len(prefix) :]
+        if not name.startswith(prefix) or _unsafe(relpath):
+            continue
+        old_path, old_id = (relpath, old_blob) if old_mode in ("100644", "100755") else (None, None)
+        data = _regular_file_bytes(folder / relpath)
+        blob = None if data is None else hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324
+        if blob == old_id:
+            continue  # touched, or changed and changed back: the same bytes
+        if data is not None and blob is not None:
+            contents[blob] = data
+        if old_path is not None or blob is not None:
+            changes.append(ChangedFile(old_path, relpath if blob else None, old_id, blob))
+    return changes, contents
+
+
+def _regular_file_bytes(path: Path) -> bytes | None:
+    """The bytes of a regular file, None for a link, a folder, a missing or an unreadable file (the loader
+    reads none of them)."""
+    try:
+        return path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else None
+    except OSError:
+        return None
 
 
 def files_containing(folder: str | Path, commit: str, needles: set[str]) -> list[str]:

@@ -1,4 +1,5 @@
-"""``diff`` of two git revisions from the files that differ, never the whole bundle.
+"""``diff`` of two git revisions, or of a revision and the working tree, from the files that differ, never the
+whole bundle.
 
 A 10,000-memory bundle loads in minutes; a change of 100 files should cost
 about 100 files.  ``git diff-tree`` names the files that differ, and each
@@ -59,7 +60,7 @@ from urllib.parse import quote, unquote
 from mif_rdf.core.outputs import owned_folder
 from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.loader import load
-from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files
+from mif_rdf.load.revisions import changed_files, files_containing, read_blobs, tree_files, worktree_changes
 from mif_rdf.output.patch import GraphChange, graph_changes
 from mif_rdf.source.bundle_files import RESERVED_NAMES, is_concept_name, is_utf8_name  # the loader's own rules
 from mif_rdf.source.identity import ENTITY_PREFIX, GRAPH_TYPES, MEMORY_PREFIX, default_base_iri, document_iri, graph_iri
@@ -78,7 +79,7 @@ class PartialBundles:
 def partial_bundles(
     folder: str | Path,
     commit_a: str,
-    commit_b: str,
+    commit_b: str | None,
     *,
     base_iri: str | None = None,
     neighbours: bool = True,
@@ -87,22 +88,34 @@ def partial_bundles(
     """The partial bundles of ``folder`` at two commits (see the module docstring), loaded with ``options``
     (``load``'s); None when the change needs the whole bundles.
 
+    ``commit_b`` None is the working tree: the files as they are on disk, tracked or not
+    (:func:`~mif_rdf.load.revisions.worktree_changes` says which differ from ``commit_a``).
     ``neighbours=False`` leaves out the context that only validation needs: the
     memories that link to a changed file whose path and id stay, and the
     targets of links that did not change (the report and the RDF difference
     are the same; the findings would not be).
     """
     folder = Path(folder)
-    changes = changed_files(folder, commit_a, commit_b)
+    if commit_b is None:
+        found = worktree_changes(folder, commit_a)
+        if found is None:
+            return None
+        changes, fresh = found
+        tree = {f.relpath: f.blob for f in tree_files(folder, commit_a)}
+        for change in changes:
+            tree.pop(change.old_path or "", None)
+        tree.update({c.new_path: c.new_blob for c in changes if c.new_path and c.new_blob})
+    else:
+        changes, fresh = changed_files(folder, commit_a, commit_b), {}
+        tree = {f.relpath: f.blob for f in tree_files(folder, commit_b)}
     old_paths = {c.old_path: c.old_blob for c in changes if c.old_path and c.old_blob}
     new_paths = {c.new_path: c.new_blob for c in changes if c.new_path and c.new_blob}
-    tree = {f.relpath: f.blob for f in tree_files(folder, commit_b)}
     kinds = {_kind(path, tree) for path in (*old_paths, *new_paths)}
     if "other" in kinds:
         return None
     old_paths = {p: b for p, b in old_paths.items() if _kind(p, tree) == "memory"}
     new_paths = {p: b for p, b in new_paths.items() if _kind(p, tree) == "memory"}
-    blobs = read_blobs(folder, [*old_paths.values(), *new_paths.values()])
+    blobs = read_blobs(folder, [b for b in (*old_paths.values(), *new_paths.values()) if b not in fresh]) | fresh
     settings = {p: b for p, b in tree.items() if p.startswith(".mif/")}
     sides: list[Path] = []
     try:
@@ -113,7 +126,8 @@ def partial_bundles(
         for side in sides:
             _write(side, settings_contents, names=settings)
         base = base_iri or default_base_iri(folder.resolve(), bundle_config(sides[1]))
-        context = _context(folder, commit_b, base, sides, old_paths.keys() | new_paths.keys(), tree, neighbours)
+        unchanged_at = commit_b or commit_a  # the files outside the change are the same at both sides
+        context = _context(folder, unchanged_at, base, sides, old_paths.keys() | new_paths.keys(), tree, neighbours)
         known = {p: tree[p] for p in context}
         contents = read_blobs(folder, list(known.values()))
         for side in sides:

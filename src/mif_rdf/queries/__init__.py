@@ -18,6 +18,9 @@ from mif_rdf.core.names import RESULT_FORMATS
 from mif_rdf.queries import functions as _functions  # noqa: F401  (registers mif:validAt and mif:freshness with rdflib's SPARQL engine)
 from mif_rdf.queries import oxigraph_functions as _oxigraph_functions  # noqa: F401  (and for Oxigraph's)
 from mif_rdf.queries.asof import apply as apply
+from mif_rdf.queries.asof import as_of_key as as_of_key
+from mif_rdf.queries.asof import as_of_note as as_of_note
+from mif_rdf.queries.asof import restrict as restrict
 from mif_rdf.queries.helpers import (
     TRUST_LEVELS,
     conflicts,
@@ -47,6 +50,9 @@ FORMATS = RESULT_FORMATS
 
 __all__ = [
     "apply",
+    "as_of_key",
+    "as_of_note",
+    "restrict",
     "FORMATS",
     "INIT_NS",
     "RESULT_FORMATS",

@@ -160,4 +160,17 @@ def restrict(bundle: LoadedBundle, at: Instant) -> list[str]:
 def apply(bundle: LoadedBundle, at: str) -> str:
     """:func:`restrict` for the ``--as-of`` option of the commands; returns the note they print."""
     gone = restrict(bundle, at)
-    return f"as of {at}: {len(bundle.memories)} memories valid, {len(gone)} out of their valid time left out"
+    return as_of_note(at, len(bundle.memories), len(gone))
+
+
+def as_of_note(at: str, valid: int, left_out: int) -> str:
+    """What ``--as-of`` says it did."""
+    return f"as of {at}: {valid} memories valid, {left_out} out of their valid time left out"
+
+
+def as_of_key(at: Instant) -> str:
+    """``at`` as one text per moment (UTC, ISO 8601), for caches keyed on it: ``2026-03-01`` and
+    ``2026-03-01T00:00:00Z`` give the same; a date that is no date is a clear error."""
+    from mif_rdf.queries.helpers.parameters import _moment
+
+    return _moment(at).isoformat()

@@ -25,8 +25,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "repository's objects without checking anything out. Memories are matched by id: for each one added, removed, "
         "moved (same id, new path) or changed, the frontmatter keys that changed with old and new values, the "
         "relationships added and removed, whether the body changed, and the validation findings the change "
-        "introduced and fixed. Between two revisions only the files that differ (and the memories they link to or "
-        "that link to them) are read and projected; --full loads both revisions whole. "
+        "introduced and fixed. Only the files that differ (and the memories they link to or that link to them) are "
+        "read and projected, between two revisions as against the working tree (whose changed files git names, "
+        "untracked ones included); --full loads both sides whole. "
         "Exit 0, or 2 when a revision cannot be read.",
     )
     parser.add_argument("bundle", type=Path, help="the bundle folder (inside a git repository)")
@@ -51,15 +52,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="with --full or against the working tree, load both revisions afresh (by default they go through the "
-        "load cache, so a revision close to one loaded before costs little); two revisions compared file by file "
-        "use no cache",
+        help="with --full (or when a change needs both sides whole), load them afresh (by default they go through "
+        "the load cache, so a revision close to one loaded before costs little); a diff of the changed files uses "
+        "no cache",
     )
     parser.add_argument(
         "--full",
         action="store_true",
-        help="load both revisions whole instead of reading only the files that differ (the same report, slower; "
-        "the working tree as REV_B is always loaded whole)",
+        help="load both sides whole instead of reading only the files that differ (the same report, slower)",
     )
     parser.add_argument("-o", "--output", type=Path, help="write the diff to this file instead of standard output")
     parser.set_defaults(func=run)
@@ -72,13 +72,12 @@ def run(args: argparse.Namespace) -> int:
 
     _common.check_outputs(("-o", args.output), bundle=args.bundle)
     commit_a = resolve(args.bundle, args.old)  # both revisions are checked before anything is loaded
-    if args.new is not None:
-        commit_b = resolve(args.bundle, args.new)
-        if not args.full:
-            fast = _changed_only(args, commit_a, commit_b)
-            if fast is not None:
-                _common.write(args.output, lambda out: out.write(fast.encode("utf-8")))
-                return _common.EXIT_OK
+    commit_b = None if args.new is None else resolve(args.bundle, args.new)  # None: the working tree
+    if not args.full:
+        fast = _changed_only(args, commit_a, commit_b)
+        if fast is not None:
+            _common.write(args.output, lambda out: out.write(fast.encode("utf-8")))
+            return _common.EXIT_OK
 
     def loaded(load: Callable[..., Bundle], *where: object, **options: object) -> Bundle:
         if args.no_cache:
@@ -106,9 +105,9 @@ def run(args: argparse.Namespace) -> int:
     return _common.EXIT_OK
 
 
-def _changed_only(args: argparse.Namespace, commit_a: str, commit_b: str) -> str | None:
-    """The diff from the files that differ between the two commits (:mod:`mif_rdf.output.diff_fast`);
-    None when the change needs both revisions whole."""
+def _changed_only(args: argparse.Namespace, commit_a: str, commit_b: str | None) -> str | None:
+    """The diff from the files that differ between the two commits, or the commit and the working tree
+    (``commit_b`` None) (:mod:`mif_rdf.output.diff_fast`); None when the change needs both sides whole."""
     from mif_rdf.output import diff_bundles, exact_changes, partial_bundles, patch_text, update_text, with_findings
 
     findings = args.format in ("text", "json", "markdown") and not args.no_findings
@@ -120,5 +119,5 @@ def _changed_only(args: argparse.Namespace, commit_a: str, commit_b: str) -> str
         if changes is None:
             return None
         return (update_text if args.format == "sparql-update" else patch_text)(changes)
-    found = diff_bundles(partial.old, partial.new, args.old, args.new)
+    found = diff_bundles(partial.old, partial.new, args.old, args.new or WORKING_TREE)
     return (with_findings(found, partial.old, partial.new) if findings else found).formatted(args.format)

@@ -14,6 +14,7 @@ from mif_rdf.core.names import RESULT_FORMATS
 
 if TYPE_CHECKING:  # for annotations; each function imports what it runs (fast start-up)
     from mif_rdf.bundle import Bundle
+    from mif_rdf.load import QueryView
 
 ORDER = 40
 
@@ -26,8 +27,8 @@ def register(commands: argparse._SubParsersAction) -> None:
             "Load a bundle and run one SPARQL query on the union of its graphs (a set: each triple once). The "
             "prefixes mif: dc: prov: schema: xsd: rdf: rdfs: owl: skos: mifp: are predeclared. Without --store, "
             "Oxigraph answers when it is installed, from a query database kept in the load cache, so a second query "
-            "on an unchanged bundle reads nothing again; rdflib's memory store answers --reason, --as-of and "
-            "mif:validAt/mif:freshness."
+            "on an unchanged bundle reads nothing again (with --as-of, one database per date); rdflib's memory "
+            "store answers --reason and mif:validAt/mif:freshness."
         ),
     )
     _common.bundle_options(parser)
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     check_query_safety(text, allow_service=args.allow_service)  # before the bundle is loaded
     if args.store is None:
         args.store = "oxigraph" if _oxigraph_answers(args, text) else "memory"
-    if args.store == "oxigraph" and args.cache is not False and not (args.reason or args.as_of or args.rev):
+    if args.store == "oxigraph" and args.cache is not False and not (args.reason or args.rev):
         done = _from_query_view(args, text)
         if done is not None:
             return done
@@ -101,13 +102,18 @@ def _oxigraph_answers(args: argparse.Namespace, text: str) -> bool:
     """Whether a query given no ``--store`` runs on Oxigraph: installed, and nothing asked that only rdflib does."""
     from mif_rdf.load import oxigraph_installed
 
-    return oxigraph_installed() and not (args.reason or args.as_of or _RDFLIB_ONLY.search(text))
+    return oxigraph_installed() and not (args.reason or _RDFLIB_ONLY.search(text))
 
 
 def _from_query_view(args: argparse.Namespace, text: str) -> int | None:
     """Answer from the cache's query database (:mod:`mif_rdf.load.cache_view`), writing it first when
-    the bundle changed; None when the cache cannot be used (the caller loads as usual)."""
+    the bundle changed; None when the cache cannot be used (the caller loads as usual).
+
+    With ``--as-of``, from the query database of the bundle restricted to that moment (one per moment):
+    a query as of a date asked before costs what a plain one costs.
+    """
     from mif_rdf.load import cached_query_view, default_cache_dir, keep_query_view
+    from mif_rdf.queries import as_of_key, as_of_note, restrict
 
     options = {
         "base_iri": args.base,
@@ -115,21 +121,30 @@ def _from_query_view(args: argparse.Namespace, text: str) -> int | None:
         "limits": _common.limits_of(args),
         "cache_dir": args.cache_dir or default_cache_dir(),
         "key": _ontology_key(args),
+        "as_of": as_of_key(args.as_of) if args.as_of else None,  # a date that is no date: an error, now
     }
+
+    def answered(view: QueryView, how: str) -> int:
+        _common.detail(f"cache: {how}: {view.entry}")
+        if args.as_of:
+            _common.note(as_of_note(args.as_of, view.valid, len(view.left_out)))
+        return _answer(args, text, view.dataset, view.problems)
+
     try:
         with cached_query_view(args.bundle, **options) as view:
             if view is not None:
-                _common.detail(f"cache: warm, the query database answers, nothing read again: {view.entry}")
-                return _answer(args, text, view.dataset, view.problems)
+                return answered(view, "warm, the query database answers, nothing read again")
     except MifRdfError as error:  # the cache folder cannot be used: the usual load says why
         _common.detail(f"cache: no query database ({error})")
         return None
     bundle = _common.load(args)
-    keep_query_view(bundle, options["key"])
+    left_out = restrict(bundle, args.as_of) if args.as_of else []
+    keep_query_view(bundle, options["key"], options["as_of"], left_out)
     with cached_query_view(args.bundle, **options) as view:
         if view is not None:
-            _common.detail(f"cache: query database written: {view.entry}")
-            return _answer(args, text, view.dataset, view.problems)
+            return answered(view, "query database written")
+    if args.as_of:
+        _common.note(as_of_note(args.as_of, len(bundle.memories), len(left_out)))
     return _answer(args, text, bundle.dataset, list(bundle.problems))
 
 
