@@ -26,7 +26,8 @@ from typing import Any
 
 import yaml
 
-from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, dump_yaml_flow, load_yaml
+from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
+from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, dump_yaml_flow
 
 Edit = tuple[int, int, str]  # replace text[start:end] with the string
 

@@ -22,8 +22,8 @@ from mif_rdf.output.frontmatter_edit import edit_frontmatter, same
 from mif_rdf.output.update.changes import FileChange, Quad, _read, _Refused, _triple
 from mif_rdf.rdf.layout import template_fits
 from mif_rdf.rdf.reverse import recover_memory
+from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
 from mif_rdf.source.markdown import split_frontmatter
-from mif_rdf.source.yamlio import load_yaml
 
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
