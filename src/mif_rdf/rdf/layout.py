@@ -104,7 +104,7 @@ def template_fits(template: dict[str, Any], body: str, graph: Iterable[Triple], 
     may be missing from a graph another converter made (the spec's 15.3
     example has none); they are derived, so their absence is no difference.
     """
-    triples = graph if isinstance(graph, (set, frozenset)) else set(graph)
+    triples: set[Triple] = graph if isinstance(graph, set) else set(graph)
     document = project_memory(template, body, path="", doc_iri=doc_iri).document
     expected = set(document_triples(document, doc_iri))
     present = {p for _, p, _ in triples}
