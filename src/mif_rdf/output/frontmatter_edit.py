@@ -104,7 +104,7 @@ def _edits(text: str, old: dict[str, Any], new: dict[str, Any], *, fine: bool) -
     return edits
 
 
-def _composed(text: str) -> yaml.Node:
+def _composed(text: str) -> yaml.Node | None:
     """The YAML node tree of ``text``, each mark's ``index`` counting characters, as str indexes do.
 
     libyaml composes several times faster than the pure-Python loader (most
@@ -125,8 +125,8 @@ def _composed(text: str) -> yaml.Node:
     while stack:
         node = stack.pop()
         start, end = node.start_mark, node.end_mark  # libyaml's marks are read-only: new ones
-        node.start_mark = yaml.Mark(start.name, starts[start.line] + start.column, start.line, start.column, None, None)
-        node.end_mark = yaml.Mark(end.name, starts[end.line] + end.column, end.line, end.column, None, None)
+        node.start_mark = yaml.Mark(start.name, starts[start.line] + start.column, start.line, start.column, None, 0)
+        node.end_mark = yaml.Mark(end.name, starts[end.line] + end.column, end.line, end.column, None, 0)
         if isinstance(node, yaml.MappingNode):
             stack.extend(part for pair in node.value for part in pair)
         elif isinstance(node, yaml.SequenceNode):
