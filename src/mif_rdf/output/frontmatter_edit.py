@@ -54,8 +54,11 @@ def edit_frontmatter(text: str, old: dict[str, Any], new: dict[str, Any]) -> str
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equal as YAML values: also the same kinds (``True`` is not ``1``, a timestamp is not a quoted string)."""
-    return _canonical(a) == _canonical(b)
+    """Equal as YAML values: also the same kinds (``True`` is not ``1``, a timestamp is not a quoted string).
+
+    The tagged forms are compared as they are (lists of strings, what
+    :func:`_canonical` writes out): the same answer without the JSON text."""
+    return a is b or _tagged(a) == _tagged(b)
 
 
 def _canonical(value: Any) -> str:
