@@ -18,6 +18,9 @@ the old code also passed (the broken memory is not copied to the scratch bundles
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from mif_rdf.bundle import load_bundle
 from mif_rdf.output.update import update_bundle
@@ -123,3 +126,23 @@ def test_a_new_error_under_the_same_rule_is_still_refused(tmp_path: Path) -> Non
     ]
     assert str(root / ".mif" / "ontologies" / "ops.ontology.yaml") in result.refusals[0].message
     assert (root / "semantic" / "ledger.md").read_bytes() == before
+
+
+def test_changed_files_without_errors_are_validated_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No error in the changed files after the change: nothing can be new, so the files as they were are not
+    validated (one scratch bundle, not two); with an error after it, both sides are (the first test's case)."""
+    import mif_rdf.validation
+
+    root = _bundle(tmp_path / "bundle")
+    bundle = load_bundle(root)
+    seen: list[list[str]] = []
+    validate_now = mif_rdf.validation.validate
+
+    def counted(checked: Any, level: int) -> Any:
+        seen.append(sorted(record.relpath for record in checked.memories.values()))
+        return validate_now(checked, level)
+
+    monkeypatch.setattr(mif_rdf.validation, "validate", counted)
+    assert update_bundle(bundle, _retag(CLEAN)).written and seen == [["semantic/ledger.md"]]
+    seen.clear()
+    assert update_bundle(load_bundle(root), _retag(BROKEN)).written and seen == [["semantic/gateway.md"]] * 2
