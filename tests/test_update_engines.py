@@ -102,3 +102,39 @@ def test_without_pyoxigraph_the_update_runs_on_rdflib(tmp_path: Path, monkeypatc
     monkeypatch.setattr(stores, "oxigraph_installed", lambda: False)
     monkeypatch.setattr(oxigraph_engine, "run_on_oxigraph", no_oxigraph)
     assert _run(tmp_path / "fallback", "auto", UPDATES["retag"]) == expected and expected[2]
+
+
+@pytest.mark.parametrize("under_the_store", [True, False])
+def test_the_oxigraph_copy_holds_every_quad_of_the_dataset(under_the_store: bool) -> None:
+    """The copy reads rdflib's memory store's per-graph sets (or, for any other store, the graphs as rdflib gives
+    them); either way it holds exactly what ``Dataset.quads`` says, blank nodes, literals and the default graph
+    included (the oracle: the quads converted one by one)."""
+    import pyoxigraph as ox
+    from rdflib import BNode, Literal, URIRef
+    from rdflib.plugins.stores.memory import Memory
+
+    from mif_rdf.output.update import oxigraph_engine
+
+    bundle = load_bundle(EXAMPLES)
+    dataset = bundle.dataset
+    dataset.default_graph.add((URIRef("urn:x:s"), URIRef("urn:x:p"), Literal("in the default graph", lang="en")))
+    dataset.graph(URIRef(INCIDENT)).add((BNode("b1"), URIRef("urn:x:p"), Literal("07")))
+    if not under_the_store:
+
+        class OtherMemory(Memory):  # not exactly rdflib's Memory: the copy must not look under it
+            pass
+
+        other = type(dataset)(store=OtherMemory())
+        other.addN((s, p, o, other.graph(g)) for s, p, o, g in dataset.quads((None, None, None, None)))
+        dataset = other
+    oracle = ox.Store()
+    term = oxigraph_engine._ox_terms()
+    oracle.extend(
+        ox.Quad(term(s), term(p), term(o), oxigraph_engine._ox_graph(g))
+        for s, p, o, g in dataset.quads((None, None, None, None))
+    )
+    copied = oxigraph_engine._copy(dataset)
+    dump = ox.RdfFormat.N_QUADS
+    assert set(copied.dump(format=dump).splitlines()) == set(oracle.dump(format=dump).splitlines())
+    assert len(copied) == len(oracle) > 1000
+    assert len(list(copied.quads_for_pattern(None, None, None, ox.DefaultGraph()))) == 1

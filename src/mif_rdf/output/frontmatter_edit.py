@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Any
 
 import yaml
 
-from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, dump_yaml_flow, load_yaml
+from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
+from mif_rdf.source.yamlio import YamlTimestamp, dump_yaml, dump_yaml_flow
 
 Edit = tuple[int, int, str]  # replace text[start:end] with the string
 
@@ -52,8 +54,11 @@ def edit_frontmatter(text: str, old: dict[str, Any], new: dict[str, Any]) -> str
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equal as YAML values: also the same kinds (``True`` is not ``1``, a timestamp is not a quoted string)."""
-    return _canonical(a) == _canonical(b)
+    """Equal as YAML values: also the same kinds (``True`` is not ``1``, a timestamp is not a quoted string).
+
+    The tagged forms are compared as they are (lists of strings, what
+    :func:`_canonical` writes out): the same answer without the JSON text."""
+    return a is b or _tagged(a) == _tagged(b)
 
 
 def _canonical(value: Any) -> str:
@@ -94,14 +99,46 @@ _C_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _edits(text: str, old: dict[str, Any], new: dict[str, Any], *, fine: bool) -> list[Edit]:
-    # marks must count characters, as str indexes do: the pure-Python loader's do; libyaml's count bytes, the same
-    # thing only for ASCII text (and libyaml composes several times faster: most of an update's time per file)
-    root = yaml.compose(text, Loader=_C_LOADER if text.isascii() else yaml.SafeLoader)
+    root = _composed(text)
     if not isinstance(root, yaml.MappingNode) or root.flow_style:
         raise _Coarser("the frontmatter is not a block mapping")
     edits: list[Edit] = []
     _Editor(text, edits, fine).mapping(root, old, new)
     return edits
+
+
+def _composed(text: str) -> yaml.Node | None:
+    """The YAML node tree of ``text``, each mark's ``index`` counting characters, as str indexes do.
+
+    libyaml composes several times faster than the pure-Python loader (most
+    of an update's time per file), but its ``index`` counts UTF-8 bytes: the
+    same only for ASCII text.  Its ``line`` and ``column`` count characters,
+    so for other text each index is set again from them (the lines broken
+    where YAML 1.1 breaks them, as both loaders do).  Without libyaml, or on
+    text it refuses, the pure-Python loader reads it.
+    """
+    if _C_LOADER is yaml.SafeLoader or text.isascii():
+        return yaml.compose(text, Loader=_C_LOADER)
+    try:
+        root = yaml.compose(text, Loader=_C_LOADER)
+    except yaml.YAMLError:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        start, end = node.start_mark, node.end_mark  # libyaml's marks are read-only: new ones
+        node.start_mark = yaml.Mark(start.name, starts[start.line] + start.column, start.line, start.column, None, 0)
+        node.end_mark = yaml.Mark(end.name, starts[end.line] + end.column, end.line, end.column, None, 0)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return root
+
+
+#: Where YAML 1.1 (PyYAML and libyaml alike) ends a line.
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 class _Editor:

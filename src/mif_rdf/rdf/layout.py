@@ -31,6 +31,7 @@ from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, XSD
 
 from mif_rdf.core.context import MIF_NS
+from mif_rdf.core.statements import Triple
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.tordf import document_triples
 from mif_rdf.source.yamlio import TIMESTAMP_RE, YamlTimestamp
@@ -94,21 +95,23 @@ def with_timestamps(value: Any) -> Any:
     return value
 
 
-def template_fits(template: dict[str, Any], body: str, graph: Graph, *, doc_iri: str) -> bool:
+def template_fits(template: dict[str, Any], body: str, graph: Iterable[Triple], *, doc_iri: str) -> bool:
     """Whether projecting ``template`` with ``body`` gives exactly ``graph`` (literals as written).
 
-    The ``timestamp``/``description`` mirrors the projection adds may be
-    missing from a graph another converter made (the spec's 15.3 example has
-    none); they are derived, so their absence is no difference.
+    ``graph`` is a Graph or any collection of its triples (write-back passes
+    a set it already holds: a memory's graph read once, not a Graph built
+    again).  The ``timestamp``/``description`` mirrors the projection adds
+    may be missing from a graph another converter made (the spec's 15.3
+    example has none); they are derived, so their absence is no difference.
     """
+    triples: set[Triple] = graph if isinstance(graph, set) else set(graph)
     document = project_memory(template, body, path="", doc_iri=doc_iri).document
-    expected = Graph()
-    for triple in document_triples(document, doc_iri):
-        expected.add(triple)
-    for mirror in _MIRRORS:
-        if (None, mirror, None) not in graph:
-            expected.remove((None, mirror, None))
-    return same_graph(_comparable(expected), _comparable(graph))
+    expected = set(document_triples(document, doc_iri))
+    present = {p for _, p, _ in triples}
+    missing = [mirror for mirror in _MIRRORS if mirror not in present]
+    if missing:
+        expected = {t for t in expected if t[1] not in missing}
+    return _same_triples(_comparable(expected), _comparable(triples))
 
 
 def same_graph(left: Graph, right: Graph) -> bool:
@@ -120,15 +123,27 @@ def same_graph(left: Graph, right: Graph) -> bool:
     test refines colourings and was most of a write-back's time per memory.
     Any other graph goes to :func:`rdflib.compare.isomorphic`.
     """
+    return _same_triples(set(left), set(right))
+
+
+def _same_triples(left: set[Triple], right: set[Triple]) -> bool:
+    """:func:`same_graph` on two sets of triples (a Graph is a set of triples; sets cost no store's indexes)."""
     if len(left) != len(right):
         return False
     mine, theirs = _forest(left), _forest(right)
     if mine is None or theirs is None:
-        return isomorphic(left, right)
+        return isomorphic(_graph_of(left), _graph_of(right))
     return mine == theirs
 
 
-def _forest(graph: Graph) -> Counter[tuple[Any, Any, Any]] | None:
+def _graph_of(triples: set[Triple]) -> Graph:
+    graph = Graph()
+    for triple in triples:
+        graph.add(triple)
+    return graph
+
+
+def _forest(graph: set[Triple]) -> Counter[tuple[Any, Any, Any]] | None:
     """The graph's triples from its roots, each blank node written out as its subtree; None: not a forest."""
     edges: dict[Any, list[tuple[Any, Any]]] = {}
     parents: Counter[Any] = Counter()
@@ -173,18 +188,16 @@ def _forest(graph: Graph) -> Counter[tuple[Any, Any, Any]] | None:
 _MAX_DEPTH = 200
 
 
-def _comparable(graph: Graph) -> Graph:
-    """A copy with every well-typed literal replaced by its value.
+def _comparable(triples: set[Triple]) -> set[Triple]:
+    """The triples with every well-typed literal replaced by its value (two literals of one value become one triple,
+    as they would in a Graph).
 
     Stores keep the value of a typed literal, not always its text
     (Oxigraph through oxrdflib gives ``...Z`` back as ``...+00:00``), and write
     ``xsd:string`` literals typed or plain; the template lends the author's
     text only where the values agree.
     """
-    out = Graph()
-    for s, p, o in graph:
-        out.add((s, p, _value_term(o)))
-    return out
+    return {(s, p, _value_term(o)) for s, p, o in triples}
 
 
 def _value_term(term: Any) -> Any:

@@ -17,13 +17,14 @@ from rdflib.namespace import DCTERMS, RDF, XSD
 from rdflib.term import Node
 
 from mif_rdf.core.context import MIF_NS, mif_context
+from mif_rdf.core.statements import Triple
 from mif_rdf.output.body_mirror import mirrored_body
 from mif_rdf.output.frontmatter_edit import edit_frontmatter, same
 from mif_rdf.output.update.changes import FileChange, Quad, _read, _Refused, _triple
 from mif_rdf.rdf.layout import template_fits
 from mif_rdf.rdf.reverse import recover_memory
+from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
 from mif_rdf.source.markdown import split_frontmatter
-from mif_rdf.source.yamlio import load_yaml
 
 if TYPE_CHECKING:
     from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
@@ -65,7 +66,8 @@ def _memory_change(
             f"{_triple(minus[0], '-')}); no file can hold them"
         )
     ctx = mif_context()
-    keys = _top_keys(graph, node, minus)
+    triples = set(graph)  # read once: each read of a Dataset's graph asks the store for every triple's graphs
+    keys = _top_keys(triples, node, minus)
     refused = []
     for quad in plus:
         try:
@@ -85,7 +87,7 @@ def _memory_change(
     affected = {keys[q[0]] for q in plus + minus if q[0] in keys} | {
         _key_of(ctx, q[1]) for q in plus + minus if q[0] == node
     }
-    frontmatter, body = _new_memory(bundle, record, graph, affected)
+    frontmatter, body = _new_memory(bundle, record, graph, triples, affected)
     if (
         "relationships" in affected and "@body" not in affected
     ):  # the body's mirror follows (Invariant 3), unless the update wrote the body
@@ -128,21 +130,19 @@ def _key_of(ctx: Any, predicate: Any) -> str:
     return str(ctx.compact_iri(str(predicate)))
 
 
-def _top_keys(graph: Graph, node: URIRef, minus: list[Quad]) -> dict[Any, str]:
+def _top_keys(triples: set[Triple], node: URIRef, minus: list[Quad]) -> dict[Any, str]:
     """For every node reached from the memory node (in the graph before or after), the top-level key it hangs under."""
     ctx = mif_context()
     edges: dict[Any, list[Any]] = {}
-    removed = Graph()
-    for s, p, o, _ in minus:
-        removed.add((s, p, o))
-    for source in (graph, removed):
+    removed = {(s, p, o) for s, p, o, _ in minus}
+    for source in (triples, removed):
         for s, _, o in source:
             if isinstance(o, BNode):
                 edges.setdefault(s, []).append(o)
     keys: dict[Any, str] = {}
-    for source in (graph, removed):
-        for p, o in source.predicate_objects(node):
-            if isinstance(o, BNode) and o not in keys:
+    for source in (triples, removed):
+        for s, p, o in source:
+            if s == node and isinstance(o, BNode) and o not in keys:
                 key = _key_of(ctx, p)
                 stack = [o]
                 while stack:
@@ -196,9 +196,10 @@ def _check_datatype(quad: Quad, key: str, coerce: str | None) -> None:
 
 
 def _new_memory(
-    bundle: LoadedBundle, record: MemoryRecord, graph: Graph, affected: set[str]
+    bundle: LoadedBundle, record: MemoryRecord, graph: Graph, triples: set[Triple], affected: set[str]
 ) -> tuple[dict[str, Any], str]:
-    """The frontmatter and body the updated graph means, the unchanged keys kept as authored."""
+    """The frontmatter and body the updated graph (``triples``: its triples) means, the unchanged keys kept as
+    authored."""
     template = record.frontmatter
     # no template: it cannot fit a changed graph, and checking costs an isomorphism test
     recovered = recover_memory(graph, record.iri, doc_iri=record.doc_iri, base=bundle.base_iri, path=record.relpath)
@@ -215,9 +216,9 @@ def _new_memory(
                     _merged(template[key], new) if merge and key in template else _shaped(template.get(key), new)
                 )
         candidates.append(frontmatter)
-    fit_graph = _without_mirrors(graph, template)
+    fit = _without_mirrors(triples, template)
     for frontmatter in candidates:
-        if template_fits(frontmatter, body, fit_graph, doc_iri=record.doc_iri):
+        if template_fits(frontmatter, body, fit, doc_iri=record.doc_iri):
             return frontmatter, body
     changed = sorted(k for k in affected if not k.startswith("@"))
     raise _Refused(
@@ -228,17 +229,13 @@ def _new_memory(
     )
 
 
-def _without_mirrors(graph: Graph, template: dict[str, Any]) -> Graph:
-    """The graph without the projection's mirror triples the frontmatter does not write
+def _without_mirrors(triples: set[Triple], template: dict[str, Any]) -> set[Triple]:
+    """The triples without the projection's mirror triples the frontmatter does not write
     itself (they follow what they mirror)."""
     mirrors = [p for p, (key, _) in MIRRORS.items() if key not in template]
     if not mirrors:
-        return graph
-    out = Graph()
-    for triple in graph:
-        if triple[1] not in mirrors:
-            out.add(triple)
-    return out
+        return triples
+    return {triple for triple in triples if triple[1] not in mirrors}
 
 
 def _merged(old: Any, new: Any) -> Any:

@@ -64,7 +64,7 @@ def new_memory_file(bundle: LoadedBundle, iri: str, quads: list[Quad]) -> FileCh
     doc_iri = document_iri(bundle.base_iri, relpath)
     recovered = recover_memory(graph, iri, doc_iri=doc_iri, base=bundle.base_iri, path=relpath)
     if not template_fits(
-        recovered.frontmatter, recovered.body, _without_mirrors(graph, recovered.frontmatter), doc_iri=doc_iri
+        recovered.frontmatter, recovered.body, _without_mirrors(set(graph), recovered.frontmatter), doc_iri=doc_iri
     ):
         raise _Refused(
             f"the graph of the new memory <{iri}> does not read back to frontmatter that loads to the same triples; "

@@ -120,9 +120,10 @@ def _memory_index(graph: Graph) -> dict[Any, dict[Any, Any]] | None:
 
     ``triples((None, p, None))`` asks the store for each triple's contexts,
     which was most of a validation with user shapes (docs/performance.md).
-    The index holds exactly the union's triples.  The one place
-    that looks under rdflib's ``Memory`` store: anything unexpected (another
-    store, another rdflib) means None, and the caller asks ``triples``.
+    The index holds exactly the union's triples.  One of two places that
+    look under rdflib's ``Memory`` store (the other: the update's Oxigraph
+    copy, :mod:`mif_rdf.output.update.oxigraph_engine`): anything unexpected
+    (another store, another rdflib) means None, and the caller asks ``triples``.
     """
     store = getattr(graph, "store", None)
     if type(store) is not Memory or not isinstance(graph, ConjunctiveGraph) or not graph.default_union:
