@@ -123,3 +123,6 @@ def assert_relinked(bundle, index: LinkIndex, root: Path, changed: list[str], la
     for key in keys:
         assert index.sources(bundle, [key]) == new.sources(bundle, [key]), f"{label}: {key}"
     assert any(index.sources(bundle, [key]) for key in keys), label  # the comparison saw links
+    every = bundle.targets()
+    keys |= set(every) | {"urn:mif:entity:nobody"}
+    assert index.targets(bundle, keys) == {k: v for k, v in every.items() if k in keys}, label

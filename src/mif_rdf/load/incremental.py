@@ -13,7 +13,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.link_index import LinkIndex
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
@@ -97,7 +97,8 @@ def relink(
     layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     for subject in subjects:
         layout.remove((URIRef(subject), None, None))
-    linking = (index or LinkIndex()).sources(bundle, keys)
+    index = index or LinkIndex()
+    linking = index.sources(bundle, keys)
     sources = [m for m in bundle.memories.values() if m.relpath in relpaths or m.id in linking]
     resolved_again = {m.relpath for m in sources}
     bundle.problems.items = [p for p in bundle.problems if not (p.rule == "link" and p.path in resolved_again)]
@@ -106,7 +107,9 @@ def relink(
     for subject in subjects:
         graph.remove((URIRef(subject), None, None))
     loader = _Loader(bundle)
-    targets = bundle.targets()
+    targets = index.targets(
+        bundle, {key for m in sources for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri)}
+    )
     triples = [t for m in sources for t in loader.source_triples(m, targets)]
     triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in bundle.entities.values() if e.relpath in relpaths]
     loader.add_graph(bundle.links_graph_iri, triples)
