@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(args.edits):
             path = rng.choice(paths)
             text = path.read_text(encoding="utf-8")
-            while "\ntitle: " not in text:  # the generator leaves some memories untitled (title is optional)
+            # the generator leaves some memories untitled (title is optional), and _local ones are never served
+            while "\ntitle: " not in text or "\nnamespace: _local" in text:
                 path = rng.choice(paths)
                 text = path.read_text(encoding="utf-8")
             word = f"benchmarkword{n}x{rng.randrange(10**9)}"
