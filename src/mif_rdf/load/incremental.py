@@ -14,6 +14,7 @@ from rdflib.namespace import XSD
 
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
+from mif_rdf.load.link_index import LinkIndex
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
@@ -24,12 +25,12 @@ from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
 
 
-def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
+def reload(bundle: LoadedBundle, *relpaths: str, index: LinkIndex | None = None) -> set[str]:
     """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
     The links and layout graphs change only where the files touch them
-    (:func:`relink`); returns the links-graph subjects whose triples were
-    written again.
+    (:func:`relink`, with ``index`` when the caller keeps one across edits);
+    returns the links-graph subjects whose triples were written again.
     """
     relpaths = tuple(
         dict.fromkeys([*relpaths, *pair_twins(bundle.root, relpaths)])
@@ -53,7 +54,7 @@ def reload(bundle: LoadedBundle, *relpaths: str) -> set[str]:
     loader.flush()
     check_projections(bundle, projections)
     new_keys, new_subjects = _keys_of(bundle, changed)
-    subjects = relink(bundle, changed, old_keys | new_keys, old_subjects | new_subjects)
+    subjects = relink(bundle, changed, old_keys | new_keys, old_subjects | new_subjects, index)
     refresh_namespace_graphs(bundle)
     return subjects
 
@@ -74,7 +75,9 @@ def _keys_of(bundle: LoadedBundle, relpaths: set[str]) -> tuple[set[str], set[st
     return keys, subjects
 
 
-def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: set[str]) -> set[str]:
+def relink(
+    bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: set[str], index: LinkIndex | None = None
+) -> set[str]:
     """Bring the links graph up to date after the files at ``relpaths`` changed, touching only what they touch.
 
     Every links-graph triple has its source as subject, so the edges of the
@@ -85,16 +88,18 @@ def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: s
     cost that grows with the change, not with the bundle.  Returns the
     subjects whose triples were written again.  The layout graph's triples
     of the changed files (``subjects``) are written again too.
+
+    The memories linking to ``keys`` come from ``index`` (a
+    :class:`~mif_rdf.load.link_index.LinkIndex` the caller keeps across edits,
+    so an edit reads only the relationships of the records that changed);
+    without one, every memory's relationships are read.
     """
     layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     for subject in subjects:
         layout.remove((URIRef(subject), None, None))
-    sources = [
-        m
-        for m in bundle.memories.values()
-        if m.relpath in relpaths
-        or any(key in keys for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri))
-    ]
+    index = index or LinkIndex()
+    linking = index.sources(bundle, keys)
+    sources = [m for m in bundle.memories.values() if m.relpath in relpaths or m.id in linking]
     resolved_again = {m.relpath for m in sources}
     bundle.problems.items = [p for p in bundle.problems if not (p.rule == "link" and p.path in resolved_again)]
     graph = bundle.links
@@ -102,7 +107,9 @@ def relink(bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: s
     for subject in subjects:
         graph.remove((URIRef(subject), None, None))
     loader = _Loader(bundle)
-    targets = bundle.targets()
+    targets = index.targets(
+        bundle, {key for m in sources for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri)}
+    )
     triples = [t for m in sources for t in loader.source_triples(m, targets)]
     triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in bundle.entities.values() if e.relpath in relpaths]
     loader.add_graph(bundle.links_graph_iri, triples)

@@ -52,6 +52,7 @@ import pyoxigraph as ox
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
 from mif_rdf.load.incremental import relink, reload
+from mif_rdf.load.link_index import LinkIndex
 from mif_rdf.load.loader import fill
 from mif_rdf.load.set_union import keep_default_graph, union_view
 from mif_rdf.load.stores import new_dataset, oxigraph_store, replace_oxigraph_store
@@ -107,6 +108,8 @@ class ServedBundle:
         self._judged: dict[tuple[str, str], tuple[Any, ...]] = {}  # record key -> (record, its part of the policy)
         self._withheld, self._hidden, self._memory_graphs = self._policy()
         self.types = TypesGraph(bundle)  # <base>#types, typed again memory by memory
+        self.linking = LinkIndex()  # which memories link to a file, kept across edits
+        self.linking.sources(bundle, ())  # read now, not by the first edit
         self.store = self._build()
         self._removed = 0  # quads removed from the served store since it was built
         self._published = self._snapshot(0)
@@ -258,7 +261,9 @@ class ServedBundle:
                 p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri)))
                 for p, r in last_good.items()
             }
-            subjects = reload(self.bundle, *relpaths) | self._keep_last_good(relpaths, last_good, last_quads)
+            subjects = reload(self.bundle, *relpaths, index=self.linking) | self._keep_last_good(
+                relpaths, last_good, last_quads
+            )
             policy = self._policy()
             graphs = before | self._graphs_of(relpaths)
             typed = self.types.retype(self.working, {g.value for g in graphs})  # a namespace may have changed
@@ -303,6 +308,7 @@ class ServedBundle:
         with self.writing:
             self.bundle, self.working = fresh, oxigraph_store(fresh.dataset)
             self.types = TypesGraph(fresh)
+            self.linking = LinkIndex()
             self.kept = set()
             self._withheld, self._hidden, self._memory_graphs = self._policy()
             store = self._build()
@@ -349,7 +355,7 @@ class ServedBundle:
             self.bundle.memories[old.id] = old
             self.working.extend(last_quads[relpath])
             self.kept.add(relpath)
-            subjects |= relink(self.bundle, {relpath}, {old.doc_iri, old.iri}, {old.iri})
+            subjects |= relink(self.bundle, {relpath}, {old.doc_iri, old.iri}, {old.iri}, self.linking)
         return subjects
 
     def _sync_all(self, targets: list[tuple[Any, Any]]) -> None:

@@ -6,10 +6,20 @@ groups events that arrive within ``debounce_ms``) becomes one
 file is a delete and a create, a created or removed folder stands for every
 file under it.  A change of ``.mif/config.yaml`` (the base IRI, relationship
 types) loads the whole bundle again.
+
+An edit that lands while its batch is being applied may be read before or
+after it, and its event may already be part of the batch being handled:
+the files of a batch are hashed before and after :meth:`ServedBundle.apply`,
+and a file whose bytes changed meanwhile is applied again, so the served
+bundle always ends on what is on disk (no stamp of mtime and size is trusted:
+two saves in one tick with the same size differ only in their bytes).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -18,9 +28,12 @@ from pathlib import Path
 import watchfiles
 
 from mif_rdf.serve.served import ServedBundle, is_bundle_file
-from mif_rdf.source.bundle_files import discover
+from mif_rdf.source.bundle_files import discover, loadable
 
 CONFIG_FILES = (".mif/config.yaml", ".mif/config.yml")
+
+#: How many times a batch is applied again while its files keep changing under it (the next event catches the rest).
+MAX_PASSES = 5
 
 
 class Watcher:
@@ -70,7 +83,17 @@ class Watcher:
                 return
             relpaths |= self._files_at(root, relpath)
         if relpaths:
+            self.apply_until_stable(relpaths)
+
+    def apply_until_stable(self, relpaths: set[str]) -> None:
+        """Apply ``relpaths``, and again those whose bytes changed while they were being applied."""
+        root = self.served.bundle.root
+        for _ in range(MAX_PASSES):
+            before = {p: _content_hash(root, p) for p in relpaths}
             self.served.apply(relpaths)
+            relpaths = {p for p in relpaths if _content_hash(root, p) != before[p]}
+            if not relpaths:
+                return
 
     def _files_at(self, root: Path, relpath: str) -> set[str]:
         """The bundle files an event path stands for: itself, or every file in (or formerly in) a folder."""
@@ -85,3 +108,18 @@ class Watcher:
             files = discover(root)
             found |= {p for p in (*files.memories, *files.entities, *files.projections) if p.startswith(folder)}
         return found
+
+
+def _content_hash(root: Path, relpath: str) -> bytes | None:
+    """The file's bytes hashed, by the rules of a fresh load: ``None`` for what the loader would not read
+    (gone, a symlink, a FIFO, a folder); opened without following a link or waiting for a writer."""
+    if not loadable(root, relpath):
+        return None
+    try:
+        fd = os.open(root / relpath, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return hashlib.blake2b(file.read(), digest_size=16).digest()
+    except OSError:
+        return None
