@@ -163,6 +163,16 @@ def _reruns_main_script() -> bool:
     return getattr(sys.modules.get("__main__"), "__file__", None) is not None
 
 
+def spare_core() -> bool:
+    """Whether a second process started now would get a core of its own and can start by ``fork``.
+
+    The same guess as :func:`worker_count`'s default: two cores idle (this
+    process keeps one, the other process takes the other) and a single thread
+    here (forking a process with other threads can deadlock the child).
+    """
+    return _start_method().get_start_method() == "fork" and round(usable_cores() - _busy_cores()) >= 2
+
+
 def usable_cores() -> int:
     """Cores this process may run on (a container's CPU set, not the host's count)."""
     try:

@@ -81,22 +81,30 @@ def _default_graph_pattern(node: Any) -> bool:
     return False
 
 
-def run_on_oxigraph(dataset: Dataset, update: str, prefixes: dict[str, str]) -> tuple[set[Quad], set[Quad]]:
+def run_on_oxigraph(
+    dataset: Dataset, update: str, prefixes: dict[str, str], algebra: Any = None
+) -> tuple[set[Quad], set[Quad]]:
     """Run ``update`` on an Oxigraph copy of ``dataset``, apply the change to ``dataset``, return (added, removed).
 
     The quads are in the form ``dataset.quads`` gives (a named graph's
     identifier, None for the default graph), as :func:`plan_changes` takes them.
+    ``algebra`` (rdflib's parse of the update) lets an update that only adds
+    or only deletes be compared graph by graph (:func:`one_way`); without
+    it, or for an update that does both, the whole store is compared.
     """
     store = _copy(dataset)
-    before = _lines(store)
-    store.update(update, prefixes=prefixes)
-    after = _lines(store)
-    removed = set(_originals(dataset, _quads(before - after)))
+    if one_way(algebra) is not None:
+        before_counts = _counts(store)
+        store.update(update, prefixes=prefixes)
+        deleted, inserted = _changed_graphs(dataset, store, before_counts)
+    else:
+        before = _lines(store)
+        store.update(update, prefixes=prefixes)
+        after = _lines(store)
+        deleted, inserted = _quads(before - after), _quads(after - before)
+    removed = set(_originals(dataset, deleted))
     back = rdflib_terms()
-    added = {
-        (back(q.subject), back(q.predicate), back(q.object), _rdflib_graph(q.graph_name))
-        for q in _quads(after - before)
-    }
+    added = {(back(q.subject), back(q.predicate), back(q.object), _rdflib_graph(q.graph_name)) for q in inserted}
     added -= removed  # a quad deleted and inserted again in its original form is no change
     for s, p, o, g in removed:
         _graph(dataset, g).remove((s, p, o))
@@ -105,14 +113,68 @@ def run_on_oxigraph(dataset: Dataset, update: str, prefixes: dict[str, str]) -> 
     return added, removed
 
 
-def _copy(dataset: Dataset) -> Any:
-    """A pyoxigraph store holding the quads of ``dataset``."""
+def one_way(algebra: Any) -> str | None:
+    """``"insert"`` when every operation of an update only adds quads, ``"delete"`` when every one only deletes,
+    else None (both, or no parse).
+
+    Such an update changes a graph's content exactly when it changes the
+    graph's number of quads (a store is a set: an insert-only update makes
+    each graph a superset of what it was, a delete-only one a subset), so
+    the graphs to compare are found by counting, and only they are compared
+    (:func:`_changed_graphs`), not the whole store twice.
+    """
+    ways: set[str] = set()
+    for operation in algebra or [None]:
+        if not isinstance(operation, CompValue) or operation.name not in _QUAD_OPERATIONS:
+            return None
+        if operation.name == "InsertData":
+            ways.add("insert")
+        elif operation.name in ("DeleteData", "DeleteWhere"):
+            ways.add("delete")
+        else:  # Modify: what its templates do
+            for part in ("delete", "insert"):
+                if _part(operation, part) is not None:
+                    ways.add(part)
+    return ways.pop() if len(ways) == 1 else None
+
+
+def _counts(store: Any) -> dict[Any, int]:
+    """The number of quads in each named graph of the store (an update that qualifies never writes the default one)."""
+    found = store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
+    return {row[0]: int(row[1].value) for row in found}
+
+
+def _changed_graphs(dataset: Dataset, store: Any, before_counts: dict[Any, int]) -> tuple[list[Any], list[Any]]:
+    """The quads deleted and inserted by a one-way update (:func:`one_way`), compared in the graphs it changed only.
+
+    The graphs as they were are still in ``dataset`` (the change is applied
+    to it after this): they are copied into a scratch Oxigraph store, so that
+    both sides are in Oxigraph's canonical form, with the same blank node ids.
+    """
+    after_counts = _counts(store)
+    changed = [g for g in before_counts.keys() | after_counts.keys() if before_counts.get(g) != after_counts.get(g)]
+    if not changed:
+        return [], []
+    names = {_rdflib_graph(g) for g in changed}
+    before_store = _copy(dataset, only=names)
+    before: set[Any] = set()
+    after: set[Any] = set()
+    for name in changed:
+        before.update(before_store.quads_for_pattern(None, None, None, name))
+        after.update(store.quads_for_pattern(None, None, None, name))
+    return list(before - after), list(after - before)
+
+
+def _copy(dataset: Dataset, only: set[Any] | None = None) -> Any:
+    """A pyoxigraph store holding the quads of ``dataset`` (of its graphs named in ``only``, when given)."""
     store = ox.Store()
     term = _ox_terms()
     quad = ox.Quad
 
     def quads() -> Iterator[Any]:
         for identifier, triples in _graph_triples(dataset):
+            if only is not None and identifier not in only:
+                continue
             name = _ox_graph(identifier)
             for s, p, o in triples:
                 yield quad(term(s), term(p), term(o), name)

@@ -91,7 +91,7 @@ def plan_update(
         from mif_rdf.queries.sparql import INIT_NS
 
         try:
-            added, removed = run_on_oxigraph(dataset, update, INIT_NS)
+            added, removed = run_on_oxigraph(dataset, update, INIT_NS, algebra)
         except (SyntaxError, ValueError, OSError):  # Oxigraph reads it otherwise: rdflib's engine says what is wrong
             added, removed = _run_on_rdflib(dataset, update, allow_service)
     else:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.core.outputs import temporary_folder
+from mif_rdf.output.update.beside import start_beside
 from mif_rdf.output.update.changes import FileChange
 from mif_rdf.source.fastyaml import load_yaml  # PyYAML's result, faster where provably the same
 from mif_rdf.source.markdown import split_frontmatter
@@ -39,6 +40,11 @@ def _protected(root: Path, changes: list[FileChange]) -> list[Problem]:
     return refused
 
 
+#: Changed files from which the two scratch validations run at once, on two cores when both are idle (below,
+#: forking costs more than it saves: the bundle's process is copied, page by page as either side writes).
+VALIDATE_BESIDE = 200
+
+
 def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list[Problem]:
     """A refusal for every validation error the changes add to their files, at the bundle's conformance level.
 
@@ -49,7 +55,10 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
     bundle with old errors can still be edited, and what a partial bundle
     cannot see (a link to a memory not copied) is the same on both sides.
     The files as they are are validated only when the changed files have
-    errors after the change (else nothing can be new).
+    errors after the change (else nothing can be new); from
+    :data:`VALIDATE_BESIDE` changed files on, when two cores are idle, a
+    forked child validates them meanwhile (:mod:`.beside`) and is stopped
+    if its result is not needed: the refusals are the same either way.
     """
     import shutil
 
@@ -77,9 +86,20 @@ def validation_refusals(bundle: LoadedBundle, changes: list[FileChange]) -> list
 
     paths = {change.relpath for change in changes}
     with temporary_folder("update") as scratch:
-        added = {error for error in errors(Path(scratch) / "after", "after") if error[0] in paths}
+        # the files as they are, validated beside (a forked child on an idle core) while this process validates
+        # them as they would be: needed only when those have errors, and then ready
+        before = start_beside(
+            lambda: errors(Path(scratch) / "before", "before"), worth_it=len(changes) >= VALIDATE_BESIDE
+        )
+        try:
+            added = {error for error in errors(Path(scratch) / "after", "after") if error[0] in paths}
+        except BaseException:
+            before.cancel()
+            raise
         if added:  # no error in the changed files after the change: none is new, and the files before need no check
-            added -= errors(Path(scratch) / "before", "before")
+            added -= before.result()
+        else:
+            before.cancel()
     return [
         Problem(
             path,
