@@ -37,6 +37,7 @@ from mif_rdf.distributed.tasks import (
     join_links,
     packed,
     part,
+    unpack,
     write_partition,
 )
 from mif_rdf.load.loader import memory_files, open_bundle
@@ -195,7 +196,7 @@ def _run(
     lost = settled(dask, [dask.submit(part, w, 3) for w in partitions], buckets)
     for i in sorted({bisect.bisect_right(firsts, order) - 1 for order in lost}):
         partitions[i] = write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])})
-    written: list[Written] = dask.gather([dask.submit(part, w, 0) for w in partitions])
+    written: list[Written] = unpack(dask.gather([dask.submit(part, w, 0) for w in partitions]))
     targets = [dask.submit(part, w, 1) for w in partitions]
     edges = [dask.submit(part, w, 2) for w in partitions]
     del partitions

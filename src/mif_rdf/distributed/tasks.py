@@ -277,9 +277,11 @@ def write_partition(
     lost: Verdicts,
     entity_keys: frozenset[str],
     buckets: int,
-) -> tuple[Written, list[bytes], list[bytes], list[bytes]]:
-    """A partition's memory files read and written to ``part-NNNNN.nq.gz``; their targets, edges and id claims,
-    bucketed for the shuffles and packed (:func:`pack`).
+) -> tuple[bytes, list[bytes], list[bytes], list[bytes]]:
+    """A partition's memory files read and written to ``part-NNNNN.nq.gz``: what it wrote and found
+    (:class:`Written`), and its targets, edges and id claims bucketed for the shuffles, each packed
+    (:func:`pack`; the summary too, which waits in the worker until every partition is written and is read
+    once, by the client).
 
     ``lost``: the files (by place in path order) that lose their id or location
     to an earlier file.  The first run of every partition takes none (they
@@ -299,7 +301,7 @@ def write_partition(
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    return written, packed(index.targets), packed(index.links), id_claims(items, first, buckets)
+    return pack([written]), packed(index.targets), packed(index.links), id_claims(items, first, buckets)
 
 
 def join_links(settings: Settings, number: int, targets: list[bytes], edges: list[bytes]) -> Written:
