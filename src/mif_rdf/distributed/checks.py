@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mif_rdf.core.errors import Problem
 from mif_rdf.core.outputs import temporary_folder
-from mif_rdf.distributed.tasks import IdClaim, Settings, Verdicts, bucket
+from mif_rdf.distributed.tasks import IdClaim, Settings, Verdicts, bucket, pack, packed, unpack
 from mif_rdf.load.bundle import LoadedBundle, target_keys
 from mif_rdf.load.links import broken_link, expects_bundle_target
 from mif_rdf.load.loader import load
@@ -42,8 +42,9 @@ Target = tuple[str, int, str, str, object]
 Edge = tuple[str, int, str, object, int, str, str]
 
 
-def claims_of(settings: Settings, relpaths: list[str], first: int, buckets: int) -> list[list[IdClaim]]:
-    """Each readable memory file's claim on its id (with its location), bucketed by id: frontmatter only."""
+def claims_of(settings: Settings, relpaths: list[str], first: int, buckets: int) -> list[bytes]:
+    """Each readable memory file's claim on its id (with its location), bucketed by id and packed: frontmatter
+    only."""
     out: list[list[IdClaim]] = [[] for _ in range(buckets)]
     with settings.local(relpaths) as here:
         read = [read_memory(here.root, relpath, settings.base_iri, settings.limits)[0] for relpath in relpaths]
@@ -51,7 +52,7 @@ def claims_of(settings: Settings, relpaths: list[str], first: int, buckets: int)
         if parsed is not None:
             doc_iri = document_iri(settings.base_iri, markdown_path(relpath))
             out[bucket(parsed.id, buckets)].append((parsed.id, first + offset, relpath, doc_iri))
-    return out
+    return packed(out)
 
 
 def check_partition(
@@ -62,9 +63,9 @@ def check_partition(
     level: int,
     strict_temporal: bool,
     buckets: int,
-) -> tuple[list[tuple[int, Problem]], list[list[Target]], list[list[Edge]], int, list[OntologyReference]]:
-    """The findings about the partition's files, its memories' link targets and relationships (bucketed), how
-    many memories it loaded and the ontologies they name.
+) -> tuple[list[tuple[int, Problem]], list[bytes], list[bytes], int, list[OntologyReference]]:
+    """The findings about the partition's files, its memories' link targets and relationships (bucketed and
+    packed: :func:`~mif_rdf.distributed.tasks.pack`), how many memories it loaded and the ontologies they name.
 
     A file that loses its id or location to an earlier one is not loaded,
     as on one machine: it gets its read problems and the duplicate error.
@@ -106,14 +107,13 @@ def check_partition(
                 edges[bucket(key, buckets)].append(
                     (key, place, record.relpath, created, index, rel["type"], rel["target"])
                 )
-        return findings, targets, edges, len(staged.memories), memory_references(staged.memories.values())
+        references = memory_references(staged.memories.values())
+        return findings, packed(targets), packed(edges), len(staged.memories), references
 
 
-def bundle_level(
-    settings: Settings, level: int, strict_temporal: bool, memories: int
-) -> tuple[list[Problem], list[Target]]:
+def bundle_level(settings: Settings, level: int, strict_temporal: bool, memories: int) -> tuple[list[Problem], bytes]:
     """The findings about the bundle's own files (config, entities, namespace files), from its ``.mif`` alone,
-    and the entities as link targets (after every memory, which keep a key they share)."""
+    and the entities as link targets, packed (after every memory, which keep a key they share)."""
     with temporary_folder("dask") as folder:
         staged = _staged(settings, [], Path(folder) / "bundle")
         report = validate(staged, level, strict_temporal=strict_temporal, user_dirs=_dirs(settings))
@@ -122,20 +122,21 @@ def bundle_level(
         for p in report.results
         if p.rule not in CROSS_MEMORY or p.path.startswith(".mif/")  # an entity's duplicate: all entities are here
     ]
-    return own, [(e.iri, memories + n, e.iri, e.relpath, None) for n, e in enumerate(staged.entities.values())]
+    entities: list[Target] = [
+        (e.iri, memories + n, e.iri, e.relpath, None) for n, e in enumerate(staged.entities.values())
+    ]
+    return own, pack(entities)
 
 
-def join_checks(
-    targets: list[list[Target]], edges: list[list[Edge]], strict_temporal: bool
-) -> list[tuple[int, Problem]]:
+def join_checks(targets: list[bytes], edges: list[bytes], strict_temporal: bool) -> list[tuple[int, Problem]]:
     """Per bucket of keys: each relationship joined with its target; broken links and derivations out of time."""
     found: dict[str, Target] = {}
-    for each in sorted((t for part in targets for t in part), key=lambda t: t[1]):
+    held: list[Target] = unpack(targets)
+    for each in sorted(held, key=lambda t: t[1]):
         found.setdefault(each[0], each)
+    links: list[Edge] = unpack(edges)
     findings = []
-    for key, order, relpath, created, index, kind, written in sorted(
-        (e for part in edges for e in part), key=lambda e: (e[1], e[4])
-    ):
+    for key, order, relpath, created, index, kind, written in sorted(links, key=lambda e: (e[1], e[4])):
         target = found.get(key)
         if target is None:
             if expects_bundle_target(written):

@@ -35,7 +35,9 @@ from mif_rdf.distributed.tasks import (
     Verdicts,
     Written,
     join_links,
+    packed,
     part,
+    unpack,
     write_partition,
 )
 from mif_rdf.load.loader import memory_files, open_bundle
@@ -194,7 +196,7 @@ def _run(
     lost = settled(dask, [dask.submit(part, w, 3) for w in partitions], buckets)
     for i in sorted({bisect.bisect_right(firsts, order) - 1 for order in lost}):
         partitions[i] = write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])})
-    written: list[Written] = dask.gather([dask.submit(part, w, 0) for w in partitions])
+    written: list[Written] = unpack(dask.gather([dask.submit(part, w, 0) for w in partitions]))
     targets = [dask.submit(part, w, 1) for w in partitions]
     edges = [dask.submit(part, w, 2) for w in partitions]
     del partitions
@@ -204,6 +206,7 @@ def _run(
         dask.submit(join_links, settings, j, [entity_targets[j], *column(dask, targets, j)], column(dask, edges, j))
         for j in range(buckets)
     ]
+    del targets, edges  # each bucket's blobs are then held only for its join, and freed once it has run
     links: list[Written] = dask.gather(joins)
     found.links = [item for w in links for item in w.problems]
     return [*written, own, *links], found
@@ -219,7 +222,7 @@ def _entity_iris(settings: Settings, entities: list[str]) -> Iterable[str]:
 
 def _bundle_file(
     settings: Settings, written: list[Written], entities: list[str], buckets: int, memories: int
-) -> tuple[Written, list[list[Any]], list[Problem]]:
+) -> tuple[Written, list[bytes], list[Problem]]:
     """``bundle.nq.gz``, written here: the namespaces graph, the entity files, the classes' hierarchy.
 
     Entity files come after every memory, as on one machine: an entity whose
@@ -244,7 +247,7 @@ def _bundle_file(
             hierarchy.update(dict.fromkeys(w.hierarchy))
         writer.write_triples(list(hierarchy), writer.types)
     own.quads, own.graphs, own.shared, own.withheld = report.quads, writer.graphs, writer.shared, report.withheld
-    return own, index.targets, list(writer.bundle.problems)
+    return own, packed(index.targets), list(writer.bundle.problems)
 
 
 def _prepare_output(out_dir: Path, root: Path) -> None:

@@ -15,17 +15,23 @@ stable hash so every worker sends a key to the same bucket:
 2. the links graph's targets (each kept memory's document and memory IRIs,
    each entity's IRI) and edges (each relationship with its resolved key),
    by that key: in each bucket the edges are joined with their targets.
+
+What a partition sends to a shuffle waits in its worker until every
+partition has been written (the joins need all of them), so each bucket
+of records travels as one compressed blob (:func:`pack`), opened only by
+the task that joins that bucket.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from rdflib import URIRef
 
@@ -48,6 +54,7 @@ Claim = tuple[str, int, str]
 #: (id, order, relpath, document IRI): a memory's claim on its id, carrying its location for the next shuffle.
 IdClaim = tuple[str, int, str, str]
 C = TypeVar("C", Claim, IdClaim)
+R = TypeVar("R")
 #: (key, order, iri, relpath, hidden): what a link target key points at.
 Target = tuple[str, int, str, str, bool]
 #: (key, order, relpath, source iri, source hidden, position, type, target as written): one relationship.
@@ -59,6 +66,29 @@ Verdicts = dict[int, tuple[str, str]]
 def bucket(key: str, buckets: int) -> int:
     """The bucket of a key: the same in every process (``hash()`` of a str is salted per process)."""
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) % buckets
+
+
+def pack(records: list[R]) -> bytes:
+    """One bucket's records as one zlib-compressed pickle.
+
+    Held as tuples of strings, a memory's records (its targets, its edges,
+    its id claim) take about 1 KB of a worker's memory from the partition's
+    write to the joins at the end, and thousands of small objects keep the
+    allocator's pages alive; a blob takes a fraction of that and is freed in
+    one piece once its join has read it.  Pickle, as Dask itself uses
+    between its workers: the blobs only ever pass between this export's own tasks.
+    """
+    return zlib.compress(pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def packed(buckets: list[list[R]]) -> list[bytes]:
+    """Every bucket :func:`pack`-ed."""
+    return [pack(records) for records in buckets]
+
+
+def unpack(blobs: Iterable[bytes]) -> list[Any]:
+    """The records of the blobs of one bucket (from every partition), in one list."""
+    return [record for blob in blobs for record in pickle.loads(zlib.decompress(blob))]  # noqa: S301
 
 
 @dataclass(frozen=True)
@@ -185,30 +215,32 @@ def prepare(settings: Settings, relpaths: list[str]) -> list[StreamedMemory]:
     )
 
 
-def id_claims(items: list[StreamedMemory], first: int, buckets: int) -> list[list[IdClaim]]:
-    """Each loadable memory's claim on its id, bucketed by id (with its document IRI, for the next shuffle)."""
+def id_claims(items: list[StreamedMemory], first: int, buckets: int) -> list[bytes]:
+    """Each loadable memory's claim on its id, bucketed by id (with its document IRI, for the next shuffle), packed."""
     out: list[list[IdClaim]] = [[] for _ in range(buckets)]
     for offset, item in enumerate(items):
         if item.id is not None:
             out[bucket(item.id, buckets)].append((item.id, first + offset, item.relpath, item.doc_iri))
-    return out
+    return packed(out)
 
 
-def settle_ids(parts: list[list[IdClaim]], buckets: int) -> tuple[Verdicts, list[list[Claim]]]:
+def settle_ids(parts: list[bytes], buckets: int) -> tuple[Verdicts, list[bytes]]:
     """Per bucket of ids: the first file in path order keeps an id; the survivors' document IRIs go on."""
     lost: Verdicts = {}
     survivors: list[list[Claim]] = [[] for _ in range(buckets)]
-    for keeper, later in _first_of_each([claim for part in parts for claim in part]):
+    claims: list[IdClaim] = unpack(parts)
+    for keeper, later in _first_of_each(claims):
         lost.update((claim[1], ("id", keeper[2])) for claim in later)
         _, order, relpath, doc_iri = keeper
         survivors[bucket(doc_iri, buckets)].append((doc_iri, order, relpath))
-    return lost, survivors
+    return lost, packed(survivors)
 
 
-def settle_locations(parts: list[list[Claim]]) -> Verdicts:
+def settle_locations(parts: list[bytes]) -> Verdicts:
     """Per bucket of document IRIs: the first file in path order keeps a location."""
     lost: Verdicts = {}
-    for keeper, later in _first_of_each([claim for part in parts for claim in part]):
+    claims: list[Claim] = unpack(parts)
+    for keeper, later in _first_of_each(claims):
         lost.update((claim[1], ("location", keeper[2])) for claim in later)
     return lost
 
@@ -245,9 +277,11 @@ def write_partition(
     lost: Verdicts,
     entity_keys: frozenset[str],
     buckets: int,
-) -> tuple[Written, list[list[Target]], list[list[Edge]], list[list[IdClaim]]]:
-    """A partition's memory files read and written to ``part-NNNNN.nq.gz``; their targets, edges and id claims,
-    bucketed for the shuffles.
+) -> tuple[bytes, list[bytes], list[bytes], list[bytes]]:
+    """A partition's memory files read and written to ``part-NNNNN.nq.gz``: what it wrote and found
+    (:class:`Written`), and its targets, edges and id claims bucketed for the shuffles, each packed
+    (:func:`pack`; the summary too, which waits in the worker until every partition is written and is read
+    once, by the client).
 
     ``lost``: the files (by place in path order) that lose their id or location
     to an earlier file.  The first run of every partition takes none (they
@@ -267,22 +301,22 @@ def write_partition(
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    return written, index.targets, index.links, id_claims(items, first, buckets)
+    return pack([written]), packed(index.targets), packed(index.links), id_claims(items, first, buckets)
 
 
-def join_links(settings: Settings, number: int, targets: list[list[Target]], edges: list[list[Edge]]) -> Written:
+def join_links(settings: Settings, number: int, targets: list[bytes], edges: list[bytes]) -> Written:
     """Per bucket of keys: the edges joined with their targets, written to ``links-NNNNN.nq.gz``.
 
     A key held twice (a memory's IRI and an entity's) points at the first in
     path order, entity files coming after every memory, as on one machine.
     """
     found: dict[str, Target] = {}
-    for each in sorted((t for part in targets for t in part), key=lambda t: t[1]):
+    held: list[Target] = unpack(targets)
+    for each in sorted(held, key=lambda t: t[1]):
         found.setdefault(each[0], each)
+    links: list[Edge] = unpack(edges)
     rows = []
-    for key, order, relpath, source, hidden, position, kind, written_as in sorted(
-        (e for part in edges for e in part), key=lambda e: (e[1], e[5])
-    ):
+    for key, order, relpath, source, hidden, position, kind, written_as in sorted(links, key=lambda e: (e[1], e[5])):
         target = found.get(key)
         rows.append(
             (

@@ -99,6 +99,7 @@ def validate(
             per_file = [item for items in dask.gather([dask.submit(part, c, 0) for c in checked]) for item in items]
             loaded = sum(dask.gather([dask.submit(part, c, 3) for c in checked]))
             references = [r for refs in dask.gather([dask.submit(part, c, 4) for c in checked]) for r in refs]
+            del checked  # each bucket's blobs are then held only for its join, and freed once it has run
             joined = [item for items in dask.gather(joins) for item in items if (item[1].level or 0) <= level]
         results = [p for p in bundle.problems if not p.path.startswith(".mif")] + own
         results += [p for _, p in sorted(per_file + joined, key=lambda item: item[0])]
