@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import http.server
 import os
-import re
 import socket
 import socketserver
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +25,7 @@ import pytest
 from conftest import FIXTURE_BUNDLES
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import MifRdfError
+from threaded_server import serving
 
 dask = pytest.importorskip("dask")  # the [dask] extra; `make test` installs it (the dev extra)
 pytest.importorskip("distributed")
@@ -61,16 +60,6 @@ class _HangsUp(socketserver.BaseRequestHandler):
         self.request.close()
 
 
-def _serving(server: socketserver.BaseServer) -> Iterator[str]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002  -- the base class's name
         """No log line on standard error: the tests read the command's own."""
@@ -79,23 +68,20 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def http_server() -> Iterator[str]:
     """A plain HTTP server: it waits for a request line, which Dask's handshake does not hold."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Quiet)
-    server.daemon_threads = True
-    yield from _serving(server)
+    with serving(http.server.ThreadingHTTPServer, _Quiet) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
 def answering_server() -> Iterator[str]:
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Answers400)
-    server.daemon_threads = True
-    yield from _serving(server)
+    with serving(socketserver.ThreadingTCPServer, _Answers400) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
 def hanging_up_server() -> Iterator[str]:
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _HangsUp)
-    server.daemon_threads = True
-    yield from _serving(server)
+    with serving(socketserver.ThreadingTCPServer, _HangsUp) as address:
+        yield address
 
 
 @pytest.fixture
@@ -116,11 +102,22 @@ def _address(kind: str, request: pytest.FixtureRequest) -> str:
     }[kind]()
 
 
+#: On a loaded machine the TCP connection itself can take longer than the short bound these tests set, and then
+#: the refusal is the connect timeout's own message, right for every kind too; the kind's own message is
+#: asserted whenever the connection was made in time.
+CONNECT_TIMEOUT = f"cannot connect within {SECONDS * 0.5:.2g} s ("
+
+
+def said(kind: str, message: str) -> bool:
+    """Whether ``message`` says what it should of an address of ``kind``."""
+    return SAID[kind] in message or CONNECT_TIMEOUT in message
+
+
 #: kind of address -> what the message says of it
 SAID = {
     "http": f"no Dask scheduler answered within {SECONDS:g} s",
     "answers": "answered, but not in Dask's protocol",
-    "closed": f"cannot connect within {SECONDS * 0.5:.2g} s (",
+    "closed": CONNECT_TIMEOUT,
     "hangs up": "closed the connection in Dask's handshake",
 }
 
@@ -139,7 +136,7 @@ def test_the_command_says_no_scheduler_answers_there(
     assert main(argv) == 2
     took = time.monotonic() - start
     err = capsys.readouterr().err
-    assert err.startswith(f"mif-rdf: error: {address}") and SAID[kind] in err, err
+    assert err.startswith(f"mif-rdf: error: {address}") and said(kind, err), err
     assert "e.g. tcp://scheduler:8786" in err and "Traceback" not in err and "internal error" not in err
     assert took < PROMPT and not out.exists()
 
@@ -164,11 +161,12 @@ def test_a_malformed_address_is_refused_at_once(
 @pytest.mark.parametrize("kind", sorted(SAID))
 def test_the_python_api_raises_the_projects_error(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     address = _address(kind, request)
-    with pytest.raises(MifRdfError, match=re.escape(SAID[kind])) as raised:
+    with pytest.raises(MifRdfError) as raised:
         export_nquads(BUNDLE, tmp_path / "out", address)
-    assert address in str(raised.value) and not (tmp_path / "out").exists()
-    with pytest.raises(MifRdfError, match=re.escape(SAID[kind])):
+    assert address in str(raised.value) and said(kind, str(raised.value)) and not (tmp_path / "out").exists()
+    with pytest.raises(MifRdfError) as raised:
         distributed_validate(BUNDLE, address, level=1)
+    assert said(kind, str(raised.value))
 
 
 def test_the_timeout_is_dasks_own_setting_in_a_users_shell(http_server: str, tmp_path: Path) -> None:

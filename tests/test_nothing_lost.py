@@ -27,6 +27,7 @@ from mif_rdf import load_bundle
 from mif_rdf.cli.main import main
 from mif_rdf.core.errors import Severity
 from oxigraph_server import OxigraphServer, oxigraph  # noqa: F401  (oxigraph: fixture)
+from threaded_server import serving
 
 GOOD = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(6)]
 
@@ -552,15 +553,8 @@ def hostile_store(answer: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/store"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer, Handler) as address:
+        yield f"http://{address}/store"
 
 
 def _store(url: str, timeout: float = 2.0) -> object:
