@@ -30,6 +30,9 @@ from mif_rdf.validation.shacl import run
 #: Nested quantifiers: a backtracking search on ``a`` * n + ``!`` takes 2^n steps (hours at 40).
 HOSTILE = [r"^(a+)+$", r"^(a|aa)+$", r"^(a|a?)+$", r"^(a*)*$", r"(a+a+)+b"]
 BAD = ["a" * 29 + "!", "a" * 40 + "!"]
+#: Seconds a loaded machine may add to a bounded search (two suites on two cores took 0.8 s for a 0.25 s limit);
+#: an unbounded search of BAD takes 38 s to hours, so bounds with this slack still tell the two apart.
+SLACK = 5.0
 #: Outside the engine (XPath's \w is not Python's): these go to pySHACL, bounded per value.
 REFUSED_BY_ENGINE = [r"^(\w+\s?)+$", r"^(a|aa)+\w$"]
 
@@ -43,7 +46,7 @@ def test_the_engine_runs_hostile_patterns_in_linear_time(pattern: str) -> None:
     check = _check(pattern)
     start = time.perf_counter()
     verdicts = [check(value) for value in [*BAD, "a" * 100_000 + "!", "a" * 40]]
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < SLACK
     short = ["a" * 12 + "!", "a" * 12]  # where Python's re finishes: the same verdicts
     assert verdicts == [re.search(pattern, v) is not None for v in (short[0], short[0], short[0], short[1])]
 
@@ -52,7 +55,7 @@ def test_a_back_reference_runs_on_the_fallback_and_a_stopped_value_fails() -> No
     check = _check(r"^(a|aa)+\1$")
     start = time.perf_counter()
     assert check("a" * 40 + "!") is False  # stopped by the limit: not confirmed, so not passed
-    assert time.perf_counter() - start < DEFAULT_TIME_LIMIT + 0.5
+    assert time.perf_counter() - start < DEFAULT_TIME_LIMIT + SLACK
     assert check("aaaa") is True and check("ab") is False  # where the engine finishes, the answer
 
 
@@ -74,7 +77,7 @@ def test_pyshacl_searches_each_value_with_a_time_limit(pattern: str) -> None:
     validation = run(graph, graph)
     elapsed = time.perf_counter() - start
     assert validation.engine == "pyshacl"
-    assert elapsed < len(BAD) * DEFAULT_TIME_LIMIT + 1.5, elapsed  # at most the limit per hostile value
+    assert elapsed < len(BAD) * DEFAULT_TIME_LIMIT + SLACK, elapsed  # at most the limit per hostile value
     failing = {str(o) for o in validation.graph.objects(None, Graph().namespace_manager.expand_curie("sh:value"))}
     assert failing == set(BAD)  # each hostile value fails the pattern; "aaaa" passes as re says
     noted = take_stopped()  # what the limit stopped (the regex package settles some of these quickly on its own)
@@ -124,7 +127,7 @@ def test_an_ontology_pattern_cannot_hold_validate(tmp_path: Path, pattern: str, 
     bundle = load_bundle(tmp_path, progress=False)
     start = time.perf_counter()
     report = validate(bundle, 3)
-    assert time.perf_counter() - start < 3 * DEFAULT_TIME_LIMIT + 3.0  # was 38 s at 29 characters, hours at 40
+    assert time.perf_counter() - start < 3 * DEFAULT_TIME_LIMIT + SLACK  # was 38 s at 29 characters, hours at 40
     flagged = sorted({p.path for p in report.results if "code" in str(p.to_dict())})
     assert flagged == ["m/0.md", "m/1.md"]
     written = pattern.replace("\\\\", "\\")  # as YAML reads it
@@ -208,4 +211,4 @@ def test_the_email_pattern_is_linear_on_hostile_values() -> None:
     for value in hostile:
         assert check(value) is False
         assert re.search(new, value) is None  # pySHACL's reading, on Python's backtracking re
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < SLACK
