@@ -18,8 +18,6 @@ two saves in one tick with the same size differ only in their bytes).
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -27,8 +25,10 @@ from pathlib import Path
 
 import watchfiles
 
+from mif_rdf.core.limits import Limits
 from mif_rdf.serve.served import ServedBundle, is_bundle_file
 from mif_rdf.source.bundle_files import discover, loadable
+from mif_rdf.source.parse import read_text
 
 CONFIG_FILES = (".mif/config.yaml", ".mif/config.yml")
 
@@ -87,11 +87,11 @@ class Watcher:
 
     def apply_until_stable(self, relpaths: set[str]) -> None:
         """Apply ``relpaths``, and again those whose bytes changed while they were being applied."""
-        root = self.served.bundle.root
+        root, limits = self.served.bundle.root, self.served.bundle.limits
         for _ in range(MAX_PASSES):
-            before = {p: _content_hash(root, p) for p in relpaths}
+            before = {p: _content_hash(root, p, limits) for p in relpaths}
             self.served.apply(relpaths)
-            relpaths = {p for p in relpaths if _content_hash(root, p) != before[p]}
+            relpaths = {p for p in relpaths if _content_hash(root, p, limits) != before[p]}
             if not relpaths:
                 return
 
@@ -110,16 +110,11 @@ class Watcher:
         return found
 
 
-def _content_hash(root: Path, relpath: str) -> bytes | None:
-    """The file's bytes hashed, by the rules of a fresh load: ``None`` for what the loader would not read
-    (gone, a symlink, a FIFO, a folder); opened without following a link or waiting for a writer."""
+def _content_hash(root: Path, relpath: str, limits: Limits) -> bytes | None:
+    """The file's text as a fresh load reads it (:func:`~mif_rdf.source.parse.read_text`: no FIFO waited on, at
+    most the size limit read), hashed; ``None`` for what the loader would not read (gone, a symlink, a folder,
+    over the limit, not UTF-8)."""
     if not loadable(root, relpath):
         return None
-    try:
-        fd = os.open(root / relpath, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as file:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return hashlib.blake2b(file.read(), digest_size=16).digest()
-    except OSError:
-        return None
+    text = read_text(root / relpath, relpath, [], limits)
+    return None if text is None else hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
