@@ -299,3 +299,36 @@ def test_an_empty_folder_is_refused_before_any_cluster_starts(
     (tmp_path / "empty").mkdir()
     assert main(["export", str(tmp_path / "empty"), "--dask", "-o", str(tmp_path / "out")]) == 1
     assert "no memory files" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def logged_on_a_worker() -> str:
+    """What a worker's ``distributed.worker`` logger prints for Dask's heartbeat failure and for another error,
+    both logged with their exception as Dask logs them (``logger.exception``)."""
+    import logging
+
+    from mif_rdf.distributed.quiet import HEARTBEAT_FAILED
+
+    logger, out = logging.getLogger("distributed.worker"), io.StringIO()
+    handler = logging.StreamHandler(out)
+    logger.addHandler(handler)
+    try:
+        for message in (HEARTBEAT_FAILED, "another failure"):
+            try:
+                raise OSError("Timed out trying to connect to tcp://127.0.0.1:1")
+            except OSError:
+                logger.exception(message)
+    finally:
+        logger.removeHandler(handler)
+    return out.getvalue()
+
+
+def test_the_heartbeat_race_at_close_prints_no_traceback(tmp_path: Path, client: object) -> None:
+    """A run tells the workers it ran on to log Dask's heartbeat failure (the race when a cluster closes with a
+    heartbeat in flight, seen in the docs example's output) without its traceback; any other error keeps its own."""
+    export_nquads(FIXTURE_BUNDLES["core"], tmp_path / "out", client)
+    after = client.run(logged_on_a_worker)  # type: ignore[attr-defined]
+    assert len(after) == 2
+    for text in after.values():
+        heartbeat, other = text.split("another failure")
+        assert heartbeat.strip() == "Failed to communicate with scheduler during heartbeat."
+        assert other.count("Traceback") == 1 and "OSError: Timed out" in other

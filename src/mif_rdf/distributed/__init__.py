@@ -6,6 +6,7 @@
 * :mod:`.tasks` -- what each worker runs, and the two shuffles (ids and locations; the links graph);
 * :mod:`.shuffles` -- partitions, buckets, the claims settled (both runs);
 * :mod:`.cluster` -- the client: given, at an address, or a ``LocalCluster``;
+* :mod:`.quiet` -- the worker plugin that keeps Dask's heartbeat race at close from printing a traceback;
 * :mod:`.location` -- bundle and output URLs (files go through :func:`mif_rdf.core.outputs.replacing`).
 
 Dask and fsspec are imported only when a cluster is used.

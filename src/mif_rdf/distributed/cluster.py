@@ -33,17 +33,25 @@ def connected(client: Client | str | None, workers: int | None = None) -> Iterat
     from distributed import Client, LocalCluster
 
     if isinstance(client, Client):
-        yield client
+        yield _quieted(client)
         return
     if client is not None:  # asked by check_address before anything was read or made
         with Client(client) as remote:
-            yield remote
+            yield _quieted(remote)
         return
     with (
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         Client(cluster) as local,
     ):
-        yield local
+        yield _quieted(local)
+
+
+def _quieted(client: Client) -> Client:
+    """``client``, its workers told to drop the traceback of Dask's heartbeat race at close (:mod:`.quiet`)."""
+    from mif_rdf.distributed.quiet import NAME, QuietHeartbeat
+
+    client.register_plugin(QuietHeartbeat(), name=NAME)
+    return client
 
 
 def connect_seconds() -> float:
