@@ -29,9 +29,11 @@ class RecordIndex:
     """The records of one bundle by path, its memories' document IRIs, and its :class:`LinkIndex`."""
 
     def __init__(self, bundle: LoadedBundle) -> None:
+        self.reads = 0  # how many times the whole bundle was read: once, unless something changed it behind its back
         self._read(bundle)
 
     def _read(self, bundle: LoadedBundle) -> None:
+        self.reads += 1
         self.bundle = bundle
         self.base = bundle.base_iri
         self._by_path: dict[str, Record] = {}
