@@ -27,9 +27,11 @@ import yaml
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib.namespace import XSD
 
 from conftest import BUNDLES, assert_isomorphic, memory_files, memory_text, write_file
 from mif_rdf import load_bundle
+from mif_rdf.load.oxigraph_sink import rdflib_term
 from mif_rdf.load.record_index import RecordIndex
 from mif_rdf.nsmodel import audience_for
 from mif_rdf.ontology import add_types_graph
@@ -139,14 +141,12 @@ def _edit(folder: Folder, rng: random.Random, kind: str) -> list[str]:
 
 
 def _rdflib(term: Any) -> Any:
-    """An Oxigraph term as rdflib makes it (a typed literal's lexical form normalized as rdflib normalizes it)."""
-    if isinstance(term, ox.NamedNode):
-        return URIRef(term.value)
-    if isinstance(term, ox.BlankNode):
-        return BNode(term.value)
-    if term.language:
-        return Literal(term.value, lang=term.language)
-    return Literal(term.value, datatype=URIRef(term.datatype.value))
+    """An Oxigraph term as the restricted dataset of a fresh load holds it (through oxrdflib): literals typed
+    (``xsd:string`` too) and normalized as rdflib normalizes them."""
+    node = rdflib_term(term)
+    if isinstance(node, Literal) and node.language is None:
+        return Literal(str(node), datatype=node.datatype or XSD.string)
+    return node
 
 
 def _served_graphs(store: Any) -> dict[str, list[Any]]:
