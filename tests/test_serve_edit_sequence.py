@@ -209,6 +209,9 @@ def _assert_served_as_fresh(served: ServedBundle, folder: Folder, audience: str 
     assert served.index.locations == new.locations, label
     keys = {k for m in served.bundle.memories.values() for k in (m.iri, m.doc_iri)} | {f"{BASE}no/where.md"}
     assert all(served.index.links.sources([k]) == new.links.sources([k]) for k in keys), label
+    snapshot = served.current()  # what the page reads: this publication's records, by path too
+    assert all(snapshot.memory_by_path(m.relpath) is m for m in served.bundle.memories.values()), label
+    assert snapshot.memory_by_path("no/where.md") is None
 
 
 def _run(
