@@ -12,7 +12,7 @@ import yaml
 from conftest import assert_isomorphic, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.load.incremental import reload
-from mif_rdf.load.link_index import LinkIndex
+from mif_rdf.load.record_index import RecordIndex
 from synthetic import generate_bundle
 
 
@@ -79,13 +79,12 @@ def _edit_relationships(path: Path, change) -> None:
 
 
 def test_a_kept_link_index_relinks_as_a_fresh_load_links(tmp_path: Path) -> None:
-    """serve keeps one LinkIndex across edits: links and link problems stay a fresh load's, and the index
+    """serve keeps one RecordIndex across edits: links and link problems stay a fresh load's, and the index
     stays what a new index of the bundle would say, through edits that add, remove and retarget links."""
     root = tmp_path / "bundle"
     paths = [p.relative_to(root).as_posix() for p in generate_bundle(root, 120, seed=4)]
     bundle = load_bundle(root, store="oxigraph", base_iri="mif://local/b/")
-    index = LinkIndex()
-    index.sources(bundle, ())
+    index = RecordIndex(bundle)
     a, b, c, d, e = paths[:5]
     c_id = bundle.memory_by_path(c).id
     linked = next(p for p in paths[5:] if bundle.memory_by_path(p).iri in {str(s) for s in bundle.links.objects()})
@@ -112,17 +111,21 @@ def test_a_kept_link_index_relinks_as_a_fresh_load_links(tmp_path: Path) -> None
     assert_relinked(bundle, index, root, [linked], "a linked memory is deleted")
 
 
-def assert_relinked(bundle, index: LinkIndex, root: Path, changed: list[str], label: str) -> None:
+def assert_relinked(bundle, index: RecordIndex, root: Path, changed: list[str], label: str) -> None:
     reload(bundle, *changed, index=index)
     fresh = load_bundle(root, base_iri="mif://local/b/")
     assert_isomorphic(bundle.links, fresh.links, label)
     assert link_problems(bundle) == link_problems(fresh), label
     keys = {m.iri for m in fresh.memories.values()} | {m.doc_iri for m in fresh.memories.values()}
     keys |= {"mif://local/b/new/gone.md"}
-    new = LinkIndex()
+    new = RecordIndex(bundle)
     for key in keys:
-        assert index.sources(bundle, [key]) == new.sources(bundle, [key]), f"{label}: {key}"
-    assert any(index.sources(bundle, [key]) for key in keys), label  # the comparison saw links
+        assert index.links.sources([key]) == new.links.sources([key]), f"{label}: {key}"
+    assert any(index.links.sources([key]) for key in keys), label  # the comparison saw links
     every = bundle.targets()
     keys |= set(every) | {"urn:mif:entity:nobody"}
-    assert index.targets(bundle, keys) == {k: v for k, v in every.items() if k in keys}, label
+    assert index.links.targets(bundle, keys) == {k: v for k, v in every.items() if k in keys}, label
+    assert index.follows(bundle), label
+    assert sorted(index.paths()) == sorted(new.paths()), label
+    assert all(index.at(p) is new.at(p) for p in new.paths()), label
+    assert index.locations == new.locations, label

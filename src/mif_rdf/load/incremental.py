@@ -9,12 +9,16 @@ drops one file's contribution, :func:`add_content_hashes` and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
-from mif_rdf.load.link_index import LinkIndex
+from mif_rdf.load.pipeline import PreparedMemory
+from mif_rdf.load.record_index import Record, RecordIndex
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
@@ -22,26 +26,29 @@ from mif_rdf.rdf.jsonld_source import is_projection, pair_twins
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.source.bundle_files import is_entity_path, loadable
 from mif_rdf.source.integrity import with_hash
-from mif_rdf.source.parse import ParsedMemory
+from mif_rdf.source.parse import ParsedEntity, ParsedMemory
 
 
-def reload(bundle: LoadedBundle, *relpaths: str, index: LinkIndex | None = None) -> set[str]:
+def reload(bundle: LoadedBundle, *relpaths: str, index: RecordIndex | None = None) -> set[str]:
     """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
     The links and layout graphs change only where the files touch them
-    (:func:`relink`, with ``index`` when the caller keeps one across edits);
-    returns the links-graph subjects whose triples were written again.
+    (:func:`relink`); returns the links-graph subjects whose triples were
+    written again.  ``index``: the bundle's :class:`RecordIndex` when the
+    caller keeps one across edits (``serve``), brought up to date here;
+    without one, one is made (a pass over every record).
     """
-    relpaths = tuple(
-        dict.fromkeys([*relpaths, *pair_twins(bundle.root, relpaths)])
-    )  # which of a .md/.jsonld pair loads depends on both
+    relpaths = reloaded_paths(bundle.root, relpaths)
     changed = set(relpaths)
-    old_keys, old_subjects = _keys_of(bundle, changed)
-    records: list[MemoryRecord | EntityRecord] = [*bundle.memories.values(), *bundle.entities.values()]
-    by_path = {r.relpath: r for r in records if r.relpath in changed}  # one pass over the records, not one per file
+    if index is None:
+        index = RecordIndex(bundle)
+    index.follow(bundle)
+    old = index.records_at(relpaths)
+    old_keys, old_subjects = _keys_of(old)
     for relpath in relpaths:
-        forget(bundle, relpath, by_path.get(relpath))
-    loader = _Loader(bundle)
+        forget(bundle, relpath, index.at(relpath))
+    index.replace(old, ())
+    loader = _Reloader(bundle, index)
     projections = []
     for relpath in relpaths:
         if loadable(bundle.root, relpath):  # the rules of a fresh load: no symlink, a regular file
@@ -53,30 +60,65 @@ def reload(bundle: LoadedBundle, *relpaths: str, index: LinkIndex | None = None)
                 loader.memory(relpath)
     loader.flush()
     check_projections(bundle, projections)
-    new_keys, new_subjects = _keys_of(bundle, changed)
+    new = loader.added()
+    index.replace((), new)
+    new_keys, new_subjects = _keys_of(new)
     subjects = relink(bundle, changed, old_keys | new_keys, old_subjects | new_subjects, index)
     refresh_namespace_graphs(bundle)
     return subjects
 
 
-def _keys_of(bundle: LoadedBundle, relpaths: set[str]) -> tuple[set[str], set[str]]:
-    """The target IRIs the files at ``relpaths`` answer to (document, memory,
-    entity IRIs) and their links-graph subjects."""
+def reloaded_paths(root: Path, relpaths: Iterable[str]) -> tuple[str, ...]:
+    """``relpaths`` and the other file of each ``.md``/``.jsonld`` pair among them: which of a pair loads depends
+    on both, so :func:`reload` reads both."""
+    relpaths = list(relpaths)
+    return tuple(dict.fromkeys([*relpaths, *pair_twins(root, relpaths)]))
+
+
+class _Reloader(_Loader):
+    """The loader of a reload: the locations already taken are the index's (the plain loader maps every
+    memory's on first use), and it keeps the records it adds."""
+
+    def __init__(self, bundle: LoadedBundle, index: RecordIndex) -> None:
+        super().__init__(bundle)
+        self._locations = index.locations  # a new memory's location is written into it, as into the loader's own
+        self._added: list[Record] = []
+
+    def accept(self, prepared: PreparedMemory) -> None:
+        super().accept(prepared)
+        parsed = prepared.parsed
+        record = self.bundle.memories.get(parsed.id) if parsed is not None else None
+        if record is not None and parsed is not None and record.relpath == parsed.relpath:  # not refused
+            self._added.append(record)
+
+    def add_entity(self, parsed: ParsedEntity) -> None:
+        super().add_entity(parsed)
+        self._added.append(self.bundle.entities[parsed.iri])
+
+    def added(self) -> list[Record]:
+        """The records added that the bundle still holds (the store may refuse a memory when the loader flushes);
+        a refused memory's location is free again."""
+        kept: list[Record] = []
+        for record in self._added:
+            if isinstance(record, EntityRecord) or self.bundle.memories.get(record.id) is record:
+                kept.append(record)
+            elif self.locations().get(record.doc_iri) == record.relpath:
+                del self.locations()[record.doc_iri]
+        return kept
+
+
+def _keys_of(records: Iterable[Record]) -> tuple[set[str], set[str]]:
+    """The target IRIs ``records`` answer to (document, memory, entity IRIs) and their links-graph subjects."""
     keys: set[str] = set()
     subjects: set[str] = set()
-    for m in bundle.memories.values():
-        if m.relpath in relpaths:
-            keys |= {m.doc_iri, m.iri}
-            subjects.add(m.iri)
-    for e in bundle.entities.values():
-        if e.relpath in relpaths:
-            keys.add(e.iri)
-            subjects.add(e.iri)
+    for record in records:
+        keys |= {record.doc_iri, record.iri} if isinstance(record, MemoryRecord) else {record.iri}
+        subjects.add(record.iri)
     return keys, subjects
 
 
 def relink(
-    bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: set[str], index: LinkIndex | None = None
+    bundle: LoadedBundle, relpaths: set[str], keys: set[str], subjects: set[str], index: RecordIndex | None = None
 ) -> set[str]:
     """Bring the links graph up to date after the files at ``relpaths`` changed, touching only what they touch.
 
@@ -89,17 +131,20 @@ def relink(
     subjects whose triples were written again.  The layout graph's triples
     of the changed files (``subjects``) are written again too.
 
-    The memories linking to ``keys`` come from ``index`` (a
-    :class:`~mif_rdf.load.link_index.LinkIndex` the caller keeps across edits,
-    so an edit reads only the relationships of the records that changed);
-    without one, every memory's relationships are read.
+    The records at ``relpaths`` and the memories linking to ``keys`` come from
+    ``index`` (the bundle's :class:`RecordIndex`, up to date; made here when
+    not given: a pass over every record and its relationships).
     """
     layout = bundle.dataset.graph(URIRef(bundle.layout_graph_iri))
     for subject in subjects:
         layout.remove((URIRef(subject), None, None))
-    index = index or LinkIndex()
-    linking = index.sources(bundle, keys)
-    sources = [m for m in bundle.memories.values() if m.relpath in relpaths or m.id in linking]
+    if index is None:
+        index = RecordIndex(bundle)
+    index.follow(bundle)
+    changed = index.records_at(sorted(relpaths))
+    sources = [r for r in changed if isinstance(r, MemoryRecord)]
+    linking = index.links.sources(keys) - {m.id for m in sources}
+    sources += [bundle.memories[i] for i in sorted(linking)]
     resolved_again = {m.relpath for m in sources}
     bundle.problems.items = [p for p in bundle.problems if not (p.rule == "link" and p.path in resolved_again)]
     graph = bundle.links
@@ -107,15 +152,13 @@ def relink(
     for subject in subjects:
         graph.remove((URIRef(subject), None, None))
     loader = _Loader(bundle)
-    targets = index.targets(
+    targets = index.links.targets(
         bundle, {key for m in sources for _, _, key in target_keys(m.frontmatter, m.doc_iri, bundle.base_iri)}
     )
     triples = [t for m in sources for t in loader.source_triples(m, targets)]
-    triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in bundle.entities.values() if e.relpath in relpaths]
+    triples += [(URIRef(e.iri), PATH, Literal(e.relpath)) for e in changed if isinstance(e, EntityRecord)]
     loader.add_graph(bundle.links_graph_iri, triples)
-    loader.add_graph(
-        bundle.layout_graph_iri, layout_triples(m for m in bundle.memories.values() if m.relpath in relpaths)
-    )
+    loader.add_graph(bundle.layout_graph_iri, layout_triples(m for m in changed if isinstance(m, MemoryRecord)))
     loader.flush()
     return subjects
 

@@ -32,13 +32,18 @@ class Snapshot:
     base_iri: str
     name: str  # the bundle folder's name (the page never shows where it is on disk)
     _triples: list[int] = field(default_factory=list, compare=False)
+    _paths: list[dict[str, MemoryRecord]] = field(default_factory=list, compare=False)
 
     def allows(self, iri: str) -> bool:
         """Whether the memory or entity ``iri`` is served."""
         return ox.NamedNode(iri) not in self.withheld
 
     def memory_by_path(self, relpath: str) -> MemoryRecord | None:
-        return next((m for m in self.memories.values() if m.relpath == relpath), None)
+        """The memory loaded from ``relpath``; the map is made once per snapshot (the page asks it for every
+        finding: a scan of the records each time grew with findings times memories)."""
+        if not self._paths:  # two readers may both make it: each appends a whole map, and the first is used
+            self._paths.append({m.relpath: m for m in self.memories.values()})
+        return self._paths[0].get(relpath)
 
     def withheld_paths(self) -> list[str]:
         return [m.relpath for m in self.memories.values() if not self.allows(m.iri)] + [

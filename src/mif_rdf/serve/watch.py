@@ -100,10 +100,7 @@ class Watcher:
         if is_bundle_file(relpath):
             return {relpath}
         folder = relpath.rstrip("/") + "/"
-        known = {m.relpath for m in self.served.bundle.memories.values()} | {
-            e.relpath for e in self.served.bundle.entities.values()
-        }
-        found = {p for p in known if p.startswith(folder)}
+        found = {p for p in self.served.index.paths() if p.startswith(folder)}
         if (root / relpath).is_dir():
             files = discover(root)
             found |= {p for p in (*files.memories, *files.entities, *files.projections) if p.startswith(folder)}
