@@ -1,0 +1,58 @@
+"""``mif-rdf export --store oxigraph`` as a whole process: what it imports and what its exit costs (issue 34 item 3).
+
+Each case runs the command in a fresh interpreter, as a user's shell does,
+and reads what that interpreter holds; the export itself must still be
+complete and equal to the in-process one (tests/test_export_native.py
+compares the formats).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import EXAMPLES
+
+#: Runs the command line's ``main`` on the arguments given, then prints what the tests read, as JSON.  The
+#: ``atexit`` handler is registered before ``main`` runs, so it runs after every handler the command registers.
+SCRIPT = """
+import atexit, gc, json, sys
+from mif_rdf.cli.main import main
+seen = {}
+atexit.register(lambda: print(json.dumps({**seen, "frozen_at_exit": gc.get_freeze_count()})))
+seen["code"] = main(sys.argv[1:])
+seen["modules"] = sorted(sys.modules)
+"""
+
+
+def exported(tmp_path: Path, *options: str) -> tuple[dict[str, object], Path]:
+    target = tmp_path / "out.nq"
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, "export", str(EXAMPLES), "-o", str(target), "-q", "--no-cache", *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1]), target
+
+
+def test_an_oxigraph_export_loads_no_stage_it_does_not_use(tmp_path: Path) -> None:
+    """Loading and exporting needs neither the query helpers, nor write-back, nor the notebook view, nor the
+    validators' engines: the public ``Bundle`` imports each of those only when one of its methods asks."""
+    seen, target = exported(tmp_path, "--store", "oxigraph")
+    assert seen["code"] == 0 and target.stat().st_size > 0
+    modules = set(seen["modules"])  # type: ignore[call-overload]
+    unused = {"mif_rdf.queries", "mif_rdf.output.update", "mif_rdf.notebook", "pyshacl", "owlrl", "regex"}
+    assert not modules & unused, sorted(modules & unused)
+    assert {"mif_rdf.output.oxigraph_export", "pyoxigraph"} <= modules  # the export did run, natively
+
+
+def test_the_exit_skips_the_collection_of_what_the_command_made(tmp_path: Path) -> None:
+    """Everything alive when the command ends is frozen before the interpreter's last collection, which would
+    walk it all only to free memory the exit returns anyway; handlers registered before still run after it."""
+    seen, target = exported(tmp_path, "--store", "oxigraph")
+    assert seen["code"] == 0 and target.read_text(encoding="utf-8").endswith(" .\n")
+    assert seen["frozen_at_exit"] > 10_000  # type: ignore[operator]  # the bundle's objects, not a handful
