@@ -13,7 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import EXAMPLES
+from mif_rdf.cli.main import main
 
 #: Runs the command line's ``main`` on the arguments given, then prints what the tests read, as JSON.  The
 #: ``atexit`` handler is registered before ``main`` runs, so it runs after every handler the command registers.
@@ -56,3 +59,22 @@ def test_the_exit_skips_the_collection_of_what_the_command_made(tmp_path: Path) 
     seen, target = exported(tmp_path, "--store", "oxigraph")
     assert seen["code"] == 0 and target.read_text(encoding="utf-8").endswith(" .\n")
     assert seen["frozen_at_exit"] > 10_000  # type: ignore[operator]  # the bundle's objects, not a handful
+
+
+def test_a_quiet_export_does_not_count_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The counts (the store's COUNT queries) are for the summary line alone: ``-q`` shows none, so asks for none;
+    without it the line counts exactly the quads written."""
+    from mif_rdf.output.policy import ExportPolicy
+
+    counted = []
+    sizes = ExportPolicy.sizes
+    monkeypatch.setattr(ExportPolicy, "sizes", lambda self, dataset: counted.append(1) or sizes(self, dataset))
+    quiet, said = tmp_path / "quiet.nq", tmp_path / "said.nq"
+    assert main(["export", str(EXAMPLES), "--store", "oxigraph", "--no-cache", "-q", "-o", str(quiet)]) == 0
+    assert counted == [] and capsys.readouterr().err == ""
+    assert main(["export", str(EXAMPLES), "--store", "oxigraph", "--no-cache", "-o", str(said)]) == 0
+    lines = said.read_text(encoding="utf-8").splitlines()
+    assert counted == [1] and f"wrote {len(lines)} quads in " in capsys.readouterr().err
+    assert len(quiet.read_text(encoding="utf-8").splitlines()) == len(lines)
