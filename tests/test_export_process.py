@@ -43,14 +43,32 @@ def exported(tmp_path: Path, *options: str) -> tuple[dict[str, object], Path]:
 
 
 def test_an_oxigraph_export_loads_no_stage_it_does_not_use(tmp_path: Path) -> None:
-    """Loading and exporting needs neither the query helpers, nor write-back, nor the notebook view, nor the
-    validators' engines: the public ``Bundle`` imports each of those only when one of its methods asks."""
+    """Loading and exporting needs neither write-back, nor the notebook view, nor the validators' engines: the
+    public ``Bundle`` imports each of those only when one of its methods asks (the query stage it imports:
+    that import registers the SPARQL functions ``bundle.dataset.query`` uses, the next test)."""
     seen, target = exported(tmp_path, "--store", "oxigraph")
     assert seen["code"] == 0 and target.stat().st_size > 0
     modules = set(seen["modules"])  # type: ignore[call-overload]
-    unused = {"mif_rdf.queries", "mif_rdf.output.update", "mif_rdf.notebook", "pyshacl", "owlrl", "regex"}
+    unused = {"mif_rdf.output.update", "mif_rdf.notebook", "mif_rdf.output.export_api", "pyshacl", "owlrl"}
     assert not modules & unused, sorted(modules & unused)
     assert {"mif_rdf.output.oxigraph_export", "pyoxigraph"} <= modules  # the export did run, natively
+
+
+def test_a_loaded_bundle_s_own_dataset_knows_the_project_s_sparql_functions() -> None:
+    """``bundle.dataset.query`` (rdflib's own, README) has ``mif:validAt`` and the time-bounded REGEX as soon
+    as a bundle is loaded, in a fresh interpreter that imported nothing else."""
+    script = (
+        "import sys; from mif_rdf import load_bundle\n"
+        "bundle = load_bundle(sys.argv[1], progress=False)\n"
+        "rows = bundle.dataset.query('SELECT ?m WHERE { ?m mif:path ?p FILTER(mif:validAt(?m, \"2026-03-01\")) }')\n"
+        "from rdflib.plugins.sparql import operators\n"
+        "print(len(list(rows)), operators.Builtin_REGEX.__module__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(EXAMPLES)], capture_output=True, text=True, timeout=120, check=True
+    )
+    count, regex_module = done.stdout.split()
+    assert int(count) > 0 and regex_module == "mif_rdf.core.sparql_regex", done.stdout + done.stderr
 
 
 def test_the_exit_skips_the_collection_of_what_the_command_made(tmp_path: Path) -> None:

@@ -28,10 +28,12 @@ from mif_rdf.load.bundle import MemoryRecord as MemoryRecord
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.revisions import load_at_revision
 from mif_rdf.load.stores import new_dataset as new_dataset
+from mif_rdf.queries.sparql import run_query
 
-# The later stages each convenience calls (queries, write-back, export, the Jupyter view) are imported by the
-# method that needs them: a command that only loads and exports does not pay for rdflib's SPARQL engine
-# (pyparsing) at start-up.
+# Importing the query stage (above) registers the project's SPARQL functions (mif:validAt, ...) and the
+# time-bounded REGEX with rdflib, which ``bundle.dataset.query`` relies on.  The other later stages a convenience
+# calls (write-back, export, the Jupyter view) are imported by the method that needs them: a command that only
+# loads and exports does not pay for them at start-up.
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
     from mif_rdf.output.export_api import Destination
@@ -53,8 +55,6 @@ class Bundle(LoadedBundle):
         The same as :func:`mif_rdf.queries.run_query` on ``self.dataset``: updates
         and (unless allowed) ``SERVICE`` are refused, syntax errors name the line.
         """
-        from mif_rdf.queries.sparql import run_query
-
         return run_query(self.dataset, query, bindings, allow_service=allow_service)
 
     def export(
