@@ -87,12 +87,12 @@ def test_a_pool_that_cannot_start_means_a_load_in_this_process(tmp_path: Path, m
 def test_workers_by_default_only_on_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mif_rdf.load.pipeline, "_reruns_main_script", lambda: False)
     monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 2)
-    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.1)  # an idle 2-core machine
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda **_: 0.1)  # an idle 2-core machine
     assert worker_count(10_000, None) == 1 and worker_count(10_000, None, busy_main=False) == 2
-    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.9)  # another job holds a core
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda **_: 0.9)  # another job holds a core
     assert worker_count(10_000, None) == 0 and worker_count(10_000, None, busy_main=False) == 0
     monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 8)
-    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 1.2)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda **_: 1.2)
     assert worker_count(10, None) == 0  # small bundles stay in one process
     assert worker_count(10_000, None) == 6 and worker_count(10_000, None, busy_main=False) == 7
     assert worker_count(10_000, 0) == 0 and worker_count(5, 3) == 3  # asked for: always given
@@ -106,10 +106,39 @@ def test_busy_cores_reads_this_machine() -> None:
     assert 0.0 <= busy <= (os.cpu_count() or 1) + 0.5
 
 
+def test_busy_cores_from_an_earlier_reading_waits_only_for_the_rest() -> None:
+    """A reading taken before other work: the sample overlaps that work instead of sleeping the whole interval."""
+    import time
+
+    from mif_rdf.load.pipeline import _busy_cores, cpu_reading
+
+    before = cpu_reading()
+    assert before is not None  # Linux: the tests run where /proc is
+    end = time.monotonic() + 0.15
+    while time.monotonic() < end:  # this process's own work (a load finding its files)
+        pass
+    start = time.monotonic()
+    busy = _busy_cores(0.1, since=before)
+    assert time.monotonic() - start < 0.05  # the interval had passed: one more reading, no sleep
+    assert 0.0 <= busy <= (os.cpu_count() or 1) + 0.5
+
+
+def test_busy_cores_leave_out_this_processs_own_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of two cores busy half the time over a second in which this process used one core-second, none is
+    another's; the same ticks with this process idle are one core kept busy by others."""
+    from mif_rdf.load.pipeline import CpuReading, _busy_cores
+
+    first = CpuReading(total=1_000, idle=400, cpus=2, own=5.0, at=10.0)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "cpu_reading", lambda: CpuReading(1_200, 500, 2, 6.0, 11.0))
+    assert _busy_cores(0.1, since=first) == pytest.approx(0.0)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "cpu_reading", lambda: CpuReading(1_200, 500, 2, 5.0, 11.0))
+    assert _busy_cores(0.1, since=first) == pytest.approx(1.0)
+
+
 def test_no_default_workers_that_would_run_the_script_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh-interpreter workers import the main script; a default must not ask for that."""
     monkeypatch.setattr(mif_rdf.load.pipeline, "usable_cores", lambda: 8)
-    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda: 0.0)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "_busy_cores", lambda **_: 0.0)
     monkeypatch.setattr(mif_rdf.load.pipeline, "_start_method", lambda: multiprocessing.get_context("spawn"))
     script = types.ModuleType("__main__")
     script.__file__ = (

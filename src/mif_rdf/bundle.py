@@ -28,11 +28,12 @@ from mif_rdf.load.bundle import MemoryRecord as MemoryRecord
 from mif_rdf.load.pipeline import ToRdfEngine
 from mif_rdf.load.revisions import load_at_revision
 from mif_rdf.load.stores import new_dataset as new_dataset
-from mif_rdf.notebook.display import bundle_html
-from mif_rdf.output.export_api import export as _export
-from mif_rdf.output.update import update_bundle
 from mif_rdf.queries.sparql import run_query
 
+# Importing the query stage (above) registers the project's SPARQL functions (mif:validAt, ...) and the
+# time-bounded REGEX with rdflib, which ``bundle.dataset.query`` relies on.  The other later stages a convenience
+# calls (write-back, export, the Jupyter view) are imported by the method that needs them: a command that only
+# loads and exports does not pay for them at start-up.
 if TYPE_CHECKING:
     from mif_rdf.nsmodel.audience import Audience
     from mif_rdf.output.export_api import Destination
@@ -71,7 +72,9 @@ class Bundle(LoadedBundle):
         (a party of the bundle) writes only what it may read.  The same as
         :func:`mif_rdf.export`; returns the policy applied.
         """
-        return _export(
+        from mif_rdf.output.export_api import export
+
+        return export(
             self, target, format, include_local=include_local, audience=audience, include_system=include_system
         )
 
@@ -86,6 +89,8 @@ class Bundle(LoadedBundle):
     ) -> UpdateResult:
         """Run a SPARQL Update and write each changed memory back to its file
         (:func:`mif_rdf.output.update.update_bundle`)."""
+        from mif_rdf.output.update import update_bundle
+
         return update_bundle(
             self, update, dry_run=dry_run, allow_service=allow_service, force=force, allow_delete=allow_delete
         )
@@ -129,6 +134,8 @@ class Bundle(LoadedBundle):
 
     def _repr_html_(self) -> str:
         """The summary Jupyter shows for a bundle: counts, graphs and problems."""
+        from mif_rdf.notebook.display import bundle_html
+
         return bundle_html(self)
 
 

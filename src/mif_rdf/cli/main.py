@@ -20,6 +20,7 @@ from typing import NoReturn
 from mif_rdf import __version__
 from mif_rdf.cli.commands import command_modules
 from mif_rdf.cli.commands._common import EXIT_CANNOT_RUN, interrupted, set_verbosity, verbosity_options
+from mif_rdf.core.collector import skip_collection_at_exit
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.spelling import closest
 
@@ -152,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _quiet_rdflib()
     set_verbosity(args)
     _terminate_like_interrupt()
+    skip_collection_at_exit()
     try:
         return int(args.func(args))
     except MifRdfError as exc:

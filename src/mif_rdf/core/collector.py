@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import gc
 from collections.abc import Iterator
 
@@ -34,3 +36,18 @@ def no_cyclic_gc() -> Iterator[None]:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+@functools.cache  # registered once, however often a program calls it
+def skip_collection_at_exit() -> None:
+    """Leave everything alive at exit out of the interpreter's last full collection (for a command-line run).
+
+    At exit CPython collects every generation once more, walking every object
+    still alive (a loaded bundle's records, documents and terms: about 0.3 s
+    after a 3,000-memory export on a busy machine) only to free memory that
+    the exit returns anyway.  ``gc.freeze()`` at exit moves them to the
+    permanent generation, which that collection skips; objects are still
+    released as modules are torn down, and handlers registered with
+    :mod:`atexit` still run (they do not depend on the collector).
+    """
+    atexit.register(gc.freeze)

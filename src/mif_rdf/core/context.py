@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from pyld.iri_resolver import resolve as _resolve_iri
-
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.resources import data_file
 
@@ -132,6 +130,20 @@ def _first_bad(value: str) -> int:
 def _shown(char: str) -> str:
     """A character as a person can read it in a message: printable ones quoted, the others as U+XXXX."""
     return repr(char) if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+
+
+def _resolve_iri(reference: str, base: str) -> str:
+    """pyld's own resolution, for the references :func:`resolve_iri` does not join itself."""
+    return _pyld_resolve()(reference, base)
+
+
+@cache
+def _pyld_resolve() -> Callable[[str, str], str]:
+    """pyld's resolver, imported on first use: importing pyld imports its network document loaders
+    (requests, urllib3, asyncio), 0.08 s of CPU at the start of every command that may never need it."""
+    from pyld.iri_resolver import resolve
+
+    return resolve
 
 
 def resolve_iri(reference: str, base: str) -> str:

@@ -21,7 +21,7 @@ from mif_rdf.core.progress import progress_bar
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
-from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories, worker_count
+from mif_rdf.load.pipeline import CpuReading, ToRdfEngine, cpu_reading, prepare_memories, worker_count
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.bundle_files import BundleFiles, discover
@@ -69,8 +69,12 @@ def load(
         )
         refresh_namespace_graphs(bundle)  # the cache does not watch .mif/shared-agreements and .mif/namespaces
         return bundle
+    before = cpu_reading() if workers is None else None  # how busy the machine is, sampled while the store is made
     return fill(
-        open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits, into=into), progress, workers
+        open_bundle(root, base_iri=base_iri, engine=engine, store=store, limits=limits, into=into),
+        progress,
+        workers,
+        since=before,
     )
 
 
@@ -106,10 +110,14 @@ def _located(root: str | Path, base_iri: str | None, engine: str) -> tuple[Path,
     return root, normalize_base_iri(base_iri) if base_iri else bundle_base_iri(root)
 
 
-def fill(bundle: B, progress: bool | None = None, workers: int | None = None) -> B:
-    """Read every file of ``bundle.root`` into the (empty) bundle and return it."""
+def fill(bundle: B, progress: bool | None = None, workers: int | None = None, *, since: CpuReading | None = None) -> B:
+    """Read every file of ``bundle.root`` into the (empty) bundle and return it.
+
+    ``since``: a :func:`~mif_rdf.load.pipeline.cpu_reading` taken before the bundle was opened, so the sample
+    of how busy the machine is (which decides the default workers) overlaps that work instead of waiting.
+    """
     with no_cyclic_gc():
-        _fill(bundle, progress, workers)
+        _fill(bundle, progress, workers, since)
     return bundle
 
 
@@ -154,11 +162,12 @@ def memory_files(bundle: LoadedBundle) -> BundleFiles:
     return files
 
 
-def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None) -> None:
+def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None, since: CpuReading | None) -> None:
+    before = since or (cpu_reading() if workers is None else None)  # sampled while the files are found, at least
     files = memory_files(bundle)
     memories = files.memories
     loader = _Loader(bundle)
-    workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
+    workers = worker_count(len(memories), workers, busy_main=loader.sink is None, since=before)
     prepared = prepare_memories(
         bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output
     )

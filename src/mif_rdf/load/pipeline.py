@@ -121,7 +121,7 @@ def triples(projection: Projection, engine: ToRdfEngine) -> list[Triple]:
     return document_triples(projection.document, projection.doc_iri)
 
 
-def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> int:
+def worker_count(files: int, workers: int | None, *, busy_main: bool = True, since: CpuReading | None = None) -> int:
     """Worker processes for ``files`` memory files: ``workers`` when given, else as many as there are idle cores.
 
     Workers only pay when they get cores of their own: they shorten a load on
@@ -135,13 +135,14 @@ def worker_count(files: int, workers: int | None, *, busy_main: bool = True) -> 
     whose main process mostly waits while Oxigraph parses in Rust, so every
     idle core gets a worker.  No workers by default where they would run the
     program's script again (:func:`_reruns_main_script`).  ``--workers``
-    overrides the guess.
+    overrides the guess.  ``since``: a :func:`cpu_reading` taken before the
+    caller's own work (finding the files), which the sample then overlaps.
     """
     if workers is not None:
         return max(0, workers)
     if files < PARALLEL_THRESHOLD or _reruns_main_script():
         return 0
-    idle = round(usable_cores() - _busy_cores())
+    idle = round(usable_cores() - _busy_cores(since=since))
     if idle < 2:
         return 0
     return min(idle - 1 if busy_main else idle, 8)
@@ -181,24 +182,52 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _busy_cores(interval: float = 0.1) -> float:
-    """How many cores other processes keep busy now, from two readings of ``/proc/stat`` (0 where there is none)."""
+@dataclass(frozen=True)
+class CpuReading:
+    """The machine's CPU counters (``/proc/stat``) and this process's own CPU time, at one moment."""
 
-    def sample() -> tuple[int, int, int]:
+    total: int  # ticks of every core, in every state
+    idle: int  # ticks idle or waiting on I/O
+    cpus: int
+    own: float  # this process's CPU seconds, every thread (time.process_time)
+    at: float  # time.monotonic()
+
+
+def cpu_reading() -> CpuReading | None:
+    """A :class:`CpuReading` now, or None where there is no ``/proc/stat``."""
+    try:
         with open("/proc/stat", encoding="ascii") as handle:
             lines = handle.read().splitlines()
         fields = [int(x) for x in lines[0].split()[1:]]
-        cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
-        return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0), cpus  # all, idle + iowait, cpus
-
-    try:
-        total0, idle0, cpus = sample()
-        time.sleep(interval)
-        total1, idle1, _ = sample()
     except (OSError, ValueError, IndexError):
+        return None
+    cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return CpuReading(sum(fields), idle, cpus, time.process_time(), time.monotonic())
+
+
+def _busy_cores(interval: float = 0.1, since: CpuReading | None = None) -> float:
+    """How many cores other processes keep busy, from two readings ``interval`` apart (0 where there is no /proc).
+
+    ``since`` is a first reading taken earlier, while this process did work it
+    had to do anyway: only what is left of ``interval`` is waited for (a
+    command's load made its store, importing Oxigraph's rdflib plugin, and
+    found its files in the meantime: usually all of it).  This process's own
+    CPU time between the readings is not counted as busy.
+    """
+    first = since or cpu_reading()
+    if first is None:
         return 0.0
-    elapsed = total1 - total0
-    return 0.0 if elapsed <= 0 else cpus * (elapsed - (idle1 - idle0)) / elapsed
+    left = interval - (time.monotonic() - first.at)
+    if left > 0:
+        time.sleep(left)
+    second = cpu_reading()
+    if second is None or second.total <= first.total:
+        return 0.0
+    elapsed = second.total - first.total
+    busy = first.cpus * (elapsed - (second.idle - first.idle)) / elapsed
+    own = (second.own - first.own) / max(second.at - first.at, 1e-6)
+    return max(0.0, busy - own)
 
 
 def _as_is(prepared: PreparedMemory) -> PreparedMemory:

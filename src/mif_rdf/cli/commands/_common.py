@@ -404,6 +404,8 @@ def export(bundle: Bundle, fmt: str, path: Path | None, audience: Audience | Non
     policy = export_policy(bundle, audience)
     show_ill_typed(ill_typed_literals(bundle, policy.allows), bundle.root)
     write(path, lambda out: export_bundle(bundle, fmt, out, policy))
+    if _Voice.quiet:  # the counts are for the summary line alone, which --quiet does not show
+        return
     sizes = policy.sizes(bundle.dataset)  # the store counts (Oxigraph: COUNT queries), nothing is read again
     wrote(sum(sizes.values()), len(sizes), fmt, path, list(policy.withheld.values()))
 
