@@ -48,7 +48,7 @@ _plans: dict[ActiveContext, dict[str, _Plan]] = {}
 _plain: dict[str, str] = {}
 #: The literal text of a (type, value, datatype) that the projection takes without a word (numbers, flags).
 _scalars: dict[tuple[Any, ...], str] = {}
-#: The IRI text of an ``@vocab`` value, by context and value (with a vocabulary, the base takes no part in it).
+#: The IRI text of an ``@vocab`` value or a type, by context and value (with a vocabulary, the base takes no part).
 _vocab: dict[tuple[ActiveContext, str], str] = {}
 _XSD_STRING = XSD + "string"
 
@@ -102,15 +102,20 @@ def _plan(ctx: ActiveContext, key: str) -> _Plan:
     return found
 
 
+def _keep(cache: dict[Any, str], key: Any, text: str) -> None:
+    """Remember ``text`` under ``key`` (a cache that outgrows a bundle's repeats starts again)."""
+    if len(cache) > 100_000:
+        cache.clear()
+    cache[key] = text
+
+
 def _plain_literal(value: str) -> str:
     """The N-Triples text of a plain string (:meth:`NQuadsTerms.literal` without a datatype), short ones kept."""
     found = _plain.get(value)
     if found is None:
         found = quoted(value)
         if len(value) <= CACHED_LENGTH:
-            if len(_plain) > 200_000:
-                _plain.clear()
-            _plain[value] = found
+            _keep(_plain, value, found)
     return found
 
 
@@ -144,55 +149,79 @@ class _OnePass:
         enc, walker, ctx = self.enc, self.walker, mif_context()
         types = memory_types(frontmatter, enc, ctx)
         subject = walker.reference(ctx.expand_iri(memory_iri(str(frontmatter["id"])), base=self.base) or "")
-        self.types(subject, types, ctx)
+        self.types(subject, self.type_texts(types, ctx))
         if "type" in frontmatter:
             encoded = enc.value(frontmatter["type"], ctx.terms["conceptType"], ctx, "type")
             if encoded is LEFT_OUT:
                 raise _NeedsProjection
             self.walked("conceptType", encoded, subject, ctx)
-        rest = memory_rest(frontmatter, enc)
-        if any(_plan(ctx, key)[0] == _REFERENCE for key in rest if isinstance(key, str)):
-            raise _NeedsProjection  # a second @id or @type in the document: the walker takes the last
-        self.properties(subject, rest, ctx, "")
+        self.properties(subject, memory_rest(frontmatter, enc), ctx, "")
         for key, value in memory_tail(frontmatter, body).items():
             self.walked(key, value, subject, ctx)
 
     def walked(self, key: str, value: Any, subject: str, ctx: ActiveContext) -> None:
         """A value already in its document form, under ``key`` of the top node: the walker's own step."""
-        role, term, child = ctx.plan(key)
-        if role:
-            self.walker.values(subject, self.walker.terms.iri(role), value, term, child)
-            self.flush()
+        how, predicate, term, child = _plan(ctx, key)
+        if how == _OTHER or how == _REFERENCE:  # the walker writes any key with a role, even one the projection refuses
+            if not predicate or how == _REFERENCE:
+                return
+            predicate = "<" + predicate + ">"
+        coerce = term.coerce if term else None
+        if type(value) is str and (term is None or term.container is None) and (coerce is None or coerce[0] != "@"):
+            self.lines.append(f"{subject} {predicate} {self.walker.literal(value, coerce)}{self.tail}")
+            return
+        self.walker.values(subject, predicate, value, term, child)
+        self.flush()
 
-    def types(self, subject: str, types: list[Any], ctx: ActiveContext) -> None:
+    def type_texts(self, value: Any, ctx: ActiveContext) -> list[str]:
+        """The IRI texts of a node's ``@type`` (a string or a list of them), as the walker writes them.
+
+        What :meth:`Encoder.reference_problem` refuses goes to the projection.
+        """
+        values = value if isinstance(value, list) else [value]
+        if not values:
+            raise _NeedsProjection
+        texts = []
+        for t in values:
+            if not isinstance(t, str):
+                raise _NeedsProjection
+            text = _vocab.get((ctx, t)) if ctx.vocab is not None else None
+            if text is None:
+                iri = ctx.expand_iri(t, vocab=True, base=self.base)
+                if not iri or not is_valid_iri(iri):
+                    raise _NeedsProjection
+                text = "<" + iri + ">"
+                if ctx.vocab is not None:  # then the base takes no part in it
+                    _keep(_vocab, (ctx, t), text)
+            texts.append(text)
+        return texts
+
+    def types(self, subject: str, texts: list[str]) -> None:
         """The ``rdf:type`` lines of a node."""
-        type_text, walker = self.walker.terms.TYPE, self.walker
-        for t in types:
-            self.lines.append(
-                f"{subject} {type_text} {walker.terms.iri(ctx.expand_iri(t, vocab=True, base=self.base) or '')}"
-                + self.tail
-            )
+        type_text, tail = self.walker.terms.TYPE, self.tail
+        self.lines.extend([f"{subject} {type_text} {text}{tail}" for text in texts])
 
     def node(self, obj: dict[Any, Any], ctx: ActiveContext, keypath: str) -> str:
         """A nested node: its subject (``@id`` or a new blank node), its types, then its properties."""
         walker = self.walker
         subject = None
-        types: list[Any] = []
+        types: list[str] = []
         for key, value in obj.items():
             if not isinstance(key, str):
                 raise _NeedsProjection
             how, role, _, _ = _plan(ctx, key)
             if how == _REFERENCE:
-                if self.enc.reference_problem(role, value, ctx) is not None:
-                    raise _NeedsProjection
-                if role == "@id":
-                    subject = walker.reference(ctx.expand_iri(value, base=self.base) or "")
-                else:
-                    types.extend(value if isinstance(value, list) else [value])
+                if role == "@type":
+                    types.extend(self.type_texts(value, ctx))
+                    continue
+                iri = ctx.expand_iri(value, base=self.base) if isinstance(value, str) else None
+                if not iri or not is_valid_iri(iri):
+                    raise _NeedsProjection  # what :meth:`Encoder.reference_problem` refuses
+                subject = walker.reference(iri)
         if subject is None:
             subject = walker.terms.blank()
         if types:
-            self.types(subject, types, ctx)
+            self.types(subject, types)
         self.properties(subject, obj, ctx, keypath)
         return subject
 
@@ -208,6 +237,8 @@ class _OnePass:
                     lines.append(f"{subject} {predicate} {_plain_literal(value)}{tail}")
                     continue
             elif how == _REFERENCE:
+                if not keypath:  # a second @id or @type in the memory's own node: the walker takes the last
+                    raise _NeedsProjection
                 continue
             elif how == _OTHER:
                 raise _NeedsProjection  # left out, or kept with a warning: the projection's notes
@@ -282,9 +313,7 @@ class _OnePass:
                 return None  # a blank node, or the projection's note
             text = "<" + iri + ">"
             if vocab and ctx.vocab is not None:  # then the base takes no part in it
-                if len(_vocab) > 100_000:
-                    _vocab.clear()
-                _vocab[(ctx, value)] = text
+                _keep(_vocab, (ctx, value), text)
             return text
         if coerce is not None and coerce[0] == "@":
             return None
@@ -300,9 +329,7 @@ class _OnePass:
                 return None
             found = self.walker.literal(encoded, coerce)
             if len(self.enc.ill_typed) == said:  # nothing to say about it: the same text without asking next time
-                if len(_scalars) > 100_000:
-                    _scalars.clear()
-                _scalars[key] = found
+                _keep(_scalars, key, found)
         return found
 
     def index_map(

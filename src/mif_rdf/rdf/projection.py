@@ -74,6 +74,8 @@ LEXICAL_FORMS = {
 ILL_TYPED = "ill-typed-literal"
 #: Keys of a memory's frontmatter the projection derives itself.
 _RESERVED = {"id", "type", "@id", "@context", "conceptType", "content"}
+#: The reserved keys the projection derives from something else, which clash when written, in order.
+_CLASHING = sorted(_RESERVED - {"id", "type"})
 
 
 @dataclass
@@ -266,7 +268,7 @@ def memory_types(frontmatter: dict[str, Any], enc: Encoder, ctx: ActiveContext) 
 
 def memory_rest(frontmatter: dict[str, Any], enc: Encoder) -> dict[Any, Any]:
     """The frontmatter fields passed through as written (a note for each key that clashes with a derived one)."""
-    for key in sorted(_RESERVED - {"id", "type"}):
+    for key in _CLASHING:
         if key in frontmatter:
             enc.note(
                 key,
