@@ -43,7 +43,7 @@ from mif_rdf.source.identity import memory_iri
 _PLAIN, _VALUE, _REFERENCE, _OTHER = range(4)
 #: (how, predicate text, term, context of the values) of a node's key.
 _Plan = tuple[int, str, Term | None, ActiveContext]
-_plans: dict[ActiveContext, dict[str, _Plan]] = {}
+_plans: dict[ActiveContext, tuple[dict[str, _Plan], frozenset[str]]] = {}
 #: The N-Triples text of plain strings: a bundle's short strings repeat (tags, names, enums).
 _plain: dict[str, str] = {}
 #: The literal text of a (type, value, datatype) that the projection takes without a word (numbers, flags).
@@ -83,9 +83,7 @@ def _plan(ctx: ActiveContext, key: str) -> _Plan:
     property; ``_REFERENCE``: ``@id`` or ``@type``; ``_OTHER``: a key the projection leaves out or
     warns about.  Memoized by context (contexts are themselves memoized) and key.
     """
-    plans = _plans.get(ctx)
-    if plans is None:
-        plans = _plans[ctx] = {}
+    plans = _plans_of(ctx)[0]
     found = plans.get(key)
     if found is None:
         role, term, child = ctx.plan(key)
@@ -99,6 +97,15 @@ def _plan(ctx: ActiveContext, key: str) -> _Plan:
             found = (_VALUE, "<" + role + ">", term, child)
         if len(plans) < 10_000:  # the keys of one bundle's frontmatter, not every key ever seen
             plans[key] = found
+    return found
+
+
+def _plans_of(ctx: ActiveContext) -> tuple[dict[str, _Plan], frozenset[str]]:
+    """The plans of ``ctx`` known so far (:func:`_plan`) and the keys that are its ``@id`` or ``@type``."""
+    found = _plans.get(ctx)
+    if found is None:
+        references = {"@id", "@type"} | {name for name in ctx.terms if ctx.plan(name)[0] in ("@id", "@type")}
+        found = _plans[ctx] = ({}, frozenset(references))
     return found
 
 
@@ -206,12 +213,11 @@ class _OnePass:
         walker = self.walker
         subject = None
         types: list[str] = []
-        for key, value in obj.items():
-            if not isinstance(key, str):
-                raise _NeedsProjection
-            how, role, _, _ = _plan(ctx, key)
-            if how == _REFERENCE:
-                if role == "@type":
+        references = _plans_of(ctx)[1]
+        if not references.isdisjoint(obj):
+            for key in [key for key in obj if key in references]:  # in the node's order, as the walker reads them
+                value = obj[key]
+                if ctx.plan(key)[0] == "@type":
                     types.extend(self.type_texts(value, ctx))
                     continue
                 iri = ctx.expand_iri(value, base=self.base) if isinstance(value, str) else None
@@ -228,10 +234,14 @@ class _OnePass:
     def properties(self, subject: str, obj: dict[Any, Any], ctx: ActiveContext, keypath: str) -> None:
         """The lines of a node's properties, in their order (``@id`` and ``@type`` are the caller's)."""
         lines, tail = self.lines, self.tail
+        plans = _plans_of(ctx)[0]
         for key, value in obj.items():
-            if not isinstance(key, str):
-                raise _NeedsProjection
-            how, predicate, term, child = _plan(ctx, key)
+            found = plans.get(key)  # only string keys are planned
+            if found is None:
+                if not isinstance(key, str):
+                    raise _NeedsProjection
+                found = _plan(ctx, key)
+            how, predicate, term, child = found
             if how == _PLAIN:
                 if type(value) is str:  # most values: a plain string
                     lines.append(f"{subject} {predicate} {_plain_literal(value)}{tail}")
