@@ -35,8 +35,8 @@ def mixed_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("store", ["default", "Oxigraph"])
 def test_workers_give_the_load_of_one_process(mixed_bundle: Path, store: str) -> None:
-    """Every graph (the layout graph's texts made by the workers, the memories' text by the one pass on Oxigraph),
-    every problem and every record of a load with workers are those of a load in one process."""
+    """Every graph (the memories' text by the one pass on Oxigraph), every problem and every record of a load
+    with workers are those of a load in one process."""
     alone = load_bundle(mixed_bundle, workers=0, store=store)
     shared = load_bundle(mixed_bundle, workers=2, store=store)
     assert [str(p) for p in shared.problems] == [str(p) for p in alone.problems]  # same problems, same order

@@ -21,7 +21,7 @@ from mif_rdf.core.progress import progress_bar
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
-from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories, with_layout, worker_count
+from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories, worker_count
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.bundle_files import BundleFiles, discover
@@ -159,14 +159,9 @@ def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None) -> N
     memories = files.memories
     loader = _Loader(bundle)
     workers = worker_count(len(memories), workers, busy_main=loader.sink is None)
-    if workers > 0:  # the layout texts made beside the rest, by the workers
-        prepared = prepare_memories(
-            bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output, with_layout
-        )
-    else:  # made one by one at the end (none kept waiting in memory)
-        prepared = prepare_memories(
-            bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output
-        )
+    prepared = prepare_memories(
+        bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output
+    )
     for memory in progress_bar(prepared, len(memories), progress, "memories"):
         loader.accept(memory)
     check_projections(bundle, files.projections)

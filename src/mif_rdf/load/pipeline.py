@@ -40,7 +40,6 @@ from mif_rdf.core.outputs import process_exists
 from mif_rdf.core.statements import Triple
 from mif_rdf.load import termpickle
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
-from mif_rdf.rdf.layout import layout_text
 from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.rdf.memory_nquads import memory_nquads
 from mif_rdf.rdf.projection import Projection, project_memory
@@ -74,7 +73,6 @@ class PreparedMemory:
     triples: list[Triple] = field(default_factory=list)
     nquads: str = ""  # instead of ``triples``, for an Oxigraph store: the memory's graph as N-Quads text
     ill_typed: list[Problem] = field(default_factory=list)  # ill-typed literals of the graph, which exports warn about
-    layout: str = ""  # the layout graph's text of the frontmatter (:func:`with_layout`), made by a worker
 
 
 def prepare_memory(
@@ -124,18 +122,6 @@ def complete(
     prepared.ill_typed = ill_typed
     if is_jsonld_path(parsed.relpath):  # a .jsonld memory's keys are JSON pointers into its file
         prepared.notes, prepared.ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
-    return prepared
-
-
-def with_layout(prepared: PreparedMemory) -> PreparedMemory:
-    """``prepared`` with its layout text (:func:`~mif_rdf.rdf.layout.layout_text`), for a load with workers.
-
-    The layout graph is written once every memory is in, by the main process alone; the JSON of each
-    frontmatter made in the workers instead shortens that last, serial step (a tenth of a second a
-    thousand memories).
-    """
-    if prepared.parsed is not None:
-        prepared.layout = layout_text(prepared.parsed.frontmatter)
     return prepared
 
 

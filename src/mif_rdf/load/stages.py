@@ -39,8 +39,6 @@ class _Loader:
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
-        #: the layout texts workers made (:func:`~mif_rdf.load.pipeline.with_layout`), by memory IRI, until links()
-        self.layouts: dict[str, str] = {}
 
     def locations(self) -> dict[str, str]:
         """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
@@ -90,8 +88,6 @@ class _Loader:
         )
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
-        if prepared.layout:
-            self.layouts[record.iri] = prepared.layout
         if prepared.nquads and self.sink is not None:
             self.sink.add_text(record.iri, prepared.nquads)
         else:
@@ -131,8 +127,7 @@ class _Loader:
     def links(self) -> None:
         """The links and layout graphs, once every memory is in."""
         self.add_graph(self.bundle.links_graph_iri, self.link_triples())
-        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values(), self.layouts))
-        self.layouts = {}
+        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -67,16 +67,10 @@ def frontmatter_of_layout(text: str) -> dict[str, Any] | None:
     return frontmatter
 
 
-def layout_triples(records: Iterable[Any], texts: Mapping[str, str] | None = None) -> Iterator[tuple[Any, Any, Any]]:
-    """The layout graph of a bundle's memory records (anything with ``iri`` and ``frontmatter``); ``texts``:
-    their :func:`layout_text` by memory IRI where already made."""
+def layout_triples(records: Iterable[Any]) -> Iterator[tuple[Any, Any, Any]]:
+    """The layout graph of a bundle's memory records (anything with ``iri`` and ``frontmatter``)."""
     for record in records:
-        text = texts.get(record.iri) if texts else None
-        yield (
-            URIRef(record.iri),
-            AUTHORED_FRONTMATTER,
-            Literal(layout_text(record.frontmatter) if text is None else text),
-        )
+        yield URIRef(record.iri), AUTHORED_FRONTMATTER, Literal(layout_text(record.frontmatter))
 
 
 def authored_frontmatter(graph: Graph, memory: str) -> dict[str, Any] | None:
