@@ -2,7 +2,7 @@
 
 ``export --stream`` (:mod:`mif_rdf.output.stream_export`) does, for every
 memory file: read it, split the frontmatter, parse the YAML, check it, project
-it, walk the projection into N-Quads text, shape what the writer needs
+it and write its N-Quads text (one pass, :mod:`mif_rdf.rdf.memory_nquads`), shape what the writer needs
 (layout, inherited and links lines, keys), move it from a worker to the main
 process (pickle and unpickle), and write it (the links index, the output).
 This script runs those stages one after the other over a bundle's memory
@@ -35,6 +35,7 @@ from mif_rdf.ontology.extended_types import Typer
 from mif_rdf.output.stream_export import StreamReport, StreamWriter, _Index, memory_shape, stream_nquads
 from mif_rdf.rdf.jsonld_source import markdown_path
 from mif_rdf.rdf.lexical import ill_typed_values
+from mif_rdf.rdf.memory_nquads import memory_nquads
 from mif_rdf.rdf.projection import project_memory
 from mif_rdf.rdf.tordf import document_nquads
 from mif_rdf.source.fastyaml import load_yaml  # what parse_memory reads YAML with
@@ -78,13 +79,13 @@ def stages(root: Path, limit: int | None) -> tuple[Clock, int]:
             hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
             ill_typed_values(parsed.relpath, parsed.frontmatter)
         doc_iri = document_iri(bundle.base_iri, markdown_path(relpath))
-        with clock.stage("6 projection"):
-            projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri)
-        with clock.stage("7 walk to N-Quads text"):
-            nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
-        prepared = PreparedMemory(
-            relpath, found, parsed, [], doc_iri, projection.document, nquads=nquads, ill_typed=projection.ill_typed
-        )
+        with clock.stage("6-7 frontmatter to N-Quads text (one pass)"):
+            graph = memory_iri(parsed.id)
+            one_pass = memory_nquads(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri, graph=graph)
+            if one_pass is None:  # the projection has notes: the document and its walk, as complete() does
+                projection = project_memory(parsed.frontmatter, parsed.body, path=relpath, doc_iri=doc_iri)
+                one_pass = document_nquads(projection.document, doc_iri, graph), projection.ill_typed
+        prepared = PreparedMemory(relpath, found, parsed, [], doc_iri, nquads=one_pass[0], ill_typed=one_pass[1])
         with clock.stage("8 shape for the writer (stream_export)"):
             shaped.append(shape(prepared))
     chunks = [shaped[i : i + CHUNK] for i in range(0, len(shaped), CHUNK)]

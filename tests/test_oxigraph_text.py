@@ -107,13 +107,20 @@ def test_a_memory_oxigraph_refuses_is_reported_and_the_rest_load(monkeypatch: py
     """Text Oxigraph will not parse (the walker never writes any; this test forges it) costs that one memory, named."""
     memory = load_bundle(EXAMPLES, progress=False)
     victim = next(iter(memory.memories.values()))
-    real = mif_rdf.load.pipeline.document_nquads
+    real, real_one_pass = mif_rdf.load.pipeline.document_nquads, mif_rdf.load.pipeline.memory_nquads
 
-    def forged(document: dict[str, Any], base: str, graph: str) -> str:
-        text = real(document, base, graph)
+    def forge(text: str, graph: str) -> str:
         return text + f"<{graph}> <http://example.org/p> <not an IRI> <{graph}> .\n" if graph == victim.iri else text
 
-    monkeypatch.setattr(mif_rdf.load.pipeline, "document_nquads", forged)
+    def forged(document: dict[str, Any], base: str, graph: str) -> str:
+        return forge(real(document, base, graph), graph)
+
+    def forged_one_pass(*args: Any, graph: str, **kwargs: Any) -> tuple[str, list[Any]] | None:
+        found = real_one_pass(*args, graph=graph, **kwargs)
+        return None if found is None else (forge(found[0], graph), found[1])
+
+    monkeypatch.setattr(mif_rdf.load.pipeline, "document_nquads", forged)  # memories with projection notes
+    monkeypatch.setattr(mif_rdf.load.pipeline, "memory_nquads", forged_one_pass)  # the others
     oxigraph = load_bundle(EXAMPLES, store="Oxigraph", progress=False)
     refused = [p for p in oxigraph.problems if p.rule == "store"]
     assert [p.path for p in refused] == [victim.relpath]

@@ -33,9 +33,12 @@ def mixed_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_workers_give_the_load_of_one_process(mixed_bundle: Path) -> None:
-    alone = load_bundle(mixed_bundle, workers=0)
-    shared = load_bundle(mixed_bundle, workers=2)
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_workers_give_the_load_of_one_process(mixed_bundle: Path, store: str) -> None:
+    """Every graph (the memories' text by the one pass on Oxigraph), every problem and every record of a load
+    with workers are those of a load in one process."""
+    alone = load_bundle(mixed_bundle, workers=0, store=store)
+    shared = load_bundle(mixed_bundle, workers=2, store=store)
     assert [str(p) for p in shared.problems] == [str(p) for p in alone.problems]  # same problems, same order
     assert any(p.rule == "duplicate-id" for p in alone.problems) and any(p.rule == "yaml" for p in alone.problems)
     assert list(shared.memories) == list(alone.memories)

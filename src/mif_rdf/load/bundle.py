@@ -28,6 +28,7 @@ from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.errors import MifRdfError, Problem, ProblemLog, Severity, counted
 from mif_rdf.core.limits import DEFAULT_LIMITS, Limits
 from mif_rdf.load.pipeline import ToRdfEngine
+from mif_rdf.rdf.projection import project_memory
 from mif_rdf.source.identity import (
     GRAPH_LAYOUT,
     GRAPH_LINKS,
@@ -62,7 +63,8 @@ class MemoryRecord:
     doc_iri: str
     frontmatter: dict[str, Any]
     body: str
-    document: dict[str, Any]
+    #: the projection document, when the load built one (None: :attr:`document` builds it when first asked)
+    projected: dict[str, Any] | None
     #: the ill-typed literal warnings of the load's projection (:attr:`Projection.ill_typed`, keys as the
     #: frontmatter's), which every export reports; None: not kept (project the memory again to know them)
     ill_typed: list[Problem] | None = None
@@ -70,6 +72,20 @@ class MemoryRecord:
     @property
     def iri(self) -> str:
         return memory_iri(self.id)
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The memory's JSON-LD projection document (spec 15.1).
+
+        A load into Oxigraph writes most memories' quads straight from the frontmatter
+        (:mod:`mif_rdf.rdf.memory_nquads`) without building the document; few readers want it
+        (``convert``, JSON-LD output), so it is made from the same frontmatter on first use.
+        """
+        if self.projected is None:
+            self.projected = project_memory(
+                self.frontmatter, self.body, path=self.relpath, doc_iri=self.doc_iri
+            ).document
+        return self.projected
 
 
 @dataclass

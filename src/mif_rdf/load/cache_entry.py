@@ -34,8 +34,9 @@ from mif_rdf.load.bundle import RecordMaps
 
 #: Bumped whenever the layout of an entry changes (3: .jsonld memories and projections are stamped;
 #: 4: the records' classes moved to mif_rdf.load.bundle, so older pickles name modules that are gone;
-#: 5: the manifest's classes moved to mif_rdf.load.cache_entry; 6: the journal, mif_rdf.load.cache_journal).
-CACHE_FORMAT = 6
+#: 5: the manifest's classes moved to mif_rdf.load.cache_entry; 6: the journal, mif_rdf.load.cache_journal;
+#: 7: a memory record keeps its projection document as ``projected``, None until asked for).
+CACHE_FORMAT = 7
 _MAGIC = b"mif-rdf cache\n"
 _DIGEST = hashlib.sha256().digest_size
 #: A file modified this close to when it was recorded is checked by content anyway.

@@ -2,7 +2,8 @@
 
 oxrdflib's ``addN`` opens a transaction per call and dispatches an rdflib event
 per quad; a bundle load adds tens of thousands of small graphs.  Memories
-arrive as N-Quads text (:func:`mif_rdf.rdf.tordf.document_nquads`), which
+arrive as N-Quads text (:func:`mif_rdf.rdf.memory_nquads.memory_nquads`, or
+:func:`mif_rdf.rdf.tordf.document_nquads` of a projection), which
 Oxigraph parses in Rust, many memories per call; the few graphs built as
 rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
 terms and written with ``bulk_extend``.  Anything unexpected about the store

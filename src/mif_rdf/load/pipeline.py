@@ -41,6 +41,7 @@ from mif_rdf.core.statements import Triple
 from mif_rdf.load import termpickle
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer_keys, markdown_path, read_memory
 from mif_rdf.rdf.lexical import ill_typed_values
+from mif_rdf.rdf.memory_nquads import memory_nquads
 from mif_rdf.rdf.projection import Projection, project_memory
 from mif_rdf.rdf.reference import pyld_graph
 from mif_rdf.rdf.tordf import document_nquads, document_triples
@@ -68,7 +69,7 @@ class PreparedMemory:
     parsed: ParsedMemory | None = None  # None when the file cannot be loaded
     notes: list[Problem] = field(default_factory=list)  # hash check and projection: kept only if the memory is loaded
     doc_iri: str = ""
-    document: dict[str, Any] = field(default_factory=dict)
+    document: dict[str, Any] | None = None  # the projection document, when one was built (None: the record builds it)
     triples: list[Triple] = field(default_factory=list)
     nquads: str = ""  # instead of ``triples``, for an Oxigraph store: the memory's graph as N-Quads text
     ill_typed: list[Problem] = field(default_factory=list)  # ill-typed literals of the graph, which exports warn about
@@ -99,18 +100,28 @@ def complete(
     notes = hash_problems(parsed.relpath, parsed.frontmatter, parsed.body)
     notes.extend(ill_typed_values(parsed.relpath, parsed.frontmatter))
     doc_iri = document_iri(base, markdown_path(parsed.relpath))  # a .jsonld memory sits where its .md would
-    projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
-    notes.extend(projection.notes)
-    ill_typed = projection.ill_typed
-    if is_jsonld_path(parsed.relpath):
-        notes, ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
-    prepared = PreparedMemory(
-        parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document, ill_typed=ill_typed
+    graph = memory_iri(parsed.id)
+    as_text = output == "nquads" and engine == "fast"
+    one_pass = (
+        memory_nquads(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri, graph=graph)
+        if as_text
+        else None
     )
-    if output == "nquads" and engine == "fast":
-        prepared.nquads = document_nquads(projection.document, projection.doc_iri, memory_iri(parsed.id))
+    if one_pass is not None:  # no projection notes: the text without the document (the record builds it)
+        prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, nquads=one_pass[0])
+        ill_typed = one_pass[1]
     else:
-        prepared.triples = triples(projection, engine)
+        projection = project_memory(parsed.frontmatter, parsed.body, path=parsed.relpath, doc_iri=doc_iri)
+        notes.extend(projection.notes)
+        prepared = PreparedMemory(parsed.relpath, problems or [], parsed, notes, doc_iri, projection.document)
+        ill_typed = projection.ill_typed
+        if as_text:
+            prepared.nquads = document_nquads(projection.document, doc_iri, graph)
+        else:
+            prepared.triples = triples(projection, engine)
+    prepared.ill_typed = ill_typed
+    if is_jsonld_path(parsed.relpath):  # a .jsonld memory's keys are JSON pointers into its file
+        prepared.notes, prepared.ill_typed = json_pointer_keys(notes), json_pointer_keys(ill_typed)
     return prepared
 
 

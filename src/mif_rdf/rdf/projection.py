@@ -49,7 +49,8 @@ from mif_rdf.core.context import (
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.source.identity import memory_iri
 
-_LEFT_OUT = object()  # what value() gives for a value the projection cannot hold
+#: What :meth:`Encoder.value` gives for a value the projection cannot hold (always with a note).
+LEFT_OUT = object()
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: datatypes a huge integer keeps when its term declares one (any other gets xsd:integer)
 _INTEGERS = {XSD + name for name in ("integer", "decimal", "int", "long", "nonNegativeInteger")}
@@ -73,6 +74,8 @@ LEXICAL_FORMS = {
 ILL_TYPED = "ill-typed-literal"
 #: Keys of a memory's frontmatter the projection derives itself.
 _RESERVED = {"id", "type", "@id", "@context", "conceptType", "content"}
+#: The reserved keys the projection derives from something else, which clash when written, in order.
+_CLASHING = sorted(_RESERVED - {"id", "type"})
 
 
 @dataclass
@@ -90,7 +93,7 @@ class Projection:
     ill_typed: list[Problem] = field(default_factory=list)
 
 
-class _Encoder:
+class Encoder:
     """Copies YAML values into a JSON-LD document, checking what JSON-LD would refuse or drop."""
 
     def __init__(self, path: str, doc_iri: str) -> None:
@@ -115,12 +118,12 @@ class _Encoder:
                 )
                 continue
             role, term, child = ctx.plan(key)
-            if role and role[0] != "@" and _good_property(role):  # a property with a good IRI: nothing to note
+            if role and role[0] != "@" and good_property(role):  # a property with a good IRI: nothing to note
                 if type(value) is str and (term is None or term.coerce is None):
                     out[key] = value  # what value() gives such a value, without joining its key path
                     continue
                 encoded = self.value(value, term, child, f"{keypath}.{key}" if keypath else str(key))
-                if encoded is not _LEFT_OUT:
+                if encoded is not LEFT_OUT:
                     out[key] = encoded
                 continue
             path = f"{keypath}.{key}" if keypath else str(key)
@@ -148,7 +151,7 @@ class _Encoder:
             if iri is None or not is_absolute_iri(iri):
                 self.note(path, f"key {key!r} makes no RDF property IRI; JSON-LD drops it from the graph")
             encoded = self.value(value, term, ctx.child(term), path)
-            if encoded is not _LEFT_OUT:
+            if encoded is not LEFT_OUT:
                 out[key] = encoded
         if obj and not out:  # nothing of it is left: it names nothing (`{"@value": "x"}` where a node belongs)
             self.unusable_value(keypath, owner, obj)
@@ -182,7 +185,7 @@ class _Encoder:
             for i, v in enumerate(value):
                 # a string with no coercion is itself (the first line above), without joining its key path
                 item = v if coerce is None and type(v) is str else self.value(v, term, ctx, f"{keypath}[{i}]")
-                if item is not _LEFT_OUT:
+                if item is not LEFT_OUT:
                     items.append(item)
             return items
         if isinstance(value, str) and coerce in ("@id", "@vocab"):
@@ -195,7 +198,7 @@ class _Encoder:
                     value,
                 )
                 self.unusable_value(keypath, term.iri if term else None, value)
-                return _LEFT_OUT
+                return LEFT_OUT
             if iri is None or not is_absolute_iri(iri):
                 self.note(keypath, f"{value!r} does not make an IRI; JSON-LD drops it from the graph", value=value)
                 self.unusable_value(keypath, term.iri if term else None, value)
@@ -233,7 +236,22 @@ class _Encoder:
 def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri: str) -> Projection:
     """The JSON-LD projection document of one memory (spec 15.1)."""
     ctx = mif_context()
-    enc = _Encoder(path, doc_iri)
+    enc = Encoder(path, doc_iri)
+    types = memory_types(frontmatter, enc, ctx)
+    doc: dict[str, Any] = {
+        "@context": projection_context(),
+        "@type": types if len(types) > 1 else "Concept",
+        "@id": memory_iri(str(frontmatter["id"])),
+    }
+    if "type" in frontmatter:
+        doc["conceptType"] = enc.value(frontmatter["type"], ctx.terms["conceptType"], ctx, "type")
+    doc.update(enc.node(memory_rest(frontmatter, enc), ctx, ""))
+    doc.update(memory_tail(frontmatter, body))
+    return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
+
+
+def memory_types(frontmatter: dict[str, Any], enc: Encoder, ctx: ActiveContext) -> list[Any]:
+    """The memory's types: ``Concept`` and a usable ``@type`` of the frontmatter (else a note)."""
     types: list[Any] = ["Concept"]
     extra_types = frontmatter.get("@type")
     if extra_types is not None and enc.reference_problem("@type", extra_types, ctx) is None:
@@ -245,35 +263,36 @@ def project_memory(frontmatter: dict[str, Any], body: str, *, path: str, doc_iri
             Severity.ERROR,
             extra_types,
         )
-    doc: dict[str, Any] = {
-        "@context": projection_context(),
-        "@type": types if len(types) > 1 else "Concept",
-        "@id": memory_iri(str(frontmatter["id"])),
-    }
-    if "type" in frontmatter:
-        doc["conceptType"] = enc.value(frontmatter["type"], ctx.terms["conceptType"], ctx, "type")
-    for key in sorted(_RESERVED - {"id", "type"}):
+    return types
+
+
+def memory_rest(frontmatter: dict[str, Any], enc: Encoder) -> dict[Any, Any]:
+    """The frontmatter fields passed through as written (a note for each key that clashes with a derived one)."""
+    for key in _CLASHING:
         if key in frontmatter:
             enc.note(
                 key,
                 f"frontmatter key {key!r} clashes with what the projection derives; it is not kept in RDF",
                 Severity.ERROR,
             )
-    rest = {key: value for key, value in frontmatter.items() if key not in _RESERVED and key != "@type"}
-    doc.update(enc.node(rest, ctx, ""))
-    doc["content"] = body
+    return {key: value for key, value in frontmatter.items() if key not in _RESERVED and key != "@type"}
+
+
+def memory_tail(frontmatter: dict[str, Any], body: str) -> dict[str, str]:
+    """The document's last keys: the body as ``content``, and the ``timestamp`` and ``description`` mirrors."""
+    tail = {"content": body}
     mirror = frontmatter.get("modified") or frontmatter.get("created")
     if "timestamp" not in frontmatter and isinstance(mirror, str):
-        doc["timestamp"] = mirror
+        tail["timestamp"] = mirror
     if "description" not in frontmatter and isinstance(frontmatter.get("summary"), str):
-        doc["description"] = frontmatter["summary"]
-    return Projection(doc, doc_iri, enc.notes, enc.unusable, enc.ill_typed)
+        tail["description"] = frontmatter["summary"]
+    return tail
 
 
 def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str) -> Projection:
     """The JSON-LD document of an entity file (spec 7.4): ``id`` -> ``@id``, ``type`` -> ``@type``."""
     ctx = mif_context()
-    enc = _Encoder(path, doc_iri)
+    enc = Encoder(path, doc_iri)
     doc: dict[str, Any] = {"@context": projection_context(), "@id": iri}
     if isinstance(data.get("type"), str) and is_valid_iri(ctx.expand_iri(data["type"], vocab=True) or ""):
         doc["@type"] = data["type"]
@@ -282,7 +301,7 @@ def project_entity(data: dict[str, Any], *, iri: str, path: str, doc_iri: str) -
 
 
 @functools.lru_cache(maxsize=4096)
-def _good_property(iri: str) -> bool:
+def good_property(iri: str) -> bool:
     """:func:`is_valid_iri` of a property IRI, checked once: a bundle has a few hundred properties, each on
     thousands of memories."""
     return is_valid_iri(iri)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -29,7 +30,7 @@ _XSD_DECIMAL, _XSD_DOUBLE, _XSD_STRING = str(XSD.decimal), str(XSD.double), str(
 _XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
 _RDF_JSON_IRI = str(RDF) + "JSON"
 #: Strings longer than this are not looked up in the walker's literal cache.
-_CACHED_LENGTH = 120
+CACHED_LENGTH = 120
 _uri_cache: dict[str, URIRef] = {}
 
 
@@ -207,8 +208,11 @@ class Walker:
                 self.triples.append((subject, predicate, obj))
 
     def list(self, items: list[Any], coerce: str | None, ctx: ActiveContext) -> Any:
+        return self.chain([o for o in (self.object(i, coerce, ctx) for i in items) if o is not None])
+
+    def chain(self, objects: Sequence[Any]) -> Any:
+        """The head of an RDF list of ``objects`` (``rdf:nil`` when there are none), its cells added."""
         terms = self.terms
-        objects = [o for o in (self.object(i, coerce, ctx) for i in items) if o is not None]
         if not objects:
             return terms.NIL
         head: Any = terms.blank()
@@ -253,7 +257,7 @@ class Walker:
         Long strings (a memory's body, its summary) are built each time: they seldom repeat, and looking
         them up would hash every one and keep it in the cache.
         """
-        if type(value) is str and len(value) > _CACHED_LENGTH:
+        if type(value) is str and len(value) > CACHED_LENGTH:
             return self.terms.literal(*lexical_form(value, datatype))
         key = (
             type(value),
@@ -303,5 +307,10 @@ def document_triples(document: dict[str, Any], base: str, terms: Terms | None = 
 
 def document_nquads(document: dict[str, Any], base: str, graph: str) -> str:
     """The triples of one projection document as N-Quads lines in the named graph ``graph``."""
+    return nquads_text(document_triples(document, base, NQuadsTerms()), graph)
+
+
+def nquads_text(triples: list[WalkedTriple], graph: str) -> str:
+    """Triples of N-Triples term text (:class:`NQuadsTerms`) as N-Quads lines in the named graph ``graph``."""
     tail = " <" + graph + "> .\n"
-    return "".join([f"{s} {p} {o}{tail}" for s, p, o in document_triples(document, base, NQuadsTerms())])
+    return "".join([f"{s} {p} {o}{tail}" for s, p, o in triples])
