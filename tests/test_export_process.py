@@ -43,13 +43,13 @@ def exported(tmp_path: Path, *options: str) -> tuple[dict[str, object], Path]:
 
 
 def test_an_oxigraph_export_loads_no_stage_it_does_not_use(tmp_path: Path) -> None:
-    """Loading and exporting needs neither write-back, nor the notebook view, nor the validators' engines: the
+    """Loading and exporting needs neither write-back, nor the notebook view, nor the validators' engines, nor pyld: the
     public ``Bundle`` imports each of those only when one of its methods asks (the query stage it imports:
     that import registers the SPARQL functions ``bundle.dataset.query`` uses, the next test)."""
     seen, target = exported(tmp_path, "--store", "oxigraph")
     assert seen["code"] == 0 and target.stat().st_size > 0
     modules = set(seen["modules"])  # type: ignore[call-overload]
-    unused = {"mif_rdf.output.update", "mif_rdf.notebook", "mif_rdf.output.export_api", "pyshacl", "owlrl"}
+    unused = {"mif_rdf.output.update", "mif_rdf.notebook", "mif_rdf.output.export_api", "pyshacl", "owlrl", "pyld"}
     assert not modules & unused, sorted(modules & unused)
     assert {"mif_rdf.output.oxigraph_export", "pyoxigraph"} <= modules  # the export did run, natively
 
