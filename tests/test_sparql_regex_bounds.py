@@ -114,13 +114,14 @@ def test_the_bounded_regex_answers_as_pythons_re(pattern: str, flags: str, texts
 
 
 def test_a_stopped_value_is_noted_and_a_bad_pattern_keeps_res_error() -> None:
+    """The note of the stopped value shows the limit ended the search (the bound on time is the subprocess tests':
+    30 ``a`` keep this one in process, where Python's ``re`` needs only a fraction of a second, so no wall-clock
+    bound here could tell the two apart on a loaded machine)."""
     bound_sparql_regex()
     take_stopped()
     graph = Graph()
     ask = f'ASK {{ FILTER (REGEX("{"a" * 30 + "!"}", "^(a|aa)+$")) }}'
-    start = time.perf_counter()
     assert not graph.query(ask).askAnswer
-    assert time.perf_counter() - start < DEFAULT_TIME_LIMIT + 1.0
     assert take_stopped() == [("^(a|aa)+$", "a" * 30 + "!")]
     with pytest.raises(re.error):
         graph.query('ASK { FILTER (REGEX("a", "(")) }')
