@@ -16,10 +16,12 @@ stable hash so every worker sends a key to the same bucket:
    each entity's IRI) and edges (each relationship with its resolved key),
    by that key: in each bucket the edges are joined with their targets.
 
-What a partition sends to a shuffle waits in its worker until every
-partition has been written (the joins need all of them), so each bucket
-of records travels as one compressed blob (:func:`pack`), opened only by
-the task that joins that bucket.
+What a partition sends to a shuffle waits until every partition has been
+written (the joins need all of them), so each bucket of records travels as
+one compressed blob (:func:`pack`), opened only by the task that joins that
+bucket: the claims as Dask results, the targets and edges in a file of the
+output folder (:mod:`mif_rdf.distributed.spool`), so they take no worker's
+memory while they wait.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from mif_rdf.core.limits import Limits
 from mif_rdf.core.outputs import replacing, temporary_folder
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.location import fetch
+from mif_rdf.distributed.spool import read_blob, spool_path, write_spool
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.loader import open_bundle
 from mif_rdf.load.pipeline import ToRdfEngine, prepare_memories
@@ -277,11 +280,12 @@ def write_partition(
     lost: Verdicts,
     entity_keys: frozenset[str],
     buckets: int,
-) -> tuple[bytes, list[bytes], list[bytes], list[bytes]]:
+) -> tuple[bytes, list[bytes]]:
     """A partition's memory files read and written to ``part-NNNNN.nq.gz``: what it wrote and found
-    (:class:`Written`), and its targets, edges and id claims bucketed for the shuffles, each packed
-    (:func:`pack`; the summary too, which waits in the worker until every partition is written and is read
-    once, by the client).
+    (:class:`Written`, packed: it waits in the worker until every partition is written and is read once, by the
+    client) and its id claims bucketed for the shuffle, packed (:func:`pack`).  Its link targets and edges,
+    bucketed and packed, go to its spool file (:func:`~mif_rdf.distributed.spool.spool_path`: targets of bucket
+    ``j`` at ``j``, edges at ``buckets + j``), read by the joins.
 
     ``lost``: the files (by place in path order) that lose their id or location
     to an earlier file.  The first run of every partition takes none (they
@@ -301,20 +305,25 @@ def write_partition(
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    return pack([written]), packed(index.targets), packed(index.links), id_claims(items, first, buckets)
+    write_spool(spool_path(settings.out_dir, number), packed(index.targets) + packed(index.links))
+    return pack([written]), id_claims(items, first, buckets)
 
 
-def join_links(settings: Settings, number: int, targets: list[bytes], edges: list[bytes]) -> Written:
+def join_links(settings: Settings, number: int, partitions: int, entities: bytes) -> Written:
     """Per bucket of keys: the edges joined with their targets, written to ``links-NNNNN.nq.gz``.
 
-    A key held twice (a memory's IRI and an entity's) points at the first in
-    path order, entity files coming after every memory, as on one machine.
+    The bucket's records are read from every partition's spool file (there
+    are as many buckets as partitions), the entity files' targets (packed)
+    come from the client.  A key held twice (a memory's IRI and an entity's)
+    points at the first in path order, entity files coming after every
+    memory, as on one machine.
     """
+    spools = [spool_path(settings.out_dir, i) for i in range(partitions)]
     found: dict[str, Target] = {}
-    held: list[Target] = unpack(targets)
+    held: list[Target] = unpack([entities, *(read_blob(path, number) for path in spools)])
     for each in sorted(held, key=lambda t: t[1]):
         found.setdefault(each[0], each)
-    links: list[Edge] = unpack(edges)
+    links: list[Edge] = unpack(read_blob(path, partitions + number) for path in spools)
     rows = []
     for key, order, relpath, source, hidden, position, kind, written_as in sorted(links, key=lambda e: (e[1], e[5])):
         target = found.get(key)
