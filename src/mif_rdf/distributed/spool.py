@@ -1,7 +1,8 @@
 """The export's links records between a partition's write and the joins: a file per partition, read by bucket.
 
-The links join needs every partition's targets and edges, so they wait
-from the first partition's write to the last.  Kept as Dask results they
+The links join needs every partition's targets and edges, and the
+settling of ids every partition's id claims, so they wait from the first
+partition's write to the last.  Kept as Dask results they
 waited in the workers' memory (about 220 bytes a memory, compressed, and
 four small tasks per partition and bucket to move them: the worker's share
 grew with the bundle).  Written instead into the export's output folder,
@@ -9,7 +10,8 @@ which every worker and the client already share (the partitions' files go
 there), they take no worker memory between the steps and need no task to
 move them: the join of bucket ``j`` reads bucket ``j`` of each partition's
 file, only those bytes, so its input is one bucket's records whatever the
-bundle's size.  The files are removed once the joins have run.
+bundle's size (the ids' survivors go on to the locations the same way).
+The files are removed once the joins have run.
 
 A file is a header of little-endian 64-bit numbers (how many blobs, then
 each blob's start and the end of the last) followed by the blobs; it is
@@ -30,9 +32,9 @@ SPOOL = "shuffle-"
 _NUMBER = struct.Struct("<Q")
 
 
-def spool_path(out_dir: Path, partition: int) -> Path:
-    """Where partition ``partition`` leaves its records."""
-    return out_dir / f"{SPOOL}{partition:05d}.bin"
+def spool_path(out_dir: Path, number: int, step: str = "") -> Path:
+    """Where partition ``number`` leaves its records (or, with ``step``, bucket ``number`` of a later step)."""
+    return out_dir / f"{SPOOL}{step + '-' if step else ''}{number:05d}.bin"
 
 
 def write_spool(path: Path, blobs: Sequence[bytes]) -> None:

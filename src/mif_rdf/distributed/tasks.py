@@ -19,9 +19,9 @@ stable hash so every worker sends a key to the same bucket:
 What a partition sends to a shuffle waits until every partition has been
 written (the joins need all of them), so each bucket of records travels as
 one compressed blob (:func:`pack`), opened only by the task that joins that
-bucket: the claims as Dask results, the targets and edges in a file of the
-output folder (:mod:`mif_rdf.distributed.spool`), so they take no worker's
-memory while they wait.
+bucket, through a file of the output folder (:mod:`mif_rdf.distributed.spool`),
+so they take no worker's memory while they wait (the validation, which
+writes nothing, moves its claims and links records as Dask results).
 """
 
 from __future__ import annotations
@@ -239,6 +239,20 @@ def settle_ids(parts: list[bytes], buckets: int) -> tuple[Verdicts, list[bytes]]
     return lost, packed(survivors)
 
 
+def settle_spooled_ids(out_dir: Path, number: int, buckets: int) -> Verdicts:
+    """:func:`settle_ids` on bucket ``number`` of every partition's spool file; the survivors, bucketed by document
+    IRI, go to this bucket's own spool file (step ``ids``) for :func:`settle_spooled_locations`."""
+    parts = [read_blob(spool_path(out_dir, i), 2 * buckets + number) for i in range(buckets)]
+    lost, survivors = settle_ids(parts, buckets)
+    write_spool(spool_path(out_dir, number, "ids"), survivors)
+    return lost
+
+
+def settle_spooled_locations(out_dir: Path, number: int, buckets: int) -> Verdicts:
+    """:func:`settle_locations` on bucket ``number`` of every id bucket's survivors."""
+    return settle_locations([read_blob(spool_path(out_dir, i, "ids"), number) for i in range(buckets)])
+
+
 def settle_locations(parts: list[bytes]) -> Verdicts:
     """Per bucket of document IRIs: the first file in path order keeps a location."""
     lost: Verdicts = {}
@@ -280,12 +294,11 @@ def write_partition(
     lost: Verdicts,
     entity_keys: frozenset[str],
     buckets: int,
-) -> tuple[bytes, list[bytes]]:
+) -> bytes:
     """A partition's memory files read and written to ``part-NNNNN.nq.gz``: what it wrote and found
-    (:class:`Written`, packed: it waits in the worker until every partition is written and is read once, by the
-    client) and its id claims bucketed for the shuffle, packed (:func:`pack`).  Its link targets and edges,
-    bucketed and packed, go to its spool file (:func:`~mif_rdf.distributed.spool.spool_path`: targets of bucket
-    ``j`` at ``j``, edges at ``buckets + j``), read by the joins.
+    (:class:`Written`, packed: :func:`pack`).  Its link targets, edges and id claims, bucketed and packed, go to
+    its spool file (:func:`~mif_rdf.distributed.spool.spool_path`: of bucket ``j``, targets at ``j``, edges at
+    ``buckets + j``, claims at ``2 * buckets + j``), read by the shuffles' tasks.
 
     ``lost``: the files (by place in path order) that lose their id or location
     to an earlier file.  The first run of every partition takes none (they
@@ -305,8 +318,9 @@ def write_partition(
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    write_spool(spool_path(settings.out_dir, number), packed(index.targets) + packed(index.links))
-    return pack([written]), id_claims(items, first, buckets)
+    blobs = packed(index.targets) + packed(index.links) + id_claims(items, first, buckets)
+    write_spool(spool_path(settings.out_dir, number), blobs)
+    return pack([written])
 
 
 def join_links(settings: Settings, number: int, partitions: int, entities: bytes) -> Written:
