@@ -209,24 +209,21 @@ class ShuffledIndex:
 # -- the tasks, in the order an export runs them --------------------------------------------------
 
 
-def prepare(settings: Settings, relpaths: list[str]) -> list[StreamedMemory]:
-    """Each memory file of a partition read, projected and reduced to its lines (in this worker)."""
+def prepare(settings: Settings, relpaths: list[str]) -> Iterator[StreamedMemory]:
+    """Each memory file of a partition read, projected and reduced to its lines (in this worker), one at a time:
+    a partition's memories are written as they come, never all held (their lines were most of a worker's
+    working set: 35-50 MiB a partition of 5,000)."""
     bundle = settings.bundle()
     shape = memory_shape(
         bundle, settings.projections, settings.model, with_hashes=settings.with_hashes, audience=settings.audience
     )
-    return list(
-        prepare_memories(bundle.root, relpaths, bundle.base_iri, bundle.limits, bundle.engine, 0, "nquads", shape)
-    )
+    return prepare_memories(bundle.root, relpaths, bundle.base_iri, bundle.limits, bundle.engine, 0, "nquads", shape)
 
 
-def id_claims(items: list[StreamedMemory], first: int, buckets: int) -> list[bytes]:
-    """Each loadable memory's claim on its id, bucketed by id (with its document IRI, for the next shuffle), packed."""
-    out: list[list[IdClaim]] = [[] for _ in range(buckets)]
-    for offset, item in enumerate(items):
-        if item.id is not None:
-            out[bucket(item.id, buckets)].append((item.id, first + offset, item.relpath, item.doc_iri))
-    return packed(out)
+def claim_id(claims: list[list[IdClaim]], item: StreamedMemory, order: int) -> None:
+    """A loadable memory's claim on its id, in its bucket by id (with its document IRI, for the next shuffle)."""
+    if item.id is not None:
+        claims[bucket(item.id, len(claims))].append((item.id, order, item.relpath, item.doc_iri))
 
 
 def settle_ids(parts: list[bytes], buckets: int) -> tuple[Verdicts, list[bytes]]:
@@ -329,15 +326,17 @@ def _write_partition(
     index = ShuffledIndex(buckets, lost=lost, entity_keys=entity_keys)
     report = StreamReport()
     written = Written(f"part-{number:05d}.nq.gz")
+    claims: list[list[IdClaim]] = [[] for _ in range(buckets)]
     with settings.local(relpaths) as here, replacing(settings.out_dir / written.file, gzipped=True) as out:
         items = prepare(here, relpaths)
         writer = here.writer(out, report, index)
         for offset, item in enumerate(items):
             index.order = first + offset
             written.problems.extend((index.order, problem) for problem in writer.memory(item))
+            claim_id(claims, item, index.order)
     _summed(written, writer, report)
     written.hidden, written.hierarchy, written.claimed = writer.hidden, writer.typer.hierarchy(), index.claimed
-    blobs = packed(index.targets) + packed(index.links) + id_claims(items, first, buckets)
+    blobs = packed(index.targets) + packed(index.links) + packed(claims)
     write_spool(spool_path(settings.out_dir, number), blobs)
     return pack([written])
 
