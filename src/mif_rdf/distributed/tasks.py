@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from rdflib import URIRef
 
@@ -60,6 +60,7 @@ Claim = tuple[str, int, str]
 IdClaim = tuple[str, int, str, str]
 C = TypeVar("C", Claim, IdClaim)
 R = TypeVar("R")
+P = ParamSpec("P")
 #: (key, order, iri, relpath, hidden): what a link target key points at.
 Target = tuple[str, int, str, str, bool]
 #: (key, order, relpath, source iri, source hidden, position, type, target as written): one relationship.
@@ -285,6 +286,44 @@ class Written:
     claimed: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library is another (macOS, musl)."""
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def give_back_memory() -> None:
+    """The C heap's free pages returned to the system (glibc's ``malloc_trim``; nothing on other C libraries).
+
+    A partition's lines, projections and buffers are freed when it is
+    written, but glibc keeps the freed pages in its heap, scattered among
+    what lives on (the per-file step's term caches), and the next partitions
+    do not reuse them all: a worker's resident memory crept up with the
+    partitions it had written (0.31 GiB at 100,000 memories, 0.37 at 300,000,
+    two workers, with no record left in them).  Dask's own documentation
+    gives this call for such unmanaged memory.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def giving_back_memory(task: Callable[P, R]) -> Callable[P, R]:
+    """``task``, then :func:`give_back_memory` once what it freed is freed (its locals are gone when it returns)."""
+
+    @functools.wraps(task)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        result = task(*args, **kwargs)
+        give_back_memory()
+        return result
+
+    return run
+
+
+@giving_back_memory
 def write_partition(
     settings: Settings,
     number: int,
@@ -299,22 +338,6 @@ def write_partition(
     its spool file (:func:`~mif_rdf.distributed.spool.spool_path`: of bucket ``j``, targets at ``j``, edges at
     ``buckets + j``, claims at ``2 * buckets + j``), read by the shuffles' tasks.  The partition's working set,
     freed when it is written, is given back to the system (:func:`give_back_memory`).
-    """
-    summary = _write_partition(settings, number, relpaths, first, lost, entity_keys, buckets)
-    give_back_memory()
-    return summary
-
-
-def _write_partition(
-    settings: Settings,
-    number: int,
-    relpaths: list[str],
-    first: int,
-    lost: Verdicts,
-    entity_keys: frozenset[str],
-    buckets: int,
-) -> bytes:
-    """:func:`write_partition`'s work.
 
     ``lost``: the files (by place in path order) that lose their id or location
     to an earlier file.  The first run of every partition takes none (they
@@ -339,31 +362,6 @@ def _write_partition(
     blobs = packed(index.targets) + packed(index.links) + packed(claims)
     write_spool(spool_path(settings.out_dir, number), blobs)
     return pack([written])
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library is another (macOS, musl)."""
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-def give_back_memory() -> None:
-    """The C heap's free pages returned to the system (glibc's ``malloc_trim``; nothing on other C libraries).
-
-    A partition's lines, projections and buffers are freed when it is
-    written, but glibc keeps the freed pages in its heap, scattered among
-    what lives on (the per-file step's term caches), and the next partitions
-    do not reuse them all: a worker's resident memory crept up with the
-    partitions it had written (0.31 GiB at 100,000 memories, 0.37 at 300,000,
-    two workers, with no record left in them).  Dask's own documentation
-    gives this call for such unmanaged memory.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 def join_links(settings: Settings, number: int, partitions: int, entities: bytes) -> Written:
