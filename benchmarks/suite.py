@@ -641,22 +641,22 @@ def sample_tree(pid: int) -> None:
 
 def _export_dask(data: Path, workers: int) -> dict[str, Any]:
     """``export --dask`` on a LocalCluster of ``workers`` processes (one thread each), started before the clock
-    starts (a user's cluster is already running; its start is recorded apart); the largest worker's peak memory."""
+    starts (a user's cluster is already running; its start is recorded apart); the largest worker's peak memory.
+
+    The output goes to the system's temporary folder, so a shared scale bundle's folder is only read."""
     from distributed import Client, LocalCluster
 
     from mif_rdf.distributed import export_nquads
 
-    out = data / "dask-out"
-    shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
     with (
+        tempfile.TemporaryDirectory(prefix="mif-bench-dask-") as out,
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
         started = time.perf_counter() - start
         report, seconds = timed(lambda: export_nquads(bundle_of(data), out, client))
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
-    shutil.rmtree(out, ignore_errors=True)
     return {
         "seconds": seconds,
         "quads": report.quads,

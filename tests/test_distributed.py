@@ -128,6 +128,24 @@ def test_the_files_are_gzip_with_a_fixed_header_and_stale_partitions_go(tmp_path
         assert header[:3] == b"\x1f\x8b\x08" and header[3] == 0 and header[4:8] == b"\0\0\0\0"  # no name, no time
 
 
+def test_the_links_records_wait_in_spool_files_not_in_dask(tmp_path: Path, client: object) -> None:
+    """The id claims, targets and edges go from the partitions to the shuffles' tasks through a spool file per
+    partition, read by bucket (mif_rdf.distributed.spool): no task moves them (none picks a partition's bucket), so
+    a worker holds no records between the steps, and the tasks are four per partition (write, two settles, join;
+    a second write only for a partition with a duplicate), not four per partition and bucket. What an interrupted
+    export left is taken (the folder is not refused) and removed with this export's spool files."""
+    out = tmp_path / "out"
+    write_file(out, "shuffle-00009.bin", "left by an interrupted export")
+    partitions = 3
+    with distributed.get_task_stream(client) as stream:
+        assert_same_as_stream(FIXTURE_BUNDLES["examples"], out, client, partitions=partitions)
+    ran = sorted(distributed.utils.key_split(task["key"]) for task in stream.data)
+    assert ran == sorted(
+        ["write_partition", "settle_spooled_ids", "settle_spooled_locations", "join_links"] * partitions
+    )
+    assert not list(out.glob("shuffle-*"))
+
+
 def test_an_output_folder_with_other_files_is_refused(tmp_path: Path, client: object) -> None:
     out = tmp_path / "out"
     write_file(out, "notes.txt", "mine")

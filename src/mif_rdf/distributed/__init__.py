@@ -5,6 +5,7 @@
 * :mod:`.checks` -- the validation's tasks;
 * :mod:`.tasks` -- what each worker runs, and the two shuffles (ids and locations; the links graph);
 * :mod:`.shuffles` -- partitions, buckets, the claims settled (both runs);
+* :mod:`.spool` -- the export's shuffle records between the steps, a file per partition in the output folder;
 * :mod:`.cluster` -- the client: given, at an address, or a ``LocalCluster``;
 * :mod:`.quiet` -- the worker plugin that keeps Dask's heartbeat race at close from printing a traceback;
 * :mod:`.location` -- bundle and output URLs (files go through :func:`mif_rdf.core.outputs.replacing`).

@@ -28,7 +28,8 @@ from mif_rdf.core.outputs import replacing, write_file
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.cluster import check_address, connected
 from mif_rdf.distributed.location import local_folder, opened
-from mif_rdf.distributed.shuffles import column, partitioned, settled
+from mif_rdf.distributed.shuffles import partitioned, spooled_settled
+from mif_rdf.distributed.spool import SPOOL, remove_spools
 from mif_rdf.distributed.tasks import (
     Settings,
     ShuffledIndex,
@@ -36,7 +37,6 @@ from mif_rdf.distributed.tasks import (
     Written,
     join_links,
     packed,
-    part,
     unpack,
     write_partition,
 )
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 #: The manifest beside the partition files.
 MANIFEST = "manifest.json"
 #: The file names an export writes into its folder (and the only ones it replaces or removes there).
-OUR_FILES = ("part-", "links-", "bundle.nq.gz", MANIFEST)
+OUR_FILES = ("part-", "links-", "bundle.nq.gz", MANIFEST, SPOOL)
 
 
 @dataclass
@@ -184,7 +184,8 @@ def _run(
     dask: Client, settings: Settings, chunks: list[list[str]], entities: list[str]
 ) -> tuple[list[Written], _Found]:
     """The task graph: write every partition, settle ids and locations (two shuffles of claims), write again the
-    partitions a file of which loses, the entity files here, then the links graph (a shuffle of targets and edges)."""
+    partitions a file of which loses, the entity files here, then the links graph (targets and edges through the
+    spool files, joined per bucket)."""
     buckets = len(chunks)
     firsts = [sum(len(c) for c in chunks[:i]) for i in range(buckets)]
     entity_keys = frozenset(_entity_iris(settings, entities))
@@ -192,22 +193,23 @@ def _run(
     def write(i: int, lost: Verdicts) -> Future:
         return dask.submit(write_partition, settings, i, chunks[i], firsts[i], lost, entity_keys, buckets, pure=False)
 
-    partitions = [write(i, {}) for i in range(buckets)]
-    lost = settled(dask, [dask.submit(part, w, 3) for w in partitions], buckets)
-    for i in sorted({bisect.bisect_right(firsts, order) - 1 for order in lost}):
-        partitions[i] = write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])})
-    written: list[Written] = unpack(dask.gather([dask.submit(part, w, 0) for w in partitions]))
-    targets = [dask.submit(part, w, 1) for w in partitions]
-    edges = [dask.submit(part, w, 2) for w in partitions]
-    del partitions
-    found = _Found(memories=[item for w in written for item in w.problems])
-    own, entity_targets, found.entities = _bundle_file(settings, written, entities, buckets, sum(map(len, chunks)))
-    joins = [
-        dask.submit(join_links, settings, j, [entity_targets[j], *column(dask, targets, j)], column(dask, edges, j))
-        for j in range(buckets)
-    ]
-    del targets, edges  # each bucket's blobs are then held only for its join, and freed once it has run
-    links: list[Written] = dask.gather(joins)
+    try:
+        summaries: list[bytes] = dask.gather([write(i, {}) for i in range(buckets)])
+        lost = spooled_settled(dask, settings.out_dir, buckets)
+        again = sorted({bisect.bisect_right(firsts, order) - 1 for order in lost})
+        rewritten = [
+            write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])}) for i in again
+        ]
+        for i, summary in zip(again, dask.gather(rewritten), strict=True):
+            summaries[i] = summary
+        written: list[Written] = unpack(summaries)
+        del summaries
+        found = _Found(memories=[item for w in written for item in w.problems])
+        own, entity_targets, found.entities = _bundle_file(settings, written, entities, buckets, sum(map(len, chunks)))
+        joins = [dask.submit(join_links, settings, j, buckets, entity_targets[j], pure=False) for j in range(buckets)]
+        links: list[Written] = dask.gather(joins)
+    finally:
+        remove_spools(settings.out_dir)
     found.links = [item for w in links for item in w.problems]
     return [*written, own, *links], found
 

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mif_rdf.distributed.tasks import Verdicts, part, settle_ids, settle_locations
+from mif_rdf.distributed.tasks import (
+    Verdicts,
+    part,
+    settle_ids,
+    settle_locations,
+    settle_spooled_ids,
+    settle_spooled_locations,
+)
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -37,4 +45,14 @@ def settled(dask: Client, claims: list[Future], buckets: int) -> Verdicts:
     lost: Verdicts = {}
     for verdicts in dask.gather([dask.submit(part, s, 0) for s in by_id] + locations):
         lost.update(verdicts)
+    return lost
+
+
+def spooled_settled(dask: Client, out_dir: Path, buckets: int) -> Verdicts:
+    """:func:`settled` for claims in the partitions' spool files (:mod:`mif_rdf.distributed.spool`), once every
+    partition is written: one task per bucket and step reads its bucket of every file, no task moves them."""
+    lost: Verdicts = {}
+    for step in (settle_spooled_ids, settle_spooled_locations):  # the second reads what the first wrote
+        for verdicts in dask.gather([dask.submit(step, out_dir, j, buckets, pure=False) for j in range(buckets)]):
+            lost.update(verdicts)
     return lost
