@@ -261,23 +261,43 @@ def test_a_writer_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_leftovers_of_dead_processes_are_swept_and_live_ones_kept(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    mine = tmp_path / f"{outputs.PREFIX}{os.getpid()}-abc.x.nq"
-    theirs = tmp_path / f"{outputs.PREFIX}{dead.pid}-abc.x.nq"
-    folder = tmp_path / f"{outputs.FOLDER_PREFIX}{dead.pid}-stream-xyz"
+    mine = tmp_path / f"{outputs.PREFIX}{outputs.owner()}-abc.x.nq"
+    theirs = tmp_path / f"{outputs.PREFIX}{dead.pid}.{outputs.HOST}-abc.x.nq"
+    older = tmp_path / f"{outputs.PREFIX}{dead.pid}-abc.y.nq"  # named before the host was added: this machine's
+    folder = tmp_path / f"{outputs.FOLDER_PREFIX}{dead.pid}.{outputs.HOST}-stream-xyz"
     stranger = tmp_path / "mif-rdf-tmp-notapid-x"
-    for path in (mine, theirs, stranger):
+    for path in (mine, theirs, older, stranger):
         path.write_bytes(b"x")
     folder.mkdir()
     (folder / "links.sqlite").write_bytes(b"x")
-    assert sorted(outputs.sweep(tmp_path)) == sorted([theirs, folder])
+    assert sorted(outputs.sweep(tmp_path)) == sorted([theirs, older, folder])
     assert mine.exists() and stranger.exists()
+
+
+def test_another_machines_leftovers_are_never_swept(tmp_path: Path) -> None:
+    """A folder shared by machines (a Dask cluster's output folder): a pid that is dead here may be another
+    machine's process still writing, so a name carrying another host is left alone, whatever its pid."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    other_host = format(int(outputs.HOST, 16) ^ 1, "08x")
+    writing = tmp_path / f"{outputs.PREFIX}{dead.pid}.{other_host}-part-00001.nq.gz"
+    spool = tmp_path / f"{outputs.FOLDER_PREFIX}{dead.pid}.{other_host}-task-xyz"
+    writing.write_bytes(b"half-written on another machine")
+    spool.mkdir()
+    assert outputs.sweep(tmp_path) == []
+    assert writing.read_bytes() == b"half-written on another machine" and spool.is_dir()
+    with outputs.replacing(tmp_path / "part-00002.nq.gz") as out:  # a write beside them sweeps too
+        out.write(b"x")
+    assert writing.exists() and spool.is_dir()
 
 
 def test_every_temporary_folder_is_named_for_its_process(tmp_path: Path) -> None:
     """A private folder (a diff's partial bundles, a revision's files, a cluster task's files) carries the
     owner's pid, so that the next run sweeps what a killed run left; no module makes one another way."""
     made = outputs.owned_folder("diff", tmp_path)
-    assert made.parent == tmp_path and made.name.startswith(f"{outputs.FOLDER_PREFIX}{os.getpid()}-diff-")
+    assert made.parent == tmp_path and made.name.startswith(
+        f"{outputs.FOLDER_PREFIX}{os.getpid()}.{outputs.HOST}-diff-"
+    )
     assert outputs.sweep(tmp_path) == []  # alive: kept
     src = Path(outputs.__file__).resolve().parents[1]
     making = re.compile(r"\b(mkdtemp|TemporaryDirectory|mkstemp|NamedTemporaryFile)\(")

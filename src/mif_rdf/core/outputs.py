@@ -12,10 +12,13 @@ existing output never reads a truncated one.
 bundle's ``.mif/``, is refused, naming the option and the file.  Truncating
 an input before reading it destroyed it (issue 39).
 
-Temporary files and folders carry the :data:`PREFIX` and the pid of the
-process that made them; whatever a killed process left is removed by the
-next run that looks in the same place (:func:`sweep`), once that process is
-gone.
+Temporary files and folders carry the :data:`PREFIX`, the pid of the
+process that made them and a short hash of its machine's host name
+(:func:`owner`); whatever a killed process left is removed by the next run
+on the same machine that looks in the same place (:func:`sweep`), once that
+process is gone. The host name is there because a folder can be shared by
+machines (a Dask cluster's output folder): a pid says nothing about another
+machine's processes, so their files are never swept from here.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import hashlib
 import os
 import re
 import shutil
+import socket
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -34,11 +39,19 @@ from typing import IO
 
 from mif_rdf.core.errors import MifRdfError
 
-#: What every temporary file or folder of mif-rdf starts with (then the pid, a dash, a random part).
+#: What every temporary file or folder of mif-rdf starts with (then :func:`owner`, a dash, a random part).
 PREFIX = ".mif-rdf-tmp-"
 #: Folders in the system's temporary folder: visible names, since that folder is shared.
 FOLDER_PREFIX = "mif-rdf-tmp-"
-_OWNED = re.compile(rf"^(?:{re.escape(PREFIX)}|{re.escape(FOLDER_PREFIX)})(\d+)-")
+#: This machine, as temporary names carry it: 8 hex digits of its host name's SHA-1.
+HOST = hashlib.sha1(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+#: The pid, and the host (absent in names made before the host was added: those are taken as this machine's).
+_OWNED = re.compile(rf"^(?:{re.escape(PREFIX)}|{re.escape(FOLDER_PREFIX)})(\d+)(?:\.([0-9a-f]{{8}}))?-")
+
+
+def owner() -> str:
+    """Who makes a temporary name: this process's pid and :data:`HOST` (``12345.0a1b2c3d``)."""
+    return f"{os.getpid()}.{HOST}"
 
 
 def process_exists(pid: int) -> bool:
@@ -55,7 +68,8 @@ def process_exists(pid: int) -> bool:
 
 
 def sweep(folder: Path) -> list[Path]:
-    """Remove what killed mif-rdf processes left in ``folder`` (files and folders named :data:`PREFIX` + a dead pid)."""
+    """Remove what killed mif-rdf processes of this machine left in ``folder`` (files and folders named
+    :data:`PREFIX` + a dead pid + :data:`HOST`); another machine's are left alone, whatever their pid."""
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
@@ -63,7 +77,7 @@ def sweep(folder: Path) -> list[Path]:
         return removed
     for entry in entries:
         found = _OWNED.match(entry.name)
-        if found is None or process_exists(int(found.group(1))):
+        if found is None or found.group(2) not in (None, HOST) or process_exists(int(found.group(1))):
             continue
         path = Path(entry.path)
         try:
@@ -82,7 +96,7 @@ def owned_folder(kind: str, base: str | Path | None = None) -> Path:
     that the next run's :func:`sweep` removes it when this process dies before removing it itself."""
     base = Path(base) if base is not None else Path(tempfile.gettempdir())
     sweep(base)
-    return Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-{kind}-", dir=base))
+    return Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{owner()}-{kind}-", dir=base))
 
 
 @contextlib.contextmanager
@@ -126,9 +140,7 @@ def replacing(path: str | Path, *, gzipped: bool = False) -> Iterator[IO[bytes]]
         return
     target = Path(path).resolve()
     sweep(target.parent)
-    fd, temporary = tempfile.mkstemp(
-        prefix=f"{PREFIX}{os.getpid()}-", suffix=f".{target.name[-80:]}", dir=target.parent
-    )
+    fd, temporary = tempfile.mkstemp(prefix=f"{PREFIX}{owner()}-", suffix=f".{target.name[-80:]}", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             with gzip_writer(handle, gzipped) as out:

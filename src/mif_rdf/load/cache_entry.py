@@ -27,7 +27,7 @@ import rdflib
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.limits import Limits
-from mif_rdf.core.outputs import PREFIX
+from mif_rdf.core.outputs import PREFIX, owner
 from mif_rdf.core.resources import data_dir
 from mif_rdf.load import stores
 from mif_rdf.load.bundle import RecordMaps
@@ -161,7 +161,7 @@ def _read_manifest(entry: Path) -> _Manifest:
 def _write_file(path: Path, payload: bytes) -> str:
     """Write atomically (a reader sees the old file or the whole new one) and return the payload's SHA-256."""
     digest = hashlib.sha256(payload)
-    temporary = path.with_name(f"{PREFIX}{os.getpid()}-{path.name}")  # a killed save leaves it to the next run's sweep
+    temporary = path.with_name(f"{PREFIX}{owner()}-{path.name}")  # a killed save leaves it to the next run's sweep
     with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:  # whatever the umask
         handle.write(_MAGIC + digest.digest())
         handle.write(payload)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rdflib import Dataset
 
-from mif_rdf.core.outputs import PREFIX, process_exists, sweep
+from mif_rdf.core.outputs import PREFIX, owner, process_exists, sweep
 from mif_rdf.load import stores
 from mif_rdf.load.cache_entry import _Stale
 
@@ -47,7 +47,7 @@ def _checkpoint_into(
     ``checked``: the tables of the database the session was made from, checked when it was opened; the
     checkpoint links the same files (a table is never rewritten under its name), so only new ones are read.
     """
-    fresh = target.with_name(f"{PREFIX}{os.getpid()}-{target.name}")
+    fresh = target.with_name(f"{PREFIX}{owner()}-{target.name}")
     shutil.rmtree(fresh, ignore_errors=True)
     stores.backup(dataset, fresh)
     shutil.rmtree(target, ignore_errors=True)

@@ -44,7 +44,7 @@ from rdflib import Dataset
 
 from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.limits import Limits
-from mif_rdf.core.outputs import PREFIX
+from mif_rdf.core.outputs import PREFIX, owner
 from mif_rdf.load import stores
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import _changes
@@ -136,7 +136,7 @@ def keep_query_view(bundle: LoadedBundle, key: str, as_of: str | None = None, le
         (entry / f"{name}.key").unlink(missing_ok=True)
         if as_of is not None:
             _keep_fewer_as_of_views(entry)
-        fresh = entry / f"{PREFIX}{os.getpid()}-{name}"
+        fresh = entry / f"{PREFIX}{owner()}-{name}"
         shutil.rmtree(fresh, ignore_errors=True)
         stores.write_union_view(bundle.dataset, fresh)
         shutil.rmtree(entry / name, ignore_errors=True)
