@@ -37,6 +37,7 @@ from mif_rdf.nsmodel import audience_for
 from mif_rdf.ontology import add_types_graph
 from mif_rdf.output.policy import export_policy
 from mif_rdf.serve.served import ServedBundle
+from mif_rdf.source.identity import document_iri
 from synthetic import generate_bundle
 
 BASE = "mif://local/sequence/"
@@ -45,6 +46,10 @@ BROKEN = "---\nid: broken\ntitle: [not closed\n---\nBody.\n"
 
 #: every kind of change, each made once in every round of a sequence (in a shuffled order)
 KINDS = ("title", "link", "unlink", "rename", "delete", "create", "break", "flicker", "fix", "withhold", "share", "id")
+#: the changes of claims: a second file with a memory's id (sorting before or after it), an existing file given
+#: another's id, a second file at a memory's location ('a b.md' and 'a%20b.md'), and a file of a clash deleted,
+#: renamed or given a new id
+CLASHES = ("twin-id", "take-id", "twin-place", "clash-delete", "clash-rename", "clash-reid")
 
 
 class Folder:
@@ -85,10 +90,60 @@ def _with(text: str, change) -> str:
     return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True) + "---\n" + body
 
 
+def _clashing(folder: Folder, relpaths: list[str]) -> list[str]:
+    """The files among ``relpaths`` whose id or location another file of the folder has too."""
+    ids: dict[str, list[str]] = {}
+    places: dict[str, list[str]] = {}
+    for relpath, text in folder.served_text.items():
+        ids.setdefault(_frontmatter(text)[0]["id"], []).append(relpath)
+        places.setdefault(document_iri(BASE, relpath), []).append(relpath)
+    shared = {p for group in [*ids.values(), *places.values()] if len(group) > 1 for p in group}
+    return [p for p in relpaths if p in shared]
+
+
+def _clash(folder: Folder, rng: random.Random, kind: str, loaded: list[str]) -> list[str]:
+    """One change of a claim (a kind of :data:`CLASHES`); the paths it touched."""
+    clashing = _clashing(folder, loaded)
+    if kind.startswith("clash-") and not clashing:
+        kind = "twin-id"  # nothing to clash with yet: make a clash
+    relpath = rng.choice(clashing or loaded)
+    text = folder.served_text[relpath]
+    if kind == "twin-id":  # a new file with a memory's id, sorting before or after it
+        made = f"{rng.choice(['0-early', 'zz-late'])}/{folder.fresh_id()}.md"
+        folder.write(made, _with(text, lambda d: d.update(title=f"Twin of {d['id']}")))
+        return [made]
+    if kind == "take-id":
+        other = rng.choice([p for p in loaded if p != relpath])
+        wanted = _frontmatter(folder.served_text[other])[0]["id"]
+        folder.write(relpath, _with(text, lambda d: d.update(id=wanted)))
+        return [relpath]
+    if kind == "twin-place":  # the other spelling of a place ('a b.md', 'a%20b.md'); a new place when there is none
+        places = [p for p in loaded if p.startswith("places/")]
+        twin = rng.choice(places) if places else f"places/{folder.fresh_id()} note.md"
+        if twin in folder.served_text:
+            twin = twin.replace(" ", "%20") if " " in twin else twin.replace("%20", " ")
+        folder.write(twin, memory_text(folder.fresh_id(), f"title: At {twin}\n"))
+        return [twin]
+    if kind == "clash-delete":
+        folder.remove(relpath)
+        return [relpath]
+    if kind == "clash-rename":
+        moved = f"{rng.choice(['0-early', 'moved'])}/{rng.randrange(10**6)}-{Path(relpath).name}"
+        folder.remove(relpath)
+        folder.write(moved, text)
+        return [relpath, moved]
+    folder.write(relpath, _with(text, lambda d: d.update(id=folder.fresh_id())))  # clash-reid
+    return [relpath]
+
+
 def _edit(folder: Folder, rng: random.Random, kind: str) -> list[str]:
     """One change of ``kind`` to the folder; the paths it touched."""
     loaded = sorted(p for p, t in folder.served_text.items() if (folder.root / p).read_text(encoding="utf-8") == t)
     broken = sorted(set(folder.served_text) - set(loaded))
+    if kind in CLASHES:
+        return _clash(folder, rng, kind, loaded)
+    if kind == "break":  # a file of a clash is not left broken: its last good version yields its claims (docs)
+        loaded = [p for p in loaded if p not in _clashing(folder, loaded)] or loaded
     if kind == "fix" and broken:
         relpath = rng.choice(broken)
         folder.write(relpath, _with(folder.served_text[relpath], lambda d: d.update(title="Fixed")))
@@ -203,7 +258,9 @@ def _assert_served_as_fresh(served: ServedBundle, folder: Folder, audience: str 
         for q in store.quads_for_pattern(None, None, None, None)
         if q.graph_name != ox.DefaultGraph()
     }, f"{label}: the default graph is the set of the served triples"
+    assert _problems(served.bundle.problems, broken) == _problems(fresh.problems, broken), label
     new = RecordIndex(served.bundle)
+    assert served.index.refused == new.refused, f"{label}: the files refused for a taken id or location"
     assert served.index.follows(served.bundle), label
     assert sorted(served.index.paths()) == sorted(new.paths()), label
     assert served.index.locations == new.locations, label
@@ -212,6 +269,16 @@ def _assert_served_as_fresh(served: ServedBundle, folder: Folder, audience: str 
     snapshot = served.current()  # what the page reads: this publication's records, by path too
     assert all(snapshot.memory_by_path(m.relpath) is m for m in served.bundle.memories.values()), label
     assert snapshot.memory_by_path("no/where.md") is None
+
+
+def _problems(problems: Any, skip: Any) -> list[tuple[str, ...]]:
+    """The load problems, as comparable tuples (those of the files in ``skip``, served from their last good
+    version, left out: their problem is that they do not load)."""
+    return sorted(
+        (p.path, str(p.rule), p.message, str(p.severity), str(p.key), repr(p.value))
+        for p in problems
+        if p.path not in skip
+    )
 
 
 def _run(
@@ -223,13 +290,14 @@ def _run(
     served = ServedBundle(bundle, audience=audience_for(root, audience) if audience else None)
     rng = random.Random(seed)
     kept_once = False
-    for step in range(rounds * len(KINDS)):
-        if step % len(KINDS) == 0:
-            kinds = list(KINDS)
+    every = KINDS + CLASHES
+    for step in range(rounds * len(every)):
+        if step % len(every) == 0:
+            kinds = list(every)
             rng.shuffle(kinds)
-        batch = [kinds[step % len(KINDS)]]
+        batch = [kinds[step % len(every)]]
         if rng.random() < 0.3:  # two changes in one batch
-            batch.append(rng.choice(KINDS))
+            batch.append(rng.choice(every))
         changed = [p for kind in batch for p in _edit(folder, rng, kind)]
         served.apply(changed)
         _assert_served_as_fresh(served, folder, audience, f"seed {seed}, step {step}: {batch} {changed}")
