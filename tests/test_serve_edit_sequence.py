@@ -331,3 +331,125 @@ def test_a_random_sequence_for_an_audience_serves_only_its_view_after_each(tmp_p
         rounds=1,
         audience="acme-corp",
     )
+
+
+# -- claims changing hands, case by case ------------------------------------------------------------------------
+def _serving(tmp_path: Path, files: dict[str, str]) -> tuple[ServedBundle, Folder]:
+    root = tmp_path / "bundle"
+    for relpath, text in {"keep.md": memory_text("keep", "title: Keep\n"), **files}.items():
+        write_file(root, relpath, text)
+    bundle = load_bundle(root, base_iri=BASE, store="oxigraph", progress=False)
+    add_types_graph(bundle)
+    return ServedBundle(bundle), Folder(root, [], [])
+
+
+def _held(served: ServedBundle) -> dict[str, str]:
+    """Memory id -> the path of the file served for it."""
+    return {m.id: m.relpath for m in served.bundle.memories.values()}
+
+
+def _refusals(served: ServedBundle) -> dict[str, str]:
+    """Path of a refused file -> the problem's rule and the holder it names."""
+    return {
+        p.path: f"{p.rule}: {p.message.split('already used by ')[-1].split(' as ')[-1].split(' ')[0]}"
+        for p in served.bundle.problems
+        if p.rule in ("duplicate-id", "duplicate-path")
+    }
+
+
+def _text(memory_id: str, title: str) -> str:
+    return memory_text(memory_id, f"title: {title}\nrelationships:\n  - type: relates-to\n    target: urn:mif:keep\n")
+
+
+@pytest.mark.parametrize("move", ["delete", "rename", "new id"])
+def test_a_refused_file_is_served_when_the_holder_of_its_id_lets_it_go(tmp_path: Path, move: str) -> None:
+    served, folder = _serving(tmp_path, {"a.md": _text("x", "First"), "b.md": _text("x", "Second")})
+    assert _held(served)["x"] == "a.md" and _refusals(served) == {"b.md": "duplicate-id: a.md"}
+    if move == "delete":
+        folder.remove("a.md")
+        served.apply(["a.md"])
+    elif move == "rename":  # z.md sorts after b.md: b.md is the first claimant now
+        folder.remove("a.md")
+        folder.write("z.md", _text("x", "First"))
+        served.apply(["a.md", "z.md"])
+    else:
+        folder.write("a.md", _text("y", "First"))
+        served.apply(["a.md"])
+    assert _held(served)["x"] == "b.md"
+    assert _refusals(served) == ({"z.md": "duplicate-id: b.md"} if move == "rename" else {})
+    _assert_served_as_fresh(served, folder, None, move)
+
+
+def test_a_new_file_earlier_in_path_order_takes_the_id_and_the_holder_is_refused(tmp_path: Path) -> None:
+    served, folder = _serving(tmp_path, {"m.md": _text("x", "Holder"), "z.md": _text("x", "Refused")})
+    folder.write("a.md", _text("x", "Earlier"))
+    served.apply(["a.md"])
+    assert _held(served)["x"] == "a.md"
+    assert _refusals(served) == {"m.md": "duplicate-id: a.md", "z.md": "duplicate-id: a.md"}  # both name a.md now
+    _assert_served_as_fresh(served, folder, None, "earlier claimant")
+    folder.write("a.md", _text("a", "Earlier, its own id"))  # and gives it back
+    served.apply(["a.md"])
+    assert _held(served)["x"] == "m.md" and _refusals(served) == {"z.md": "duplicate-id: m.md"}
+    _assert_served_as_fresh(served, folder, None, "the earlier claimant's id changed")
+
+
+def test_an_existing_file_given_a_held_id_takes_it_when_it_sorts_first(tmp_path: Path) -> None:
+    served, folder = _serving(tmp_path, {"a.md": _text("a", "Own"), "m.md": _text("x", "Holder")})
+    folder.write("a.md", _text("x", "Now x"))
+    served.apply(["a.md"])
+    assert _held(served)["x"] == "a.md" and _refusals(served) == {"m.md": "duplicate-id: a.md"}
+    _assert_served_as_fresh(served, folder, None, "id taken by an edit")
+
+
+@pytest.mark.parametrize("move", ["delete", "rename", "earlier twin"])
+def test_a_location_changes_hands_as_in_a_fresh_load(tmp_path: Path, move: str) -> None:
+    # 'p q.md' and 'p%20q.md' have one document IRI; ' ' sorts before '%'
+    served, folder = _serving(tmp_path, {"n/p q.md": _text("one", "One"), "n/p%20q.md": _text("two", "Two")})
+    assert "two" not in _held(served) and _refusals(served) == {"n/p%20q.md": "duplicate-path: n/p"}
+    if move == "delete":
+        folder.remove("n/p q.md")
+        served.apply(["n/p q.md"])
+        assert _held(served)["two"] == "n/p%20q.md" and not _refusals(served)
+    elif move == "rename":
+        folder.remove("n/p q.md")
+        folder.write("n/other.md", _text("one", "One"))
+        served.apply(["n/p q.md", "n/other.md"])
+        assert _held(served)["two"] == "n/p%20q.md" and not _refusals(served)
+    else:  # the holder first deleted, then its twin written again: the twin sorts first and takes the place back
+        folder.remove("n/p q.md")
+        served.apply(["n/p q.md"])
+        assert _held(served)["two"] == "n/p%20q.md"
+        folder.write("n/p q.md", _text("three", "Three"))
+        served.apply(["n/p q.md"])
+        assert _held(served)["three"] == "n/p q.md" and "two" not in _held(served)
+        assert _refusals(served) == {"n/p%20q.md": "duplicate-path: n/p"}
+    _assert_served_as_fresh(served, folder, None, move)
+
+
+def test_a_file_refused_for_its_location_is_refused_for_its_id_once_an_earlier_file_takes_it(tmp_path: Path) -> None:
+    """A fresh load checks the id first: the refusal's kind follows claims the refused file never touched."""
+    served, folder = _serving(tmp_path, {"n/p q.md": _text("one", "One"), "n/p%20q.md": _text("two", "Two")})
+    folder.write("a.md", _text("two", "Takes two"))
+    served.apply(["a.md"])
+    assert _held(served)["two"] == "a.md"
+    assert _refusals(served) == {"n/p%20q.md": "duplicate-id: a.md"}
+    _assert_served_as_fresh(served, folder, None, "id before location")
+    folder.remove("n/p q.md")  # the place is free, the id is not
+    served.apply(["n/p q.md"])
+    assert _refusals(served) == {"n/p%20q.md": "duplicate-id: a.md"}
+    _assert_served_as_fresh(served, folder, None, "the place freed")
+
+
+def test_an_entity_refused_for_its_iri_is_served_when_its_holder_goes(tmp_path: Path) -> None:
+    entity = "id: jane-doe\ntype: Person\nname: Jane Doe\n"
+    served, folder = _serving(
+        tmp_path,
+        {".mif/entities/person/a.yaml": entity, ".mif/entities/person/b.yaml": entity.replace("Jane Doe", "Jane")},
+    )
+    (iri,) = served.bundle.entities
+    assert served.bundle.entities[iri].relpath == ".mif/entities/person/a.yaml"
+    (folder.root / ".mif/entities/person/a.yaml").unlink()
+    served.apply([".mif/entities/person/a.yaml"])
+    assert served.bundle.entities[iri].relpath == ".mif/entities/person/b.yaml"
+    assert not _refusals(served)
+    _assert_served_as_fresh(served, folder, None, "entity holder deleted")
