@@ -453,3 +453,15 @@ def test_an_entity_refused_for_its_iri_is_served_when_its_holder_goes(tmp_path: 
     assert served.bundle.entities[iri].relpath == ".mif/entities/person/b.yaml"
     assert not _refusals(served)
     _assert_served_as_fresh(served, folder, None, "entity holder deleted")
+
+
+def test_a_file_kept_from_its_last_good_version_yields_its_id_to_a_new_claimant(tmp_path: Path) -> None:
+    served, folder = _serving(tmp_path, {"a.md": _text("x", "Holder")})
+    folder.write("a.md", BROKEN)
+    served.apply(["a.md"])
+    assert served.kept == {"a.md"} and _held(served)["x"] == "a.md"
+    folder.write("z.md", _text("x", "Claimant"))
+    served.apply(["z.md"])
+    assert _held(served)["x"] == "z.md" and not served.kept  # no warning left for a version no longer served
+    folder.served_text.pop("a.md")  # the oracle: the folder as it is, a.md broken
+    _assert_served_as_fresh(served, folder, None, "kept holder yields")

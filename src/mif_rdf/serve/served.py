@@ -271,7 +271,8 @@ class ServedBundle:
             return False
         with self.writing:
             self.index.follow(self.bundle)
-            last_good = {p: r for p in relpaths if (r := self.index.memory_at(p)) is not None}
+            # a file kept from its last good version may be read again when another claims its id or location
+            last_good = {p: r for p in {*relpaths, *self.kept} if (r := self.index.memory_at(p)) is not None}
             last_quads = {
                 p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri)))
                 for p, r in last_good.items()
@@ -279,7 +280,7 @@ class ServedBundle:
             subjects = reload(self.bundle, *relpaths, index=self.index)
             old = list(self.index.dropped)  # what the reload replaced: more than ``relpaths`` when claims moved
             read = sorted(self.index.read)
-            subjects |= self._keep_last_good(relpaths, last_good, last_quads)
+            subjects |= self._keep_last_good(sorted({*relpaths, *(self.kept & self.index.read)}), last_good, last_quads)
             new = self.index.records_at(read)
             self._judge(old, new)
             policy = self._policy()
@@ -367,6 +368,7 @@ class ServedBundle:
             if (
                 old is None or old.id in self.bundle.memories or old.doc_iri in self.index.locations
             ):  # never loaded, or another file took its id or location meanwhile (a fresh load would give it them)
+                self.kept.discard(relpath)
                 continue
             self.bundle.memories[old.id] = old
             self.index.replace((), [old])
