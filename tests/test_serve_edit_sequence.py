@@ -31,6 +31,7 @@ from rdflib.namespace import XSD
 
 from conftest import BUNDLES, assert_isomorphic, memory_files, memory_text, write_file
 from mif_rdf import load_bundle
+from mif_rdf.load.incremental import reload
 from mif_rdf.load.oxigraph_sink import rdflib_term
 from mif_rdf.load.record_index import RecordIndex
 from mif_rdf.nsmodel import audience_for
@@ -465,3 +466,26 @@ def test_a_file_kept_from_its_last_good_version_yields_its_id_to_a_new_claimant(
     assert _held(served)["x"] == "z.md" and not served.kept  # no warning left for a version no longer served
     folder.served_text.pop("a.md")  # the oracle: the folder as it is, a.md broken
     _assert_served_as_fresh(served, folder, None, "kept holder yields")
+
+
+def test_a_reload_without_a_kept_index_finds_the_refused_files_from_their_problems(tmp_path: Path) -> None:
+    """The load cache's reload makes its index from the bundle: the refused files come from their problems."""
+    root = tmp_path / "bundle"
+    files = {
+        "a.md": _text("x", "A"),
+        "b.md": _text("x", "B"),
+        "n/p q.md": _text("one", "1"),
+        "n/p%20q.md": _text("two", "2"),
+    }
+    for relpath, text in {"keep.md": memory_text("keep", "title: Keep\n"), **files}.items():
+        write_file(root, relpath, text)
+    bundle = load_bundle(root, base_iri=BASE, progress=False)
+    (root / "a.md").unlink()
+    (root / "n/p q.md").unlink()
+    reload(bundle, "a.md", "n/p q.md")
+    fresh = load_bundle(root, base_iri=BASE, progress=False)
+    assert {m.id: m.relpath for m in bundle.memories.values()} == {"keep": "keep.md", "x": "b.md", "two": "n/p%20q.md"}
+    assert {m.id: m.relpath for m in bundle.memories.values()} == {m.id: m.relpath for m in fresh.memories.values()}
+    assert _problems(bundle.problems, ()) == _problems(fresh.problems, ())
+    assert len(bundle.dataset) == len(fresh.dataset)
+    assert {str(g.identifier) for g in bundle.dataset.graphs()} == {str(g.identifier) for g in fresh.dataset.graphs()}
