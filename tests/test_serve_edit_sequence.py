@@ -102,6 +102,11 @@ def _clashing(folder: Folder, relpaths: list[str]) -> list[str]:
     return [p for p in relpaths if p in shared]
 
 
+def _twin(relpath: str) -> str:
+    """The other spelling of a place: 'a b.md' and 'a%20b.md' have one document IRI."""
+    return relpath.replace(" ", "%20") if " " in relpath else relpath.replace("%20", " ")
+
+
 def _clash(folder: Folder, rng: random.Random, kind: str, loaded: list[str]) -> list[str]:
     """One change of a claim (a kind of :data:`CLASHES`); the paths it touched."""
     clashing = _clashing(folder, loaded)
@@ -118,13 +123,16 @@ def _clash(folder: Folder, rng: random.Random, kind: str, loaded: list[str]) -> 
         wanted = _frontmatter(folder.served_text[other])[0]["id"]
         folder.write(relpath, _with(text, lambda d: d.update(id=wanted)))
         return [relpath]
-    if kind == "twin-place":  # the other spelling of a place ('a b.md', 'a%20b.md'); a new place when there is none
-        places = [p for p in loaded if p.startswith("places/")]
-        twin = rng.choice(places) if places else f"places/{folder.fresh_id()} note.md"
-        if twin in folder.served_text:
-            twin = twin.replace(" ", "%20") if " " in twin else twin.replace("%20", " ")
-        folder.write(twin, memory_text(folder.fresh_id(), f"title: At {twin}\n"))
-        return [twin]
+    if kind == "twin-place":  # the other spelling of a place ('a b.md', 'a%20b.md'); a new pair when none is missing
+        singles = [p for p in loaded if p.startswith("places/") and _twin(p) not in folder.served_text]
+        if singles:
+            made = [_twin(rng.choice(singles))]
+        else:
+            pair = folder.fresh_id()
+            made = [f"places/{pair} note.md", f"places/{pair}%20note.md"]
+        for twin in made:
+            folder.write(twin, memory_text(folder.fresh_id(), f"title: At {twin}\n"))
+        return made
     if kind == "clash-delete":
         folder.remove(relpath)
         return [relpath]
