@@ -62,6 +62,9 @@ class Folder:
         self.shared = shared
         self.served_text = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in self.memories()}
         self.made = 0
+        #: not to be broken in this batch: the files of a clash when it began (a refused file has no last good
+        #: version) and those it already changed
+        self.contested: set[str] = set()
 
     def memories(self) -> list[Path]:
         return [p for p in memory_files(self.root) if p.read_text(encoding="utf-8").startswith("---\n")]
@@ -152,7 +155,8 @@ def _edit(folder: Folder, rng: random.Random, kind: str) -> list[str]:
     if kind in CLASHES:
         return _clash(folder, rng, kind, loaded)
     if kind == "break":  # a file of a clash is not left broken: its last good version yields its claims (docs)
-        loaded = [p for p in loaded if p not in _clashing(folder, loaded)] or loaded
+        contested = folder.contested | set(_clashing(folder, loaded))
+        loaded = [p for p in loaded if p not in contested] or loaded
     if kind == "fix" and broken:
         relpath = rng.choice(broken)
         folder.write(relpath, _with(folder.served_text[relpath], lambda d: d.update(title="Fixed")))
@@ -307,7 +311,11 @@ def _run(
         batch = [kinds[step % len(every)]]
         if rng.random() < 0.3:  # two changes in one batch
             batch.append(rng.choice(every))
-        changed = [p for kind in batch for p in _edit(folder, rng, kind)]
+        folder.contested = set(_clashing(folder, sorted(folder.served_text)))
+        changed = []
+        for kind in batch:
+            changed += _edit(folder, rng, kind)
+            folder.contested |= set(changed)  # a version written in this batch is not served before it breaks
         served.apply(changed)
         _assert_served_as_fresh(served, folder, audience, f"seed {seed}, step {step}: {batch} {changed}")
         broken = [p for p, t in folder.served_text.items() if (root / p).read_text(encoding="utf-8") != t]
@@ -497,3 +505,16 @@ def test_a_reload_without_a_kept_index_finds_the_refused_files_from_their_proble
     assert _problems(bundle.problems, ()) == _problems(fresh.problems, ())
     assert len(bundle.dataset) == len(fresh.dataset)
     assert {str(g.identifier) for g in bundle.dataset.graphs()} == {str(g.identifier) for g in fresh.dataset.graphs()}
+
+
+def test_a_file_kept_from_its_last_good_version_keeps_its_inherited_namespace_triples(tmp_path: Path) -> None:
+    """The reload reads the namespace graphs before the last good record is given back: they are read again."""
+    root = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "namespaces", root)
+    bundle = load_bundle(root, base_iri=BASE, store="oxigraph", progress=False)
+    add_types_graph(bundle)
+    served, folder = ServedBundle(bundle), Folder(root, [], [])
+    folder.write("acme/architecture.md", BROKEN)
+    served.apply(["acme/architecture.md"])
+    assert served.kept == {"acme/architecture.md"}
+    _assert_served_as_fresh(served, folder, None, "kept in #inherited")

@@ -51,7 +51,7 @@ import pyoxigraph as ox
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
-from mif_rdf.load.incremental import relink, reload
+from mif_rdf.load.incremental import refresh_namespace_graphs, relink, reload
 from mif_rdf.load.loader import fill
 from mif_rdf.load.record_index import Record, RecordIndex
 from mif_rdf.load.set_union import keep_default_graph, union_view
@@ -375,6 +375,8 @@ class ServedBundle:
             self.working.extend(last_quads[relpath])
             self.kept.add(relpath)
             subjects |= relink(self.bundle, {relpath}, {old.doc_iri, old.iri}, {old.iri}, self.index)
+        if subjects:  # the reload read the namespace graphs without the records given back
+            refresh_namespace_graphs(self.bundle)
         return subjects
 
     def _sync_all(self, targets: list[tuple[Any, Any]]) -> None:
