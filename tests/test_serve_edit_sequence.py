@@ -6,9 +6,11 @@ policy, across edits, and brings them up to date from what each reload
 replaced.  A seeded random sequence of edits (titles, relationships added and
 removed, files renamed, deleted, created, an id changed, a file made invalid
 and valid again, memories moved into and out of ``_local`` or the audience's
-view; one or two changes per batch) is applied in-process; after each batch
-the served store must equal a fresh load of the folder restricted as ``serve``
-restricts it, graph by graph, and the kept index must equal a new one.  A file
+view; files claiming one id or one location, their holders deleted, renamed
+or given another id; one or two changes per batch) is applied in-process;
+after each batch the served store must equal a fresh load of the folder
+restricted as ``serve`` restricts it, graph by graph, its load problems the
+fresh load's, and the kept index (refused files too) a new one.  A file
 that no longer loads keeps its last good version: the oracle is then a fresh
 load of the folder with that version in its place (written there for the
 oracle's load and taken away again: nothing is watching the folder).
