@@ -18,13 +18,14 @@ from rdflib.namespace import XSD
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.pipeline import PreparedMemory
-from mif_rdf.load.record_index import Record, RecordIndex
+from mif_rdf.load.record_index import Record, RecordIndex, claims_in_file
 from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
 from mif_rdf.rdf.jsonld_source import is_projection, pair_twins
 from mif_rdf.rdf.layout import layout_triples
 from mif_rdf.source.bundle_files import is_entity_path, loadable
+from mif_rdf.source.identity import memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory
 
@@ -32,25 +33,48 @@ from mif_rdf.source.parse import ParsedEntity, ParsedMemory
 def reload(bundle: LoadedBundle, *relpaths: str, index: RecordIndex | None = None) -> set[str]:
     """Re-read changed, new or deleted memory and entity files; only their graphs are replaced.
 
-    The links and layout graphs change only where the files touch them
-    (:func:`relink`); returns the links-graph subjects whose triples were
-    written again.  ``index``: the bundle's :class:`RecordIndex` when the
-    caller keeps one across edits (``serve``), brought up to date here;
-    without one, one is made (a pass over every record).
+    When a file's id or location is, or was, claimed by other files too
+    (two files with one id; the holder deleted, renamed or given another id;
+    a new claimant earlier in path order), those files are read again with
+    it, in load order, so the first of them holds the claim and the others
+    are refused with their problems, as in a fresh load.  The links and
+    layout graphs change only where the files touch them (:func:`relink`);
+    returns the links-graph subjects whose triples were written again.
+    ``index``: the bundle's :class:`RecordIndex` when the caller keeps one
+    across edits (``serve``), brought up to date here (its ``dropped`` and
+    ``read`` say what this reload replaced); without one, one is made (a pass
+    over every record).
     """
     relpaths = reloaded_paths(bundle.root, relpaths)
-    changed = set(relpaths)
     if index is None:
         index = RecordIndex(bundle)
     index.follow(bundle)
-    old = index.records_at(relpaths)
-    old_keys, old_subjects = _keys_of(old)
-    for relpath in relpaths:
+    index.dropped, index.read = [], set()
+    batch = index.contending(relpaths)  # with the files that claimed what these held or were refused for
+    while True:
+        _read(bundle, index, batch)
+        more = index.contending(batch)  # with the files that claim what these claim now
+        if more == batch:
+            break
+        batch = more  # read together again: which one holds a claim depends on all of them
+    keys, subjects = _keys_of([*index.dropped, *index.records_at(sorted(index.read))])
+    subjects = relink(bundle, index.read, keys, subjects, index)
+    refresh_namespace_graphs(bundle)
+    return subjects
+
+
+def _read(bundle: LoadedBundle, index: RecordIndex, relpaths: set[str]) -> None:
+    """Forget what the files at ``relpaths`` contributed and read them again, in the order of a fresh load."""
+    ordered = sorted(relpaths, key=_load_order)
+    old = index.records_at(ordered)
+    for relpath in ordered:
         forget(bundle, relpath, index.at(relpath))
     index.replace(old, ())
+    index.unrefuse(ordered)
+    index.read |= relpaths
     loader = _Reloader(bundle, index)
     projections = []
-    for relpath in relpaths:
+    for relpath in ordered:
         if loadable(bundle.root, relpath):  # the rules of a fresh load: no symlink, a regular file
             if is_entity_path(relpath):
                 loader.entity(relpath)
@@ -60,12 +84,12 @@ def reload(bundle: LoadedBundle, *relpaths: str, index: RecordIndex | None = Non
                 loader.memory(relpath)
     loader.flush()
     check_projections(bundle, projections)
-    new = loader.added()
-    index.replace((), new)
-    new_keys, new_subjects = _keys_of(new)
-    subjects = relink(bundle, changed, old_keys | new_keys, old_subjects | new_subjects, index)
-    refresh_namespace_graphs(bundle)
-    return subjects
+    index.replace((), loader.added())
+
+
+def _load_order(relpath: str) -> tuple[bool, tuple[str, ...]]:
+    """A fresh load reads every memory file in path order, then the entity files as its folder walk finds them."""
+    return (True, tuple(relpath.split("/"))) if is_entity_path(relpath) else (False, (relpath,))
 
 
 def reloaded_paths(root: Path, relpaths: Iterable[str]) -> tuple[str, ...]:
@@ -81,15 +105,25 @@ class _Reloader(_Loader):
 
     def __init__(self, bundle: LoadedBundle, index: RecordIndex) -> None:
         super().__init__(bundle)
+        self.index = index
         self._locations = index.locations  # a new memory's location is written into it, as into the loader's own
         self._added: list[Record] = []
 
     def accept(self, prepared: PreparedMemory) -> None:
         super().accept(prepared)
         parsed = prepared.parsed
-        record = self.bundle.memories.get(parsed.id) if parsed is not None else None
-        if record is not None and parsed is not None and record.relpath == parsed.relpath:  # not refused
+        if parsed is None:  # not read: it claims nothing
+            return
+        record = self.bundle.memories.get(parsed.id)
+        if record is not None and record.relpath == parsed.relpath:
             self._added.append(record)
+        else:  # another file holds its id or its location
+            self.index.refuse(prepared.relpath, {("id", memory_iri(parsed.id)), ("at", prepared.doc_iri)})
+
+    def entity(self, relpath: str) -> None:
+        super().entity(relpath)
+        if not self._added or self._added[-1].relpath != relpath:  # not loaded: refused, or it cannot be read
+            self.index.refuse(relpath, claims_in_file(self.bundle, relpath))
 
     def add_entity(self, parsed: ParsedEntity) -> None:
         super().add_entity(parsed)

@@ -51,7 +51,7 @@ import pyoxigraph as ox
 
 from mif_rdf.core.errors import MifRdfError, Problem, Severity
 from mif_rdf.load.bundle import LoadedBundle, MemoryRecord
-from mif_rdf.load.incremental import relink, reload, reloaded_paths
+from mif_rdf.load.incremental import refresh_namespace_graphs, relink, reload
 from mif_rdf.load.loader import fill
 from mif_rdf.load.record_index import Record, RecordIndex
 from mif_rdf.load.set_union import keep_default_graph, union_view
@@ -271,17 +271,17 @@ class ServedBundle:
             return False
         with self.writing:
             self.index.follow(self.bundle)
-            paths = reloaded_paths(self.bundle.root, relpaths)  # what the reload reads
-            old = self.index.records_at(paths)
-            last_good = {p: r for p in relpaths if (r := self.index.memory_at(p)) is not None}
+            # a file kept from its last good version may be read again when another claims its id or location
+            last_good = {p: r for p in {*relpaths, *self.kept} if (r := self.index.memory_at(p)) is not None}
             last_quads = {
                 p: list(self.working.quads_for_pattern(None, None, None, ox.NamedNode(r.iri)))
                 for p, r in last_good.items()
             }
-            subjects = reload(self.bundle, *relpaths, index=self.index) | self._keep_last_good(
-                relpaths, last_good, last_quads
-            )
-            new = self.index.records_at(paths)
+            subjects = reload(self.bundle, *relpaths, index=self.index)
+            old = list(self.index.dropped)  # what the reload replaced: more than ``relpaths`` when claims moved
+            read = sorted(self.index.read)
+            subjects |= self._keep_last_good(sorted({*relpaths, *(self.kept & self.index.read)}), last_good, last_quads)
+            new = self.index.records_at(read)
             self._judge(old, new)
             policy = self._policy()
             graphs = {ox.NamedNode(r.iri) for r in [*old, *new]}
@@ -357,17 +357,26 @@ class ServedBundle:
         subjects: set[str] = set()
         for relpath in relpaths:
             old = last_good.get(relpath)
-            broken = loadable(self.bundle.root, relpath) and self.index.memory_at(relpath) is None
+            broken = (
+                loadable(self.bundle.root, relpath)
+                and self.index.memory_at(relpath) is None
+                and relpath not in self.index.refused  # it loads, but another file holds its id or location
+            )
             if not broken:
                 self.kept.discard(relpath)
                 continue
-            if old is None or old.id in self.bundle.memories:  # never loaded, or another file took its id meanwhile
+            if (
+                old is None or old.id in self.bundle.memories or old.doc_iri in self.index.locations
+            ):  # never loaded, or another file took its id or location meanwhile (a fresh load would give it them)
+                self.kept.discard(relpath)
                 continue
             self.bundle.memories[old.id] = old
             self.index.replace((), [old])
             self.working.extend(last_quads[relpath])
             self.kept.add(relpath)
             subjects |= relink(self.bundle, {relpath}, {old.doc_iri, old.iri}, {old.iri}, self.index)
+        if subjects:  # the reload read the namespace graphs without the records given back
+            refresh_namespace_graphs(self.bundle)
         return subjects
 
     def _sync_all(self, targets: list[tuple[Any, Any]]) -> None:
