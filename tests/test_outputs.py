@@ -305,6 +305,30 @@ def test_every_temporary_folder_is_named_for_its_process(tmp_path: Path) -> None
     assert [name for name in others if making.search((src / name).read_text(encoding="utf-8"))] == []
 
 
+def test_interrupts_wait_while_python_probes_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python's first :func:`tempfile.gettempdir` writes and unlinks a randomly named file with no prefix; a
+    Ctrl-C handled between the two left it in the user's folder, where no sweep knows it as ours (found in CI)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # not yet known: the probe runs again
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    held: list[set[signal.Signals]] = []
+    real_open = os.open
+
+    def probe_open(path, flags, mode=0o777):  # noqa: ANN001, ANN202
+        held.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(tempfile._os, "open", probe_open)  # type: ignore[attr-defined]
+    made = outputs.owned_folder("stream")
+    assert made.parent == tmp_path and held, "the probe did not run"
+    assert all({signal.SIGINT, signal.SIGTERM} <= mask for mask in held), held
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # given back after
+    assert [p.name for p in tmp_path.iterdir()] == [made.name]
+
+
 # -- real processes, killed -----------------------------------------------------------
 
 
@@ -376,7 +400,8 @@ def test_a_killed_export_leaves_the_previous_file_byte_identical(
     target.write_bytes(previous)
     process = _export(generated, target, tmp, "--workers", "2")
     if when == "loading":
-        _wait_for(lambda: any(tmp.iterdir()))  # the stream's folder is made: the export has started
+        # the stream's folder is made: the export has started (not Python's own probe of the folder, a moment's file)
+        _wait_for(lambda: any(p.name.startswith(outputs.FOLDER_PREFIX) for p in tmp.iterdir()))
     else:
         # a good part of the new file is written (compressed, about a tenth of the bytes)
         _wait_for(lambda: _partial(out) > (200_000 if name.endswith(".gz") else 2_000_000))

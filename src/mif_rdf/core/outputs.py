@@ -30,6 +30,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import socket
 import stat
 import tempfile
@@ -94,9 +95,26 @@ def sweep(folder: Path) -> list[Path]:
 def owned_folder(kind: str, base: str | Path | None = None) -> Path:
     """A new private folder in ``base`` (the system's temporary folder by default), named for this process, so
     that the next run's :func:`sweep` removes it when this process dies before removing it itself."""
-    base = Path(base) if base is not None else Path(tempfile.gettempdir())
+    base = Path(base) if base is not None else _system_temporary_folder()
     sweep(base)
     return Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{owner()}-{kind}-", dir=base))
+
+
+def _system_temporary_folder() -> Path:
+    """:func:`tempfile.gettempdir`, with Ctrl-C and SIGTERM held back while it runs.
+
+    Its first call proves the folder writable by creating, writing and
+    unlinking a file with a random name and no prefix: a signal handled
+    between the create and the unlink (our handlers raise) left that file
+    in the user's temporary folder, where no sweep can know it as ours.
+    Held back, the signal is handled as soon as the probe is gone.
+    """
+    interrupts = {signal.SIGINT, signal.SIGTERM}
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, interrupts)
+    try:
+        return Path(tempfile.gettempdir())
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 @contextlib.contextmanager
