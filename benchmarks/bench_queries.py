@@ -169,7 +169,7 @@ def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None
     print(f"  {'helper':<30} {'rows':>7} {'evaluation':>11} {'Table':>7} {'Arrow':>7} {'CPU: Table':>11} {'Arrow':>7}")
     for name in names or list(calls):
         call = calls[name]
-        queries = _recorded(native, store, call)
+        queries = recorded(native, store, call)
         runs = {
             "table": call,
             "arrow": lambda call=call: call(as_="arrow"),
@@ -201,7 +201,7 @@ def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None
     print(f"load average at the end {_load_average()}")
 
 
-def _recorded(native: Any, store: Any, call: Callable[[], Any]) -> list[tuple[str, dict[str, Any]]]:
+def recorded(native: Any, store: Any, call: Callable[[], Any]) -> list[tuple[str, dict[str, Any]]]:
     """The queries (text and options) one call of a helper sends to Oxigraph, parts of a split query included."""
     sent: list[tuple[str, dict[str, Any]]] = []
 
