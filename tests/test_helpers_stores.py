@@ -23,7 +23,7 @@ import pandas
 import pyarrow as pa
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rdflib import Dataset
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
@@ -602,6 +602,8 @@ def test_arrow_columns_keep_their_values_and_whole_numbers_past_64_bits_become_t
         st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)), min_size=1, max_size=63),
     )
 )
+@example(["a\ud800", None])  # a lone surrogate: no UTF-8 for it
+@example([None, "", "é€𝄞"])
 def test_short_arrow_columns_built_from_their_buffers_are_pyarrow_s_own(column: list) -> None:
     """A short column of text or whole numbers goes to Arrow as its buffers: the array pyarrow makes of the list."""
     if all(value is None for value in column):  # pyarrow types those itself (null), as before
