@@ -620,6 +620,15 @@ def test_short_arrow_columns_built_from_their_buffers_are_pyarrow_s_own(column: 
     assert got.to_pylist() == column
 
 
+def test_arrow_tables_hold_each_column_once_in_order() -> None:
+    """Columns become the table's columns in their order; a repeated name is one column (its last values),
+    as a dict of columns has it."""
+    arrow = Columns(("b", "a"), [[1, None], ["x", "y"]]).arrow()
+    assert arrow.equals(pa.table({"b": pa.array([1, None]), "a": pa.array(["x", "y"])}))
+    repeated = Columns(("x", "y", "x"), [[1, 2], ["a", "b"], [3, 4]]).arrow()
+    assert repeated.column_names == ["x", "y"] and repeated.column("x").to_pylist() == [3, 4]
+
+
 def test_objects_become_text_in_arrow(examples) -> None:
     arrow = decay_profiles(examples["oxigraph"], as_="arrow")
     assert pa.types.is_string(arrow.schema.field("profile").type)

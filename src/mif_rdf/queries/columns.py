@@ -112,7 +112,10 @@ class Columns:
             import pyarrow
         except ImportError:
             raise MifRdfError("Arrow tables need pyarrow: pip install 'mif-rdf[columnar]'") from None
-        return pyarrow.table({name: _arrow_array(pyarrow, column) for name, column in zip(self.names, self.values)})
+        arrays = [_arrow_array(pyarrow, column) for column in self.values]
+        if len(set(self.names)) == len(self.names):  # what pyarrow.table does with a dict, less its Python
+            return pyarrow.Table.from_arrays(arrays, names=list(self.names))
+        return pyarrow.table(dict(zip(self.names, arrays)))  # a repeated name: one column of it, as a dict keeps
 
     def shaped(self, as_: Shape) -> Any:
         """The rows as ``as_`` asks: a :class:`Table`, a DataFrame or an Arrow table."""
