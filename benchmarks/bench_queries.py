@@ -24,6 +24,18 @@ change is measured against what it replaces in the same run::
 
 A helper that fails (rdflib's RecursionError, say) or outlives
 ``--helper-timeout`` seconds is reported as such instead of a latency.
+
+``--evaluation`` measures each helper against Oxigraph's own evaluation of
+the queries it sends (issue 34 item 5), in this process on the Oxigraph
+store: the queries are recorded on one call, then the helper as a Table,
+as an Arrow table and the recorded queries run straight on the store
+(results serialized as TSV) take turns for ``--rounds`` rounds, so a busy
+moment of the shared machine falls on all three alike.  Printed: the
+median wall time of each, the ratios of the medians, and the same ratios
+in CPU time (``time.process_time``), with the load average::
+
+    python benchmarks/bench_queries.py --evaluation --counts 10000 --bundle /tmp/bench10k \\
+        --helpers supersession_chain,current_version --rounds 301
 """
 
 from __future__ import annotations
@@ -138,6 +150,85 @@ def child(root: Path, store: str, repeat: int, helper_timeout: int) -> dict[str,
     return report
 
 
+def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None:
+    """Each helper as a Table, as an Arrow table, and Oxigraph's evaluation of its queries: interleaved rounds."""
+    import pyarrow
+    import pyoxigraph as ox
+
+    from mif_rdf import load_bundle
+    from mif_rdf.queries import native
+
+    bundle = load_bundle(root, store=STORES["oxigraph"], progress=False)
+    pyarrow.table({"warm": ["up"]})  # pyarrow's import and first table are no helper's time
+    store = native.oxigraph_store(bundle.dataset)
+    calls = helper_calls(bundle)
+    unknown = set(names or ()) - set(calls)
+    if unknown:
+        raise SystemExit(f"--helpers: no helper {', '.join(sorted(unknown))}; the helpers: {', '.join(calls)}")
+    print(f"{len(bundle.memories):,} memories, load average {_load_average()}, {rounds} rounds", flush=True)
+    print(f"  {'helper':<30} {'rows':>7} {'evaluation':>11} {'Table':>7} {'Arrow':>7} {'CPU: Table':>11} {'Arrow':>7}")
+    for name in names or list(calls):
+        call = calls[name]
+        queries = recorded(native, store, call)
+        runs = {
+            "table": call,
+            "arrow": lambda call=call: call(as_="arrow"),
+            "evaluation": lambda queries=queries: [
+                store.query(text, **options).serialize(format=ox.QueryResultsFormat.TSV) for text, options in queries
+            ],
+        }
+        once = min(timed_once(run) for run in runs.values() for _ in range(3))
+        number = max(1, int(0.002 / max(once, 1e-6)))  # a turn of at least 2 ms: the clocks' reading is no part of it
+        wall: dict[str, list[float]] = {label: [] for label in runs}
+        cpu: dict[str, list[float]] = {label: [] for label in runs}
+        labels = list(runs)
+        for turn in range(rounds):
+            for label in labels[turn % 3 :] + labels[: turn % 3]:  # each goes first in a third of the rounds
+                run = runs[label]
+                began, began_cpu = time.perf_counter(), time.process_time()
+                for _ in range(number):
+                    run()
+                cpu[label].append((time.process_time() - began_cpu) / number)
+                wall[label].append((time.perf_counter() - began) / number)
+        floor, floor_cpu = statistics.median(wall["evaluation"]), statistics.median(cpu["evaluation"])
+        print(
+            f"  {name:<30} {len(call()):>7} {floor * 1000:>8.3f} ms"
+            + "".join(f" {statistics.median(wall[label]) / floor:>6.2f}x" for label in ("table", "arrow"))
+            + "".join(f" {statistics.median(cpu[label]) / floor_cpu:>10.2f}x" for label in ("table",))
+            + f" {statistics.median(cpu['arrow']) / floor_cpu:>6.2f}x",
+            flush=True,
+        )
+    print(f"load average at the end {_load_average()}")
+
+
+def recorded(native: Any, store: Any, call: Callable[[], Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The queries (text and options) one call of a helper sends to Oxigraph, parts of a split query included."""
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def query(self, text: str, **options: Any) -> Any:
+            sent.append((text, options))
+            return store.query(text, **options)
+
+    real = native.oxigraph_store
+    native.oxigraph_store = lambda graph: Recorder()
+    try:
+        call()
+    finally:
+        native.oxigraph_store = real
+    return sent
+
+
+def timed_once(run: Callable[[], Any]) -> float:
+    began = time.perf_counter()
+    run()
+    return time.perf_counter() - began
+
+
+def _load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _median(runs: list[float], store: str) -> float:
     warm = runs[1:] if store == "rdflib" and len(runs) > 1 else runs
     return statistics.median(warm)
@@ -210,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline", type=Path, help="also run each store with the package from this source tree, first"
     )
+    parser.add_argument(
+        "--evaluation",
+        action="store_true",
+        help="each helper against Oxigraph's own evaluation of its queries, in interleaved rounds (one count)",
+    )
+    parser.add_argument("--helpers", help="with --evaluation: the helpers to measure, comma-separated (default all)")
+    parser.add_argument("--rounds", type=int, default=101, help="with --evaluation: interleaved rounds (default 101)")
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -217,6 +315,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from synthetic import generate_bundle
+
+    if args.evaluation:
+        count = int(args.counts.split(",")[0])
+        names = [name.strip() for name in args.helpers.split(",") if name.strip()] if args.helpers else None
+        with tempfile.TemporaryDirectory() as tmp:
+            root = args.bundle or (args.data or Path(tmp)) / f"bundle-{count}"
+            if not (root / ".mif").is_dir():
+                print(f"generating {count:,} memories in {root} ...", flush=True)
+                generate_bundle(root, count, seed=args.seed)
+            against_evaluation(root, names, args.rounds)
+        return 0
 
     counts = [int(c) for c in args.counts.split(",") if c.strip()]
     stores = [s.strip() for s in args.stores.split(",") if s.strip()]

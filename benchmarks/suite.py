@@ -419,18 +419,10 @@ def queries_oxigraph_floor(data: Path) -> dict[str, Any]:
     from mif_rdf.queries import native
 
     sys.path.insert(0, str(HERE))
-    from bench_queries import helper_calls
+    from bench_queries import helper_calls, recorded
 
     bundle = loaded(data, "Oxigraph")
     store = native.oxigraph_store(bundle.dataset)
-    sent: list[tuple[str, dict[str, Any]]] = []
-
-    class Recorder:
-        def query(self, text: str, **options: Any) -> Any:
-            sent.append((text, options))
-            return store.query(text, **options)
-
-    native.oxigraph_store = lambda graph: Recorder()  # type: ignore[assignment]
 
     def evaluate() -> None:
         for text, options in queries:
@@ -438,9 +430,7 @@ def queries_oxigraph_floor(data: Path) -> dict[str, Any]:
 
     seconds = {}
     for name, call in helper_calls(bundle).items():
-        sent.clear()
-        call()
-        queries = list(sent)
+        queries = recorded(native, store, call)
         seconds[name] = _settled(evaluate)
     return {"seconds": sum(seconds.values()), "each": seconds}
 

@@ -23,7 +23,7 @@ import pandas
 import pyarrow as pa
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rdflib import Dataset
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
@@ -593,6 +593,40 @@ def test_arrow_columns_keep_their_values_and_whole_numbers_past_64_bits_become_t
     assert [str(arrow.schema.field(name).type) for name in columns.names] == ["string", "int64", "string", "null"]
     assert arrow.column("number").to_pylist() == numbers
     assert arrow.column("huge").to_pylist() == [str(2**64)] * length
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.one_of(st.none(), st.text()), min_size=1, max_size=63),
+        st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)), min_size=1, max_size=63),
+    )
+)
+@example(["a\ud800", None])  # a lone surrogate: no UTF-8 for it
+@example([None, "", "é€𝄞"])
+def test_short_arrow_columns_built_from_their_buffers_are_pyarrow_s_own(column: list) -> None:
+    """A short column of text or whole numbers goes to Arrow as its buffers: the array pyarrow makes of the list."""
+    if all(value is None for value in column):  # pyarrow types those itself (null), as before
+        column = [*column, "a"]
+    try:
+        expected = pa.array(column, pa.string() if any(isinstance(v, str) for v in column) else pa.int64())
+    except (UnicodeEncodeError, pa.ArrowException) as exc:  # a lone surrogate: the same error as pyarrow's
+        with pytest.raises(type(exc)):
+            Columns(("c",), [column]).arrow()
+        return
+    got = Columns(("c",), [column]).arrow().column("c").chunk(0)
+    got.validate(full=True)
+    assert got.type == expected.type and got.equals(expected) and got.null_count == expected.null_count
+    assert got.to_pylist() == column
+
+
+def test_arrow_tables_hold_each_column_once_in_order() -> None:
+    """Columns become the table's columns in their order; a repeated name is one column (its last values),
+    as a dict of columns has it."""
+    arrow = Columns(("b", "a"), [[1, None], ["x", "y"]]).arrow()
+    assert arrow.equals(pa.table({"b": pa.array([1, None]), "a": pa.array(["x", "y"])}))
+    repeated = Columns(("x", "y", "x"), [[1, 2], ["a", "b"], [3, 4]]).arrow()
+    assert repeated.column_names == ["x", "y"] and repeated.column("x").to_pylist() == [3, 4]
 
 
 def test_objects_become_text_in_arrow(examples) -> None:

@@ -14,6 +14,7 @@ import time
 import urllib.parse
 from datetime import datetime, timedelta
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import yaml
@@ -21,7 +22,7 @@ import yaml
 from conftest import BUNDLES
 from mif_rdf import load_bundle
 from mif_rdf.core.namespaces import MIF
-from mif_rdf.queries import freshness, run_query, select
+from mif_rdf.queries import freshness, native, run_query, select
 from mif_rdf.queries.asof import valid_memories
 from serve_process import ServeProcess
 from test_asof import CORPUS, bundle_dir, expected_valid, run, utc  # noqa: F401  (bundle_dir: the corpus fixture)
@@ -85,6 +86,33 @@ def test_select_on_oxigraph_runs_the_functions(bundle_dir: Path) -> None:  # noq
     at = "2026-02-15T16:30:00Z"
     table = select(bundle.dataset, f'SELECT ?p WHERE {{ ?m mif:path ?p FILTER(mif:validAt(?m, "{at}")) }}')
     assert set(table.column("p")) == expected_valid(bundle_dir, utc(at))
+
+
+def test_select_hands_oxigraph_the_functions_only_for_a_query_that_may_call_one(bundle_dir: Path) -> None:  # noqa: F811
+    """A query gets the function table when it names a function or holds a codepoint escape (an IRI written
+    with one still calls it); any other query goes without (issue 34 item 5)."""
+    bundle = load_bundle(bundle_dir, store="oxigraph")
+    at = "2026-02-15T16:30:00Z"
+    sent: list[dict] = []
+    real = native.oxigraph_store(bundle.dataset)
+
+    class Recording:  # the store, with each query's options noted
+        def query(self, text: str, **options: object) -> object:
+            sent.append(options)
+            return real.query(text, **options)
+
+        def __getattr__(self, name: str) -> object:  # the functions read the store
+            return getattr(real, name)
+
+    escaped_iri = str(MIF.validAt).replace("validAt", "valid\\u0041t")  # the IRI written with an escape
+    escaped = f'SELECT ?p WHERE {{ ?m mif:path ?p FILTER(<{escaped_iri}>(?m, "{at}")) }}'
+    with mock.patch.object(native, "oxigraph_store", lambda graph: Recording()):
+        assert set(select(bundle.dataset, escaped).column("p")) == expected_valid(bundle_dir, utc(at))
+        assert len(select(bundle.dataset, "SELECT ?p WHERE { ?m mif:path ?p }")) > 0
+    assert [sorted(str(name.value) for name in options["custom_functions"]) for options in sent] == [
+        sorted(str(iri) for iri in (MIF.validAt, MIF.freshness, MIF.strengthAt)),
+        [],
+    ]
 
 
 def test_query_store_oxigraph_on_the_command_line(bundle_dir: Path) -> None:  # noqa: F811

@@ -21,6 +21,8 @@ every helper and both stores).
 
 from __future__ import annotations
 
+import array
+import itertools
 from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -110,7 +112,10 @@ class Columns:
             import pyarrow
         except ImportError:
             raise MifRdfError("Arrow tables need pyarrow: pip install 'mif-rdf[columnar]'") from None
-        return pyarrow.table({name: _arrow_array(pyarrow, column) for name, column in zip(self.names, self.values)})
+        arrays = [_arrow_array(pyarrow, column) for column in self.values]
+        if len(set(self.names)) == len(self.names):  # what pyarrow.table does with a dict, less its Python
+            return pyarrow.Table.from_arrays(arrays, names=list(self.names))
+        return pyarrow.table(dict(zip(self.names, arrays)))  # a repeated name: one column of it, as a dict keeps
 
     def shaped(self, as_: Shape) -> Any:
         """The rows as ``as_`` asks: a :class:`Table`, a DataFrame or an Arrow table."""
@@ -126,16 +131,18 @@ class Columns:
 def _arrow_array(pyarrow: Any, column: list[Any]) -> Any:
     """One Arrow array of a column: its values' own type, else text (see the module notes).
 
-    A short column of text or of whole numbers (and None) is handed over with
-    its type: pyarrow's own look at the values cost more than the rest of a
-    one-millisecond helper.
+    A short column of text or of whole numbers (and None) is handed over as
+    the buffers of its Arrow array (:func:`_short_text`, :func:`_short_integers`).
     """
     if len(column) < _SHORT_COLUMN:
         kinds = {type(value) for value in column}
         if kinds in _TEXT_TYPES:
-            return pyarrow.array(column, pyarrow.string())
+            try:
+                return _short_text(pyarrow, column)
+            except UnicodeEncodeError:  # a lone surrogate: pyarrow says what is wrong
+                return pyarrow.array(column, pyarrow.string())
         if kinds in _INTEGER_TYPES and all(-_INT64 <= value < _INT64 for value in column if value is not None):
-            return pyarrow.array(column, pyarrow.int64())
+            return _short_integers(pyarrow, column)
     try:
         return pyarrow.array(column)
     except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, OverflowError):  # OverflowError: an int past 64 bits
@@ -143,6 +150,41 @@ def _arrow_array(pyarrow: Any, column: list[Any]) -> Any:
             [None if value is None else value if isinstance(value, str) else _text(value) for value in column],
             pyarrow.string(),
         )
+
+
+def _short_text(pyarrow: Any, column: list[Any]) -> Any:
+    """The Arrow string array of a short column of ``str`` and None, made from its three buffers.
+
+    Converting a list (``pyarrow.array(column, pyarrow.string())``) cost about
+    a tenth of a one-millisecond helper beside its query (it is a few
+    microseconds in a loop of its own, but pyarrow's converter runs cold
+    after Oxigraph's query: docs/performance.md); the buffers are the UTF-8
+    text joined, the offsets where each value ends (32-bit, as Arrow's
+    ``string`` type has them) and the validity bits, and the tests compare
+    the arrays with pyarrow's own.
+    """
+    encoded = [b"" if value is None else value.encode("utf-8") for value in column]
+    offsets = array.array("i", itertools.accumulate(map(len, encoded), initial=0))
+    buffers = [_validity(pyarrow, column), pyarrow.py_buffer(offsets), pyarrow.py_buffer(b"".join(encoded))]
+    return pyarrow.Array.from_buffers(pyarrow.string(), len(column), buffers)
+
+
+def _short_integers(pyarrow: Any, column: list[Any]) -> Any:
+    """The Arrow int64 array of a short column of ``int`` (within 64 bits) and None, made from its buffers
+    (as :func:`_short_text`; a None's slot holds 0, as pyarrow leaves it)."""
+    values = array.array("q", [0 if value is None else value for value in column])
+    return pyarrow.Array.from_buffers(
+        pyarrow.int64(), len(column), [_validity(pyarrow, column), pyarrow.py_buffer(values)]
+    )
+
+
+def _validity(pyarrow: Any, column: list[Any]) -> Any:
+    """Arrow's validity bitmap of ``column`` (bit i set when value i is not None, least significant first);
+    None when no value is None, as pyarrow leaves it."""
+    if None not in column:
+        return None
+    bits = sum(1 << i for i, value in enumerate(column) if value is not None)
+    return pyarrow.py_buffer(bits.to_bytes((len(column) + 7) // 8, "little"))
 
 
 _SHORT_COLUMN = 64

@@ -59,7 +59,7 @@ from mif_rdf.load.oxigraph_sink import OxigraphSink, query_dataset
 from mif_rdf.load.pipeline import usable_cores
 from mif_rdf.load.stores import oxigraph_store
 from mif_rdf.queries.columns import Columns, Shape
-from mif_rdf.queries.oxigraph_calls import functions_for
+from mif_rdf.queries.oxigraph_calls import functions_named_in
 from mif_rdf.queries.results import Table, python_value
 from mif_rdf.queries.sparql import (
     INIT_NS,
@@ -185,7 +185,7 @@ def _in_oxigraph(
     options = {
         "prefixes": INIT_NS if own_prefixes else _prefixes(graph),
         "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()},
-        "custom_functions": functions_for(store),  # mif:validAt & co.
+        "custom_functions": functions_named_in(store, query),  # mif:validAt & co.
         **query_dataset(graph),
     }
 

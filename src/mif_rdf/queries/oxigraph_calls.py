@@ -57,6 +57,19 @@ def functions_for(store: Any) -> FunctionTable:
     return table
 
 
+def functions_named_in(store: Any, query: str) -> FunctionTable:
+    """:func:`functions_for` the store when ``query`` may call one of the functions, else no table.
+
+    pyoxigraph turns the table into its own with every query, about 10 us
+    of a 0.15 ms one, whether the query calls a function or not.  A query
+    calls one only by writing its name (an IRI or a prefixed name), or its
+    IRI with SPARQL's codepoint escapes (``\\u0041``): either keeps the table.
+    """
+    if any(name in query for name in _NAMES) or "\\u" in query or "\\U" in query:
+        return functions_for(store)
+    return {}
+
+
 def run_with_functions(graph: Graph, query: str, bindings: Mapping[str, Identifier]) -> Result | None:
     """``graph.query(query)`` on an Oxigraph Dataset with the mif: functions at hand;
     None when ``graph`` is not in Oxigraph or the query names none of them (oxrdflib runs it, as ever)."""

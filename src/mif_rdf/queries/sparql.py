@@ -287,15 +287,22 @@ def values_first(query: str, bindings: Bindings) -> str:
     is written by :func:`sparql_term`, which refuses anything that is not a
     well-formed term; blank nodes are refused (SPARQL cannot bind those).
     """
-    match = _WHERE.search(query)
-    if match is None:
+    end = _where_end(query)
+    if end is None:
         raise MifRdfError("parameters as VALUES (a remote store) need a query with a 'WHERE {' clause")
     names = list(bindings)
     for name in names:
         if isinstance(bindings[name], BNode):
             raise MifRdfError(f"parameter ?{name} is a blank node; SPARQL cannot bind those")
     values = f" VALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(sparql_term(bindings[n]) for n in names)}) }}"
-    return query[: match.end()] + values + query[match.end() :]
+    return query[:end] + values + query[end:]
+
+
+@functools.lru_cache(maxsize=64)
+def _where_end(query: str) -> int | None:
+    """Where the first ``WHERE {`` of ``query`` ends; a helper sends the same text each time (1.3 us a search)."""
+    match = _WHERE.search(query)
+    return None if match is None else match.end()
 
 
 def sparql_term(term: Node) -> str:
