@@ -38,7 +38,7 @@ import pyoxigraph as ox
 from rdflib.plugins.sparql import prepareQuery
 
 from mif_rdf.core.errors import MifRdfError
-from mif_rdf.queries.oxigraph_calls import functions_for
+from mif_rdf.queries.oxigraph_calls import functions_named_in
 from mif_rdf.queries.sparql import INIT_NS, check_query_safety, check_query_text, mentions_service
 from mif_rdf.queries.syntax import GRAMMAR_LOCK, syntax_error
 from mif_rdf.serve import negotiate, views
@@ -199,7 +199,7 @@ def start_query(store: Any, query: str, dataset: dict[str, Any], options: QueryO
     """
     check_safety(query, options.allow_service)
     try:
-        return store.query(query, prefixes=INIT_NS, custom_functions=functions_for(store), **dataset)
+        return store.query(query, prefixes=INIT_NS, custom_functions=functions_named_in(store, query), **dataset)
     except SyntaxError as exc:
         check_parsed(query, options.allow_service)  # an update, say, gets its own answer
         raise HttpError(HTTPStatus.BAD_REQUEST, str(syntax_error(query, exc))) from None  # the token, shown
