@@ -338,8 +338,12 @@ def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]
 
 
 def _layout_line(iri: str, frontmatter: dict[str, object], layout: str) -> str:
-    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text."""
-    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {nt_string(layout_text(frontmatter))} <{layout}> .\n"
+    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text.
+
+    JSON text holds no raw newline or return (JSON escapes them), so of :func:`nt_string`'s four escapes the
+    backslash and the quote are left."""
+    text = layout_text(frontmatter).replace("\\", "\\\\").replace('"', '\\"')
+    return f'<{iri}> <{AUTHORED_FRONTMATTER}> "{text}" <{layout}> .\n'
 
 
 def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: str) -> list[str]:
