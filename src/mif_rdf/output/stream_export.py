@@ -36,11 +36,11 @@ import contextlib
 import fcntl
 import functools
 import io
+import itertools
 import json
 import os
 import sqlite3
 import stat
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -301,6 +301,10 @@ def streamed_memory(
     )
 
 
+#: Spool files this worker process has written (their names: the pid and this count).
+_SPOOLED = itertools.count()
+
+
 def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]:
     """In a worker: a chunk's memories with their text moved into a new spool file in ``folder``.
 
@@ -312,8 +316,9 @@ def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]
     texts = [item.text for item in items if item.text]
     if not texts:
         return items
+    path = os.path.join(folder, f"chunk-{os.getpid()}-{next(_SPOOLED)}")  # the folder is the stream's own
     try:
-        fd, path = tempfile.mkstemp(prefix="chunk-", dir=folder)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError:
         return items
     try:
