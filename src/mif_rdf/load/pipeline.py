@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -254,7 +254,7 @@ def prepare_memories(
     engine: ToRdfEngine,
     workers: int,
     output: TriplesAs = "rdflib",
-) -> Iterator[PreparedMemory]: ...
+) -> Generator[PreparedMemory, None, None]: ...
 @overload
 def prepare_memories(
     root: Path,
@@ -266,7 +266,7 @@ def prepare_memories(
     output: TriplesAs,
     shape: Callable[[PreparedMemory], T],
     pack: Callable[[list[T]], list[T]] | None = None,
-) -> Iterator[T]: ...
+) -> Generator[T, None, None]: ...
 def prepare_memories(
     root: Path,
     relpaths: list[str],
@@ -277,7 +277,7 @@ def prepare_memories(
     output: TriplesAs = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
     pack: Callable[[list[Any]], list[Any]] | None = None,
-) -> Iterator[Any]:
+) -> Generator[Any, None, None]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
 
     ``shape`` (a picklable function) turns each prepared memory into what the
