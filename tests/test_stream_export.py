@@ -318,13 +318,8 @@ def _numbered_blank_nodes(nquads: bytes) -> bytes:
     return re.sub(rb"_:[A-Za-z0-9]+", lambda m: labels.setdefault(m.group(), b"_:n%d" % len(labels)), nquads)
 
 
-def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
-    """The lines leave the workers as ready bytes: with or without workers, the file is the same, byte for byte
-    (up to the blank nodes' random labels), and so are the report's figures."""
-    generate_bundle(tmp_path, 300, seed=11, broken_links=3)
-    write_file(tmp_path, "zz/dup.md", memory_text("00000000-0000-4000-8000-000000000001", "namespace: _local\n"))
-    one, one_report = streamed(tmp_path, workers=0)
-    two, two_report = streamed(tmp_path, workers=2)
+def assert_same_stream(one: bytes, one_report: StreamReport, two: bytes, two_report: StreamReport) -> None:
+    """Two streams of one bundle wrote the same bytes (up to the blank nodes' random labels) and report alike."""
     assert _numbered_blank_nodes(one) == _numbered_blank_nodes(two)
     assert (one_report.quads, one_report.graphs, one_report.withheld.keys()) == (
         two_report.quads,
@@ -332,6 +327,16 @@ def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
         two_report.withheld.keys(),
     )
     assert [str(p) for p in one_report.problems] == [str(p) for p in two_report.problems]
+
+
+def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
+    """The lines leave the workers as ready bytes: with or without workers, the file is the same, byte for byte
+    (up to the blank nodes' random labels), and so are the report's figures."""
+    generate_bundle(tmp_path, 300, seed=11, broken_links=3)
+    write_file(tmp_path, "zz/dup.md", memory_text("00000000-0000-4000-8000-000000000001", "namespace: _local\n"))
+    one, one_report = streamed(tmp_path, workers=0)
+    two, two_report = streamed(tmp_path, workers=2)
+    assert_same_stream(one, one_report, two, two_report)
 
 
 @pytest.mark.parametrize(
@@ -397,13 +402,7 @@ def test_workers_spool_the_text_and_the_file_gets_the_bytes_one_process_writes(
         two_report = stream_nquads(bundle, out, progress=False, workers=2)
     two = (tmp_path / "two.nq").read_bytes()
     assert copies, "the kernel copied nothing: the spool files were not used"
-    assert _numbered_blank_nodes(one) == _numbered_blank_nodes(two)
-    assert (one_report.quads, one_report.graphs, one_report.withheld.keys()) == (
-        two_report.quads,
-        two_report.graphs,
-        two_report.withheld.keys(),
-    )
-    assert [str(p) for p in one_report.problems] == [str(p) for p in two_report.problems]
+    assert_same_stream(one, one_report, two, two_report)
     assert any("already" in str(p) for p in two_report.problems)  # the duplicate was seen and skipped
     assert list(scratch.iterdir()) == []
 
