@@ -33,7 +33,6 @@ together about as much CPU as the text's shaping (docs/performance.md).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import io
 import itertools
@@ -314,7 +313,7 @@ def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]
     disk) the text travels in the memories as it is.
     """
     texts = [item.text for item in items if item.text]
-    if not texts:
+    if not texts or not hasattr(os, "writev"):  # writev and pread (the main process's reading) are POSIX
         return items
     path = os.path.join(folder, f"chunk-{os.getpid()}-{next(_SPOOLED)}")  # the folder is the stream's own
     try:
@@ -591,6 +590,8 @@ def _copy_target(out: IO[bytes]) -> int | None:
     (not appending, not compressed, not a pipe or a terminal), else None."""
     if not hasattr(os, "copy_file_range") or type(out) is not io.BufferedWriter or type(out.raw) is not io.FileIO:
         return None
+    import fcntl  # POSIX, as copy_file_range (Linux)
+
     try:
         fd = out.fileno()
         if not stat.S_ISREG(os.fstat(fd).st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
