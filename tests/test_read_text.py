@@ -64,3 +64,29 @@ def test_a_file_that_grew_past_the_limit_while_read_is_refused(tmp_path: Path, m
     monkeypatch.setattr(os, "fstat", shrunk_fstat(1_000))
     text, problems = read(path)
     assert text is None and [p.rule for p in problems] == ["limit"] and "grew over the limit" in problems[0].message
+
+
+def test_short_reads_are_read_on_until_the_size_or_the_end() -> None:
+    """read_text reads the descriptor itself: a read that returns less than asked (a pipe here; a network file
+    system may do it) is followed by more reads, as a buffered file does, up to the size asked or the end."""
+    import threading
+    import time
+
+    from mif_rdf.source.parse import _read_up_to
+
+    for size, expected in ((6, b"abcdef"), (100, b"abcdefgh")):
+        read_end, write_end = os.pipe()
+        os.write(write_end, b"abc")
+
+        def later(write_end: int = write_end) -> None:
+            time.sleep(0.05)
+            os.write(write_end, b"defgh")
+            os.close(write_end)
+
+        writer = threading.Thread(target=later)
+        writer.start()
+        try:
+            assert _read_up_to(read_end, size) == expected
+        finally:
+            writer.join()
+            os.close(read_end)

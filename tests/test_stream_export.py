@@ -9,6 +9,7 @@ term exactly, lexical forms included), and the load's problems plus the export's
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -317,13 +318,8 @@ def _numbered_blank_nodes(nquads: bytes) -> bytes:
     return re.sub(rb"_:[A-Za-z0-9]+", lambda m: labels.setdefault(m.group(), b"_:n%d" % len(labels)), nquads)
 
 
-def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
-    """The lines leave the workers as ready bytes: with or without workers, the file is the same, byte for byte
-    (up to the blank nodes' random labels), and so are the report's figures."""
-    generate_bundle(tmp_path, 300, seed=11, broken_links=3)
-    write_file(tmp_path, "zz/dup.md", memory_text("00000000-0000-4000-8000-000000000001", "namespace: _local\n"))
-    one, one_report = streamed(tmp_path, workers=0)
-    two, two_report = streamed(tmp_path, workers=2)
+def assert_same_stream(one: bytes, one_report: StreamReport, two: bytes, two_report: StreamReport) -> None:
+    """Two streams of one bundle wrote the same bytes (up to the blank nodes' random labels) and report alike."""
     assert _numbered_blank_nodes(one) == _numbered_blank_nodes(two)
     assert (one_report.quads, one_report.graphs, one_report.withheld.keys()) == (
         two_report.quads,
@@ -331,6 +327,16 @@ def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
         two_report.withheld.keys(),
     )
     assert [str(p) for p in one_report.problems] == [str(p) for p in two_report.problems]
+
+
+def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
+    """The lines leave the workers as ready bytes: with or without workers, the file is the same, byte for byte
+    (up to the blank nodes' random labels), and so are the report's figures."""
+    generate_bundle(tmp_path, 300, seed=11, broken_links=3)
+    write_file(tmp_path, "zz/dup.md", memory_text("00000000-0000-4000-8000-000000000001", "namespace: _local\n"))
+    one, one_report = streamed(tmp_path, workers=0)
+    two, two_report = streamed(tmp_path, workers=2)
+    assert_same_stream(one, one_report, two, two_report)
 
 
 @pytest.mark.parametrize(
@@ -351,3 +357,96 @@ def test_the_place_lines_are_the_place_triples_written_as_n_quads(relpath: str) 
     for value in [relpath, *AWKWARD_VALUES]:
         (quad,) = ox.parse(f"<{iri}> <{links}> {nt_string(value)} .\n".encode(), format=ox.RdfFormat.N_QUADS)
         assert quad.object.value == value and nt_term(Literal(value)) == nt_string(value)
+
+
+def _spool_bundle(root: Path) -> None:
+    """300 generated memories, with a withheld memory, a duplicate id and a duplicate location among them
+    (files the writer skips in the middle of a worker's chunk)."""
+    paths = generate_bundle(root, 300, seed=5, broken_links=3)
+    first = (root / paths[0]).read_text(encoding="utf-8")
+    taken = re.search(r"^id: (\S+)$", first, re.MULTILINE)
+    assert taken is not None
+    write_file(
+        root,
+        f"{paths[40].parent.relative_to(root)}/zz-local.md",
+        memory_text(f"{taken.group(1)[:-4]}beef", "namespace: _local\n"),
+    )
+    write_file(root, f"{paths[90].parent.relative_to(root)}/zz-dup.md", memory_text(taken.group(1), ""))
+    write_file(root, f"{paths[150].with_suffix('').relative_to(root)}.jsonld", '{"id": "x"}')
+
+
+def test_workers_spool_the_text_and_the_file_gets_the_bytes_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers, each chunk's text waits in a spool file of the stream's temporary folder and is copied to the
+    output file by the kernel: the file is, byte for byte, what one process writes (blank node labels aside), and
+    no spool file is left behind."""
+    import tempfile
+
+    from mif_rdf.output import stream_export
+
+    bundle, scratch = tmp_path / "b", tmp_path / "tmp"
+    scratch.mkdir()
+    _spool_bundle(bundle)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    copies: list[int] = []
+    real_copy = os.copy_file_range
+
+    def counted(*args: object) -> int:
+        copies.append(1)
+        return real_copy(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stream_export.os, "copy_file_range", counted)
+    one, one_report = streamed(bundle, workers=0)
+    with open(tmp_path / "two.nq", "wb") as out:
+        two_report = stream_nquads(bundle, out, progress=False, workers=2)
+    two = (tmp_path / "two.nq").read_bytes()
+    assert copies, "the kernel copied nothing: the spool files were not used"
+    assert_same_stream(one, one_report, two, two_report)
+    assert any("already" in str(p) for p in two_report.problems)  # the duplicate was seen and skipped
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize("output", ["bytes", "gzip", "appending", "kernel refuses"])
+def test_spooled_text_reaches_any_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str) -> None:
+    """Where the kernel cannot copy into the output (a stream in memory, a gzip stream, a file opened to append,
+    a file system that refuses ``copy_file_range``), the spooled bytes go through a buffer: the same bytes."""
+    import errno
+    import gzip
+
+    from mif_rdf.output import stream_export
+
+    bundle = tmp_path / "b"
+    _spool_bundle(bundle)
+    one, _ = streamed(bundle, workers=0)
+    target = tmp_path / "out.nq"
+    if output == "bytes":
+        two, _ = streamed(bundle, workers=2)
+    elif output == "gzip":
+        with open(target, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb") as out:
+            stream_nquads(bundle, out, progress=False, workers=2)  # type: ignore[arg-type]
+        two = gzip.decompress(target.read_bytes())
+    else:
+        if output == "kernel refuses":
+
+            def refuse(*args: object) -> int:
+                raise OSError(errno.EXDEV, "cross-device")
+
+            monkeypatch.setattr(stream_export.os, "copy_file_range", refuse)
+        target.write_bytes(b"# kept\n" if output == "appending" else b"")
+        with open(target, "ab" if output == "appending" else "wb") as out:
+            stream_nquads(bundle, out, progress=False, workers=2)
+        two = target.read_bytes().removeprefix(b"# kept\n")
+    assert _numbered_blank_nodes(one) == _numbered_blank_nodes(two)
+
+
+def test_a_spool_file_that_cannot_be_written_leaves_the_text_in_the_memories(tmp_path: Path) -> None:
+    """The stream's folder gone (an export ending) or full: the chunk's text travels in the memories."""
+    from mif_rdf.output.stream_export import StreamedMemory, spool_text
+
+    items = [StreamedMemory("a.md", [], "a", text=b"<a> <b> <c> .\n"), StreamedMemory("b.md", [])]
+    assert spool_text(items, str(tmp_path / "gone")) is items
+    assert [(item.text, item.spooled) for item in items] == [(b"<a> <b> <c> .\n", None), (b"", None)]
+    spool_text(items, str(tmp_path))
+    ((path, offset, length),) = [item.spooled for item in items if item.spooled is not None]
+    assert (offset, length, items[0].text) == (0, 14, b"") and Path(path).read_bytes() == b"<a> <b> <c> .\n"

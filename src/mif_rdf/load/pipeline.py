@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -254,7 +254,7 @@ def prepare_memories(
     engine: ToRdfEngine,
     workers: int,
     output: TriplesAs = "rdflib",
-) -> Iterator[PreparedMemory]: ...
+) -> Generator[PreparedMemory, None, None]: ...
 @overload
 def prepare_memories(
     root: Path,
@@ -265,7 +265,8 @@ def prepare_memories(
     workers: int,
     output: TriplesAs,
     shape: Callable[[PreparedMemory], T],
-) -> Iterator[T]: ...
+    pack: Callable[[list[T]], list[T]] | None = None,
+) -> Generator[T, None, None]: ...
 def prepare_memories(
     root: Path,
     relpaths: list[str],
@@ -275,12 +276,15 @@ def prepare_memories(
     workers: int,
     output: TriplesAs = "rdflib",
     shape: Callable[[PreparedMemory], Any] = _as_is,
-) -> Iterator[Any]:
+    pack: Callable[[list[Any]], list[Any]] | None = None,
+) -> Generator[Any, None, None]:
     """:func:`prepare_memory` for every path, in order, using ``workers`` processes (0: this one).
 
     ``shape`` (a picklable function) turns each prepared memory into what the
     caller needs, in the worker: the streaming export sends back only its
-    lines and keys, not the parsed frontmatter and projection.
+    lines and keys, not the parsed frontmatter and projection.  ``pack`` (picklable too) runs in a
+    worker on each chunk's shaped memories before they are pickled back (the streaming export puts
+    their text in a spool file there); it never runs in this process.
     """
     if workers <= 0 or len(relpaths) <= CHUNK:
         yield from (shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths)
@@ -300,7 +304,7 @@ def prepare_memories(
                 pool = None
             else:
                 for _ in range(3 * workers):  # enough in flight to keep every worker busy, few enough to bound memory
-                    _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
+                    _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape, pack)
         if pool is None:
             yield from prepare_memories(root, relpaths, base, limits, engine, 0, output, shape)
             return
@@ -311,7 +315,7 @@ def prepare_memories(
             except BrokenProcessPool:  # the workers could not start or died: finish here
                 yield from prepare_memories(root, relpaths[start:], base, limits, engine, 0, output, shape)
                 return
-            _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape)
+            _submit(pool, starts, pending, root, relpaths, base, limits, engine, output, shape, pack)
             yield from pickle.loads(payload)
     finally:
         if pool is not None:
@@ -329,16 +333,13 @@ def _submit(
     engine: ToRdfEngine,
     output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
+    pack: Callable[[list[Any]], list[Any]] | None,
 ) -> None:
     """Give the pool the next chunk of paths, if any are left."""
     if starts:
         start = starts.popleft()
-        pending.append(
-            (
-                start,
-                pool.submit(_prepare_chunk, root, relpaths[start : start + CHUNK], base, limits, engine, output, shape),
-            )
-        )
+        chunk = relpaths[start : start + CHUNK]
+        pending.append((start, pool.submit(_prepare_chunk, root, chunk, base, limits, engine, output, shape, pack)))
 
 
 _INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
@@ -389,10 +390,10 @@ def _prepare_chunk(
     engine: ToRdfEngine,
     output: TriplesAs,
     shape: Callable[[PreparedMemory], Any],
+    pack: Callable[[list[Any]], list[Any]] | None = None,
 ) -> bytes:
-    return termpickle.dumps(
-        [shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths]
-    )
+    shaped = [shape(prepare_memory(root, relpath, base, limits, engine, output)) for relpath in relpaths]
+    return termpickle.dumps(shaped if pack is None else pack(shaped))
 
 
 def _start_method() -> multiprocessing.context.BaseContext:

@@ -19,13 +19,27 @@ The export policy is :mod:`mif_rdf.output.policy`'s: withheld memories and
 entities are not written, nor any triple of a shared graph that names them.
 Blank node labels are unique in the file (each memory's walker has a random
 prefix), so memories never share a blank node.
+
+With worker processes, a memory's text does not travel through the pipe:
+each worker writes a chunk's text to a spool file of that temporary folder
+(:func:`spool_text`) and sends what the writer decides on (id, keys, links,
+withholding); the main process copies the bytes of the memories it writes
+from the spool file to the output in the kernel (``os.copy_file_range``)
+when the output is a regular file, and removes each spool file once read.
+Pickling, the pipe and writing the text from Python cost the two processes
+together about as much CPU as the text's shaping (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
+import itertools
 import json
+import os
 import sqlite3
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -111,6 +125,7 @@ class StreamedMemory:
     withheld: str | None = None  # why it stays on this machine
     links: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, type, target, resolved key)
     placement: Placement | None = None  # what decides its extended type (mif_rdf.ontology.extended_types)
+    spooled: tuple[str, int, int] | None = None  # instead of ``text``: (spool file, offset, length) of its lines
 
 
 def stream_nquads(
@@ -163,18 +178,24 @@ def stream_nquads(
         try:
             shape = memory_shape(bundle, files.projections, model, with_hashes=with_hashes, audience=audience)
             count = worker_count(len(files.memories), workers, busy_main=False)
-            prepared = prepare_memories(
-                bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape
-            )
-            for item in progress_bar(prepared, len(files.memories), progress, "memories"):
-                found(stream.memory(item))
+            spool = functools.partial(spool_text, folder=str(folder))
+            # closed before the folder is removed: no worker is left writing a spool file into it
+            with contextlib.closing(
+                prepare_memories(
+                    bundle.root, files.memories, bundle.base_iri, limits, engine, count, "nquads", shape, spool
+                )
+            ) as prepared:
+                for item in progress_bar(prepared, len(files.memories), progress, "memories"):
+                    found(stream.memory(item))
             before = len(bundle.problems)
             for relpath in files.entities:
                 stream.entity(relpath)
             found(bundle.problems.items[before:])
             found(stream.edges())
             stream.write_triples(stream.typer.hierarchy(), stream.types)
+            stream.flush()
         finally:
+            stream.close_spool()
             index.close()
     report.graphs = stream.graphs + len(stream.shared)
     return report
@@ -279,9 +300,54 @@ def streamed_memory(
     )
 
 
+#: Spool files this worker process has written (their names: the pid and this count).
+_SPOOLED = itertools.count()
+
+
+def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]:
+    """In a worker: a chunk's memories with their text moved into a new spool file in ``folder``.
+
+    Each memory keeps where its bytes are (``spooled``); the main process copies
+    them to the output and removes the file (:class:`StreamWriter`).  When the file
+    cannot be written (the folder is gone because the export is ending, a full
+    disk) the text travels in the memories as it is.
+    """
+    texts = [item.text for item in items if item.text]
+    if not texts or not hasattr(os, "writev"):  # writev and pread (the main process's reading) are POSIX
+        return items
+    path = os.path.join(folder, f"chunk-{os.getpid()}-{next(_SPOOLED)}")  # the folder is the stream's own
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return items
+    try:
+        try:
+            written, total = os.writev(fd, texts), sum(map(len, texts))
+            if written < total:  # a short write (a signal, the disk nearly full): the rest as one block
+                rest = memoryview(b"".join(texts))[written:]
+                while rest:
+                    rest = rest[os.write(fd, rest) :]
+        finally:
+            os.close(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return items
+    offset = 0
+    for item in items:
+        if item.text:
+            item.spooled, item.text = (path, offset, len(item.text)), b""
+            offset += item.spooled[2]
+    return items
+
+
 def _layout_line(iri: str, frontmatter: dict[str, object], layout: str) -> str:
-    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text."""
-    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {nt_string(layout_text(frontmatter))} <{layout}> .\n"
+    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text.
+
+    JSON text holds no raw newline or return (JSON escapes them), so of :func:`nt_string`'s four escapes the
+    backslash and the quote are left."""
+    text = layout_text(frontmatter).replace("\\", "\\\\").replace('"', '\\"')
+    return f'<{iri}> <{AUTHORED_FRONTMATTER}> "{text}" <{layout}> .\n'
 
 
 def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: str) -> list[str]:
@@ -368,6 +434,9 @@ class StreamWriter:
         self.shared: set[URIRef] = set()  # the links and layout graphs, once written to
         #: withheld memories and entities, and their document IRIs: shared graphs may not name them
         self.hidden: set[URIRef] = set()
+        self._target = _copy_target(out)  # the output's file descriptor when the kernel can copy into it
+        self._spool: tuple[str, int] | None = None  # the spool file being read (path, descriptor)
+        self._span: tuple[int, int] | None = None  # bytes of it to copy to the output next (start, end)
 
     def namespaces(self, model: NamespaceModel) -> None:
         """The ``#namespaces`` graph, or (for one party) its withholding: no party reads the agreements."""
@@ -381,6 +450,8 @@ class StreamWriter:
         """Write one memory (unless it cannot be loaded, its id or location is taken,
         or it is withheld); its problems."""
         problems = list(item.problems)
+        if item.spooled is not None and (self._spool is None or self._spool[0] != item.spooled[0]):
+            self._open_spool(item.spooled[0])  # the previous chunk's file is read to its end: removed
         if item.id is None:
             return problems
         other = self.index.holder(item.id)
@@ -394,7 +465,10 @@ class StreamWriter:
         if item.withheld is not None:
             self.withhold(iri, item.relpath, item.doc_iri, item.withheld)
             return problems + item.notes
-        self.out.write(item.text)
+        if item.spooled is not None:
+            self._copy_later(item.spooled[1], item.spooled[1] + item.spooled[2])
+        else:
+            self._emit(item.text)
         self.report.quads += item.quads
         self.graphs += 1
         self.shared.update((self.layout, self.links, self.inherited) if item.inherits else (self.layout, self.links))
@@ -448,7 +522,7 @@ class StreamWriter:
     def write(self, lines: list[str], shared: URIRef | None = None) -> None:
         """N-Quads lines to the output, counted; ``shared`` names the links or layout graph they belong to."""
         if lines:
-            self.out.write("".join(lines).encode("utf-8"))
+            self._emit("".join(lines).encode("utf-8"))
             self.report.quads += len(lines)
             if shared is not None:
                 self.shared.add(shared)
@@ -456,14 +530,90 @@ class StreamWriter:
     def write_triples(self, triples: Iterable[Triple], graph: URIRef) -> None:
         self.write([nquad_line(s, p, o, graph) for s, p, o in triples], graph)
 
+    def _emit(self, data: bytes) -> None:
+        """Bytes to the output, after the spooled bytes that come before them."""
+        self.flush()
+        self.out.write(data)
+
+    def _open_spool(self, path: str) -> None:
+        """Read the spool file at ``path`` from now on (the previous one is copied from and removed)."""
+        self.flush()
+        self.close_spool()
+        self._spool = (path, os.open(path, os.O_RDONLY))
+
+    def close_spool(self) -> None:
+        """Close and remove the current spool file; bytes of it not yet copied (:meth:`flush`) are dropped."""
+        self._span = None
+        if self._spool is not None:
+            path, fd = self._spool
+            self._spool = None
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+    def _copy_later(self, start: int, end: int) -> None:
+        """Bytes of the current spool file for the output: adjacent ones (a chunk's memories) are copied as one."""
+        if self._span is not None and self._span[1] == start:
+            self._span = (self._span[0], end)
+        else:
+            self.flush()
+            self._span = (start, end)
+
+    def flush(self) -> None:
+        """Copy the spooled bytes that wait to the output: in the kernel where it can, else through a buffer."""
+        if self._span is None or self._spool is None:
+            return
+        (start, end), source = self._span, self._spool[1]
+        self._span = None
+        if self._target is not None:
+            self.out.flush()
+            position = self.out.tell()
+            try:
+                while start < end:
+                    copied = os.copy_file_range(source, self._target, end - start, start, position)
+                    if copied <= 0:
+                        break
+                    start, position = start + copied, position + copied
+            except OSError:  # this file system or kernel cannot: copy through a buffer from now on
+                self._target = None
+            self.out.seek(position)
+        while start < end:
+            data = os.pread(source, min(end - start, 1 << 24), start)
+            if not data:
+                raise OSError(f"spool file {self._spool[0]} ended early")
+            self.out.write(data)
+            start += len(data)
+
+
+def _copy_target(out: IO[bytes]) -> int | None:
+    """The descriptor of ``out`` when it is a plain buffered regular file the kernel may copy into
+    (not appending, not compressed, not a pipe or a terminal), else None."""
+    if not hasattr(os, "copy_file_range") or type(out) is not io.BufferedWriter or type(out.raw) is not io.FileIO:
+        return None
+    import fcntl  # POSIX, as copy_file_range (Linux)
+
+    try:
+        fd = out.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return None
+    except (OSError, ValueError):
+        return None
+    return fd
+
 
 class _Index:
     """The links graph's index on disk: memories and entities by key, relationships in order.
 
     SQLite with its journal off: the file lives for one export and is
     removed with its folder; the page cache is bounded (16 MB), the rest
-    stays on disk.
+    stays on disk.  New rows wait in small in-memory batches (at most
+    :data:`BATCH` memories' worth, looked up there first) and go to SQLite
+    in one ``executemany`` per table: a statement a row cost a fifth of the
+    main process's time.
     """
+
+    #: Memories whose rows wait in memory before they are written to SQLite.
+    BATCH = 512
 
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path, isolation_level=None)
@@ -475,37 +625,55 @@ class _Index:
             CREATE TABLE edges (relpath TEXT, source TEXT, hidden INTEGER, position INTEGER, kind TEXT, target TEXT, key TEXT);
             BEGIN;
         """)  # noqa: E501
+        self._ids: dict[str, str] = {}  # id -> relpath, not yet in SQLite
+        self._targets: dict[str, tuple[str, str, str, bool]] = {}  # key -> row, not yet in SQLite (the first wins)
+        self._edges: list[tuple[str, str, bool, int, str, str, str]] = []
 
     def holder(self, memory_id: str) -> str | None:
         """The file that already has this id."""
+        waiting = self._ids.get(memory_id)
+        if waiting is not None:
+            return waiting
         row = self.db.execute("SELECT relpath FROM ids WHERE id = ?", (memory_id,)).fetchone()
         return None if row is None else row[0]
 
     def located(self, key: str) -> str | None:
         """The file already at this document IRI, or with this memory or entity IRI."""
         row = self.db.execute("SELECT relpath FROM targets WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        if row is not None:  # written before anything waiting, so it is the first
+            return row[0]
+        waiting = self._targets.get(key)
+        return None if waiting is None else waiting[2]
 
     def add_memory(
         self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]
     ) -> None:
-        self.db.execute("INSERT INTO ids VALUES (?, ?)", (memory_id, relpath))
-        self.db.executemany(
-            "INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)",
-            ((doc_iri, iri, relpath, hidden), (iri, iri, relpath, hidden)),
-        )
-        if links:
-            self.db.executemany(
-                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links],
-            )
+        self._ids[memory_id] = relpath
+        self._target(doc_iri, iri, relpath, hidden)
+        self._target(iri, iri, relpath, hidden)
+        self._edges.extend((relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links)
+        if len(self._ids) >= self.BATCH:
+            self.flush()
 
     def add_entity(self, iri: str, relpath: str, hidden: bool) -> None:
-        self.db.execute("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", (iri, iri, relpath, hidden))
+        self._target(iri, iri, relpath, hidden)
+
+    def _target(self, key: str, iri: str, relpath: str, hidden: bool) -> None:
+        """A target row, unless the key has one (``INSERT OR IGNORE``: the first row of a key stays)."""
+        if key not in self._targets:
+            self._targets[key] = (key, iri, relpath, hidden)
+
+    def flush(self) -> None:
+        """The waiting rows into SQLite (targets already there keep their first row)."""
+        self.db.executemany("INSERT INTO ids VALUES (?, ?)", self._ids.items())
+        self.db.executemany("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", self._targets.values())
+        self.db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)", self._edges)
+        self._ids, self._targets, self._edges = {}, {}, []
 
     def edges(self) -> Iterator[tuple[str, str, bool, int, str, str, str | None, bool]]:
         """Every relationship with what its target resolves to (None:
         nothing of the bundle), in the order they were read."""
+        self.flush()
         yield from self.db.execute("""
             SELECT e.relpath, e.source, e.hidden, e.position, e.kind, e.target, t.iri, coalesce(t.hidden, 0)
             FROM edges e LEFT JOIN targets t ON t.key = e.key ORDER BY e.rowid

@@ -32,7 +32,10 @@ line, the shape of nearly all frontmatter:
   another non-indicator character and are not ``yes``/``no``/``on``/``off``/
   ``y``/``n``/``inf``/``nan`` in any case, or start with a digit or ``_``
   and contain a character that no number or timestamp has -- yaml-rs reads
-  ``_1`` as the integer 1), UUIDs and lower-case hex hashes;
+  ``_1`` as the integer 1), UUIDs and lower-case hex hashes, dotted version
+  numbers (``1.0.0``, two or three dots), a year and month (``2024-01``) and
+  relative paths (``./x``, ``../x``: a ``.`` starts a number only before a
+  digit, ``inf`` or ``nan``), which both schemas read as strings;
 * only characters both parsers accept alike: no control characters, tabs,
   CR, NEL, line/paragraph separators, byte-order marks or surrogates.
 
@@ -115,6 +118,7 @@ _VALUE = (
     rf"|-?(?:0|[1-9][0-9]{{0,17}}){_EOL}"
     rf"|-?(?:0|[1-9][0-9]{{0,14}})\.[0-9]{{1,15}}{_EOL}"
     rf"|{_TS}{_EOL}|{_UUID}{_EOL}|{_HEX}{_EOL}"
+    rf"|[0-9]{{1,9}}(?:\.[0-9]{{1,9}}){{2,3}}{_EOL}|[0-9]{{4}}-[0-9]{{2}}{_EOL}|\.\.?/{_PLAIN_REST}"
     rf"|[0-9_](?=[^\n]*?{_NOT_NUMERIC}){_PLAIN_REST}"
     r"|\[\]|\{\}|~"
     rf"){_EOL}"
