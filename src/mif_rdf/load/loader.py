@@ -166,7 +166,7 @@ def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None, sinc
     before = since or (cpu_reading() if workers is None else None)  # sampled while the files are found, at least
     files = memory_files(bundle)
     memories = files.memories
-    loader = _Loader(bundle)
+    loader = _Loader(bundle, fresh=True)
     workers = worker_count(len(memories), workers, busy_main=loader.sink is None, since=before)
     prepared = prepare_memories(
         bundle.root, memories, bundle.base_iri, bundle.limits, bundle.engine, workers, loader.output

@@ -59,13 +59,15 @@ class OxigraphSink:
         self.store = store
         self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.stores) is stale
         self.pending: list[Any] = []
-        self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
+        self.texts: list[tuple[str, str, list[Any] | None]] = []  # (graph IRI, its N-Quads text, its shared quads)
         self.text_size = 0
         self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
 
-    def add_text(self, graph: str, nquads: str) -> None:
-        """Queue one graph given as N-Quads text (every quad in ``graph``)."""
-        self.texts.append((graph, nquads))
+    def add_text(self, graph: str, nquads: str, shared: list[Any] | None = None) -> None:
+        """Queue one graph given as N-Quads text (every quad in ``graph``), with ``shared``: quads of its own
+        in graphs others share (a memory's layout line, its place in the links graph), written once its text is
+        stored, or never (so a memory the store refuses leaves nothing behind)."""
+        self.texts.append((graph, nquads, shared))
         self.text_size += len(nquads)
         if self.text_size >= TEXT_BATCH:
             self.flush_text()
@@ -76,14 +78,14 @@ class OxigraphSink:
             return
         if self.on_write is not None:
             self.on_write()
-        data = "".join(text for _, text in texts).encode("utf-8")
         try:
+            data = "".join([text for _, text, _ in texts]).encode("utf-8")  # a lone surrogate cannot be encoded
             if len(data) < SMALL_TEXT:
                 self.store.load(data, format=ox.RdfFormat.N_QUADS)
             else:
                 self.store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
         except (SyntaxError, ValueError, UnicodeError):
-            for graph, text in texts:  # bulk loading may have written part of the batch: each graph again, on its own
+            for graph, text, shared in texts:  # bulk loading may have written part of the batch: each graph again
                 self.store.remove_graph(ox.NamedNode(graph))
                 try:
                     self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
@@ -91,24 +93,38 @@ class OxigraphSink:
                     if self.on_failure is None:
                         raise
                     self.on_failure(graph, str(exc))
+                else:
+                    self.pending += shared or ()
+        else:
+            for _, _, shared in texts:
+                self.pending += shared or ()
+        self.flush_quads(1)  # with the batch, so that little is left to write after the last one
 
     def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
         name = ox.NamedNode(str(graph))
         term = self.term
-        self.pending.extend(ox.Quad(term(s), term(p), term(o), name) for s, p, o in triples)
-        if len(self.pending) >= BATCH:
-            self.flush()
+        self.add_quads(ox.Quad(term(s), term(p), term(o), name) for s, p, o in triples)
+
+    def add_quads(self, quads: Iterable[Any]) -> None:
+        """Queue pyoxigraph quads."""
+        self.pending.extend(quads)
+        self.flush_quads(BATCH)
 
     def flush(self) -> None:
         self.flush_text()
-        if self.pending:
-            if self.on_write is not None:
-                self.on_write()
-            if len(self.pending) < SMALL_BATCH:
-                self.store.extend(self.pending)
-            else:
-                self.store.bulk_extend(self.pending)
-            self.pending = []
+        self.flush_quads(1)
+
+    def flush_quads(self, least: int) -> None:
+        """Write the queued quads if there are at least ``least``."""
+        if len(self.pending) < least:
+            return
+        if self.on_write is not None:
+            self.on_write()
+        if len(self.pending) < SMALL_BATCH:
+            self.store.extend(self.pending)
+        else:
+            self.store.bulk_extend(self.pending)
+        self.pending = []
 
     @staticmethod
     def term(node: Any) -> Any:
@@ -123,6 +139,24 @@ class OxigraphSink:
                 return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
             return ox.Literal(str(node))
         raise TypeError(f"cannot store {node!r} in Oxigraph")
+
+
+def subject_quads(subject: str, graph: str, values: tuple[tuple[str, str, bool], ...]) -> list[Any]:
+    """The quads of one subject in ``graph``, from (predicate IRI, object, whether the object is an IRI; else a
+    plain string), made as pyoxigraph terms: an rdflib term's IRI check costs more than the whole quad here.
+    Raises ValueError for what the store cannot hold (an IRI it rejects, a lone surrogate)."""
+    node, name = ox.NamedNode(subject), _named(graph)
+    try:
+        return [ox.Quad(node, _named(p), ox.NamedNode(o) if iri else ox.Literal(o), name) for p, o, iri in values]
+    except ValueError:
+        for _, value, _ in values:
+            value.encode("utf-8")  # a lone surrogate: say so (pyoxigraph says only that it wants a str)
+        raise
+
+
+@functools.lru_cache(maxsize=256)  # graph and predicate names: a few, on every quad
+def _named(iri: str) -> Any:
+    return ox.NamedNode(iri)
 
 
 def query_dataset(graph: Graph) -> dict[str, Any]:

@@ -10,28 +10,44 @@ again lands exactly as a fresh load puts it; the streamed export
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from rdflib import Literal, URIRef
 
-from mif_rdf.core.errors import Problem
+from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.links import (
+    broken_link,
+    expects_bundle_target,
+    link_predicate,
+    place,
+    place_triples,
+    predicate_nquads,
+)
+from mif_rdf.load.oxigraph_sink import subject_quads
 from mif_rdf.load.pipeline import PreparedMemory, TriplesAs, complete, prepare_memory, triples
 from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
 from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, projection_problems
-from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER, layout_text, layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
+from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
 
 class _Loader:
-    """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage."""
+    """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage.
 
-    def __init__(self, bundle: LoadedBundle) -> None:
+    ``fresh``: a whole load into an empty bundle, which ends with :meth:`links`.  On Oxigraph each memory's
+    layout line and its place in the links graph are then made as it is accepted (while the workers still
+    prepare the rest) and stored with its text, so that after the last memory only the edges are left: what
+    runs after the last memory runs on one core.
+    """
+
+    def __init__(self, bundle: LoadedBundle, *, fresh: bool = False) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
         self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
@@ -39,6 +55,8 @@ class _Loader:
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
+        #: the memories whose layout and place quads went with their text (a fresh load on Oxigraph)
+        self.placed: set[str] | None = set() if fresh and self.sink is not None else None
 
     def locations(self) -> dict[str, str]:
         """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
@@ -76,7 +94,6 @@ class _Loader:
         if same_place is not None:
             self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
             return
-        self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(
             parsed.id,
             parsed.relpath,
@@ -86,22 +103,31 @@ class _Loader:
             prepared.document,
             None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
         )
+        shared = None
+        if self.placed is not None and prepared.nquads:
+            try:
+                shared = self.shared_quads(record)
+            except ValueError as exc:  # the frontmatter holds what the store cannot (a lone surrogate, from JSON)
+                self.bundle.problems.extend(prepared.notes)
+                self.bundle.problems.add(record.relpath, refusal(str(exc)), rule="store")
+                return
+        self.bundle.problems.extend(prepared.notes)
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
-            self.sink.add_text(record.iri, prepared.nquads)
+            self.sink.add_text(record.iri, prepared.nquads, shared)
+            if self.placed is not None:
+                self.placed.add(record.id)
         else:
             self.add_graph(record.iri, prepared.triples)
 
     def refused(self, graph: str, message: str) -> None:
         """A memory graph the store would not take: report its file and take back its record."""
         record = next((m for m in self.bundle.memories.values() if m.iri == graph), None)
-        if record is None:  # pragma: no cover - the sink only queues memory graphs as text
-            return
+        if record is None:  # the links graph's edges: built from checked IRIs, never refused unless the store breaks
+            raise MifRdfError(f"the store refused the graph <{graph}> ({message})")
         del self.bundle.memories[record.id]
-        self.bundle.problems.add(
-            record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store"
-        )
+        self.bundle.problems.add(record.relpath, refusal(message), rule="store")
 
     def add_memory(self, parsed: ParsedMemory) -> None:
         self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
@@ -126,8 +152,36 @@ class _Loader:
 
     def links(self) -> None:
         """The links and layout graphs, once every memory is in."""
-        self.add_graph(self.bundle.links_graph_iri, self.link_triples())
-        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
+        if self.placed is None or self.sink is None:
+            self.add_graph(self.bundle.links_graph_iri, self.link_triples())
+            self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
+            return
+        self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
+        for record in self.bundle.memories.values():
+            if record.id not in self.placed:  # it came as triples (the pyld engine)
+                self.sink.add_quads(self.shared_quads(record))
+        self.sink.add_text(self.bundle.links_graph_iri, self.link_nquads())
+
+    def shared_quads(self, record: MemoryRecord) -> list[Any]:
+        """A memory's layout line and its place in the links graph (:func:`layout_triples`, :func:`place_triples`)
+        as pyoxigraph quads; ValueError for what the store cannot hold."""
+        uri = namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id)
+        layout = ((AUTHORED_FRONTMATTER, layout_text(record.frontmatter), False),)
+        return subject_quads(record.iri, self.bundle.layout_graph_iri, layout) + subject_quads(
+            record.iri, self.bundle.links_graph_iri, place(record.relpath, record.doc_iri, uri)
+        )
+
+    def link_nquads(self) -> str:
+        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
+        paths and the memories' edges."""
+        bundle = self.bundle
+        tail = f" <{bundle.links_graph_iri}> .\n"
+        lines = [f"<{entity.iri}> <{PATH}> {quoted(entity.relpath)}{tail}" for entity in bundle.entities.values()]
+        targets = bundle.targets()
+        for record in bundle.memories.values():
+            subject = f"<{record.iri}> "
+            lines += [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
+        return "".join(lines)
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
@@ -145,13 +199,24 @@ class _Loader:
             record.doc_iri,
             namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id),
         )
+        source = URIRef(record.iri)
+        for kind, target in self.edges(record, targets):
+            yield source, link_predicate(kind), URIRef(target)  # type: ignore[misc]  # edges() gives only IRI types
+
+    def edges(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+        """(relationship type, target IRI) of each of a memory's links that resolves, with a type that makes an IRI;
+        a broken link is reported."""
         for link in self.bundle.links_of(record, targets):
             if link.resolved is not None:
-                predicate = link_predicate(link.type)
-                if predicate is not None:
-                    yield URIRef(link.source.iri), predicate, URIRef(link.resolved)
+                if link_predicate(link.type) is not None:
+                    yield link.type, link.resolved
             elif expects_bundle_target(link.target):
                 self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
+
+
+def refusal(message: str) -> str:
+    """The problem's text for a memory the store will not hold (Oxigraph's words in ``message``)."""
+    return f"the store refused this memory ({message}); this file is not loaded"
 
 
 def read_entity(bundle: LoadedBundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:
