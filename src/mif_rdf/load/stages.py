@@ -16,7 +16,7 @@ from rdflib import Literal, URIRef
 
 from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.links import (
     broken_link,
     expects_bundle_target,
@@ -206,12 +206,13 @@ class _Loader:
     def edges(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[tuple[str, str]]:
         """(relationship type, target IRI) of each of a memory's links that resolves, with a type that makes an IRI;
         a broken link is reported."""
-        for link in self.bundle.links_of(record, targets):
-            if link.resolved is not None:
-                if link_predicate(link.type) is not None:
-                    yield link.type, link.resolved
-            elif expects_bundle_target(link.target):
-                self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
+        for index, rel, key in target_keys(record.frontmatter, record.doc_iri, self.bundle.base_iri):  # links_of's
+            resolved = targets.get(key)
+            if resolved is not None:
+                if link_predicate(rel["type"]) is not None:
+                    yield rel["type"], resolved
+            elif expects_bundle_target(rel["target"]):
+                self.bundle.problems.items.append(broken_link(record.relpath, index, rel["target"]))
 
 
 def refusal(message: str) -> str:
