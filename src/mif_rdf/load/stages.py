@@ -80,8 +80,9 @@ class _Loader:
         bundle = self.bundle
         self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
-    def accept(self, prepared: PreparedMemory) -> None:
-        """Add one prepared memory, unless its file cannot be loaded or its id is taken."""
+    def accept(self, prepared: PreparedMemory, layout: str | None = None) -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id is taken (``layout``: its layout
+        text, when a worker made it: :func:`with_layout`)."""
         self.bundle.problems.extend(prepared.problems)
         parsed = prepared.parsed
         if parsed is None:
@@ -106,7 +107,7 @@ class _Loader:
         shared = None
         if self.placed is not None and prepared.nquads:
             try:
-                shared = self.shared_quads(record)
+                shared = self.shared_quads(record, layout)
             except ValueError as exc:  # the frontmatter holds what the store cannot (a lone surrogate, from JSON)
                 self.bundle.problems.extend(prepared.notes)
                 self.bundle.problems.add(record.relpath, refusal(str(exc)), rule="store")
@@ -162,14 +163,15 @@ class _Loader:
                 self.sink.add_quads(self.shared_quads(record))
         self.sink.add_text(self.bundle.links_graph_iri, self.link_nquads())
 
-    def shared_quads(self, record: MemoryRecord) -> list[Any]:
+    def shared_quads(self, record: MemoryRecord, layout: str | None = None) -> list[Any]:
         """A memory's layout line and its place in the links graph (:func:`layout_triples`, :func:`place_triples`)
-        as pyoxigraph quads; ValueError for what the store cannot hold."""
+        as pyoxigraph quads (``layout``: its :func:`layout_text`, when made already); ValueError for what the
+        store cannot hold."""
         uri = namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id)
-        layout = ((AUTHORED_FRONTMATTER, layout_text(record.frontmatter), False),)
-        return subject_quads(record.iri, self.bundle.layout_graph_iri, layout) + subject_quads(
-            record.iri, self.bundle.links_graph_iri, place(record.relpath, record.doc_iri, uri)
-        )
+        text = layout_text(record.frontmatter) if layout is None else layout
+        return subject_quads(
+            record.iri, self.bundle.layout_graph_iri, ((AUTHORED_FRONTMATTER, text, False),)
+        ) + subject_quads(record.iri, self.bundle.links_graph_iri, place(record.relpath, record.doc_iri, uri))
 
     def link_nquads(self) -> str:
         """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
@@ -213,6 +215,17 @@ class _Loader:
                     yield rel["type"], resolved
             elif expects_bundle_target(rel["target"]):
                 self.bundle.problems.items.append(broken_link(record.relpath, index, rel["target"]))
+
+
+def with_layout(prepared: PreparedMemory) -> tuple[PreparedMemory, str | None]:
+    """What a worker sends for a fresh Oxigraph load: the prepared memory and its layout text (:func:`layout_text`),
+    made there because the main process, which also stores every quad, is the busiest of the load's processes."""
+    return prepared, None if prepared.parsed is None else layout_text(prepared.parsed.frontmatter)
+
+
+def without_layout(prepared: PreparedMemory) -> tuple[PreparedMemory, str | None]:
+    """What a worker sends for any other load: the prepared memory alone."""
+    return prepared, None
 
 
 def refusal(message: str) -> str:
