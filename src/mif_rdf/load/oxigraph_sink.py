@@ -5,8 +5,12 @@ per quad; a bundle load adds tens of thousands of small graphs.  Memories
 arrive as N-Quads text (:func:`mif_rdf.rdf.memory_nquads.memory_nquads`, or
 :func:`mif_rdf.rdf.tordf.document_nquads` of a projection), which
 Oxigraph parses in Rust, many memories per call; the few graphs built as
-rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
-terms and written with ``bulk_extend``.  Anything unexpected about the store
+rdflib triples (entities, the pyld engine, the links and layout graphs of a
+reload) are converted to pyoxigraph terms and written with ``bulk_extend``.  A
+fresh load's layout line and links-graph place of each memory are made as
+pyoxigraph terms straight from strings (:func:`subject_quads`) and written
+once the memory's text is stored; its edges come as text after the last
+memory (:mod:`mif_rdf.load.stages`).  Anything unexpected about the store
 (another oxrdflib version) means no sink (:func:`mif_rdf.load.stores.sink_for`), and the loader falls back to ``addN``.
 
 Text goes in through ``Store.bulk_load`` (faster than ``load`` into an
