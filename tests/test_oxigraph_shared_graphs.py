@@ -14,10 +14,13 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
+import mif_rdf.load.oxigraph_sink
 import mif_rdf.load.pipeline
+import mif_rdf.load.stages
 from conftest import EXAMPLES, FIXTURE_BUNDLES, FIXTURES, write_file
 from mif_rdf import load_bundle
 from mif_rdf.load.bundle import LoadedBundle
+from mif_rdf.load.oxigraph_sink import OxigraphSink
 from mif_rdf.load.pipeline import CHUNK
 from synthetic import generate_bundle
 
@@ -91,9 +94,16 @@ def _without(root: Path, relpath: str, tmp_path: Path) -> LoadedBundle:
     return load_bundle(copy, progress=False, base_iri=BASE)
 
 
-def test_a_refused_memory_leaves_nothing_in_the_shared_graphs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("bulk", "where"), [(False, "text"), (True, "text"), (True, "shared")])
+def test_a_refused_memory_leaves_nothing_in_the_shared_graphs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bulk: bool, where: str
+) -> None:
     """Oxigraph refuses a memory's text (forged here): no layout line, no place, no edge from it, and links to it
-    are broken, exactly as if its file were not in the bundle."""
+    are broken, exactly as if its file were not in the bundle.  ``bulk``: the batch goes through ``bulk_load``,
+    which may write part of it before the bad line; ``where``: the bad line is in the memory's own text, or after
+    its layout line (which a partial write stores, and which is taken out again)."""
+    if bulk:
+        monkeypatch.setattr(mif_rdf.load.oxigraph_sink, "SMALL_TEXT", 0)
     root = tmp_path / "bundle"
     shutil.copytree(EXAMPLES, root)
     memory = load_bundle(root, progress=False, base_iri=BASE)
@@ -101,14 +111,19 @@ def test_a_refused_memory_leaves_nothing_in_the_shared_graphs(monkeypatch: pytes
         link.resolved for link in memory.relationships() if link.resolved in {m.iri for m in memory.memories.values()}
     }
     victim = next(m for m in memory.memories.values() if m.iri in linked)  # another memory links to it
-    real = mif_rdf.load.pipeline.memory_nquads
+    bad = f"<{victim.iri}> <http://example.org/p> <not an IRI> <{victim.iri}> .\n"
+    real, real_place = mif_rdf.load.pipeline.memory_nquads, mif_rdf.load.stages.place_nquads
 
     def forged(*args: Any, graph: str, **kwargs: Any) -> tuple[str, list[Any]] | None:
         found = real(*args, graph=graph, **kwargs)
-        if found is None or graph != victim.iri:
+        if found is None or graph != victim.iri or where != "text":
             return found
-        return found[0] + f"<{graph}> <http://example.org/p> <not an IRI> <{graph}> .\n", found[1]
+        return found[0] + bad, found[1]
 
+    def forged_place(iri: str, *args: Any) -> str:
+        return real_place(iri, *args) + (bad if iri == victim.iri and where == "shared" else "")
+
+    monkeypatch.setattr(mif_rdf.load.stages, "place_nquads", forged_place)
     monkeypatch.setattr(mif_rdf.load.pipeline, "memory_nquads", forged)
     oxigraph = load_bundle(root, store="Oxigraph", progress=False, base_iri=BASE)
     assert [p.path for p in oxigraph.problems if p.rule == "store"] == [victim.relpath]
@@ -143,3 +158,35 @@ def test_a_lone_surrogate_from_a_jsonld_memory_is_refused_by_name(tmp_path: Path
     assert list(oxigraph.memories) == list(absent.memories)
     assert _shared(oxigraph) == _shared(absent)
     assert len(oxigraph.dataset) == len(absent.dataset)
+
+
+class _WritesUntilTheBadLine:
+    """A store whose ``bulk_load`` writes every quad before the first bad line, then fails: the partial write
+    pyoxigraph's documentation allows for a large invalid input."""
+
+    def __init__(self) -> None:
+        self.inner = ox.Store()
+
+    def bulk_load(self, data: bytes, format: Any) -> None:
+        for quad in ox.parse(data, format=format):  # raises at the bad line, after the good ones went in
+            self.inner.add(quad)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_partial_write_of_a_refused_graph_is_taken_out_of_the_shared_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    links, layout = "https://example.org/b/#links", "https://example.org/b/#layout"
+    store = _WritesUntilTheBadLine()
+    refused: list[str] = []
+    sink = OxigraphSink(store, lambda graph, message: refused.append(graph))
+    sink.shared_graphs = (links, layout)
+    sink.add_text("urn:mif:a", '<urn:mif:a> <urn:p> "a" <urn:mif:a> .\n', f'<urn:mif:a> <urn:q> "x" <{layout}> .\n')
+    shared = f'<urn:mif:b> <urn:q> "y" <{layout}> .\n<urn:mif:b> <urn:p> <not an IRI> <{links}> .\n'
+    sink.add_text("urn:mif:b", '<urn:mif:b> <urn:p> "b" <urn:mif:b> .\n', shared)
+    monkeypatch.setattr(mif_rdf.load.oxigraph_sink, "SMALL_TEXT", 0)
+    sink.flush_text()
+    assert refused == ["urn:mif:b"]
+    subjects = {quad.subject.value for quad in store.inner}
+    assert subjects == {"urn:mif:a"}  # b's graph and its layout line, written before the bad line, are gone
+    assert len(store.inner) == 2

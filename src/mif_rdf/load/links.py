@@ -11,6 +11,7 @@ from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer
+from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_iri
 
 
@@ -25,6 +26,14 @@ def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) 
     """:func:`place` as the memory's triples."""
     subject = URIRef(iri)
     return tuple((subject, p, URIRef(o) if is_iri else Literal(o)) for p, o, is_iri in place(relpath, doc_iri, uri))
+
+
+def place_nquads(iri: str, relpath: str, doc_iri: str, uri: str | None, graph: str) -> str:
+    """:func:`place` as N-Quads text in ``graph``."""
+    tail = f" <{graph}> .\n"
+    return "".join(
+        f"<{iri}> <{p}> {'<' + o + '>' if is_iri else quoted(o)}{tail}" for p, o, is_iri in place(relpath, doc_iri, uri)
+    )
 
 
 @lru_cache(maxsize=1024)  # a bundle uses a few relationship types, on every link

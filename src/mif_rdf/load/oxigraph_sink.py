@@ -6,11 +6,11 @@ arrive as N-Quads text (:func:`mif_rdf.rdf.memory_nquads.memory_nquads`, or
 :func:`mif_rdf.rdf.tordf.document_nquads` of a projection), which
 Oxigraph parses in Rust, many memories per call; the few graphs built as
 rdflib triples (entities, the pyld engine, the links and layout graphs of a
-reload) are converted to pyoxigraph terms and written with ``bulk_extend``.  A
-fresh load's layout line and links-graph place of each memory are made as
-pyoxigraph terms straight from strings (:func:`subject_quads`) and written
-once the memory's text is stored; its edges come as text after the last
-memory (:mod:`mif_rdf.load.stages`).  Anything unexpected about the store
+reload) are converted to pyoxigraph terms and written with ``bulk_extend``.  In
+a fresh load each memory's text comes with its layout line and its place in
+the links graph (made by the worker that prepared it), stored with it or not
+at all; the edges come as text after the last memory
+(:mod:`mif_rdf.load.stages`).  Anything unexpected about the store
 (another oxrdflib version) means no sink (:func:`mif_rdf.load.stores.sink_for`), and the loader falls back to ``addN``.
 
 Text goes in through ``Store.bulk_load`` (faster than ``load`` into an
@@ -63,16 +63,18 @@ class OxigraphSink:
         self.store = store
         self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.stores) is stale
         self.pending: list[Any] = []
-        self.texts: list[tuple[str, str, list[Any] | None]] = []  # (graph IRI, its N-Quads text, its shared quads)
+        self.texts: list[tuple[str, str, str]] = []  # (graph IRI, its N-Quads text, its shared lines)
         self.text_size = 0
         self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
+        #: graphs others share (the links and layout graphs) where a graph given as text has lines of its own,
+        #: whose subject is that graph's name (a memory's IRI names its graph and its node)
+        self.shared_graphs: tuple[str, ...] = ()
 
-    def add_text(self, graph: str, nquads: str, shared: list[Any] | None = None) -> None:
-        """Queue one graph given as N-Quads text (every quad in ``graph``), with ``shared``: quads of its own
-        in graphs others share (a memory's layout line, its place in the links graph), written once its text is
-        stored, or never (so a memory the store refuses leaves nothing behind)."""
+    def add_text(self, graph: str, nquads: str, shared: str = "") -> None:
+        """Queue one graph given as N-Quads text (every quad in ``graph``), with ``shared``: its own lines in
+        :attr:`shared_graphs` (a memory's layout line, its place in the links graph), stored with it or not at all."""
         self.texts.append((graph, nquads, shared))
-        self.text_size += len(nquads)
+        self.text_size += len(nquads) + len(shared)
         if self.text_size >= TEXT_BATCH:
             self.flush_text()
 
@@ -83,52 +85,47 @@ class OxigraphSink:
         if self.on_write is not None:
             self.on_write()
         try:
-            data = "".join([text for _, text, _ in texts]).encode("utf-8")  # a lone surrogate cannot be encoded
-            if len(data) < SMALL_TEXT:
-                self.store.load(data, format=ox.RdfFormat.N_QUADS)
-            else:
-                self.store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
+            self.load("".join([text + shared for _, text, shared in texts]))
         except (SyntaxError, ValueError, UnicodeError):
             for graph, text, shared in texts:  # bulk loading may have written part of the batch: each graph again
                 self.store.remove_graph(ox.NamedNode(graph))
+                for other in self.shared_graphs:
+                    for quad in list(
+                        self.store.quads_for_pattern(ox.NamedNode(graph), None, None, ox.NamedNode(other))
+                    ):
+                        self.store.remove(quad)
                 try:
-                    self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
+                    self.store.load((text + shared).encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
                 except (SyntaxError, ValueError, UnicodeError) as exc:
                     if self.on_failure is None:
                         raise
                     self.on_failure(graph, str(exc))
-                else:
-                    self.pending += shared or ()
+
+    def load(self, text: str) -> None:
+        """Store N-Quads text at once (a lone surrogate cannot be encoded: UnicodeError)."""
+        data = text.encode("utf-8")
+        if len(data) < SMALL_TEXT:
+            self.store.load(data, format=ox.RdfFormat.N_QUADS)
         else:
-            for _, _, shared in texts:
-                self.pending += shared or ()
-        self.flush_quads(1)  # with the batch, so that little is left to write after the last one
+            self.store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
 
     def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
         name = ox.NamedNode(str(graph))
         term = self.term
-        self.add_quads(ox.Quad(term(s), term(p), term(o), name) for s, p, o in triples)
-
-    def add_quads(self, quads: Iterable[Any]) -> None:
-        """Queue pyoxigraph quads."""
-        self.pending.extend(quads)
-        self.flush_quads(BATCH)
+        self.pending.extend(ox.Quad(term(s), term(p), term(o), name) for s, p, o in triples)
+        if len(self.pending) >= BATCH:
+            self.flush()
 
     def flush(self) -> None:
         self.flush_text()
-        self.flush_quads(1)
-
-    def flush_quads(self, least: int) -> None:
-        """Write the queued quads if there are at least ``least``."""
-        if len(self.pending) < least:
-            return
-        if self.on_write is not None:
-            self.on_write()
-        if len(self.pending) < SMALL_BATCH:
-            self.store.extend(self.pending)
-        else:
-            self.store.bulk_extend(self.pending)
-        self.pending = []
+        if self.pending:
+            if self.on_write is not None:
+                self.on_write()
+            if len(self.pending) < SMALL_BATCH:
+                self.store.extend(self.pending)
+            else:
+                self.store.bulk_extend(self.pending)
+            self.pending = []
 
     @staticmethod
     def term(node: Any) -> Any:
@@ -143,24 +140,6 @@ class OxigraphSink:
                 return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
             return ox.Literal(str(node))
         raise TypeError(f"cannot store {node!r} in Oxigraph")
-
-
-def subject_quads(subject: str, graph: str, values: tuple[tuple[str, str, bool], ...]) -> list[Any]:
-    """The quads of one subject in ``graph``, from (predicate IRI, object, whether the object is an IRI; else a
-    plain string), made as pyoxigraph terms: an rdflib term's IRI check costs more than the whole quad here.
-    Raises ValueError for what the store cannot hold (an IRI it rejects, a lone surrogate)."""
-    node, name = ox.NamedNode(subject), _named(graph)
-    try:
-        return [ox.Quad(node, _named(p), ox.NamedNode(o) if iri else ox.Literal(o), name) for p, o, iri in values]
-    except ValueError:
-        for _, value, _ in values:
-            value.encode("utf-8")  # a lone surrogate: say so (pyoxigraph says only that it wants a str)
-        raise
-
-
-@functools.lru_cache(maxsize=256)  # graph and predicate names: a few, on every quad
-def _named(iri: str) -> Any:
-    return ox.NamedNode(iri)
 
 
 def query_dataset(graph: Graph) -> dict[str, Any]:

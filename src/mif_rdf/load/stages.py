@@ -10,6 +10,7 @@ again lands exactly as a fresh load puts it; the streamed export
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rdflib import Literal, URIRef
@@ -21,17 +22,16 @@ from mif_rdf.load.links import (
     broken_link,
     expects_bundle_target,
     link_predicate,
-    place,
+    place_nquads,
     place_triples,
     predicate_nquads,
 )
-from mif_rdf.load.oxigraph_sink import subject_quads
 from mif_rdf.load.pipeline import PreparedMemory, TriplesAs, complete, prepare_memory, triples
 from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
 from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, projection_problems
-from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER, layout_text, layout_triples
+from mif_rdf.rdf.layout import layout_nquads, layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
 from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
@@ -42,9 +42,9 @@ class _Loader:
     """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage.
 
     ``fresh``: a whole load into an empty bundle, which ends with :meth:`links`.  On Oxigraph each memory's
-    layout line and its place in the links graph are then made as it is accepted (while the workers still
-    prepare the rest) and stored with its text, so that after the last memory only the edges are left: what
-    runs after the last memory runs on one core.
+    layout line and its place in the links graph then come as text with the memory's own (made by its worker:
+    :class:`SharedLines`) and are stored with it or not at all, so that after the last memory only the edges
+    are left: what runs after the last memory runs on one core.
     """
 
     def __init__(self, bundle: LoadedBundle, *, fresh: bool = False) -> None:
@@ -55,8 +55,10 @@ class _Loader:
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
-        #: the memories whose layout and place quads went with their text (a fresh load on Oxigraph)
+        #: the memories whose layout and place lines went with their text (a fresh load on Oxigraph)
         self.placed: set[str] | None = set() if fresh and self.sink is not None else None
+        if self.placed is not None and self.sink is not None:
+            self.sink.shared_graphs = (bundle.links_graph_iri, bundle.layout_graph_iri)
 
     def locations(self) -> dict[str, str]:
         """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
@@ -80,9 +82,9 @@ class _Loader:
         bundle = self.bundle
         self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
-    def accept(self, prepared: PreparedMemory, layout: str | None = None) -> None:
-        """Add one prepared memory, unless its file cannot be loaded or its id is taken (``layout``: its layout
-        text, when a worker made it: :func:`with_layout`)."""
+    def accept(self, prepared: PreparedMemory, shared: str = "") -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id is taken (``shared``: its layout
+        and place lines, when a worker made them: :class:`SharedLines`)."""
         self.bundle.problems.extend(prepared.problems)
         parsed = prepared.parsed
         if parsed is None:
@@ -104,20 +106,14 @@ class _Loader:
             prepared.document,
             None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
         )
-        shared = None
-        if self.placed is not None and prepared.nquads:
-            try:
-                shared = self.shared_quads(record, layout)
-            except ValueError as exc:  # the frontmatter holds what the store cannot (a lone surrogate, from JSON)
-                self.bundle.problems.extend(prepared.notes)
-                self.bundle.problems.add(record.relpath, refusal(str(exc)), rule="store")
-                return
         self.bundle.problems.extend(prepared.notes)
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
-            self.sink.add_text(record.iri, prepared.nquads, shared)
-            if self.placed is not None:
+            if self.placed is None:
+                self.sink.add_text(record.iri, prepared.nquads)
+            else:
+                self.sink.add_text(record.iri, prepared.nquads, shared or self.shared_lines(record))
                 self.placed.add(record.id)
         else:
             self.add_graph(record.iri, prepared.triples)
@@ -158,20 +154,16 @@ class _Loader:
             self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
             return
         self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
-        for record in self.bundle.memories.values():
-            if record.id not in self.placed:  # it came as triples (the pyld engine)
-                self.sink.add_quads(self.shared_quads(record))
-        self.sink.add_text(self.bundle.links_graph_iri, self.link_nquads())
+        unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
+        self.sink.load("".join(unplaced) + self.link_nquads())  # the pyld engine's memories came as triples
 
-    def shared_quads(self, record: MemoryRecord, layout: str | None = None) -> list[Any]:
-        """A memory's layout line and its place in the links graph (:func:`layout_triples`, :func:`place_triples`)
-        as pyoxigraph quads (``layout``: its :func:`layout_text`, when made already); ValueError for what the
-        store cannot hold."""
-        uri = namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id)
-        text = layout_text(record.frontmatter) if layout is None else layout
-        return subject_quads(
-            record.iri, self.bundle.layout_graph_iri, ((AUTHORED_FRONTMATTER, text, False),)
-        ) + subject_quads(record.iri, self.bundle.links_graph_iri, place(record.relpath, record.doc_iri, uri))
+    def shared(self) -> SharedLines:
+        """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
+        return SharedLines(self.authority, self.bundle.links_graph_iri, self.bundle.layout_graph_iri)
+
+    def shared_lines(self, record: MemoryRecord) -> str:
+        """A memory's layout line and its place in the links graph, as N-Quads text."""
+        return self.shared().lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
 
     def link_nquads(self) -> str:
         """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
@@ -217,15 +209,30 @@ class _Loader:
                 self.bundle.problems.items.append(broken_link(record.relpath, index, rel["target"]))
 
 
-def with_layout(prepared: PreparedMemory) -> tuple[PreparedMemory, str | None]:
-    """What a worker sends for a fresh Oxigraph load: the prepared memory and its layout text (:func:`layout_text`),
-    made there because the main process, which also stores every quad, is the busiest of the load's processes."""
-    return prepared, None if prepared.parsed is None else layout_text(prepared.parsed.frontmatter)
+@dataclass(frozen=True)
+class SharedLines:
+    """Makes a memory's layout line and its place in the links graph (:func:`layout_triples`, :func:`place_triples`)
+    as N-Quads text.  A fresh Oxigraph load has its workers make them beside the memory's own text (as the shape of
+    :func:`prepare_memories`), because the main process, which parses every quad, is the busiest of the three."""
+
+    authority: str
+    links: str
+    layout: str
+
+    def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
+        parsed = prepared.parsed
+        if parsed is None or not prepared.nquads:
+            return prepared, ""
+        return prepared, self.lines(memory_iri(parsed.id), parsed.relpath, prepared.doc_iri, parsed.frontmatter)
+
+    def lines(self, iri: str, relpath: str, doc_iri: str, frontmatter: dict[str, Any]) -> str:
+        uri = namespace_uri(self.authority, frontmatter.get("namespace"), iri[len(MEMORY_PREFIX) :])
+        return layout_nquads(iri, frontmatter, self.layout) + place_nquads(iri, relpath, doc_iri, uri, self.links)
 
 
-def without_layout(prepared: PreparedMemory) -> tuple[PreparedMemory, str | None]:
+def alone(prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
     """What a worker sends for any other load: the prepared memory alone."""
-    return prepared, None
+    return prepared, ""
 
 
 def refusal(message: str) -> str:
