@@ -121,7 +121,7 @@ class _Loader:
     def refused(self, graph: str, message: str) -> None:
         """A memory graph the store would not take: report its file and take back its record."""
         record = next((m for m in self.bundle.memories.values() if m.iri == graph), None)
-        if record is None:  # the links graph's edges: built from checked IRIs, never refused unless the store breaks
+        if record is None:  # pragma: no cover - the sink queues only memory graphs as text
             raise MifRdfError(f"the store refused the graph <{graph}> ({message})")
         del self.bundle.memories[record.id]
         self.bundle.problems.add(record.relpath, refusal(message), rule="store")
