@@ -97,6 +97,7 @@ class _Loader:
         if same_place is not None:
             self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
             return
+        self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(
             parsed.id,
             parsed.relpath,
@@ -106,7 +107,6 @@ class _Loader:
             prepared.document,
             None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
         )
-        self.bundle.problems.extend(prepared.notes)
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
