@@ -109,8 +109,8 @@ class _Reloader(_Loader):
         self._locations = index.locations  # a new memory's location is written into it, as into the loader's own
         self._added: list[Record] = []
 
-    def accept(self, prepared: PreparedMemory) -> None:
-        super().accept(prepared)
+    def accept(self, prepared: PreparedMemory, shared: str = "") -> None:
+        super().accept(prepared, shared)
         parsed = prepared.parsed
         if parsed is None:  # not read: it claims nothing
             return

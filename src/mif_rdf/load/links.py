@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rdflib import Literal, URIRef
 
 from mif_rdf.core.context import is_absolute_iri, is_valid_iri
@@ -9,21 +11,43 @@ from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer
+from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_iri
 
 
+def place(relpath: str, doc_iri: str, uri: str | None = None) -> tuple[tuple[URIRef, str, bool], ...]:
+    """Where a memory is, in the links graph, as (predicate, object, whether the object is an IRI): its bundle
+    path, its document IRI and its namespace URI (spec 10.6), if it has one."""
+    found = (PATH, relpath, False), (LOCATION, doc_iri, True)
+    return found if uri is None else (*found, (NAMESPACE_URI, uri, True))
+
+
 def place_triples(iri: str, relpath: str, doc_iri: str, uri: str | None = None) -> tuple[Triple, ...]:
-    """Where a memory is, in the links graph: its bundle path, its document IRI and its
-    namespace URI (spec 10.6), if it has one."""
-    place = (URIRef(iri), PATH, Literal(relpath)), (URIRef(iri), LOCATION, URIRef(doc_iri))
-    return place if uri is None else (*place, (URIRef(iri), NAMESPACE_URI, URIRef(uri)))
+    """:func:`place` as the memory's triples."""
+    subject = URIRef(iri)
+    return tuple((subject, p, URIRef(o) if is_iri else Literal(o)) for p, o, is_iri in place(relpath, doc_iri, uri))
 
 
+def place_nquads(iri: str, relpath: str, doc_iri: str, uri: str | None, graph: str) -> str:
+    """:func:`place` as N-Quads text in ``graph``."""
+    tail = f" <{graph}> .\n"
+    return "".join(
+        f"<{iri}> <{p}> {'<' + o + '>' if is_iri else quoted(o)}{tail}" for p, o, is_iri in place(relpath, doc_iri, uri)
+    )
+
+
+@lru_cache(maxsize=1024)  # a bundle uses a few relationship types, on every link
 def link_predicate(relationship_type: str) -> URIRef | None:
     """The links graph's predicate for a relationship type; None when it makes no IRI (the
     projection noted that type on its memory and field)."""
     predicate = relationship_iri(relationship_type)
     return URIRef(predicate) if is_valid_iri(predicate) else None
+
+
+@lru_cache(maxsize=1024)
+def predicate_nquads(relationship_type: str) -> str:
+    """:func:`link_predicate` as N-Quads text, for a type that makes an IRI."""
+    return f"<{link_predicate(relationship_type)}>"
 
 
 def broken_link(relpath: str, index: int, target: str) -> Problem:

@@ -5,8 +5,12 @@ per quad; a bundle load adds tens of thousands of small graphs.  Memories
 arrive as N-Quads text (:func:`mif_rdf.rdf.memory_nquads.memory_nquads`, or
 :func:`mif_rdf.rdf.tordf.document_nquads` of a projection), which
 Oxigraph parses in Rust, many memories per call; the few graphs built as
-rdflib triples (entities, links, the pyld engine) are converted to pyoxigraph
-terms and written with ``bulk_extend``.  Anything unexpected about the store
+rdflib triples (entities, the pyld engine, the links and layout graphs of a
+reload) are converted to pyoxigraph terms and written with ``bulk_extend``.  In
+a fresh load each memory's text comes with its layout line and its place in
+the links graph (made by the worker that prepared it), stored with it or not
+at all; the edges come as text after the last memory
+(:mod:`mif_rdf.load.stages`).  Anything unexpected about the store
 (another oxrdflib version) means no sink (:func:`mif_rdf.load.stores.sink_for`), and the loader falls back to ``addN``.
 
 Text goes in through ``Store.bulk_load`` (faster than ``load`` into an
@@ -59,14 +63,18 @@ class OxigraphSink:
         self.store = store
         self.on_write = on_write  # told of every write: a view of the store (mif_rdf.load.stores) is stale
         self.pending: list[Any] = []
-        self.texts: list[tuple[str, str]] = []  # (graph IRI, N-Quads text of that graph)
+        self.texts: list[tuple[str, str, str]] = []  # (graph IRI, its N-Quads text, its shared lines)
         self.text_size = 0
         self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
+        #: graphs others share (the links and layout graphs) where a graph given as text has lines of its own,
+        #: whose subject is that graph's name (a memory's IRI names its graph and its node)
+        self.shared_graphs: tuple[str, ...] = ()
 
-    def add_text(self, graph: str, nquads: str) -> None:
-        """Queue one graph given as N-Quads text (every quad in ``graph``)."""
-        self.texts.append((graph, nquads))
-        self.text_size += len(nquads)
+    def add_text(self, graph: str, nquads: str, shared: str = "") -> None:
+        """Queue one graph given as N-Quads text (every quad in ``graph``), with ``shared``: its own lines in
+        :attr:`shared_graphs` (a memory's layout line, its place in the links graph), stored with it or not at all."""
+        self.texts.append((graph, nquads, shared))
+        self.text_size += len(nquads) + len(shared)
         if self.text_size >= TEXT_BATCH:
             self.flush_text()
 
@@ -76,21 +84,30 @@ class OxigraphSink:
             return
         if self.on_write is not None:
             self.on_write()
-        data = "".join(text for _, text in texts).encode("utf-8")
         try:
-            if len(data) < SMALL_TEXT:
-                self.store.load(data, format=ox.RdfFormat.N_QUADS)
-            else:
-                self.store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
+            self.load("".join([text + shared for _, text, shared in texts]))
         except (SyntaxError, ValueError, UnicodeError):
-            for graph, text in texts:  # bulk loading may have written part of the batch: each graph again, on its own
+            for graph, text, shared in texts:  # bulk loading may have written part of the batch: each graph again
                 self.store.remove_graph(ox.NamedNode(graph))
+                for other in self.shared_graphs:
+                    for quad in list(
+                        self.store.quads_for_pattern(ox.NamedNode(graph), None, None, ox.NamedNode(other))
+                    ):
+                        self.store.remove(quad)
                 try:
-                    self.store.load(text.encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
+                    self.store.load((text + shared).encode("utf-8"), format=ox.RdfFormat.N_QUADS)  # all or nothing
                 except (SyntaxError, ValueError, UnicodeError) as exc:
                     if self.on_failure is None:
                         raise
                     self.on_failure(graph, str(exc))
+
+    def load(self, text: str) -> None:
+        """Store N-Quads text at once (a lone surrogate cannot be encoded: UnicodeError)."""
+        data = text.encode("utf-8")
+        if len(data) < SMALL_TEXT:
+            self.store.load(data, format=ox.RdfFormat.N_QUADS)
+        else:
+            self.store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
 
     def add(self, graph: URIRef, triples: Iterable[tuple[Any, Any, Any]]) -> None:
         name = ox.NamedNode(str(graph))

@@ -10,28 +10,44 @@ again lands exactly as a fresh load puts it; the streamed export
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from rdflib import Literal, URIRef
 
-from mif_rdf.core.errors import Problem
+from mif_rdf.core.errors import MifRdfError, Problem
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_triples
+from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
+from mif_rdf.load.links import (
+    broken_link,
+    expects_bundle_target,
+    link_predicate,
+    place_nquads,
+    place_triples,
+    predicate_nquads,
+)
 from mif_rdf.load.pipeline import PreparedMemory, TriplesAs, complete, prepare_memory, triples
 from mif_rdf.load.stores import sink_for
 from mif_rdf.nsmodel.config import authority_of
 from mif_rdf.nsmodel.graphs import namespace_uri
 from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, projection_problems
-from mif_rdf.rdf.layout import layout_triples
+from mif_rdf.rdf.layout import layout_nquads, layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
+from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
 
 class _Loader:
-    """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage."""
+    """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage.
 
-    def __init__(self, bundle: LoadedBundle) -> None:
+    ``fresh``: a whole load into an empty bundle, which ends with :meth:`links`.  On Oxigraph each memory's
+    layout line and its place in the links graph then come as text with the memory's own (made by its worker:
+    :class:`SharedLines`) and are stored with it or not at all, so that after the last memory only the edges
+    are left: what runs after the last memory runs on one core.
+    """
+
+    def __init__(self, bundle: LoadedBundle, *, fresh: bool = False) -> None:
         self.bundle = bundle
         self.ds = bundle.dataset
         self.authority = authority_of(bundle.config)  # of namespace URIs (spec 10.6)
@@ -39,6 +55,10 @@ class _Loader:
         #: Oxigraph takes memories as N-Quads text (parsed in Rust); other stores take rdflib triples.
         self.output: TriplesAs = "nquads" if self.sink is not None else "rdflib"
         self._locations: dict[str, str] | None = None
+        #: the memories whose layout and place lines went with their text (a fresh load on Oxigraph)
+        self.placed: set[str] | None = set() if fresh and self.sink is not None else None
+        if self.placed is not None and self.sink is not None:
+            self.sink.shared_graphs = (bundle.links_graph_iri, bundle.layout_graph_iri)
 
     def locations(self) -> dict[str, str]:
         """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
@@ -62,8 +82,9 @@ class _Loader:
         bundle = self.bundle
         self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
-    def accept(self, prepared: PreparedMemory) -> None:
-        """Add one prepared memory, unless its file cannot be loaded or its id is taken."""
+    def accept(self, prepared: PreparedMemory, shared: str = "") -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id is taken (``shared``: its layout
+        and place lines, when a worker made them: :class:`SharedLines`)."""
         self.bundle.problems.extend(prepared.problems)
         parsed = prepared.parsed
         if parsed is None:
@@ -89,19 +110,21 @@ class _Loader:
         self.bundle.memories[parsed.id] = record
         self.locations()[record.doc_iri] = record.relpath
         if prepared.nquads and self.sink is not None:
-            self.sink.add_text(record.iri, prepared.nquads)
+            if self.placed is None:
+                self.sink.add_text(record.iri, prepared.nquads)
+            else:
+                self.sink.add_text(record.iri, prepared.nquads, shared or self.shared_lines(record))
+                self.placed.add(record.id)
         else:
             self.add_graph(record.iri, prepared.triples)
 
     def refused(self, graph: str, message: str) -> None:
         """A memory graph the store would not take: report its file and take back its record."""
         record = next((m for m in self.bundle.memories.values() if m.iri == graph), None)
-        if record is None:  # pragma: no cover - the sink only queues memory graphs as text
-            return
+        if record is None:  # pragma: no cover - the sink queues only memory graphs as text
+            raise MifRdfError(f"the store refused the graph <{graph}> ({message})")
         del self.bundle.memories[record.id]
-        self.bundle.problems.add(
-            record.relpath, f"the store refused this memory ({message}); this file is not loaded", rule="store"
-        )
+        self.bundle.problems.add(record.relpath, refusal(message), rule="store")
 
     def add_memory(self, parsed: ParsedMemory) -> None:
         self.accept(complete(parsed, self.bundle.base_iri, self.bundle.engine, output=self.output))
@@ -126,8 +149,33 @@ class _Loader:
 
     def links(self) -> None:
         """The links and layout graphs, once every memory is in."""
-        self.add_graph(self.bundle.links_graph_iri, self.link_triples())
-        self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
+        if self.placed is None or self.sink is None:
+            self.add_graph(self.bundle.links_graph_iri, self.link_triples())
+            self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
+            return
+        self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
+        unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
+        self.sink.load("".join(unplaced) + self.link_nquads())  # the pyld engine's memories came as triples
+
+    def shared(self) -> SharedLines:
+        """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
+        return SharedLines(self.authority, self.bundle.links_graph_iri, self.bundle.layout_graph_iri)
+
+    def shared_lines(self, record: MemoryRecord) -> str:
+        """A memory's layout line and its place in the links graph, as N-Quads text."""
+        return self.shared().lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
+
+    def link_nquads(self) -> str:
+        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
+        paths and the memories' edges."""
+        bundle = self.bundle
+        tail = f" <{bundle.links_graph_iri}> .\n"
+        lines = [f"<{entity.iri}> <{PATH}> {quoted(entity.relpath)}{tail}" for entity in bundle.entities.values()]
+        targets = bundle.targets()
+        for record in bundle.memories.values():
+            subject = f"<{record.iri}> "
+            lines += [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
+        return "".join(lines)
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
@@ -145,13 +193,51 @@ class _Loader:
             record.doc_iri,
             namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id),
         )
-        for link in self.bundle.links_of(record, targets):
-            if link.resolved is not None:
-                predicate = link_predicate(link.type)
-                if predicate is not None:
-                    yield URIRef(link.source.iri), predicate, URIRef(link.resolved)
-            elif expects_bundle_target(link.target):
-                self.bundle.problems.items.append(broken_link(link.source.relpath, link.index, link.target))
+        source = URIRef(record.iri)
+        for kind, target in self.edges(record, targets):
+            yield source, link_predicate(kind), URIRef(target)  # type: ignore[misc]  # edges() gives only IRI types
+
+    def edges(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+        """(relationship type, target IRI) of each of a memory's links that resolves, with a type that makes an IRI;
+        a broken link is reported."""
+        for index, rel, key in target_keys(record.frontmatter, record.doc_iri, self.bundle.base_iri):  # links_of's
+            resolved = targets.get(key)
+            if resolved is not None:
+                if link_predicate(rel["type"]) is not None:
+                    yield rel["type"], resolved
+            elif expects_bundle_target(rel["target"]):
+                self.bundle.problems.items.append(broken_link(record.relpath, index, rel["target"]))
+
+
+@dataclass(frozen=True)
+class SharedLines:
+    """Makes a memory's layout line and its place in the links graph (:func:`layout_triples`, :func:`place_triples`)
+    as N-Quads text.  A fresh Oxigraph load has its workers make them beside the memory's own text (as the shape of
+    :func:`prepare_memories`), because the main process, which parses every quad, is the busiest of the three."""
+
+    authority: str
+    links: str
+    layout: str
+
+    def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
+        parsed = prepared.parsed
+        if parsed is None or not prepared.nquads:
+            return prepared, ""
+        return prepared, self.lines(memory_iri(parsed.id), parsed.relpath, prepared.doc_iri, parsed.frontmatter)
+
+    def lines(self, iri: str, relpath: str, doc_iri: str, frontmatter: dict[str, Any]) -> str:
+        uri = namespace_uri(self.authority, frontmatter.get("namespace"), iri[len(MEMORY_PREFIX) :])
+        return layout_nquads(iri, frontmatter, self.layout) + place_nquads(iri, relpath, doc_iri, uri, self.links)
+
+
+def alone(prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
+    """What a worker sends for any other load: the prepared memory alone."""
+    return prepared, ""
+
+
+def refusal(message: str) -> str:
+    """The problem's text for a memory the store will not hold (Oxigraph's words in ``message``)."""
+    return f"the store refused this memory ({message}); this file is not loaded"
 
 
 def read_entity(bundle: LoadedBundle, relpath: str, defined_by: Callable[[str], str | None]) -> ParsedEntity | None:

@@ -33,7 +33,7 @@ from rdflib.namespace import DCTERMS, XSD
 from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.statements import Triple
 from mif_rdf.rdf.projection import project_memory
-from mif_rdf.rdf.tordf import document_triples
+from mif_rdf.rdf.tordf import document_triples, quoted
 from mif_rdf.source.yamlio import TIMESTAMP_RE, YamlTimestamp
 
 AUTHORED_FRONTMATTER = URIRef(MIF_NS + "authoredFrontmatter")
@@ -71,6 +71,11 @@ def layout_triples(records: Iterable[Any]) -> Iterator[tuple[Any, Any, Any]]:
     """The layout graph of a bundle's memory records (anything with ``iri`` and ``frontmatter``)."""
     for record in records:
         yield URIRef(record.iri), AUTHORED_FRONTMATTER, Literal(layout_text(record.frontmatter))
+
+
+def layout_nquads(iri: str, frontmatter: dict[str, Any], graph: str) -> str:
+    """A memory's line of the layout graph (:func:`layout_triples`) as N-Quads text in ``graph``."""
+    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {quoted(layout_text(frontmatter))} <{graph}> .\n"
 
 
 def authored_frontmatter(graph: Graph, memory: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from rdflib import Literal, URIRef
 
 from mif_rdf.core.context import mif_context
 from mif_rdf.core.errors import Problem, Severity
+from mif_rdf.rdf.well_typed import surely_well_typed
 
 #: Subtrees whose keys are not the context's terms (their own vocabularies).
 _OWN_VOCABULARY = ("extensions", "properties")
@@ -63,7 +64,7 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
             rule="datatype",
         )
         for parent, key, value in found
-        if is_ill_typed(value, typed[key])
+        if not surely_well_typed(value, typed[key]) and is_ill_typed(value, typed[key])
     ]
 
 
