@@ -277,8 +277,7 @@ def test_the_layout_line_is_the_layout_triple_written_as_n_quads() -> None:
     """The worker writes each layout line as text: the bytes are nquad_line's of the layout triple."""
     from mif_rdf.load.bundle import MemoryRecord
     from mif_rdf.output.serialize import nquad_line
-    from mif_rdf.output.stream_export import _layout_line
-    from mif_rdf.rdf.layout import frontmatter_of_layout, layout_triples
+    from mif_rdf.rdf.layout import frontmatter_of_layout, layout_nquads, layout_triples
     from mif_rdf.source.yamlio import YamlTimestamp
 
     layout = "https://example.org/b#layout"
@@ -290,7 +289,7 @@ def test_the_layout_line_is_the_layout_triple_written_as_n_quads() -> None:
     for frontmatter in frontmatters:
         record = MemoryRecord(memory_id, "x.md", "https://example.org/b/x.md", frontmatter, "", {})
         (triple,) = layout_triples([record])
-        line = _layout_line(record.iri, frontmatter, layout)
+        line = layout_nquads(record.iri, frontmatter, layout)
         assert line == nquad_line(*triple, URIRef(layout))
         (quad,) = ox.parse(line.encode("utf-8"), format=ox.RdfFormat.N_QUADS)
         assert quad.object.value == str(triple[2])
@@ -344,16 +343,16 @@ def test_workers_write_the_bytes_one_process_writes(tmp_path: Path) -> None:
 )
 def test_the_place_lines_are_the_place_triples_written_as_n_quads(relpath: str) -> None:
     """The worker writes a memory's links-graph lines as text: the bytes are nquad_line's of place_triples."""
-    from mif_rdf.load.links import place_triples
-    from mif_rdf.output.serialize import nquad_line, nt_string, nt_term
-    from mif_rdf.output.stream_export import _place_lines
+    from mif_rdf.load.links import place_nquads, place_triples
+    from mif_rdf.output.serialize import nquad_line, nt_term
+    from mif_rdf.rdf.tordf import nt_string
     from mif_rdf.source.identity import document_iri
 
     iri, links = "urn:mif:00000000-0000-4000-8000-000000000001", "https://example.org/b#links"
     doc_iri = document_iri("https://example.org/b/", relpath)
     for uri in (None, "mif://example.org/team/x/00000000-0000-4000-8000-000000000001"):
         expected = [nquad_line(*triple, URIRef(links)) for triple in place_triples(iri, relpath, doc_iri, uri)]
-        assert _place_lines(iri, relpath, doc_iri, uri, links) == expected
+        assert place_nquads(iri, relpath, doc_iri, uri, links) == "".join(expected)
     for value in [relpath, *AWKWARD_VALUES]:
         (quad,) = ox.parse(f"<{iri}> <{links}> {nt_string(value)} .\n".encode(), format=ox.RdfFormat.N_QUADS)
         assert quad.object.value == value and nt_term(Literal(value)) == nt_string(value)

@@ -11,7 +11,7 @@ from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH
 from mif_rdf.rdf.jsonld_source import is_jsonld_path, json_pointer
-from mif_rdf.rdf.tordf import quoted
+from mif_rdf.rdf.tordf import nt_string
 from mif_rdf.source.identity import ENTITY_PREFIX, MEMORY_PREFIX, relationship_iri
 
 
@@ -32,7 +32,8 @@ def place_nquads(iri: str, relpath: str, doc_iri: str, uri: str | None, graph: s
     """:func:`place` as N-Quads text in ``graph``."""
     tail = f" <{graph}> .\n"
     return "".join(
-        f"<{iri}> <{p}> {'<' + o + '>' if is_iri else quoted(o)}{tail}" for p, o, is_iri in place(relpath, doc_iri, uri)
+        f"<{iri}> <{p}> {'<' + o + '>' if is_iri else nt_string(o)}{tail}"
+        for p, o, is_iri in place(relpath, doc_iri, uri)
     )
 
 

@@ -55,8 +55,8 @@ from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import LOCATION, NAMESPACE_URI, PATH, LoadedBundle, target_keys
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate
+from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
+from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_nquads
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
@@ -73,9 +73,9 @@ from mif_rdf.nsmodel.model import DEFAULT_AUTHORITY, NamespaceModel
 from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
-from mif_rdf.output.serialize import nquad_line, nt_string
+from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
-from mif_rdf.rdf.layout import AUTHORED_FRONTMATTER, layout_text
+from mif_rdf.rdf.layout import layout_nquads
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
@@ -276,14 +276,14 @@ def streamed_memory(
         ]
     )
     namespace = frontmatter.get("namespace")
-    place = _place_lines(
+    place = place_nquads(
         iri,
         parsed.relpath,
         prepared.doc_iri,
         namespace_uri(authority, namespace, parsed.id),
         graph_iri(base, GRAPH_LINKS),
     )
-    text = "".join([graph, _layout_line(iri, frontmatter, graph_iri(base, GRAPH_LAYOUT)), *inherited, *place])
+    text = "".join([graph, layout_nquads(iri, frontmatter, graph_iri(base, GRAPH_LAYOUT)), *inherited, place])
     return StreamedMemory(
         prepared.relpath,
         prepared.problems,
@@ -292,7 +292,7 @@ def streamed_memory(
         prepared.notes,
         prepared.ill_typed,
         text.encode("utf-8"),
-        len(lines) + 1 + len(inherited) + len(place),
+        len(lines) + 1 + len(inherited) + place.count("\n"),  # one line each: a path's newline is escaped
         bool(inherited),
         _withheld(namespace, audience) or trust_raised(frontmatter, _stated_trust(graph)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
@@ -339,24 +339,6 @@ def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]
             item.spooled, item.text = (path, offset, len(item.text)), b""
             offset += item.spooled[2]
     return items
-
-
-def _layout_line(iri: str, frontmatter: dict[str, object], layout: str) -> str:
-    """A memory's line of the layout graph (:func:`~mif_rdf.rdf.layout.layout_triples`), written as text.
-
-    JSON text holds no raw newline or return (JSON escapes them), so of :func:`nt_string`'s four escapes the
-    backslash and the quote are left."""
-    text = layout_text(frontmatter).replace("\\", "\\\\").replace('"', '\\"')
-    return f'<{iri}> <{AUTHORED_FRONTMATTER}> "{text}" <{layout}> .\n'
-
-
-def _place_lines(iri: str, relpath: str, doc_iri: str, uri: str | None, links: str) -> list[str]:
-    """A memory's lines of the links graph (:func:`~mif_rdf.load.links.place_triples`), written as text."""
-    tail = f" <{links}> .\n"
-    lines = [f"<{iri}> <{PATH}> {nt_string(relpath)}{tail}", f"<{iri}> <{LOCATION}> <{doc_iri}>{tail}"]
-    if uri is not None:
-        lines.append(f"<{iri}> <{NAMESPACE_URI}> <{uri}>{tail}")
-    return lines
 
 
 @functools.lru_cache(maxsize=1024)

@@ -33,7 +33,7 @@ from rdflib.namespace import DCTERMS, XSD
 from mif_rdf.core.context import MIF_NS
 from mif_rdf.core.statements import Triple
 from mif_rdf.rdf.projection import project_memory
-from mif_rdf.rdf.tordf import document_triples, quoted
+from mif_rdf.rdf.tordf import document_triples
 from mif_rdf.source.yamlio import TIMESTAMP_RE, YamlTimestamp
 
 AUTHORED_FRONTMATTER = URIRef(MIF_NS + "authoredFrontmatter")
@@ -74,8 +74,12 @@ def layout_triples(records: Iterable[Any]) -> Iterator[tuple[Any, Any, Any]]:
 
 
 def layout_nquads(iri: str, frontmatter: dict[str, Any], graph: str) -> str:
-    """A memory's line of the layout graph (:func:`layout_triples`) as N-Quads text in ``graph``."""
-    return f"<{iri}> <{AUTHORED_FRONTMATTER}> {quoted(layout_text(frontmatter))} <{graph}> .\n"
+    """A memory's line of the layout graph (:func:`layout_triples`) as N-Quads text in ``graph``.
+
+    JSON text holds no raw control character (JSON escapes them), so of N-Triples' escapes only the
+    backslash and the quote are left: two replaces, not a general quoting."""
+    text = layout_text(frontmatter).replace("\\", "\\\\").replace('"', '\\"')
+    return f'<{iri}> <{AUTHORED_FRONTMATTER}> "{text}" <{graph}> .\n'
 
 
 def authored_frontmatter(graph: Graph, memory: str) -> dict[str, Any] | None:
