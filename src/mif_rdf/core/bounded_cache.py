@@ -46,18 +46,23 @@ def approximate_size(value: object) -> int:
     with others (a datatype, a base IRI) are counted in each: the bound is an
     upper bound.
     """
-    if type(value) is str:  # the common case first: one C call
-        return sys.getsizeof(value)
-    if isinstance(value, tuple):
-        return sys.getsizeof(value) + sum(approximate_size(item) for item in value)
-    if value is None or isinstance(value, (bool, type)):
+    kind = type(value)
+    if kind is str:  # the common cases first, without a call of this function per string
+        return _sizeof(value)
+    if kind is tuple:
+        size = _sizeof(value)
+        for item in value:  # type: ignore[attr-defined]
+            size += _sizeof(item) if type(item) is str else approximate_size(item)
+        return size
+    if value is None or kind is bool or kind is type:
         return 0
-    own = sys.getsizeof(value)
-    for name in _slots(type(value)):
-        own += sys.getsizeof(getattr(value, name, None))
-    return own
+    size = _sizeof(value)
+    for name in _slots(kind):
+        size += _sizeof(getattr(value, name, None))
+    return size
 
 
+_sizeof = sys.getsizeof
 #: The slot names of each class :func:`approximate_size` has met.
 _SLOT_NAMES: dict[type, tuple[str, ...]] = {}
 
@@ -91,9 +96,18 @@ class BoundedCache(dict[K, V]):
         self.max_bytes = max_bytes
         self.held = 0
 
-    def keep(self, key: K, value: V) -> V:
-        """Remember ``value`` under ``key`` (which a lookup has just missed), within the bound; returns ``value``."""
-        size = approximate_size(key) + approximate_size(value) + ENTRY_BYTES
+    def keep(self, key: K, value: V, size: int | None = None) -> V:
+        """Remember ``value`` under ``key`` (which a lookup has just missed), within the bound; returns ``value``.
+
+        ``size``: what the key and value take, when the caller knows it more cheaply than
+        :func:`approximate_size` (a memo's misses are most of its cost: one a memory counts).
+        """
+        if size is None:
+            if type(key) is str and type(value) is str:
+                size = _sizeof(key) + _sizeof(value)
+            else:
+                size = approximate_size(key) + approximate_size(value)
+        size += ENTRY_BYTES
         if self.held + size > self.max_bytes:
             self.clear()
             if size > self.max_bytes:
@@ -119,7 +133,7 @@ _MISSING = object()
 
 
 def bounded_cache(max_bytes: int) -> Callable[[Callable[P, R]], Memoized[P, R]]:
-    """``functools.lru_cache`` for functions of hashable positional arguments, bounded by bytes
+    """``functools.lru_cache`` for functions of strings (or other flat hashable values), bounded by bytes
     (:class:`BoundedCache`, keyed by the tuple of arguments); a call with keywords is not cached."""
 
     def decorate(function: Callable[P, R]) -> Memoized[P, R]:
@@ -131,7 +145,9 @@ def bounded_cache(max_bytes: int) -> Callable[[Callable[P, R]], Memoized[P, R]]:
                 return function(*args, **kwargs)
             found = cache.get(args, _MISSING)
             if found is _MISSING:
-                found = cache.keep(args, function(*args, **kwargs))
+                found = function(*args, **kwargs)
+                size = _sizeof(args) + sum(map(_sizeof, args))  # strings, as the memoized functions take
+                cache.keep(args, found, size if type(found) is bool else size + approximate_size(found))
             return cast(R, found)
 
         memoized = cast(Memoized[P, R], cached)

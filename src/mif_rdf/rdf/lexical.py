@@ -68,7 +68,7 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
     ]
 
 
-@bounded_cache(4 << 20)  # a third of the typed values of a bundle repeat (dates, durations)
+@bounded_cache(8 << 20)  # a third of the typed values of a bundle repeat (dates, durations)
 def is_ill_typed(lexical: str, datatype: str) -> bool:
     """Whether rdflib reads ``lexical`` as ill-typed for ``datatype``, as a Literal of it would say.
 

@@ -47,7 +47,7 @@ _Plan = tuple[int, str, Term | None, ActiveContext]
 _plans: dict[ActiveContext, tuple[dict[str, _Plan], frozenset[str]]] = {}
 #: The N-Triples text of plain strings: a bundle's short strings repeat (tags, names, enums).  Each memo holds a
 #: few MiB (:class:`BoundedCache`): what repeats comes back soon (docs/performance.md, "Memos bounded by bytes").
-_plain: BoundedCache[str, str] = BoundedCache(2 << 20)
+_plain: BoundedCache[str, str] = BoundedCache(4 << 20)
 #: The literal text of a (type, value, datatype) that the projection takes without a word (numbers, flags).
 _scalars: BoundedCache[tuple[Any, ...], str] = BoundedCache(2 << 20)
 #: The IRI text of an ``@vocab`` value or a type, by context and value (with a vocabulary, the base takes no part).
