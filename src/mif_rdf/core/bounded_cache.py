@@ -9,13 +9,12 @@ peak grew with the bundle (docs/scale.md).  What repeats in a bundle (enums,
 tags, datatypes, the IRIs many memories link to) is few and comes back soon;
 what fills a memo is the values each memory has alone (ids, titles, times),
 which no later memory asks for.  So a memo of a few MiB keeps nearly every
-hit (measured per memo in docs/performance.md, "Memos bounded by bytes").
+hit (measured per memo in docs/scale.md, "Memos bounded by bytes").
 
 When the next entry would take a cache past its bound, the cache starts again
-(it is emptied): on these streams that keeps as many hits as evicting the
-least recently used entry (measured), costs nothing on a hit (a plain dict
-lookup, where an LRU would reorder), and nothing is left for the allocator to
-keep in scattered pages.
+(it is emptied): on these streams that keeps nearly the hits of evicting the
+least recently used entry (within 1-3 points, measured), and a hit stays one
+dict lookup, where an LRU would reorder its entries on every hit.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ _PLAIN, _VALUE, _REFERENCE, _OTHER = range(4)
 _Plan = tuple[int, str, Term | None, ActiveContext]
 _plans: dict[ActiveContext, tuple[dict[str, _Plan], frozenset[str]]] = {}
 #: The N-Triples text of plain strings: a bundle's short strings repeat (tags, names, enums).  Each memo holds a
-#: few MiB (:class:`BoundedCache`): what repeats comes back soon (docs/performance.md, "Memos bounded by bytes").
+#: few MiB (:class:`BoundedCache`): what repeats comes back soon (docs/scale.md, "Memos bounded by bytes").
 _plain: BoundedCache[str, str] = BoundedCache(4 << 20)
 #: The literal text of a (type, value, datatype) that the projection takes without a word (numbers, flags).
 _scalars: BoundedCache[tuple[Any, ...], str] = BoundedCache(2 << 20)
