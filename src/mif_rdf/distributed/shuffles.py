@@ -49,6 +49,7 @@ def collected(futures: list[Future]) -> list[Any]:
     futures.clear()
     for future, result in finished:
         results[place[future.key]] = result
+        del future  # not held while the next one is awaited
     return results
 
 
