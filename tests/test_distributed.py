@@ -192,6 +192,20 @@ def test_a_finished_task_is_let_go_while_the_others_still_run(client: object) ->
     assert got == [["quick", "slow"]]
 
 
+def test_the_cluster_an_export_makes_runs_no_profiler() -> None:
+    """Dask's statistical profiler keeps a profile of each second a worker ran (the last 1,000): over an export a
+    worker's memory grew with the time it had run. The export's own ``LocalCluster`` runs without it; the
+    caller's configuration is as it was after."""
+    import dask
+
+    from mif_rdf.distributed.cluster import PROFILER, connected
+
+    with connected(None, 1) as dask_client:
+        running = dask_client.run(lambda dask_worker: sorted(dask_worker.periodic_callbacks))
+    assert len(running) == 1 and [name for name in next(iter(running.values())) if "profile" in name] == []
+    assert dask.config.get(PROFILER) is True
+
+
 def test_an_output_folder_with_other_files_is_refused(tmp_path: Path, client: object) -> None:
     out = tmp_path / "out"
     write_file(out, "notes.txt", "mine")
