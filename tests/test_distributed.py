@@ -162,8 +162,7 @@ def _known(client: object, key: str) -> bool:
 def test_a_finished_task_is_let_go_while_the_others_still_run(client: object) -> None:
     """The export takes each partition's result as it comes and drops its future then (``shuffles.collected``),
     so its worker forgets the task (its arguments: a partition's 5,000 paths) while later partitions are
-    written; gathered all at once, a worker kept every partition it had written to the end and grew with the
-    bundle (1.3-2.3 MiB a partition, docs/scale.md)."""
+    written; gathered all at once, a worker kept every partition it had written to the end."""
     from mif_rdf.distributed.shuffles import collected
 
     go = distributed.Event("test-collected-go", client=client)
