@@ -99,7 +99,7 @@ class BoundedCache(dict[K, V]):
         """Remember ``value`` under ``key`` (which a lookup has just missed), within the bound; returns ``value``.
 
         ``size``: what the key and value take, when the caller knows it more cheaply than
-        :func:`approximate_size` (a memo's misses are most of its cost: one a memory counts).
+        :func:`approximate_size` (sizing an entry is most of what a miss adds to the memoized call).
         """
         if size is None:
             if type(key) is str and type(value) is str:
