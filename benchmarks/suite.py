@@ -672,17 +672,21 @@ def sample_tree(pid: int) -> None:
 
 
 def _export_dask(data: Path, workers: int) -> dict[str, Any]:
-    """``export --dask`` on a LocalCluster of ``workers`` processes (one thread each), started before the clock
-    starts (a user's cluster is already running; its start is recorded apart); the largest worker's peak memory.
+    """``export --dask`` on a LocalCluster of ``workers`` processes (one thread each, no profiler: as the export
+    makes its own), started before the clock starts (a user's cluster is already running; its start is recorded
+    apart); the largest worker's peak memory.
 
     The output goes to the system's temporary folder, so a shared scale bundle's folder is only read."""
+    import dask
     from distributed import Client, LocalCluster
 
     from mif_rdf.distributed import export_nquads
+    from mif_rdf.distributed.cluster import PROFILER
 
     start = time.perf_counter()
     with (
         tempfile.TemporaryDirectory(prefix="mif-bench-dask-") as out,
+        dask.config.set({PROFILER: False}),  # as the cluster an export makes: Dask's profiler grows with run time
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):

@@ -14,6 +14,8 @@ import gzip
 import io
 import json
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,6 +146,63 @@ def test_the_links_records_wait_in_spool_files_not_in_dask(tmp_path: Path, clien
         ["write_partition", "settle_spooled_ids", "settle_spooled_locations", "join_links"] * partitions
     )
     assert not list(out.glob("shuffle-*"))
+
+
+def _slow(event: str) -> str:
+    """A task that ends when the test sets ``event``."""
+    assert distributed.Event(event).wait(60)
+    return "slow"
+
+
+def _known(client: object, key: str) -> bool:
+    """Whether the scheduler still holds the task ``key`` (a task no client holds is forgotten, by its worker too)."""
+    return client.run_on_scheduler(lambda dask_scheduler: key in dask_scheduler.tasks)  # type: ignore[attr-defined]
+
+
+def test_a_finished_task_is_let_go_while_the_others_still_run(client: object) -> None:
+    """The export takes each partition's result as it comes and drops its future then (``shuffles.collected``),
+    so its worker forgets the task (its arguments: a partition's 5,000 paths) while later partitions are
+    written; gathered all at once, a worker kept every partition it had written to the end."""
+    from mif_rdf.distributed.shuffles import collected
+
+    go = distributed.Event("test-collected-go", client=client)
+    got: list[list[str]] = []
+    submit = client.submit  # type: ignore[attr-defined]
+    thread = threading.Thread(
+        target=lambda: got.append(
+            collected(
+                [submit(str, "quick", key="test-collected-quick"), submit(_slow, go.name, key="test-collected-slow")]
+            )
+        )
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not _known(client, "test-collected-slow"):  # both submitted (the quick one first)
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        while _known(client, "test-collected-quick"):
+            assert time.monotonic() < deadline, "the finished task was held until the other one finished"
+            time.sleep(0.02)
+        assert _known(client, "test-collected-slow")  # still running: the quick one went first
+    finally:
+        go.set()
+        thread.join(60)
+    assert got == [["quick", "slow"]]
+
+
+def test_the_cluster_an_export_makes_runs_no_profiler() -> None:
+    """Dask's statistical profiler keeps a profile of each second a worker ran (the last 1,000): over an export a
+    worker's memory grew with the time it had run. The export's own ``LocalCluster`` runs without it; the
+    caller's configuration is as it was after."""
+    import dask
+
+    from mif_rdf.distributed.cluster import PROFILER, connected
+
+    with connected(None, 1) as dask_client:
+        running = dask_client.run(lambda dask_worker: sorted(dask_worker.periodic_callbacks))
+    assert len(running) == 1 and [name for name in next(iter(running.values())) if "profile" in name] == []
+    assert dask.config.get(PROFILER) is True
 
 
 def test_an_output_folder_with_other_files_is_refused(tmp_path: Path, client: object) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from mif_rdf.core.bounded_cache import bounded_cache
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.resources import data_file
 
@@ -47,12 +48,12 @@ _ABSOLUTE_IRI = re.compile(r"^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$")
 _BAD_IRI_CHARS = re.compile(r'[\x00-\x20<>"{}|\\^`\x7f]')
 
 
-@lru_cache(maxsize=1 << 16)  # the same few hundred term and type IRIs are checked for every memory
+@bounded_cache(4 << 20)  # the same few hundred term and type IRIs are checked for every memory
 def is_absolute_iri(value: str) -> bool:
     return bool(_ABSOLUTE_IRI.match(value))
 
 
-@lru_cache(maxsize=1 << 16)
+@bounded_cache(8 << 20)  # the IRIs many memories link to, checked again for each
 def is_valid_iri(value: str) -> bool:
     """An absolute IRI by RFC 3987, as Oxigraph enforces it (rdflib accepts more: see :func:`iri_problem`)."""
     return iri_problem(value) is None

@@ -26,10 +26,17 @@ CONNECTING = 0.5
 EXPECTED = "a Dask scheduler's address, e.g. tcp://scheduler:8786 (the port `dask scheduler` prints, not its dashboard)"
 
 
+#: Dask's statistical profiler of a worker's tasks, off in the cluster an export makes: it keeps a profile of each
+#: second of the last 1,000 (``distributed.admin.low-level-log-length``), so a worker's memory grew with the time
+#: it had run, about 2 MiB a partition of 5,000 memories (docs/scale.md, "Memos bounded by bytes").
+PROFILER = "distributed.worker.profile.enabled"
+
+
 @contextlib.contextmanager
 def connected(client: Client | str | None, workers: int | None = None) -> Iterator[Client]:
     """``client`` as given, a client of the scheduler at that address, or a new ``LocalCluster``
-    (``workers`` processes, one thread each: the per-file work holds the GIL); what this made is closed at the end."""
+    (``workers`` processes, one thread each: the per-file work holds the GIL; no profiler: :data:`PROFILER`); what
+    this made is closed at the end."""
     from distributed import Client, LocalCluster
 
     if isinstance(client, Client):
@@ -39,7 +46,10 @@ def connected(client: Client | str | None, workers: int | None = None) -> Iterat
         with Client(client) as remote:
             yield _quieted(remote)
         return
+    import dask
+
     with (
+        dask.config.set({PROFILER: False}),  # the workers take the configuration they are made with
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         Client(cluster) as local,
     ):

@@ -28,7 +28,7 @@ from mif_rdf.core.outputs import replacing, write_file
 from mif_rdf.core.statements import Triple
 from mif_rdf.distributed.cluster import check_address, connected
 from mif_rdf.distributed.location import local_folder, opened
-from mif_rdf.distributed.shuffles import partitioned, spooled_settled
+from mif_rdf.distributed.shuffles import collected, partitioned, spooled_settled
 from mif_rdf.distributed.spool import SPOOL, remove_spools
 from mif_rdf.distributed.tasks import (
     Settings,
@@ -194,20 +194,20 @@ def _run(
         return dask.submit(write_partition, settings, i, chunks[i], firsts[i], lost, entity_keys, buckets, pure=False)
 
     try:
-        summaries: list[bytes] = dask.gather([write(i, {}) for i in range(buckets)])
+        summaries: list[bytes] = collected([write(i, {}) for i in range(buckets)])
         lost = spooled_settled(dask, settings.out_dir, buckets)
         again = sorted({bisect.bisect_right(firsts, order) - 1 for order in lost})
         rewritten = [
             write(i, {o: v for o, v in lost.items() if firsts[i] <= o < firsts[i] + len(chunks[i])}) for i in again
         ]
-        for i, summary in zip(again, dask.gather(rewritten), strict=True):
+        for i, summary in zip(again, collected(rewritten), strict=True):
             summaries[i] = summary
         written: list[Written] = unpack(summaries)
         del summaries
         found = _Found(memories=[item for w in written for item in w.problems])
         own, entity_targets, found.entities = _bundle_file(settings, written, entities, buckets, sum(map(len, chunks)))
         joins = [dask.submit(join_links, settings, j, buckets, entity_targets[j], pure=False) for j in range(buckets)]
-        links: list[Written] = dask.gather(joins)
+        links: list[Written] = collected(joins)
     finally:
         remove_spools(settings.out_dir)
     found.links = [item for w in links for item in w.problems]

@@ -364,6 +364,7 @@ def write_partition(
     return pack([written])
 
 
+@giving_back_memory
 def join_links(settings: Settings, number: int, partitions: int, entities: bytes) -> Written:
     """Per bucket of keys: the edges joined with their targets, written to ``links-NNNNN.nq.gz``.
 
@@ -371,7 +372,9 @@ def join_links(settings: Settings, number: int, partitions: int, entities: bytes
     are as many buckets as partitions), the entity files' targets (packed)
     come from the client.  A key held twice (a memory's IRI and an entity's)
     points at the first in path order, entity files coming after every
-    memory, as on one machine.
+    memory, as on one machine.  What it freed is given back, as after a
+    partition: a worker's memory at the start of each join crept from 124 to
+    133 MiB over its 30 joins at 300,000 memories without it (sampled).
     """
     spools = [spool_path(settings.out_dir, i) for i in range(partitions)]
     found: dict[str, Target] = {}

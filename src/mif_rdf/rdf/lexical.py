@@ -18,6 +18,7 @@ from typing import Any
 
 from rdflib import Literal, URIRef
 
+from mif_rdf.core.bounded_cache import bounded_cache
 from mif_rdf.core.context import mif_context
 from mif_rdf.core.errors import Problem, Severity
 from mif_rdf.rdf.well_typed import surely_well_typed
@@ -68,7 +69,7 @@ def ill_typed_values(relpath: str, frontmatter: dict[str, Any]) -> list[Problem]
     ]
 
 
-@functools.lru_cache(maxsize=1 << 16)  # a third of the typed values of a bundle repeat (dates, durations)
+@bounded_cache(8 << 20)  # a third of the typed values of a bundle repeat (dates, durations)
 def is_ill_typed(lexical: str, datatype: str) -> bool:
     """Whether rdflib reads ``lexical`` as ill-typed for ``datatype``, as a Literal of it would say.
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mif_rdf.core.bounded_cache import BoundedCache
 from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, is_valid_iri, mif_context
 from mif_rdf.core.errors import Problem
 from mif_rdf.rdf.projection import (
@@ -44,12 +45,13 @@ _PLAIN, _VALUE, _REFERENCE, _OTHER = range(4)
 #: (how, predicate text, term, context of the values) of a node's key.
 _Plan = tuple[int, str, Term | None, ActiveContext]
 _plans: dict[ActiveContext, tuple[dict[str, _Plan], frozenset[str]]] = {}
-#: The N-Triples text of plain strings: a bundle's short strings repeat (tags, names, enums).
-_plain: dict[str, str] = {}
+#: The N-Triples text of plain strings: a bundle's short strings repeat (tags, names, enums).  Each memo holds a
+#: few MiB (:class:`BoundedCache`): what repeats comes back soon (docs/scale.md, "Memos bounded by bytes").
+_plain: BoundedCache[str, str] = BoundedCache(4 << 20)
 #: The literal text of a (type, value, datatype) that the projection takes without a word (numbers, flags).
-_scalars: dict[tuple[Any, ...], str] = {}
+_scalars: BoundedCache[tuple[Any, ...], str] = BoundedCache(2 << 20)
 #: The IRI text of an ``@vocab`` value or a type, by context and value (with a vocabulary, the base takes no part).
-_vocab: dict[tuple[ActiveContext, str], str] = {}
+_vocab: BoundedCache[tuple[ActiveContext, str], str] = BoundedCache(1 << 20)
 _XSD_STRING = XSD + "string"
 
 
@@ -109,20 +111,13 @@ def _plans_of(ctx: ActiveContext) -> tuple[dict[str, _Plan], frozenset[str]]:
     return found
 
 
-def _keep(cache: dict[Any, str], key: Any, text: str) -> None:
-    """Remember ``text`` under ``key`` (a cache that outgrows a bundle's repeats starts again)."""
-    if len(cache) > 100_000:
-        cache.clear()
-    cache[key] = text
-
-
 def _plain_literal(value: str) -> str:
     """The N-Triples text of a plain string (:meth:`NQuadsTerms.literal` without a datatype), short ones kept."""
     found = _plain.get(value)
     if found is None:
         found = quoted(value)
         if len(value) <= CACHED_LENGTH:
-            _keep(_plain, value, found)
+            _plain.keep(value, found)
     return found
 
 
@@ -199,7 +194,7 @@ class _OnePass:
                     raise _NeedsProjection
                 text = "<" + iri + ">"
                 if ctx.vocab is not None:  # then the base takes no part in it
-                    _keep(_vocab, (ctx, t), text)
+                    _vocab.keep((ctx, t), text)
             texts.append(text)
         return texts
 
@@ -323,7 +318,7 @@ class _OnePass:
                 return None  # a blank node, or the projection's note
             text = "<" + iri + ">"
             if vocab and ctx.vocab is not None:  # then the base takes no part in it
-                _keep(_vocab, (ctx, value), text)
+                _vocab.keep((ctx, value), text)
             return text
         if coerce is not None and coerce[0] == "@":
             return None
@@ -339,7 +334,7 @@ class _OnePass:
                 return None
             found = self.walker.literal(encoded, coerce)
             if len(self.enc.ill_typed) == said:  # nothing to say about it: the same text without asking next time
-                _keep(_scalars, key, found)
+                _scalars.keep(key, found)
         return found
 
     def index_map(

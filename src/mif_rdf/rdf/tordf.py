@@ -22,6 +22,7 @@ from typing import Any
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
+from mif_rdf.core.bounded_cache import BoundedCache
 from mif_rdf.core.context import ActiveContext, Term, is_absolute_iri, mif_context, projection_context, property_values
 
 #: A triple the walker writes: rdflib terms, or N-Triples term text under :class:`NQuadsTerms`.
@@ -31,15 +32,14 @@ _XSD_BOOLEAN, _XSD_INTEGER = str(XSD.boolean), str(XSD.integer)
 _RDF_JSON_IRI = str(RDF) + "JSON"
 #: Strings longer than this are not looked up in the walker's literal cache.
 CACHED_LENGTH = 120
-_uri_cache: dict[str, URIRef] = {}
+#: One URIRef per IRI: a bundle's properties, types and datatypes come back in every memory.
+_uri_cache: BoundedCache[str, URIRef] = BoundedCache(4 << 20)
 
 
 def _uri(iri: str) -> URIRef:
     found = _uri_cache.get(iri)
     if found is None:
-        if len(_uri_cache) > 200_000:
-            _uri_cache.clear()
-        found = _uri_cache[iri] = URIRef(iri)
+        found = _uri_cache.keep(iri, URIRef(iri))
     return found
 
 
@@ -48,8 +48,10 @@ class RdflibTerms:
 
     TYPE, FIRST, REST, NIL = RDF.type, RDF.first, RDF.rest, RDF.nil
     #: One Literal per distinct (type, value, datatype): two thirds of a bundle's literals repeat
-    #: (enums, flags, names), and building an rdflib Literal is the walker's largest cost.
-    literals: dict[tuple[Any, ...], Any] = {}
+    #: (enums, flags, names), and building an rdflib Literal is the walker's largest cost.  8 MiB (about 14,000
+    #: entries) keeps 91 % of the hits an unbounded memo has over 100,000 memories (docs/scale.md, "Memos bounded
+    #: by bytes").
+    literals: BoundedCache[tuple[Any, ...], Any] = BoundedCache(8 << 20)
 
     iri = staticmethod(_uri)
 
@@ -76,7 +78,9 @@ class NQuadsTerms:
     """
 
     TYPE, FIRST, REST, NIL = (f"<{iri}>" for iri in (RDF.type, RDF.first, RDF.rest, RDF.nil))
-    literals: dict[tuple[Any, ...], Any] = {}
+    #: The one pass (:mod:`mif_rdf.rdf.memory_nquads`) writes the plain strings and numbers itself: what reaches
+    #: this memo seldom repeats (8 % hits even unbounded), so it stays small.
+    literals: BoundedCache[tuple[Any, ...], Any] = BoundedCache(2 << 20)
 
     def __init__(self) -> None:
         # 64 random bits a document (``random`` is reseeded in a forked worker, so workers never share labels)
@@ -276,9 +280,7 @@ class Walker:
         cache = self.terms.literals
         found = cache.get(key)
         if found is None:
-            if len(cache) > 200_000:
-                cache.clear()
-            found = cache[key] = self.terms.literal(*lexical_form(value, datatype))
+            found = cache.keep(key, self.terms.literal(*lexical_form(value, datatype)))
         return found
 
     def json_literal(self, value: Any) -> Any:

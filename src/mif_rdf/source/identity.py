@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from mif_rdf.core.bounded_cache import bounded_cache
 from mif_rdf.core.context import MIF_NS, iri_problem, is_absolute_iri, is_valid_iri, resolve_iri
 from mif_rdf.core.errors import MifRdfError
 
@@ -117,7 +118,7 @@ def graph_iri(base: str, name: str) -> str:
     return f"{base}#{name}"
 
 
-@lru_cache(maxsize=1 << 17)  # the links are resolved again after every reload: one entry per relationship
+@bounded_cache(8 << 20)  # the links are resolved again by each reload (every link of 10,000 memories)
 def resolve_target(target: str, doc_iri: str, base: str) -> str:
     """The IRI a relationship target denotes.
 
