@@ -148,6 +148,35 @@ def test_a_function_memoized_within_bytes_returns_what_it_returns() -> None:
     assert 0 < len(joined.cache) < 500
 
 
+def test_a_function_of_one_argument_is_its_own_memo_and_stands_where_the_function_stood() -> None:
+    """One parameter: the memo is the dict, called through ``dict.__getitem__`` (no Python frame on a hit); it
+    keeps the function's name and docstring, pickles by name, hashes and compares as a function does."""
+    import pickle
+
+    calls: list[str] = []
+
+    @bounded_cache(4096)
+    def doubled(value: str) -> str:
+        """Its docstring stays."""
+        calls.append(value)
+        return value * 2
+
+    assert doubled("ab") == "abab" and doubled("ab") == "abab" and calls == ["ab"]
+    assert doubled.cache is doubled and "ab" in doubled.cache  # keyed by the argument itself
+    assert doubled.__doc__ == "Its docstring stays." and doubled.__name__ == "doubled"
+    for i in range(500):
+        assert doubled(str(i) * 20) == str(i) * 40
+        assert doubled.cache.held <= 4096
+    assert 0 < len(doubled.cache) < 500
+    assert pickle.loads(pickle.dumps(context.is_valid_iri)) is context.is_valid_iri  # by name, not its entries
+    other = bounded_cache(4096)(lambda value: value)
+    other.cache.clear()
+    doubled.cache.clear()
+    assert doubled != other and len({doubled, other, doubled}) == 2  # two empty memos are two functions
+    with pytest.raises(TypeError):
+        doubled(["unhashable"])  # as lru_cache says it
+
+
 @pytest.fixture
 def tiny_memos(monkeypatch: pytest.MonkeyPatch) -> dict[str, BoundedCache[Any, Any]]:
     """Every memo of the per-file step emptied and bounded to 2 KiB (a few entries: it starts again all the time)."""

@@ -20,6 +20,7 @@ dict lookup, where an LRU would reorder its entries on every hit.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Hashable
 from typing import Any, ParamSpec, Protocol, TypeVar, cast
@@ -131,11 +132,58 @@ class Memoized(Protocol[P, R_co]):
 _MISSING = object()
 
 
+class _OneArgumentMemo(BoundedCache[Any, Any]):
+    """A function of one argument memoized in the :class:`BoundedCache` it is: a call is the dict's own lookup.
+
+    ``__call__`` is ``dict.__getitem__`` itself, so a hit runs no Python
+    code (70 ns against 170 for a wrapper function, about lru_cache's 56);
+    a miss reaches :meth:`__missing__`, which calls the function and keeps
+    its result.  The memoized functions of the per-file step are called
+    dozens of times a memory, nearly always hitting: the wrapper cost the
+    streamed export about 5 % of its CPU.
+    """
+
+    __call__ = dict.__getitem__
+
+    def __init__(self, function: Callable[[Any], Any], max_bytes: int) -> None:
+        super().__init__(max_bytes)
+        self.function = function
+        functools.update_wrapper(self, function)  # name, module, docstring: it stands where the function stood
+
+    def __missing__(self, key: Any) -> Any:
+        found = self.function(key)
+        size = _sizeof(key) if type(key) is str else approximate_size(key)
+        return self.keep(key, found, size if type(found) is bool else size + approximate_size(found))
+
+    @property
+    def cache(self) -> BoundedCache[Any, Any]:
+        """The memo itself (as :func:`bounded_cache`'s wrappers have one)."""
+        return self
+
+    def __reduce__(self) -> str:
+        return str(self.__qualname__)  # type: ignore[attr-defined]  # pickled by name, as the function was
+
+    def __hash__(self) -> int:  # type: ignore[override]  # a function is hashable by identity; a dict is not
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+
 def bounded_cache(max_bytes: int) -> Callable[[Callable[P, R]], Memoized[P, R]]:
-    """``functools.lru_cache`` for functions of strings (or other flat hashable values), bounded by bytes
-    (:class:`BoundedCache`, keyed by the tuple of arguments); a call with keywords is not cached."""
+    """``functools.lru_cache`` for functions of strings (or other flat hashable values), bounded by bytes.
+
+    A function of one parameter becomes a :class:`_OneArgumentMemo` (keyed by
+    its argument, called by position only, as its callers do); any other is
+    wrapped, keyed by the tuple of arguments (a call with keywords is not cached).
+    """
 
     def decorate(function: Callable[P, R]) -> Memoized[P, R]:
+        if _one_positional_parameter(function):
+            return cast(Memoized[P, R], _OneArgumentMemo(function, max_bytes))
         cache: BoundedCache[tuple[Any, ...], Any] = BoundedCache(max_bytes)
 
         @functools.wraps(function)
@@ -154,3 +202,12 @@ def bounded_cache(max_bytes: int) -> Callable[[Callable[P, R]], Memoized[P, R]]:
         return memoized
 
     return decorate
+
+
+def _one_positional_parameter(function: Callable[..., Any]) -> bool:
+    """Whether ``function`` takes exactly one parameter, which can be given by position."""
+    parameters = list(inspect.signature(function).parameters.values())
+    return len(parameters) == 1 and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
