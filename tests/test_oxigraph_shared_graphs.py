@@ -82,6 +82,32 @@ def test_with_workers_and_with_the_pyld_engine(generated: Path) -> None:
     assert _shared(oxigraph) == _shared(memory)
 
 
+def test_the_edges_after_the_last_memory_only_look_up_what_the_workers_resolved(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each memory's links come resolved with its lines (in the worker): what runs after the last memory, on one
+    core, resolves no target again; the graphs and broken-link warnings stay the memory store's."""
+    stages = mif_rdf.load.stages
+    links, resolving, again = stages._Loader.links, stages.resolved_links, []
+
+    def counted(*args: Any) -> Any:
+        again.append(args)
+        return resolving(*args)
+
+    def tail(self: Any) -> None:
+        if self.placed is None:  # the memory store's load, the baseline: it resolves them here
+            return links(self)
+        monkeypatch.setattr(stages, "resolved_links", counted)
+        try:
+            links(self)
+        finally:
+            monkeypatch.setattr(stages, "resolved_links", resolving)
+
+    monkeypatch.setattr(stages._Loader, "links", tail)
+    oxigraph = _same_shared_graphs(generated, workers=0, cache=False)  # a fresh load, not a cache's warm one
+    assert len(oxigraph.memories) > CHUNK and again == []
+
+
 #: One base IRI for a bundle and its copy without a file (the default one is made from the folder's path).
 BASE = "https://example.org/bundle/"
 

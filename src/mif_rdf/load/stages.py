@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rdflib import Literal, URIRef
 
@@ -37,6 +37,28 @@ from mif_rdf.rdf.tordf import quoted
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
+#: A memory's links, each resolved: (index in its relationships, type, target as written, target's IRI).
+ResolvedLinks = tuple[tuple[int, str, str, str], ...]
+
+
+class Shared(NamedTuple):
+    """What a worker adds to a prepared memory in a fresh Oxigraph load (:class:`SharedLines`): its layout and
+    place lines, and its links with their targets resolved, so that the edges after the last memory, which run
+    on one core, only look the targets up."""
+
+    lines: str
+    links: ResolvedLinks | None
+
+
+NOTHING_SHARED = Shared("", None)
+
+
+def resolved_links(frontmatter: Mapping[str, Any], doc_iri: str, base: str) -> ResolvedLinks:
+    """:func:`target_keys` of a memory, as the plain tuples a worker sends."""
+    return tuple(
+        (index, rel["type"], rel["target"], key) for index, rel, key in target_keys(frontmatter, doc_iri, base)
+    )
+
 
 class _Loader:
     """Fills a :class:`~mif_rdf.load.bundle.LoadedBundle` stage by stage.
@@ -59,6 +81,8 @@ class _Loader:
         self.placed: set[str] | None = set() if fresh and self.sink is not None else None
         if self.placed is not None and self.sink is not None:
             self.sink.shared_graphs = (bundle.links_graph_iri, bundle.layout_graph_iri)
+        #: each memory's links with their targets resolved, when its worker sent them (:class:`Shared`)
+        self.resolved: dict[str, ResolvedLinks] = {}
 
     def locations(self) -> dict[str, str]:
         """Document IRI -> bundle path of the memories loaded so far (built on first use)."""
@@ -82,9 +106,9 @@ class _Loader:
         bundle = self.bundle
         self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
-    def accept(self, prepared: PreparedMemory, shared: str = "") -> None:
+    def accept(self, prepared: PreparedMemory, shared: Shared = NOTHING_SHARED) -> None:
         """Add one prepared memory, unless its file cannot be loaded or its id is taken (``shared``: its layout
-        and place lines, when a worker made them: :class:`SharedLines`)."""
+        and place lines and resolved links, when a worker made them: :class:`SharedLines`)."""
         self.bundle.problems.extend(prepared.problems)
         parsed = prepared.parsed
         if parsed is None:
@@ -113,8 +137,10 @@ class _Loader:
             if self.placed is None:
                 self.sink.add_text(record.iri, prepared.nquads)
             else:
-                self.sink.add_text(record.iri, prepared.nquads, shared or self.shared_lines(record))
+                self.sink.add_text(record.iri, prepared.nquads, shared.lines or self.shared_lines(record))
                 self.placed.add(record.id)
+                if shared.links is not None:
+                    self.resolved[record.id] = shared.links
         else:
             self.add_graph(record.iri, prepared.triples)
 
@@ -159,7 +185,8 @@ class _Loader:
 
     def shared(self) -> SharedLines:
         """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
-        return SharedLines(self.authority, self.bundle.links_graph_iri, self.bundle.layout_graph_iri)
+        bundle = self.bundle
+        return SharedLines(self.authority, bundle.links_graph_iri, bundle.layout_graph_iri, bundle.base_iri)
 
     def shared_lines(self, record: MemoryRecord) -> str:
         """A memory's layout line and its place in the links graph, as N-Quads text."""
@@ -200,13 +227,16 @@ class _Loader:
     def edges(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[tuple[str, str]]:
         """(relationship type, target IRI) of each of a memory's links that resolves, with a type that makes an IRI;
         a broken link is reported."""
-        for index, rel, key in target_keys(record.frontmatter, record.doc_iri, self.bundle.base_iri):  # links_of's
+        links = self.resolved.get(record.id)
+        if links is None:
+            links = resolved_links(record.frontmatter, record.doc_iri, self.bundle.base_iri)  # links_of's
+        for index, kind, target, key in links:
             resolved = targets.get(key)
             if resolved is not None:
-                if link_predicate(rel["type"]) is not None:
-                    yield rel["type"], resolved
-            elif expects_bundle_target(rel["target"]):
-                self.bundle.problems.items.append(broken_link(record.relpath, index, rel["target"]))
+                if link_predicate(kind) is not None:
+                    yield kind, resolved
+            elif expects_bundle_target(target):
+                self.bundle.problems.items.append(broken_link(record.relpath, index, target))
 
 
 @dataclass(frozen=True)
@@ -219,20 +249,23 @@ class SharedLines:
     links: str
     layout: str
 
-    def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
+    base: str
+
+    def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, Shared]:
         parsed = prepared.parsed
         if parsed is None or not prepared.nquads:
-            return prepared, ""
-        return prepared, self.lines(memory_iri(parsed.id), parsed.relpath, prepared.doc_iri, parsed.frontmatter)
+            return prepared, NOTHING_SHARED
+        lines = self.lines(memory_iri(parsed.id), parsed.relpath, prepared.doc_iri, parsed.frontmatter)
+        return prepared, Shared(lines, resolved_links(parsed.frontmatter, prepared.doc_iri, self.base))
 
     def lines(self, iri: str, relpath: str, doc_iri: str, frontmatter: dict[str, Any]) -> str:
         uri = namespace_uri(self.authority, frontmatter.get("namespace"), iri[len(MEMORY_PREFIX) :])
         return layout_nquads(iri, frontmatter, self.layout) + place_nquads(iri, relpath, doc_iri, uri, self.links)
 
 
-def alone(prepared: PreparedMemory) -> tuple[PreparedMemory, str]:
+def alone(prepared: PreparedMemory) -> tuple[PreparedMemory, Shared]:
     """What a worker sends for any other load: the prepared memory alone."""
-    return prepared, ""
+    return prepared, NOTHING_SHARED
 
 
 def refusal(message: str) -> str:
