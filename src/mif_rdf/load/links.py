@@ -46,9 +46,10 @@ def link_predicate(relationship_type: str) -> URIRef | None:
 
 
 @lru_cache(maxsize=1024)
-def predicate_nquads(relationship_type: str) -> str:
-    """:func:`link_predicate` as N-Quads text, for a type that makes an IRI."""
-    return f"<{link_predicate(relationship_type)}>"
+def predicate_nquads(relationship_type: str) -> str | None:
+    """:func:`link_predicate` as N-Quads text; None when the type makes no IRI."""
+    predicate = link_predicate(relationship_type)
+    return None if predicate is None else f"<{predicate}>"
 
 
 def broken_link(relpath: str, index: int, target: str) -> Problem:

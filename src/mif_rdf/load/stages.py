@@ -33,7 +33,7 @@ from mif_rdf.nsmodel.graphs import namespace_uri
 from mif_rdf.rdf.jsonld_source import Authored, is_jsonld_path, projection_problems
 from mif_rdf.rdf.layout import layout_nquads, layout_triples
 from mif_rdf.rdf.projection import Projection, project_entity
-from mif_rdf.rdf.tordf import quoted
+from mif_rdf.rdf.tordf import nt_string
 from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
@@ -197,7 +197,7 @@ class _Loader:
         paths and the memories' edges."""
         bundle = self.bundle
         tail = f" <{bundle.links_graph_iri}> .\n"
-        lines = [f"<{entity.iri}> <{PATH}> {quoted(entity.relpath)}{tail}" for entity in bundle.entities.values()]
+        lines = [f"<{entity.iri}> <{PATH}> {nt_string(entity.relpath)}{tail}" for entity in bundle.entities.values()]
         targets = bundle.targets()
         for record in bundle.memories.values():
             subject = f"<{record.iri}> "
@@ -248,7 +248,6 @@ class SharedLines:
     authority: str
     links: str
     layout: str
-
     base: str
 
     def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, Shared]:

@@ -56,7 +56,7 @@ from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
-from mif_rdf.load.links import broken_link, expects_bundle_target, link_predicate, place_nquads
+from mif_rdf.load.links import broken_link, expects_bundle_target, place_nquads, predicate_nquads
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
 from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
@@ -341,13 +341,6 @@ def spool_text(items: list[StreamedMemory], folder: str) -> list[StreamedMemory]
     return items
 
 
-@functools.lru_cache(maxsize=1024)
-def _link_predicate(kind: str) -> str | None:
-    """:func:`~mif_rdf.load.links.link_predicate` in N-Triples, by relationship type (a bundle uses a few)."""
-    predicate = link_predicate(kind)
-    return None if predicate is None else predicate.n3()
-
-
 _RDF_TYPE = RDF.type.n3()
 
 #: local_only by namespace value: a bundle has few namespaces and the check normalizes Unicode each time.
@@ -489,7 +482,7 @@ class StreamWriter:
                 if expects_bundle_target(target):
                     yield broken_link(relpath, position, target)
                 continue
-            predicate = _link_predicate(kind)
+            predicate = predicate_nquads(kind)
             if predicate is not None and not source_hidden and not target_hidden:
                 lines.append(f"<{source}> {predicate} <{resolved}>{tail}")
                 if len(lines) == 4096:  # written in blocks: this stage runs alone, after every memory
