@@ -30,14 +30,9 @@ the queries it sends (issue 34 item 5), in this process on the Oxigraph
 store: the queries are recorded on one call, then the helper as a Table,
 as an Arrow table and the recorded queries run straight on the store
 (results serialized as TSV) take turns for ``--rounds`` rounds, so a busy
-moment of the shared machine falls on all alike.  Printed: the median wall
-time of each, the ratios of the medians, and the same ratios in CPU time
-(``time.process_time``, every thread's), with the load average.  The
-one-millisecond helpers run on a thread of the package's own
-(``mif_rdf.queries.own_thread``), where Oxigraph itself is faster than in
-the main thread, so their queries are also evaluated handed to that thread
-in the same way, and the CPU ratios against that evaluation are printed
-last ("own thread")::
+moment of the shared machine falls on all three alike.  Printed: the
+median wall time of each, the ratios of the medians, and the same ratios
+in CPU time (``time.process_time``), with the load average::
 
     python benchmarks/bench_queries.py --evaluation --counts 10000 --bundle /tmp/bench10k \\
         --helpers supersession_chain,current_version --rounds 301
@@ -163,11 +158,6 @@ def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None
     from mif_rdf import load_bundle
     from mif_rdf.queries import native
 
-    try:
-        from mif_rdf.queries.own_thread import on_own_thread
-    except ImportError:  # a --baseline tree from before the helpers' own thread
-        on_own_thread = None
-
     bundle = load_bundle(root, store=STORES["oxigraph"], progress=False)
     pyarrow.table({"warm": ["up"]})  # pyarrow's import and first table are no helper's time
     store = native.oxigraph_store(bundle.dataset)
@@ -176,34 +166,24 @@ def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None
     if unknown:
         raise SystemExit(f"--helpers: no helper {', '.join(sorted(unknown))}; the helpers: {', '.join(calls)}")
     print(f"{len(bundle.memories):,} memories, load average {_load_average()}, {rounds} rounds", flush=True)
-    print(
-        f"  {'helper':<30} {'rows':>7} {'evaluation':>11} {'Table':>7} {'Arrow':>7} {'CPU: Table':>11} {'Arrow':>7}"
-        f" {'own thread: evaluation':>23} {'Table':>7} {'Arrow':>7}"
-    )
+    print(f"  {'helper':<30} {'rows':>7} {'evaluation':>11} {'Table':>7} {'Arrow':>7} {'CPU: Table':>11} {'Arrow':>7}")
     for name in names or list(calls):
         call = calls[name]
         queries = recorded(native, store, call)
-
-        def evaluation(graph: Any, queries: list[tuple[str, dict[str, Any]]] = queries) -> list[Any]:
-            return [
-                store.query(text, **options).serialize(format=ox.QueryResultsFormat.TSV) for text, options in queries
-            ]
-
         runs = {
             "table": call,
             "arrow": lambda call=call: call(as_="arrow"),
-            "evaluation": lambda: evaluation(None),
+            "evaluation": lambda queries=queries: [
+                store.query(text, **options).serialize(format=ox.QueryResultsFormat.TSV) for text, options in queries
+            ],
         }
-        if on_own_thread is not None:
-            runs["own thread"] = lambda: on_own_thread(evaluation)(bundle)  # handed over as a helper is
         once = min(timed_once(run) for run in runs.values() for _ in range(3))
         number = max(1, int(0.002 / max(once, 1e-6)))  # a turn of at least 2 ms: the clocks' reading is no part of it
         wall: dict[str, list[float]] = {label: [] for label in runs}
         cpu: dict[str, list[float]] = {label: [] for label in runs}
         labels = list(runs)
         for turn in range(rounds):
-            first = turn % len(labels)
-            for label in labels[first:] + labels[:first]:  # each goes first in as many rounds
+            for label in labels[turn % 3 :] + labels[: turn % 3]:  # each goes first in a third of the rounds
                 run = runs[label]
                 began, began_cpu = time.perf_counter(), time.process_time()
                 for _ in range(number):
@@ -211,15 +191,11 @@ def against_evaluation(root: Path, names: list[str] | None, rounds: int) -> None
                 cpu[label].append((time.process_time() - began_cpu) / number)
                 wall[label].append((time.perf_counter() - began) / number)
         floor, floor_cpu = statistics.median(wall["evaluation"]), statistics.median(cpu["evaluation"])
-        table_cpu, arrow_cpu = statistics.median(cpu["table"]), statistics.median(cpu["arrow"])
-        own = ""
-        if cpu.get("own thread"):
-            own_cpu = statistics.median(cpu["own thread"])
-            own = f" {own_cpu * 1000:>19.3f} ms {table_cpu / own_cpu:>6.2f}x {arrow_cpu / own_cpu:>6.2f}x"
         print(
             f"  {name:<30} {len(call()):>7} {floor * 1000:>8.3f} ms"
             + "".join(f" {statistics.median(wall[label]) / floor:>6.2f}x" for label in ("table", "arrow"))
-            + f" {table_cpu / floor_cpu:>10.2f}x {arrow_cpu / floor_cpu:>6.2f}x{own}",
+            + "".join(f" {statistics.median(cpu[label]) / floor_cpu:>10.2f}x" for label in ("table",))
+            + f" {statistics.median(cpu['arrow']) / floor_cpu:>6.2f}x",
             flush=True,
         )
     print(f"load average at the end {_load_average()}")

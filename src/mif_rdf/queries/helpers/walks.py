@@ -20,7 +20,6 @@ from mif_rdf.queries.helpers.parameters import (
     _text,
 )
 from mif_rdf.queries.native import SPLIT_HERE
-from mif_rdf.queries.own_thread import on_own_thread
 from mif_rdf.queries.sparql import sparql_term
 from mif_rdf.source.identity import relationship_iri
 
@@ -202,7 +201,6 @@ def conflicts(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
 
 
 # -- supersession ----------------------------------------------------------------------------
-@on_own_thread  # one short query: away from the main thread's heap (own_thread's notes)
 def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """The versions around ``memory``, newest first: ``offset`` > 0 supersedes it, < 0 is superseded by it, 0 is itself.
 
@@ -218,7 +216,6 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "
     )
 
 
-@on_own_thread
 def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """The newest version(s) of ``memory``: the end of its ``supersedes`` chain, which nothing supersedes.
 
