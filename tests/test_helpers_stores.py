@@ -29,7 +29,7 @@ from rdflib import Dataset
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, memory_text, write_file
 from mif_rdf import load_bundle
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.core.namespaces import MIF
@@ -583,6 +583,34 @@ def test_each_helper_gives_its_table_as_a_dataframe_and_an_arrow_table(request, 
         for column in table.columns:
             read = arrow.column(column).to_pylist()
             assert read == _arrow_expected(table.column(column), arrow.schema.field(column).type), f"{name}.{column}"
+
+
+@pytest.mark.parametrize("length", [4, 70])  # a short chain goes to Arrow as buffers, a long one through pyarrow
+def test_the_version_helpers_give_their_table_as_arrow_on_both_stores(tmp_path, length: int) -> None:
+    """``supersession_chain`` and ``current_version`` (issue 34 item 5): versions without a title and with
+    non-ASCII ones, a fork, offsets on both sides of zero; the Arrow table holds the Table's rows, typed,
+    and both stores give the same."""
+    names = [f"v{i}" for i in range(length)]
+    for i, name in enumerate(names):
+        title = "" if i % 3 == 1 else f"title: Fassung {name} – naïve 版\n"
+        older = f"relationships:\n  - type: supersedes\n    target: /{names[i - 1]}.md\n" if i else ""
+        write_file(tmp_path, f"{name}.md", memory_text(name, title + older))
+    write_file(tmp_path, "fork.md", memory_text("fork", "relationships:\n  - type: supersedes\n    target: /v1.md\n"))
+    found: dict[str, list] = {}
+    for store in ("default", "Oxigraph"):
+        bundle = load_bundle(tmp_path, store=store)
+        for helper in (supersession_chain, current_version):
+            for memory in ("v1", f"v{length // 2}"):
+                table, arrow = helper(bundle, memory), helper(bundle, memory, as_="arrow")
+                assert arrow.column_names == list(table.columns) == ["memory", "path", "title", "offset"]
+                assert [str(kind) for kind in arrow.schema.types] == ["string", "string", "string", "int64"]
+                assert arrow.to_pylist() == list(table)
+                found.setdefault(store, []).append(list(table))
+    chain, heads = found["Oxigraph"][1], found["Oxigraph"][2]  # the chain around the middle; v1's heads
+    assert len(chain) == length and {row["offset"] for row in chain} >= {-1, 0, 1}
+    assert None in [row["title"] for row in chain] and "Fassung v0 – naïve 版" in [row["title"] for row in chain]
+    assert [row["memory"] for row in heads] == ["urn:mif:fork", f"urn:mif:v{length - 1}"]
+    assert found["Oxigraph"] == found["default"]
 
 
 @pytest.mark.parametrize("length", [3, 100])  # a short column is typed here, a long one by pyarrow
