@@ -76,6 +76,7 @@ from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_nquads
+from mif_rdf.rdf.tordf import each_line_once
 from mif_rdf.source.identity import GRAPH_LAYOUT, GRAPH_LINKS, GRAPH_TYPES, graph_iri, memory_iri
 from mif_rdf.source.integrity import with_hash
 from mif_rdf.source.parse import ParsedMemory
@@ -257,16 +258,12 @@ def streamed_memory(
         assert parsed is not None
     prepared.notes += stale
     frontmatter, iri = parsed.frontmatter, memory_iri(parsed.id)
-    if prepared.nquads:
+    if prepared.nquads:  # each line once, as a store holds each quad (tordf.each_line_once)
         graph = prepared.nquads
-        # split on newlines only: str.splitlines would also cut a literal at the U+2028, U+0085 ... it holds raw
-        lines = graph.split("\n")[:-1]
-        if len(lines) != len(set(lines)):  # a store holds each quad once
-            lines = list(dict.fromkeys(lines))
-            graph = "\n".join(lines) + "\n"
+        quads = graph.count("\n")  # a literal's newline is escaped: one a line
     else:  # the pyld engine gives rdflib triples
-        lines = list(dict.fromkeys(nquad_line(s, p, o, URIRef(iri)) for s, p, o in prepared.triples))
-        graph = "".join(lines)
+        graph = each_line_once([nquad_line(s, p, o, URIRef(iri)) for s, p, o in prepared.triples])
+        quads = graph.count("\n")
     inherited = (
         []
         if model is None
@@ -292,7 +289,7 @@ def streamed_memory(
         prepared.notes,
         prepared.ill_typed,
         text.encode("utf-8"),
-        len(lines) + 1 + len(inherited) + place.count("\n"),  # one line each: a path's newline is escaped
+        quads + 1 + len(inherited) + place.count("\n"),  # one line each: a path's newline is escaped
         bool(inherited),
         _withheld(namespace, audience) or trust_raised(frontmatter, _stated_trust(graph)),
         [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],

@@ -37,7 +37,7 @@ from mif_rdf.rdf.projection import (
     memory_tail,
     memory_types,
 )
-from mif_rdf.rdf.tordf import CACHED_LENGTH, NQuadsTerms, Walker, quoted
+from mif_rdf.rdf.tordf import CACHED_LENGTH, NQuadsTerms, Walker, each_line_once, quoted
 from mif_rdf.source.identity import memory_iri
 
 #: How the one pass takes a node's key (by context and key, :func:`_plan`).
@@ -64,9 +64,10 @@ def memory_nquads(
 ) -> tuple[str, list[Problem]] | None:
     """The memory's graph as N-Quads lines in ``graph`` and its ill-typed literal warnings, or None.
 
-    Equal to ``document_nquads(project_memory(...).document, doc_iri, graph)`` and that
-    projection's ``ill_typed`` when the projection has no notes; None when it has (or may
-    have) some, so that the caller projects the memory.
+    Equal to ``document_nquads(project_memory(...).document, doc_iri, graph)`` (each line
+    once, :func:`~mif_rdf.rdf.tordf.each_line_once`) and that projection's ``ill_typed`` when
+    the projection has no notes; None when it has (or may have) some, so that the caller
+    projects the memory.
     """
     one = _OnePass(path, doc_iri, graph)
     try:
@@ -75,7 +76,7 @@ def memory_nquads(
         return None
     if one.enc.notes:
         return None
-    return "".join(one.lines), one.enc.ill_typed
+    return each_line_once(one.lines), one.enc.ill_typed
 
 
 def _plan(ctx: ActiveContext, key: str) -> _Plan:
