@@ -22,7 +22,7 @@ from mif_rdf.core import context
 from mif_rdf.core.bounded_cache import ENTRY_BYTES, BoundedCache, approximate_size, bounded_cache
 from mif_rdf.output.stream_export import stream_nquads
 from mif_rdf.rdf import lexical, memory_nquads, tordf
-from mif_rdf.source import fastyaml, identity
+from mif_rdf.source import identity
 from synthetic import generate_bundle
 
 #: Every memo of the per-file step (read, project, write one memory's lines), as a load, a stream and a Dask
@@ -38,7 +38,6 @@ MEMOS: dict[str, BoundedCache[Any, Any]] = {
     "context.is_absolute_iri": context.is_absolute_iri.cache,
     "context.is_valid_iri": context.is_valid_iri.cache,
     "identity.resolve_target": identity.resolve_target.cache,
-    "fastyaml.safe_line": fastyaml._safe_line.cache,
 }
 
 

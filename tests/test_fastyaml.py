@@ -76,17 +76,9 @@ def outcome(load: Callable[[str], Any], text: str) -> Any:
 
 
 def assert_identical(text: str) -> None:
-    assert_same_precheck(text)
     expected = outcome(reference_load, text)
     got = outcome(fastyaml.load_yaml, text)
     assert got == expected, f"fast and PyYAML differ on {text!r}"
-
-
-def assert_same_precheck(text: str) -> None:
-    """The line-by-line pre-check (memoized lines) says what the whole-document expression says, twice over."""
-    expected = fastyaml.safe_document().fullmatch(text) is not None
-    assert fastyaml.is_fast_candidate(text) == expected, f"the pre-checks differ on {text!r}"
-    assert fastyaml.is_fast_candidate(text) == expected, f"the memoized pre-check differs on {text!r}"
 
 
 # --------------------------------------------------------------------------
@@ -698,27 +690,6 @@ def test_any_line_soup_reads_the_same(soup: list[tuple[int, str]]) -> None:
         indent = max(0, len(line) - len(stripped) + shift)
         lines.append(" " * indent + stripped)
     assert_identical("\n".join(lines) + "\n")
-
-
-_edge_line = st.sampled_from(
-    ["", " ", "  ", "# c", " # c", "  #", "#\u2028", " \t", "a: 1", " a: 1", "- x", " - x", "-"]
-)
-
-
-@FUZZ
-@given(lines=st.lists(st.one_of(_edge_line, _line), min_size=0, max_size=8), end=st.sampled_from(["", "\n", "\n\n"]))
-def test_the_line_by_line_precheck_is_the_whole_document_expression(lines: list[str], end: str) -> None:
-    """Leading blank, indented and comment lines, a first content line indented or not, no final newline:
-    :func:`fastyaml.is_fast_candidate` (line by line, memoized) accepts what the whole-document expression does."""
-    assert_same_precheck("\n".join(lines) + end)
-
-
-def test_the_line_by_line_precheck_where_the_start_of_the_document_decides() -> None:
-    """The cases where the document's start decides: only blank or comment lines, and an indented first line."""
-    for text in ["", " ", "  ", "\n", " \n", "# c", " # c", "# c\n a: 1\n", "\n\n a: 1", "  \na: 1", "a: 1\n "]:
-        assert_same_precheck(text)
-    assert fastyaml.is_fast_candidate("# c\n\na: 1\n") and not fastyaml.is_fast_candidate("# c\n a: 1\n")
-    assert not fastyaml.is_fast_candidate(" ") and fastyaml.is_fast_candidate(" \n")
 
 
 @FUZZ

@@ -11,8 +11,8 @@ is of a version we have not tested, or fails the start-up self-check -- is
 read by PyYAML as before.  docs/yaml-parsers.md explains the choice and the
 measurements; tests/test_fastyaml.py checks the identity.
 
-The pre-check (:data:`SAFE_DOCUMENT_PATTERN`, read line by line by :func:`is_fast_candidate`) accepts only plain
-block YAML, line by line, the shape of nearly all frontmatter:
+The pre-check (:data:`SAFE_DOCUMENT`) accepts only plain block YAML, line by
+line, the shape of nearly all frontmatter:
 
 * the first content line starts in column 0; indentation is spaces only (at
   most 60) with at most 10 ``- `` sequence dashes in front;
@@ -59,16 +59,14 @@ the document goes to PyYAML.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Any
 
-from mif_rdf.core.bounded_cache import bounded_cache
 from mif_rdf.source.yamlio import YamlResult, YamlTimestamp
 from mif_rdf.source.yamlio import load_yaml as _pyyaml_load
 
-__all__ = ["SAFE_DOCUMENT_PATTERN", "backend", "is_fast_candidate", "load_yaml", "safe_document"]
+__all__ = ["SAFE_DOCUMENT", "backend", "is_fast_candidate", "load_yaml"]
 
 # --------------------------------------------------------------------------
 # The pre-check
@@ -141,21 +139,8 @@ _LINE = (
     rf"| *+(?:#[^\n{_NEVER}]*+)?"
     ")"
 )
-#: Blank and comment lines before the first content line, which starts in column 0 (use with ``match``).
-_LEAD = rf"(?: *+(?:#[^\n{_NEVER}]*+)?\n)*+(?! )"
-#: A whole document the fast path may read (with ``fullmatch``): its leading lines, then lines of :data:`_LINE`
-#: ended by newlines.  The pre-check reads it line by line (:func:`is_fast_candidate`); compiled whole, it is
-#: what tests/test_fastyaml.py holds that reading to (:func:`safe_document`).
-SAFE_DOCUMENT_PATTERN = rf"{_LEAD}(?:{_LINE}\n)*+{_LINE}"
-_LEADING_LINES = re.compile(_LEAD)
-_SAFE_LINE = re.compile(_LINE)
-
-
-@bounded_cache(4 << 20)  # the lines that repeat across a bundle's memories: keys, enums, tags, names
-def _safe_line(line: str) -> bool:
-    """Whether one line (without its newline) is a :data:`_LINE`."""
-    return _SAFE_LINE.fullmatch(line) is not None
-
+#: A whole document the fast path may read (use with ``fullmatch``).
+SAFE_DOCUMENT = re.compile(rf"(?: *+(?:#[^\n{_NEVER}]*+)?\n)*+(?! )(?:{_LINE}\n)*+{_LINE}")
 
 #: Every timestamp-shaped value scalar (plain, single- or double-quoted) in
 #: document order; group 1 is set for plain ones.
@@ -163,24 +148,8 @@ _TS_VALUE = re.compile(rf" (?:({_TS})|'({_TS})'|\"({_TS})\")(?=\n|\Z)")
 
 
 def is_fast_candidate(text: str) -> bool:
-    """True if the pre-check lets ``text`` go to the fast parser: ``safe_document().fullmatch(text)``, line by line.
-
-    Every part of :data:`_LINE` looks at one line only (no lookahead passes a
-    newline, and the end of a line tests alike as a newline or the end of the
-    text), and its atomic group commits to what it matched before the newline
-    is asked for, so a document matches exactly when its leading lines do and
-    each line, split on newlines, is a whole :data:`_LINE`.  A line is matched
-    once per memo (:func:`_safe_line`): nearly half the lines of a bundle's
-    memories repeat, and the whole-document match was a third of reading the
-    YAML.  tests/test_fastyaml.py checks the two readings agree.
-    """
-    return all(map(_safe_line, text.split("\n"))) and _LEADING_LINES.match(text) is not None
-
-
-@functools.cache
-def safe_document() -> re.Pattern[str]:
-    """The pre-check as one regular expression over the whole text (compiled when first asked for: the tests')."""
-    return re.compile(SAFE_DOCUMENT_PATTERN)
+    """True if the pre-check lets ``text`` go to the fast parser."""
+    return SAFE_DOCUMENT.fullmatch(text) is not None
 
 
 # --------------------------------------------------------------------------
@@ -297,7 +266,7 @@ def load_yaml(text: str) -> YamlResult:
     Raises ``yaml.YAMLError`` on syntax errors (always PyYAML's own).
     """
     parse = _parse
-    if parse is None or not is_fast_candidate(text):
+    if parse is None or SAFE_DOCUMENT.fullmatch(text) is None:
         return _pyyaml_load(text)
     try:
         data = parse(text)
