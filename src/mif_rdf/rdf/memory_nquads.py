@@ -38,7 +38,7 @@ from mif_rdf.rdf.projection import (
     memory_types,
 )
 from mif_rdf.rdf.tordf import CACHED_LENGTH, NQuadsTerms, Walker, each_line_once, quoted
-from mif_rdf.source.identity import memory_iri
+from mif_rdf.source.identity import memory_iri, surely_valid_iri
 
 #: How the one pass takes a node's key (by context and key, :func:`_plan`).
 _PLAIN, _VALUE, _REFERENCE, _OTHER = range(4)
@@ -315,7 +315,9 @@ class _OnePass:
                 if found is not None:
                     return found
             iri = ctx.expand_iri(value, vocab=vocab, base=self.base)
-            if iri is None or iri[:2] == "_:" or not is_absolute_iri(iri) or not is_valid_iri(iri):
+            if iri is None or not (
+                surely_valid_iri(iri) or (iri[:2] != "_:" and is_absolute_iri(iri) and is_valid_iri(iri))
+            ):
                 return None  # a blank node, or the projection's note
             text = "<" + iri + ">"
             if vocab and ctx.vocab is not None:  # then the base takes no part in it
