@@ -49,8 +49,8 @@ def surely_valid_iri(value: str) -> bool:
     :func:`~mif_rdf.core.context.is_absolute_iri` take; False: ask them.
 
     A memory's own IRI and its links' targets are mostly new to the memos of those
-    checks, and RFC 3987's full expression reads an IRI at several microseconds (it
-    was a tenth of a memory's preparation); this one reads the plain shape at a
+    checks, and RFC 3987's full expression reads an IRI at several microseconds (a
+    few per cent of a memory's preparation); this one reads the plain shape at a
     fraction of that.  tests/test_identity_fast_paths.py holds it to RFC 3987's verdict and Oxigraph's.
     """
     return _PLAIN_IRI.fullmatch(value) is not None
