@@ -7,12 +7,14 @@ it and write its N-Quads text (one pass, :mod:`mif_rdf.rdf.memory_nquads`), shap
 process (its text into a spool file, the rest pickled and unpickled), and write
 it (the links index, the text copied from the spool file to the output).
 This script runs those stages one after the other over a bundle's memory
-files with the package's own functions, timing each with the CPU clock, so
+files with the package's own functions, timing each with the CPU clock (the
+cyclic collector off, as in the workers), so
 the split does not depend on what else shares the machine; then the stream
 itself, in one process, as the check that the stages add up, and with two
 workers (CPU of the whole process tree).
 
     python benchmarks/bench_stream_stages.py BUNDLE [--limit N]
+    python benchmarks/bench_stream_stages.py BUNDLE --steady N    # a worker's chunks, steady state
 
 docs/performance.md ("The streamed export, stage by stage") has the figures.
 """
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from mif_rdf.load import termpickle
 from mif_rdf.load.loader import memory_files, open_bundle
-from mif_rdf.load.pipeline import CHUNK, PreparedMemory
+from mif_rdf.load.pipeline import CHUNK, PreparedMemory, prepare_memory
 from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Typer
 from mif_rdf.output.stream_export import StreamReport, StreamWriter, _Index, memory_shape, spool_text, stream_nquads
@@ -108,6 +110,42 @@ def stages(root: Path, limit: int | None) -> tuple[Clock, int]:
     return clock, len(shaped)
 
 
+def worker_steady(root: Path, count: int) -> dict[str, float]:
+    """CPU seconds a memory of a worker's chunks, as a worker runs them, in a steady state: the memos warmed
+    on the bundle's first ``count`` memory files, then the next ``count`` timed by chunk (prepare, shape, spool
+    and pickle, and the main process's unpickling), the cyclic collector off as in a worker.
+
+    Each memory is read once, as in the stream, so what a memo cannot hold is paid for; the stage loop above
+    reads each file in several stages, and the whole stream's CPU moves with the pipe and the machine.
+    """
+    bundle = open_bundle(root)
+    files = memory_files(bundle)
+    relpaths = [p for p in files.memories if p.endswith(".md")]
+    model = read_namespace_model(bundle.root, bundle.config, bundle.limits)
+    shape = memory_shape(bundle, files.projections, model)
+    clock = Clock(float)
+
+    def run(paths: list[str]) -> None:
+        with tempfile.TemporaryDirectory(prefix="mif-stages-") as folder:
+            for start in range(0, len(paths), CHUNK):
+                with clock.stage("prepare (read, split, YAML, checks, one pass)"):
+                    prepared = [
+                        prepare_memory(root, p, bundle.base_iri, bundle.limits, "fast", "nquads")
+                        for p in paths[start : start + CHUNK]
+                    ]
+                with clock.stage("shape for the writer"):
+                    shaped = [shape(item) for item in prepared]
+                with clock.stage("spool the text, pickle the rest"):
+                    payload = termpickle.dumps(spool_text(shaped, folder))
+                with clock.stage("unpickle (main process)"):
+                    pickle.loads(payload)
+
+    run(relpaths[:count])
+    clock.clear()
+    run(relpaths[count : 2 * count])
+    return {stage: seconds / count for stage, seconds in clock.items()}
+
+
 class _TemporaryIndex:
     def __enter__(self) -> _Index:
         self.folder = tempfile.TemporaryDirectory(prefix="mif-stages-")
@@ -123,9 +161,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundle", type=Path)
     parser.add_argument("--limit", type=int, help="only the first N memory files")
+    parser.add_argument("--steady", type=int, metavar="N", help="instead: a worker's chunks, memos warmed on N files")
     args = parser.parse_args()
     gc.collect()
-    clock, count = stages(args.bundle, args.limit)
+    if args.steady:
+        gc.disable()
+        figures = worker_steady(args.bundle, args.steady)
+        print(f"{args.steady:,} memories after {args.steady:,} to warm the memos, a worker's CPU; us a memory")
+        for stage, seconds in figures.items():
+            print(f"  {stage:48} {seconds * 1e6:7.1f} us")
+        print(f"  {'all':48} {sum(figures.values()) * 1e6:7.1f} us")
+        return
+    gc.disable()  # as in the stream's workers: the memories this script keeps would make each collection longer
+    try:
+        clock, count = stages(args.bundle, args.limit)
+    finally:
+        gc.enable()
     print(f"{count:,} memories, CPU seconds per stage (one process); us a memory")
     for stage in sorted(clock):
         print(f"  {stage:48} {clock[stage]:7.2f} s  {clock[stage] * 1e6 / count:7.1f} us")

@@ -37,7 +37,7 @@ MEMOS: dict[str, BoundedCache[Any, Any]] = {
     "lexical.is_ill_typed": lexical.is_ill_typed.cache,
     "context.is_absolute_iri": context.is_absolute_iri.cache,
     "context.is_valid_iri": context.is_valid_iri.cache,
-    "identity.resolve_target": identity.resolve_target.cache,
+    "identity.resolve_target": identity._resolve_path.cache,
 }
 
 

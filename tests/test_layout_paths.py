@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+from decimal import Decimal
 from typing import Any
 
 from hypothesis import given, settings
@@ -25,8 +27,10 @@ def _every_path(value: Any, path: list[Any]) -> list[list[Any]]:
 _LEAVES = st.one_of(
     st.sampled_from([YamlTimestamp("2026-01-20"), YamlTimestamp("2026-01-20T14:22:00Z"), "2026-01-20", "text"]),
     st.integers(-3, 3),
+    st.floats(allow_nan=False),
     st.none(),
     st.booleans(),
+    st.sampled_from([Decimal("1.5"), datetime.date(2026, 1, 20)]),  # values the fast check does not pass over
 )
 _VALUES = st.recursive(
     _LEAVES,

@@ -253,3 +253,25 @@ def test_a_prepared_memory_from_the_file_equals_the_two_passes() -> None:
     assert prepared.nquads == text
     assert prepared.document is None
     assert prepared.triples == []
+
+
+def test_a_repeated_value_is_one_line_in_its_first_place_in_either_pass() -> None:
+    """A tag, an alias and a type written twice: one line each, where it first came, from the one pass and the two
+    (a store holds each quad once, and the streamed export counts a memory's lines by their newlines)."""
+    frontmatter = {
+        "id": GENERATED_ID,
+        "type": "semantic",
+        "created": YamlTimestamp("2026-01-15T10:30:00Z"),
+        "tags": ["x", "y", "x"],
+        "aliases": ["a", "a"],
+        "entities": [{"name": "Ada", "tags": ["t", "t"]}],
+    }
+    text, _, _ = two_passes(frontmatter, "body", "m.md")
+    lines = text.split("\n")[:-1]
+    assert len(lines) == len(set(lines))
+    assert [line for line in lines if line.endswith(f'"x" <{memory_iri(GENERATED_ID)}> .')] != []
+    assert sum('"x"' in line for line in lines) == sum('"a"' in line for line in lines) == 1
+    assert sum('"t"' in line for line in lines) == 1
+    assert check_memory(frontmatter, "body")
+    walked = document_nquads(project_memory(frontmatter, "body", path="m.md", doc_iri=BASE + "m").document, BASE, "g")
+    assert walked.count("\n") == len(set(walked.split("\n")[:-1]))

@@ -231,21 +231,25 @@ def _timestamp_paths(value: Any, path: KeyPath) -> list[KeyPath]:
     return found
 
 
+#: The types of most values of a frontmatter, none of which is or holds a timestamp: passed over at one lookup.
+_NO_TIMESTAMP = frozenset({str, int, float, bool, type(None)})
+
+
 def _collect_timestamps(value: Any, path: KeyPath, found: list[KeyPath]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(item, (dict, list, YamlTimestamp)):
+            if type(item) not in _NO_TIMESTAMP:
                 _collect_timestamp(item, [*path, str(key)], found)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            if isinstance(item, (dict, list, YamlTimestamp)):
+            if type(item) not in _NO_TIMESTAMP:
                 _collect_timestamp(item, [*path, index], found)
 
 
 def _collect_timestamp(item: Any, path: KeyPath, found: list[KeyPath]) -> None:
     if isinstance(item, YamlTimestamp):
         found.append(path)
-    else:
+    elif isinstance(item, (dict, list)):
         _collect_timestamps(item, path, found)
 
 

@@ -37,8 +37,8 @@ from mif_rdf.rdf.projection import (
     memory_tail,
     memory_types,
 )
-from mif_rdf.rdf.tordf import CACHED_LENGTH, NQuadsTerms, Walker, quoted
-from mif_rdf.source.identity import memory_iri
+from mif_rdf.rdf.tordf import CACHED_LENGTH, NQuadsTerms, Walker, each_line_once, quoted
+from mif_rdf.source.identity import memory_iri, surely_valid_iri
 
 #: How the one pass takes a node's key (by context and key, :func:`_plan`).
 _PLAIN, _VALUE, _REFERENCE, _OTHER = range(4)
@@ -64,9 +64,10 @@ def memory_nquads(
 ) -> tuple[str, list[Problem]] | None:
     """The memory's graph as N-Quads lines in ``graph`` and its ill-typed literal warnings, or None.
 
-    Equal to ``document_nquads(project_memory(...).document, doc_iri, graph)`` and that
-    projection's ``ill_typed`` when the projection has no notes; None when it has (or may
-    have) some, so that the caller projects the memory.
+    Equal to ``document_nquads(project_memory(...).document, doc_iri, graph)`` (each line
+    once, :func:`~mif_rdf.rdf.tordf.each_line_once`) and that projection's ``ill_typed`` when
+    the projection has no notes; None when it has (or may have) some, so that the caller
+    projects the memory.
     """
     one = _OnePass(path, doc_iri, graph)
     try:
@@ -75,7 +76,7 @@ def memory_nquads(
         return None
     if one.enc.notes:
         return None
-    return "".join(one.lines), one.enc.ill_typed
+    return each_line_once(one.lines), one.enc.ill_typed
 
 
 def _plan(ctx: ActiveContext, key: str) -> _Plan:
@@ -314,7 +315,9 @@ class _OnePass:
                 if found is not None:
                     return found
             iri = ctx.expand_iri(value, vocab=vocab, base=self.base)
-            if iri is None or iri[:2] == "_:" or not is_absolute_iri(iri) or not is_valid_iri(iri):
+            if iri is None or not (
+                surely_valid_iri(iri) or (iri[:2] != "_:" and is_absolute_iri(iri) and is_valid_iri(iri))
+            ):
                 return None  # a blank node, or the projection's note
             text = "<" + iri + ">"
             if vocab and ctx.vocab is not None:  # then the base takes no part in it

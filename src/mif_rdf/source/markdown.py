@@ -45,16 +45,33 @@ def split_frontmatter(text: str) -> SplitText:
     had_bom = text.startswith(BOM)
     if had_bom:
         text = text[1:]
-    lines = text.split("\n", 1)
-    if not _is_delimiter(lines[0]) or len(lines) == 1:
-        if _is_delimiter(lines[0]):
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
+    if not _is_delimiter(first) or end < 0:
+        if _is_delimiter(first):
             raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
         raise FrontmatterError("no YAML frontmatter: the file must start with a '---' line", line=1)
-    start = len(lines[0]) + 1
-    closing = _CLOSING.search(text, start)
+    start = end + 1
+    closing = _closing(text, start)
     if closing is None:
         raise FrontmatterError("frontmatter is not closed: no second '---' line", line=1)
     return SplitText(text[start : closing.start()], text[closing.end() :], had_bom)
+
+
+def _closing(text: str, start: int) -> re.Match[str] | None:
+    """``_CLOSING.search(text, start)``: the first line from ``start`` on that closes the frontmatter.
+
+    Only lines that start with ``---`` are tried, found with ``str.find``: a
+    search for a multi-line ``^`` tries the expression at every character of
+    the frontmatter, which was most of the split's time.
+    """
+    at = start if text.startswith("---", start) else text.find("\n---", start) + 1
+    while at > 0:  # ``start`` follows the first line's newline: a line found is never at 0
+        found = _CLOSING.match(text, at)
+        if found is not None:
+            return found
+        at = text.find("\n---", at) + 1
+    return None
 
 
 def render_memory(frontmatter: dict[str, Any], body: str) -> str:

@@ -50,7 +50,7 @@ class ParsedEntity:
     data: dict[str, Any]
 
 
-def read_text(path: Path, relpath: str, problems: list[Problem], limits: Limits = DEFAULT_LIMITS) -> str | None:
+def read_text(path: str | Path, relpath: str, problems: list[Problem], limits: Limits = DEFAULT_LIMITS) -> str | None:
     """File text as UTF-8, or None with a problem recorded.
 
     The file is opened without blocking and checked to be a regular file on
@@ -177,7 +177,7 @@ def parse_memory(
 ) -> tuple[ParsedMemory | None, list[Problem]]:
     """Read one concept file.  Returns None (with problems) when it cannot be a memory."""
     problems: list[Problem] = []
-    text = read_text(root / relpath, relpath, problems, limits)
+    text = read_text(os.path.join(root, relpath), relpath, problems, limits)  # a str path: pathlib's join cost 3 us
     if text is None:
         return None, problems
     try:
