@@ -30,7 +30,8 @@ still refuses are reported, through ``on_failure``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
@@ -57,6 +58,20 @@ SMALL_BATCH = 20_000
 MEMORY_TEXT_BATCH = 1_000_000
 SMALL_TEXT = 2_000_000
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+def _batches(pieces: Iterable[str], size: int) -> Iterator[str]:
+    """``pieces`` joined into texts of at least ``size`` characters (the last may be shorter; none is empty)."""
+    buffer: list[str] = []
+    held = 0
+    for piece in pieces:
+        buffer.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield "".join(buffer)
+            buffer, held = [], 0
+    if held:
+        yield "".join(buffer)
 
 
 def _utf8(text: bytes | str) -> bytes:
@@ -117,6 +132,23 @@ class OxigraphSink:
                     if self.on_failure is None:
                         raise
                     self.on_failure(graph, str(exc))
+
+    def load_pieces(self, pieces: Iterable[str]) -> None:
+        """Store N-Quads text made piece by piece (the edges after the last memory) in batches, each parsed in a
+        thread of its own while this one makes the next: Oxigraph parses without holding the GIL, and once the last
+        memory is in, the workers' core is free (what runs then runs after everything else: at 100,000 memories
+        making the edges' text and parsing it took 0.7 and 0.85 s of CPU, one after the other)."""
+        if self.on_write is not None:
+            self.on_write()
+        batch = MEMORY_TEXT_BATCH if self.in_memory else TEXT_BATCH
+        with ThreadPoolExecutor(1, thread_name_prefix="mif-rdf-edges") as pool:
+            loading: Future[None] | None = None
+            for text in _batches(pieces, batch):
+                if loading is not None:
+                    loading.result()  # one batch at a time, in order: the next waits for the last
+                loading = pool.submit(self.load, text)
+            if loading is not None:
+                loading.result()
 
     def load(self, text: bytes | str) -> None:
         """Store N-Quads text at once (a lone surrogate cannot be encoded: UnicodeError)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from rdflib import Literal, URIRef
@@ -212,7 +213,7 @@ class _Loader:
             return
         self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
         unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
-        self.sink.load("".join(unplaced) + self.link_nquads())  # the pyld engine's memories came as triples
+        self.sink.load_pieces(chain(unplaced, self.link_nquads()))  # the pyld engine's memories came as triples
 
     def shared(self) -> SharedLines:
         """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
@@ -229,17 +230,20 @@ class _Loader:
         """A memory's layout line and its place in the links graph, as N-Quads text."""
         return self.shared().lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
 
-    def link_nquads(self) -> str:
-        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
-        paths and the memories' edges."""
+    def link_nquads(self) -> Iterator[str]:
+        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text a piece at a time
+        (the store parses one batch while the next is made): the entities' paths, then each memory's edges."""
         bundle = self.bundle
         tail = f" <{bundle.links_graph_iri}> .\n"
-        lines = [f"<{entity.iri}> <{PATH}> {nt_string(entity.relpath)}{tail}" for entity in bundle.entities.values()]
+        yield "".join(
+            f"<{entity.iri}> <{PATH}> {nt_string(entity.relpath)}{tail}" for entity in bundle.entities.values()
+        )
         targets = bundle.targets()
         for record in bundle.memories.values():
             subject = f"<{record.iri}> "
-            lines += [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
-        return "".join(lines)
+            yield "".join(
+                [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
+            )
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
