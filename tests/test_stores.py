@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
@@ -126,3 +127,22 @@ def test_text_goes_into_an_in_memory_store_through_load_and_onto_disk_through_bu
         store = _Calls()
         OxigraphSink(store, in_memory=in_memory).load(large)
         assert store.calls == [method]
+
+
+def test_text_made_piece_by_piece_is_stored_in_batches_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edges after the last memory: batches parsed in a thread while the next is made, every piece stored,
+    and a piece the store refuses raises here, as a load of the whole text would."""
+    import mif_rdf.load.oxigraph_sink as oxigraph_sink
+
+    monkeypatch.setattr(oxigraph_sink, "MEMORY_TEXT_BATCH", 200)
+    pieces = [f"<urn:s{i}> <urn:p> <urn:o{i}> <urn:g> .\n" for i in range(100)]
+    assert [len(text) >= 200 for text in oxigraph_sink._batches(iter(pieces), 200)][:-1] == [True] * 16
+    assert "".join(oxigraph_sink._batches(iter(pieces), 200)) == "".join(pieces)
+    assert list(oxigraph_sink._batches(iter(["", ""]), 200)) == []  # no empty batch
+    store = ox.Store()
+    written: list[int] = []
+    sink = OxigraphSink(store, on_write=lambda: written.append(1), in_memory=True)
+    sink.load_pieces(iter(pieces))
+    assert len(store) == 100 and written == [1]
+    with pytest.raises(SyntaxError):
+        sink.load_pieces(iter([*pieces[:10], "<urn:s> <urn:p> <not an IRI> <urn:g> .\n"]))
