@@ -47,6 +47,9 @@ def mixed_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ):
         (root / name).write_text(head.format(memory_id) + "---\nBody\n", encoding="utf-8")  # one location: refused
     shutil.copy(FIXTURES / "jsonld" / "spec-6.2-full-example.jsonld", root / "zzz-spec.jsonld")  # keys: JSON pointers
+    (root / "zzz-not-a-uuid.md").write_text(
+        head.format("not-a-uuid") + "---\nBody\n", encoding="utf-8"
+    )  # loaded, warned
     return root
 
 
@@ -119,6 +122,7 @@ def test_every_path_gives_the_same_records_and_problems(mixed_bundle: Path) -> N
     assert forms[1] == forms[0] and forms[2] == forms[0]
     problems = [[p.to_dict() for p in bundle.problems] for bundle in (memory, alone, shared)]
     assert {"duplicate-id", "duplicate-path", "yaml"} <= {p.get("rule") for p in problems[0]}
+    assert "not-a-uuid" in shared.memories and any(p["path"] == "zzz-not-a-uuid.md" for p in problems[2])
     assert problems[1] == problems[0] and problems[2] == problems[0]
     assert list(shared.entities) == list(alone.entities) == list(memory.entities)
     assert len(shared.dataset) == len(alone.dataset)
