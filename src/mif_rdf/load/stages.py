@@ -46,8 +46,9 @@ ResolvedLinks = tuple[tuple[int, str, str, str], ...]
 #: (path, problems of reading it, frontmatter, body, document IRI, notes, projection document or None,
 #: ill-typed warnings or None, its N-Quads text followed by its layout and place lines, its resolved links).
 #: The text is UTF-8 bytes, ready for Oxigraph (a str only when it cannot be encoded: a lone surrogate, which the
-#: store refuses by name).  A tuple, because the main process, which also parses every quad, unpickles one per
-#: memory: a tuple of plain values costs about half as much there as the two dataclasses of a prepared memory.
+#: store refuses by name).  The main process, which also parses every quad, takes one per memory: with the
+#: two dataclasses of a prepared memory and the text as strings it spent 21-23 us a memory unpickling, joining and
+#: encoding them, with this 11-12 us (docs/performance.md, session 16).
 PackedMemory = tuple[
     str,
     list[Problem],
