@@ -9,14 +9,17 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rdflib import Graph, Literal
 
 import mif_rdf.load.pipeline
-from conftest import EXAMPLES, isomorphic
+from conftest import EXAMPLES, FIXTURES, isomorphic
 from mif_rdf import load_bundle
+from mif_rdf.load.bundle import MemoryRecord
 from mif_rdf.load.pipeline import CHUNK, PARALLEL_THRESHOLD, worker_count
+from mif_rdf.source.yamlio import YamlTimestamp
 from synthetic import generate_bundle
 
 
@@ -30,6 +33,23 @@ def mixed_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "zzz-no-frontmatter.md").write_text("just text\n", encoding="utf-8")
     first = sorted(root.rglob("*.md"))[5]
     shutil.copy(first, root / "zzz-duplicate.md")  # same id as a memory prepared by another task
+    head = "---\nid: {}\ntype: semantic\ncreated: 2026-01-15T10:00:00Z\n"
+    (root / "zzz-notes.md").write_text(  # a key the projection notes: the memory takes the two passes
+        head.format("7d1f0c6e-5a4b-4c3d-8e2f-1a0b9c8d7e61") + "bad key: 1\n---\nBody\n", encoding="utf-8"
+    )
+    (root / "zzz-ill-typed.md").write_text(  # ill-typed literals, which every export warns about
+        head.format("7d1f0c6e-5a4b-4c3d-8e2f-1a0b9c8d7e62") + "confidence: high\nexpires: 2026-13-45\n---\nBody\n",
+        encoding="utf-8",
+    )
+    for name, memory_id in (
+        ("zzz a.md", "7d1f0c6e-5a4b-4c3d-8e2f-1a0b9c8d7e63"),
+        ("zzz%20a.md", "7d1f0c6e-5a4b-4c3d-8e2f-1a0b9c8d7e64"),
+    ):
+        (root / name).write_text(head.format(memory_id) + "---\nBody\n", encoding="utf-8")  # one location: refused
+    shutil.copy(FIXTURES / "jsonld" / "spec-6.2-full-example.jsonld", root / "zzz-spec.jsonld")  # keys: JSON pointers
+    (root / "zzz-not-a-uuid.md").write_text(
+        head.format("not-a-uuid") + "---\nBody\n", encoding="utf-8"
+    )  # loaded, warned
     return root
 
 
@@ -59,6 +79,53 @@ def test_workers_give_the_load_of_one_process(mixed_bundle: Path, store: str) ->
         for triple in shared.dataset.graph(name):
             b.add(triple)
         assert isomorphic(a, b), name
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with every key and scalar's type and every mapping's order: what ``==`` on frontmatter leaves out
+    (a YAML timestamp is a str subclass, ``1 == 1.0 == True``)."""
+    if isinstance(value, dict):
+        return [(_typed(key), _typed(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return type(value).__name__, value
+
+
+def _record_form(record: MemoryRecord) -> tuple[Any, ...]:
+    """Everything a loaded memory record offers, typed (its projection document as built on first use)."""
+    ill_typed = None if record.ill_typed is None else [p.to_dict() for p in record.ill_typed]
+    return (
+        record.id,
+        record.iri,
+        record.relpath,
+        record.doc_iri,
+        _typed(record.frontmatter),
+        record.body,
+        ill_typed,
+        _typed(record.document),
+    )
+
+
+def test_every_path_gives_the_same_records_and_problems(mixed_bundle: Path) -> None:
+    """The memory store's load (prepared memories), the Oxigraph load in one process and with workers (memories
+    packed as plain tuples, their text as UTF-8 bytes) give the same records, value for value and type for type,
+    the same problems in the same order and the same entities."""
+    memory = load_bundle(mixed_bundle, workers=0)
+    alone = load_bundle(mixed_bundle, workers=0, store="Oxigraph")
+    shared = load_bundle(mixed_bundle, workers=2, store="Oxigraph")
+    records = shared.memories.values()
+    assert any(r.ill_typed for r in records) and any(r.ill_typed is None for r in records)  # a .jsonld's: None
+    assert any(r.projected is not None for r in records)  # a memory with notes, projected in the worker
+    assert any(type(v) is YamlTimestamp for r in records for v in r.frontmatter.values())
+    assert [r.projected is None for r in records] == [r.projected is None for r in alone.memories.values()]
+    forms = [[_record_form(r) for r in bundle.memories.values()] for bundle in (memory, alone, shared)]
+    assert forms[1] == forms[0] and forms[2] == forms[0]
+    problems = [[p.to_dict() for p in bundle.problems] for bundle in (memory, alone, shared)]
+    assert {"duplicate-id", "duplicate-path", "yaml"} <= {p.get("rule") for p in problems[0]}
+    assert "not-a-uuid" in shared.memories and any(p["path"] == "zzz-not-a-uuid.md" for p in problems[2])
+    assert problems[1] == problems[0] and problems[2] == problems[0]
+    assert list(shared.entities) == list(alone.entities) == list(memory.entities)
+    assert len(shared.dataset) == len(alone.dataset)
 
 
 def test_lexical_forms_cross_between_processes_unchanged(tmp_path: Path) -> None:

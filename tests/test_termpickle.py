@@ -57,3 +57,18 @@ def test_shared_terms_stay_shared_and_iris_stay_iris() -> None:
     back = pickle.loads(termpickle.dumps([(iri, literal, blank), (iri, literal, blank)]))
     assert back[0] == (iri, literal, blank) and type(back[0][0]) is URIRef
     assert back[0][1] is back[1][1]  # one object, as in the store's indexes
+
+
+def test_a_pickle_of_many_frames_is_pickles_own() -> None:
+    """The frames are joined as the pickler writes them: large texts, bytes and buffers past one frame (64 KiB) come
+    back whole and in order, and without terms the bytes are the standard pickler's."""
+    value = [
+        "é" * 100_000,
+        b"\x00\xff" * 70_000,
+        bytearray(b"x" * 200_000),
+        {"k": [Literal("01", datatype=XSD.integer, normalize=False)] * 3},
+        b"tail",
+    ]
+    assert pickle.loads(termpickle.dumps(value)) == value
+    plain = ["é" * 100_000, b"\x00" * 140_000, {"a": [1, 2.5, None]}]
+    assert termpickle.dumps(plain) == pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)

@@ -19,7 +19,7 @@ from mif_rdf.core.statements import Triple
 from mif_rdf.load.bundle import PATH, EntityRecord, LoadedBundle, MemoryRecord, target_keys
 from mif_rdf.load.pipeline import PreparedMemory
 from mif_rdf.load.record_index import Record, RecordIndex, claims_in_file
-from mif_rdf.load.stages import NOTHING_SHARED, Shared, _Loader, check_projections
+from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.nsmodel import model_graphs, read_namespace_model
 from mif_rdf.nsmodel.graphs import is_model_problem
 from mif_rdf.rdf.jsonld_source import is_projection, pair_twins
@@ -109,8 +109,8 @@ class _Reloader(_Loader):
         self._locations = index.locations  # a new memory's location is written into it, as into the loader's own
         self._added: list[Record] = []
 
-    def accept(self, prepared: PreparedMemory, shared: Shared = NOTHING_SHARED) -> None:
-        super().accept(prepared, shared)
+    def accept(self, prepared: PreparedMemory) -> None:
+        super().accept(prepared)
         parsed = prepared.parsed
         if parsed is None:  # not read: it claims nothing
             return

@@ -22,7 +22,7 @@ from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
 from mif_rdf.load.pipeline import CpuReading, ToRdfEngine, cpu_reading, prepare_memories, worker_count
-from mif_rdf.load.stages import _Loader, alone, check_projections
+from mif_rdf.load.stages import _Loader, check_projections
 from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.bundle_files import BundleFiles, discover
 from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem, normalize_base_iri
@@ -176,10 +176,10 @@ def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None, sinc
         bundle.engine,
         workers,
         loader.output,
-        alone if loader.placed is None else loader.shared(),
+        loader.shape(),
     )
-    for memory, shared in progress_bar(prepared, len(memories), progress, "memories"):
-        loader.accept(memory, shared)
+    for memory in progress_bar(prepared, len(memories), progress, "memories"):
+        loader.arrive(memory)
     check_projections(bundle, files.projections)
     for relpath in files.entities:
         loader.entity(relpath)

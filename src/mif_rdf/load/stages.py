@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import chain
+from typing import Any
 
 from rdflib import Literal, URIRef
 
@@ -41,16 +42,25 @@ from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 ResolvedLinks = tuple[tuple[int, str, str, str], ...]
 
 
-class Shared(NamedTuple):
-    """What a worker adds to a prepared memory in a fresh Oxigraph load (:class:`SharedLines`): its layout and
-    place lines, and its links with their targets resolved, so that the edges after the last memory, which run
-    on one core, only look the targets up."""
-
-    lines: str
-    links: ResolvedLinks | None
-
-
-NOTHING_SHARED = Shared("", None)
+#: What a worker sends for one memory of a fresh Oxigraph load (:class:`SharedLines`), in plain types:
+#: (path, problems of reading it, frontmatter, body, document IRI, notes, projection document or None,
+#: ill-typed warnings or None, its N-Quads text followed by its layout and place lines, its resolved links).
+#: The text is UTF-8 bytes, ready for Oxigraph (a str only when it cannot be encoded: a lone surrogate, which the
+#: store refuses by name).  The main process, which also parses every quad, takes one per memory: with the
+#: two dataclasses of a prepared memory and the text as strings it spent 21-23 us a memory unpickling, joining and
+#: encoding them, with this 11-12 us (docs/performance.md, session 16).
+PackedMemory = tuple[
+    str,
+    list[Problem],
+    dict[str, Any],
+    str,
+    str,
+    list[Problem],
+    dict[str, Any] | None,
+    list[Problem] | None,
+    bytes | str,
+    ResolvedLinks,
+]
 
 
 def resolved_links(frontmatter: Mapping[str, Any], doc_iri: str, base: str) -> ResolvedLinks:
@@ -81,7 +91,7 @@ class _Loader:
         self.placed: set[str] | None = set() if fresh and self.sink is not None else None
         if self.placed is not None and self.sink is not None:
             self.sink.shared_graphs = (bundle.links_graph_iri, bundle.layout_graph_iri)
-        #: each memory's links with their targets resolved, when its worker sent them (:class:`Shared`)
+        #: each memory's links with their targets resolved, when its worker sent them (:data:`PackedMemory`)
         self.resolved: dict[str, ResolvedLinks] = {}
 
     def locations(self) -> dict[str, str]:
@@ -106,22 +116,20 @@ class _Loader:
         bundle = self.bundle
         self.accept(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, self.output))
 
-    def accept(self, prepared: PreparedMemory, shared: Shared = NOTHING_SHARED) -> None:
-        """Add one prepared memory, unless its file cannot be loaded or its id is taken (``shared``: its layout
-        and place lines and resolved links, when a worker made them: :class:`SharedLines`)."""
+    def arrive(self, item: PreparedMemory | PackedMemory) -> None:
+        """Add what :func:`~mif_rdf.load.pipeline.prepare_memories` gave for one memory file (its shape is
+        :meth:`shape`'s)."""
+        if isinstance(item, PreparedMemory):
+            self.accept(item)
+        else:
+            self.take(item)
+
+    def accept(self, prepared: PreparedMemory) -> None:
+        """Add one prepared memory, unless its file cannot be loaded or its id or location is taken."""
         self.bundle.problems.extend(prepared.problems)
         parsed = prepared.parsed
         if parsed is None:
             return
-        clash = self.bundle.memories.get(parsed.id) or self.bundle.entities.get(memory_iri(parsed.id))
-        if clash is not None:
-            self.bundle.problems.items.append(duplicate_id(prepared.relpath, parsed.id, clash.relpath))
-            return
-        same_place = self.locations().get(prepared.doc_iri)
-        if same_place is not None:
-            self.bundle.problems.items.append(duplicate_location(prepared.relpath, prepared.doc_iri, same_place))
-            return
-        self.bundle.problems.extend(prepared.notes)
         record = MemoryRecord(
             parsed.id,
             parsed.relpath,
@@ -131,18 +139,43 @@ class _Loader:
             prepared.document,
             None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
         )
-        self.bundle.memories[parsed.id] = record
-        self.locations()[record.doc_iri] = record.relpath
+        if not self.admitted(record, prepared.notes):
+            return
         if prepared.nquads and self.sink is not None:
             if self.placed is None:
                 self.sink.add_text(record.iri, prepared.nquads)
             else:
-                self.sink.add_text(record.iri, prepared.nquads, shared.lines or self.shared_lines(record))
+                self.sink.add_text(record.iri, prepared.nquads + self.shared_lines(record))
                 self.placed.add(record.id)
-                if shared.links is not None:
-                    self.resolved[record.id] = shared.links
         else:
             self.add_graph(record.iri, prepared.triples)
+
+    def take(self, packed: PackedMemory) -> None:
+        """Add one memory a worker packed (:class:`SharedLines`), as :meth:`accept` adds a prepared one."""
+        relpath, problems, frontmatter, body, doc_iri, notes, document, ill_typed, text, links = packed
+        self.bundle.problems.extend(problems)
+        record = MemoryRecord(str(frontmatter["id"]), relpath, doc_iri, frontmatter, body, document, ill_typed)
+        if not self.admitted(record, notes):
+            return
+        assert self.sink is not None and self.placed is not None  # a worker packs only for a fresh Oxigraph load
+        self.sink.add_text(record.iri, text)
+        self.placed.add(record.id)
+        self.resolved[record.id] = links
+
+    def admitted(self, record: MemoryRecord, notes: list[Problem]) -> bool:
+        """Keep ``record`` (and its ``notes``) unless an earlier file has its id or location (then say so)."""
+        clash = self.bundle.memories.get(record.id) or self.bundle.entities.get(record.iri)
+        if clash is not None:
+            self.bundle.problems.items.append(duplicate_id(record.relpath, record.id, clash.relpath))
+            return False
+        same_place = self.locations().get(record.doc_iri)
+        if same_place is not None:
+            self.bundle.problems.items.append(duplicate_location(record.relpath, record.doc_iri, same_place))
+            return False
+        self.bundle.problems.extend(notes)
+        self.bundle.memories[record.id] = record
+        self.locations()[record.doc_iri] = record.relpath
+        return True
 
     def refused(self, graph: str, message: str) -> None:
         """A memory graph the store would not take: report its file and take back its record."""
@@ -181,28 +214,37 @@ class _Loader:
             return
         self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
         unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
-        self.sink.load("".join(unplaced) + self.link_nquads())  # the pyld engine's memories came as triples
+        self.sink.load_pieces(chain(unplaced, self.link_nquads()))  # the pyld engine's memories came as triples
 
     def shared(self) -> SharedLines:
         """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
         bundle = self.bundle
         return SharedLines(self.authority, bundle.links_graph_iri, bundle.layout_graph_iri, bundle.base_iri)
 
+    def shape(self) -> Callable[[PreparedMemory], PreparedMemory | PackedMemory]:
+        """What a worker makes of each prepared memory for this loader (the ``shape`` of :func:`prepare_memories`):
+        a fresh load on Oxigraph takes them packed with their shared lines (:class:`SharedLines`), others as they
+        are."""
+        return alone if self.placed is None else self.shared()
+
     def shared_lines(self, record: MemoryRecord) -> str:
         """A memory's layout line and its place in the links graph, as N-Quads text."""
         return self.shared().lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
 
-    def link_nquads(self) -> str:
-        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text: the entities'
-        paths and the memories' edges."""
+    def link_nquads(self) -> Iterator[str]:
+        """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text a piece at a time
+        (the store parses one batch while the next is made): the entities' paths, then each memory's edges."""
         bundle = self.bundle
         tail = f" <{bundle.links_graph_iri}> .\n"
-        lines = [f"<{entity.iri}> <{PATH}> {nt_string(entity.relpath)}{tail}" for entity in bundle.entities.values()]
+        yield "".join(
+            f"<{entity.iri}> <{PATH}> {nt_string(entity.relpath)}{tail}" for entity in bundle.entities.values()
+        )
         targets = bundle.targets()
         for record in bundle.memories.values():
             subject = f"<{record.iri}> "
-            lines += [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
-        return "".join(lines)
+            yield "".join(
+                [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
+            )
 
     def link_triples(self) -> Iterator[Triple]:
         bundle = self.bundle
@@ -250,21 +292,37 @@ class SharedLines:
     layout: str
     base: str
 
-    def __call__(self, prepared: PreparedMemory) -> tuple[PreparedMemory, Shared]:
+    def __call__(self, prepared: PreparedMemory) -> PreparedMemory | PackedMemory:
         parsed = prepared.parsed
         if parsed is None or not prepared.nquads:
-            return prepared, NOTHING_SHARED
-        lines = self.lines(memory_iri(parsed.id), parsed.relpath, prepared.doc_iri, parsed.frontmatter)
-        return prepared, Shared(lines, resolved_links(parsed.frontmatter, prepared.doc_iri, self.base))
+            return prepared
+        iri = memory_iri(parsed.id)
+        text = prepared.nquads + self.lines(iri, parsed.relpath, prepared.doc_iri, parsed.frontmatter)
+        try:
+            encoded: bytes | str = text.encode("utf-8")  # here, not in the main process, which parses every quad
+        except UnicodeError:  # a lone surrogate: the store refuses this memory by name when it comes to it
+            encoded = text
+        return (
+            parsed.relpath,
+            prepared.problems,
+            parsed.frontmatter,
+            parsed.body,
+            prepared.doc_iri,
+            prepared.notes,
+            prepared.document,
+            None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
+            encoded,
+            resolved_links(parsed.frontmatter, prepared.doc_iri, self.base),
+        )
 
     def lines(self, iri: str, relpath: str, doc_iri: str, frontmatter: dict[str, Any]) -> str:
         uri = namespace_uri(self.authority, frontmatter.get("namespace"), iri[len(MEMORY_PREFIX) :])
         return layout_nquads(iri, frontmatter, self.layout) + place_nquads(iri, relpath, doc_iri, uri, self.links)
 
 
-def alone(prepared: PreparedMemory) -> tuple[PreparedMemory, Shared]:
-    """What a worker sends for any other load: the prepared memory alone."""
-    return prepared, NOTHING_SHARED
+def alone(prepared: PreparedMemory) -> PreparedMemory:
+    """What a worker sends for any other load: the prepared memory as it is."""
+    return prepared
 
 
 def refusal(message: str) -> str:

@@ -72,8 +72,13 @@ def oxigraph_dataset(database: Path) -> Dataset:
 
 
 def _set_union_store(inner: Any = None) -> Store:
-    """oxrdflib's store whose union queries read a default graph that is a set (:func:`_set_union_class`)."""
-    return _set_union_class()(store=inner)
+    """oxrdflib's store whose union queries read a default graph that is a set (:func:`_set_union_class`);
+    with no ``inner``, on a new in-memory pyoxigraph store, which it remembers as such (:func:`sink_for`)."""
+    if inner is not None:
+        return _set_union_class()(store=inner)
+    store = _set_union_class()(store=ox.Store())
+    store.made_in_memory = store._inner
+    return store
 
 
 @functools.cache
@@ -138,6 +143,8 @@ def _set_union_class() -> Any:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.version = 0
+            #: the pyoxigraph store this one was made on when that was a new in-memory one (:func:`_set_union_store`)
+            self.made_in_memory: Any = None
             self._view: tuple[Any, int, Any] | None = None  # (the store it copies, its version then, the view)
 
         def changed(self) -> None:
@@ -195,11 +202,23 @@ def replace_oxigraph_store(dataset: Dataset, store: Any) -> None:
 
 
 def sink_for(dataset: Dataset, on_failure: Callable[[str, str], None] | None = None) -> OxigraphSink | None:
-    """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None."""
+    """A bulk sink when ``dataset`` is backed by oxrdflib's Oxigraph store, else None.
+
+    The sink is told whether the store is one :func:`new_dataset` made in memory (a database on disk, a store
+    a caller passed in or swapped in, are taken as on disk: :class:`OxigraphSink` explains the difference)."""
     inner = oxigraph_store(dataset)
     if inner is None:
         return None
-    return OxigraphSink(inner, on_failure, on_write=getattr(dataset.store, "changed", None))
+    return OxigraphSink(
+        inner, on_failure, on_write=getattr(dataset.store, "changed", None), in_memory=made_in_memory(dataset)
+    )
+
+
+def made_in_memory(dataset: Dataset) -> bool:
+    """Whether ``dataset`` is on the in-memory pyoxigraph store :func:`new_dataset` made for it (False for a
+    database on disk, a store a caller passed in or swapped in, and other stores)."""
+    inner = oxigraph_store(dataset)
+    return inner is not None and inner is getattr(dataset.store, "made_in_memory", None)
 
 
 def memory_copy(graph: Graph) -> Graph | None:

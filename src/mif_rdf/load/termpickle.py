@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copyreg
 import datetime
-import io
 import pickle
 from decimal import Decimal
 from typing import Any
@@ -22,15 +21,27 @@ from rdflib import Literal, URIRef
 
 def dumps(value: Any) -> bytes:
     """``pickle.dumps`` with exact terms."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    frames = _Frames()
+    pickler = pickle.Pickler(frames, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = {
         **copyreg.dispatch_table,
         URIRef: lambda iri: (_uriref, (str(iri),)),
         Literal: _reduce_literal,
     }
     pickler.dump(value)
-    return buffer.getvalue()
+    return b"".join(frames.chunks)
+
+
+class _Frames:
+    """Where the pickler writes: its frames kept as they come and joined once.  Into an ``io.BytesIO`` the same
+    pickle cost a third more (8 us a memory of what a load's worker sends, 30 against 22 us): the buffer grows by
+    an eighth at a time and is copied each time."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.chunks.append(data)
 
 
 def _uriref(iri: str) -> URIRef:
