@@ -9,6 +9,7 @@ again lands exactly as a fresh load puts it; the streamed export
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -39,7 +40,7 @@ from mif_rdf.source.identity import MEMORY_PREFIX, document_iri, memory_iri
 from mif_rdf.source.parse import ParsedEntity, ParsedMemory, parse_entity
 
 #: A memory's links, each resolved: (index in its relationships, type, target as written, target's IRI).
-ResolvedLinks = tuple[tuple[int, str, str, str], ...]
+ResolvedLinks = list[tuple[int, str, str, str]]
 
 
 #: What a worker sends for one memory of a fresh Oxigraph load (:class:`SharedLines`), in plain types:
@@ -65,9 +66,7 @@ PackedMemory = tuple[
 
 def resolved_links(frontmatter: Mapping[str, Any], doc_iri: str, base: str) -> ResolvedLinks:
     """:func:`target_keys` of a memory, as the plain tuples a worker sends."""
-    return tuple(
-        (index, rel["type"], rel["target"], key) for index, rel, key in target_keys(frontmatter, doc_iri, base)
-    )
+    return [(index, rel["type"], rel["target"], key) for index, rel, key in target_keys(frontmatter, doc_iri, base)]
 
 
 class _Loader:
@@ -137,7 +136,7 @@ class _Loader:
             parsed.frontmatter,
             parsed.body,
             prepared.document,
-            None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
+            kept_ill_typed(prepared),
         )
         if not self.admitted(record, prepared.notes):
             return
@@ -216,8 +215,10 @@ class _Loader:
         unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
         self.sink.load_pieces(chain(unplaced, self.link_nquads()))  # the pyld engine's memories came as triples
 
+    @functools.cached_property
     def shared(self) -> SharedLines:
-        """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`)."""
+        """What makes each memory's lines of the layout and links graphs (in a worker, :func:`prepare_memories`);
+        made once, as the memories ask for it one by one."""
         bundle = self.bundle
         return SharedLines(self.authority, bundle.links_graph_iri, bundle.layout_graph_iri, bundle.base_iri)
 
@@ -225,11 +226,11 @@ class _Loader:
         """What a worker makes of each prepared memory for this loader (the ``shape`` of :func:`prepare_memories`):
         a fresh load on Oxigraph takes them packed with their shared lines (:class:`SharedLines`), others as they
         are."""
-        return alone if self.placed is None else self.shared()
+        return alone if self.placed is None else self.shared
 
     def shared_lines(self, record: MemoryRecord) -> str:
         """A memory's layout line and its place in the links graph, as N-Quads text."""
-        return self.shared().lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
+        return self.shared.lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
 
     def link_nquads(self) -> Iterator[str]:
         """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text a piece at a time
@@ -310,7 +311,7 @@ class SharedLines:
             prepared.doc_iri,
             prepared.notes,
             prepared.document,
-            None if is_jsonld_path(parsed.relpath) else prepared.ill_typed,  # a .jsonld's have JSON pointer keys
+            kept_ill_typed(prepared),
             encoded,
             resolved_links(parsed.frontmatter, prepared.doc_iri, self.base),
         )
@@ -318,6 +319,12 @@ class SharedLines:
     def lines(self, iri: str, relpath: str, doc_iri: str, frontmatter: dict[str, Any]) -> str:
         uri = namespace_uri(self.authority, frontmatter.get("namespace"), iri[len(MEMORY_PREFIX) :])
         return layout_nquads(iri, frontmatter, self.layout) + place_nquads(iri, relpath, doc_iri, uri, self.links)
+
+
+def kept_ill_typed(prepared: PreparedMemory) -> list[Problem] | None:
+    """The ill-typed warnings a memory's record keeps (:attr:`MemoryRecord.ill_typed`): none for a ``.jsonld``
+    memory, whose warnings name JSON pointers into its file rather than frontmatter keys."""
+    return None if is_jsonld_path(prepared.relpath) else prepared.ill_typed
 
 
 def alone(prepared: PreparedMemory) -> PreparedMemory:

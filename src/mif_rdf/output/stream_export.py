@@ -55,11 +55,11 @@ from mif_rdf.core.namespaces import MIF
 from mif_rdf.core.outputs import temporary_folder
 from mif_rdf.core.progress import progress_bar
 from mif_rdf.core.statements import Triple
-from mif_rdf.load.bundle import PATH, LoadedBundle, target_keys
+from mif_rdf.load.bundle import PATH, LoadedBundle
 from mif_rdf.load.links import broken_link, expects_bundle_target, place_nquads, predicate_nquads
 from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import PreparedMemory, ToRdfEngine, complete, prepare_memories, triples, worker_count
-from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity
+from mif_rdf.load.stages import duplicate_id, duplicate_location, entity_projection, read_entity, resolved_links
 from mif_rdf.nsmodel.access import Withheld, local_only, withheld_reason
 from mif_rdf.nsmodel.audience import Audience
 from mif_rdf.nsmodel.graphs import (
@@ -292,7 +292,7 @@ def streamed_memory(
         quads + 1 + len(inherited) + place.count("\n"),  # one line each: a path's newline is escaped
         bool(inherited),
         _withheld(namespace, audience) or trust_raised(frontmatter, _stated_trust(graph)),
-        [(i, rel["type"], rel["target"], key) for i, rel, key in target_keys(frontmatter, prepared.doc_iri, base)],
+        resolved_links(frontmatter, prepared.doc_iri, base),
         placement_of(iri, frontmatter),
     )
 
