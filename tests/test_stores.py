@@ -129,6 +129,54 @@ def test_text_goes_into_an_in_memory_store_through_load_and_onto_disk_through_bu
         assert store.calls == [method]
 
 
+def test_a_full_batch_is_parsed_while_the_next_fills_and_a_refusal_is_heard_by_the_next_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``add_text`` hands a full batch to a thread and returns; the next batch (or ``flush_text``) waits for it,
+    and a batch Oxigraph refused is then loaded graph by graph, so only the bad graph is lost and reported."""
+    import threading
+
+    import mif_rdf.load.oxigraph_sink as oxigraph_sink
+
+    monkeypatch.setattr(oxigraph_sink, "MEMORY_TEXT_BATCH", 100)
+    store, refused, threads = ox.Store(), [], []
+    real_load = OxigraphSink.load
+
+    def load(self: OxigraphSink, text: bytes | str) -> None:
+        threads.append(threading.current_thread() is not threading.main_thread())
+        real_load(self, text)
+
+    monkeypatch.setattr(OxigraphSink, "load", load)
+    sink = OxigraphSink(store, lambda graph, message: refused.append(graph), in_memory=True)
+    good = [f'<urn:s{i}> <urn:p> "{"x" * 80}" <urn:g{i}> .\n' for i in range(4)]
+    sink.add_text("urn:g0", good[0])
+    sink.add_text("urn:bad", "<urn:s> <urn:p> <not an IRI> <urn:bad> .\n" + "#" * 100 + "\n")  # full: in a thread
+    sink.add_text("urn:g1", good[1])
+    sink.add_text("urn:g2", good[2])  # the second full batch waits for the first, then goes to a thread
+    sink.add_text("urn:g3", good[3])
+    sink.flush_text()
+    assert refused == ["urn:bad"] and sink.refused == 1
+    assert {quad.graph_name.value for quad in store} == {"urn:g0", "urn:g1", "urn:g2", "urn:g3"}
+    assert threads[:2] == [True, True]  # the batches; the refused one's graphs then go in one by one, here
+
+
+def test_pieces_made_while_a_memory_was_refused_are_not_stored() -> None:
+    """The edges are made while the last memories' batch is parsed: when Oxigraph refuses one of its graphs,
+    ``load_pieces`` stores none of the pieces and says so, and the caller's second try stores them."""
+    store, refused = ox.Store(), []
+    sink = OxigraphSink(store, lambda graph, message: refused.append(graph), in_memory=True)
+    sink.add_text("urn:bad", "<urn:s> <urn:p> <not an IRI> <urn:bad> .\n")
+    sink.add_text("urn:good", '<urn:s> <urn:p> "x" <urn:good> .\n')
+    sink.flush_text(wait=False)
+    edges = ["<urn:s> <urn:q> <urn:bad> <urn:links> .\n"]
+    assert sink.load_pieces(iter(edges)) is False and refused == ["urn:bad"]
+    assert not list(store.quads_for_pattern(None, None, None, ox.NamedNode("urn:links")))
+    assert sink.load_pieces(iter(["<urn:s> <urn:q> <urn:good> <urn:links> .\n"])) is True
+    assert [quad.object.value for quad in store.quads_for_pattern(None, None, None, ox.NamedNode("urn:links"))] == [
+        "urn:good"
+    ]
+
+
 def test_text_made_piece_by_piece_is_stored_in_batches_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """The edges after the last memory: batches parsed in a thread while the next is made, every piece stored,
     and a piece the store refuses raises here, as a load of the whole text would."""

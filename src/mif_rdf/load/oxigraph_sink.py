@@ -30,8 +30,8 @@ still refuses are reported, through ``on_failure``.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from rdflib import BNode, ConjunctiveGraph, Dataset, Graph, Literal, URIRef
@@ -97,58 +97,103 @@ class OxigraphSink:
         self.texts: list[tuple[str, bytes | str]] = []  # (graph IRI, its N-Quads text and its shared lines)
         self.text_size = 0
         self.on_failure = on_failure  # called with the graph IRI and Oxigraph's message for a refused graph
+        self.refused = 0  # graphs refused so far (each told to on_failure)
         #: graphs others share (the links and layout graphs) where a graph given as text has lines of its own,
         #: whose subject is that graph's name (a memory's IRI names its graph and its node)
         self.shared_graphs: tuple[str, ...] = ()
+        #: the batch a thread is parsing: (thread, its graphs' texts or None, what it raised)
+        self._parsing: tuple[threading.Thread, list[tuple[str, bytes | str]] | None, list[BaseException]] | None = None
 
     def add_text(self, graph: str, text: bytes | str) -> None:
         """Queue one graph given as N-Quads text (UTF-8 bytes, or a str): its quads, all in ``graph``, then its own
         lines in :attr:`shared_graphs` (a memory's layout line, its place in the links graph), stored with it or not
-        at all."""
+        at all.  A full batch is parsed in a thread while the next one fills (:meth:`flush_text`)."""
         self.texts.append((graph, text))
         self.text_size += len(text)
         if self.text_size >= (MEMORY_TEXT_BATCH if self.in_memory else TEXT_BATCH):
-            self.flush_text()
+            self.flush_text(wait=False)
 
-    def flush_text(self) -> None:
+    def flush_text(self, *, wait: bool = True) -> None:
+        """Store the queued graphs' text; ``wait=False``: in a thread of its own, finished by the next write
+        (or :meth:`settle`), so that the caller goes on meanwhile: Oxigraph parses without holding the GIL, and
+        the main process of a load, which parses every quad, is the busiest of its processes."""
         texts, self.texts, self.text_size = self.texts, [], 0
-        if not texts:
-            return
-        if self.on_write is not None:
-            self.on_write()
-        try:
-            self.load(b"".join([_utf8(text) for _, text in texts]))
-        except (SyntaxError, ValueError, UnicodeError):
-            for graph, text in texts:  # bulk loading may have written part of the batch: each graph again
-                self.store.remove_graph(ox.NamedNode(graph))
-                for other in self.shared_graphs:
-                    for quad in list(
-                        self.store.quads_for_pattern(ox.NamedNode(graph), None, None, ox.NamedNode(other))
-                    ):
-                        self.store.remove(quad)
-                try:
-                    self.store.load(_utf8(text), format=ox.RdfFormat.N_QUADS)  # all or nothing
-                except (SyntaxError, ValueError, UnicodeError) as exc:
-                    if self.on_failure is None:
-                        raise
-                    self.on_failure(graph, str(exc))
+        if texts:
+            if self.on_write is not None:
+                self.on_write()
+            try:
+                data = b"".join([_utf8(text) for _, text in texts])
+            except UnicodeError:  # a lone surrogate: the graphs one by one, after what is being parsed
+                self.settle()
+                self._one_by_one(texts)
+            else:
+                self._start(data, texts)
+        if wait:
+            self.settle()
 
-    def load_pieces(self, pieces: Iterable[str]) -> None:
+    def _start(self, data: bytes, texts: list[tuple[str, bytes | str]] | None) -> None:
+        """Parse ``data`` in a thread, once the batch before it is stored: one batch at a time, in order.
+        ``texts``: the graphs it is made of, loaded one by one if Oxigraph refuses it (None: its refusal raises)."""
+        self.settle()
+        failure: list[BaseException] = []
+
+        def parse() -> None:
+            try:
+                self.load(data)
+            except BaseException as exc:  # noqa: BLE001 - handed to settle(), in the caller's thread
+                failure.append(exc)
+
+        thread = threading.Thread(target=parse, name="mif-rdf-parse", daemon=True)
+        thread.start()
+        self._parsing = (thread, texts, failure)
+
+    def settle(self) -> None:
+        """Wait for the batch being parsed; when Oxigraph refused it, load its graphs one by one
+        (:attr:`on_failure` hears of each it refuses), or raise what it raised for text made piece by piece."""
+        if self._parsing is None:
+            return
+        (thread, texts, failure), self._parsing = self._parsing, None
+        thread.join()
+        if not failure:
+            return
+        if texts is None or not isinstance(failure[0], (SyntaxError, ValueError)):
+            raise failure[0]
+        self._one_by_one(texts)
+
+    def _one_by_one(self, texts: list[tuple[str, bytes | str]]) -> None:
+        """Each graph of a refused batch on its own: bulk loading may have written part of the batch, so each
+        graph and its lines in the shared graphs are taken out first, then loaded all or nothing."""
+        for graph, text in texts:
+            self.store.remove_graph(ox.NamedNode(graph))
+            for other in self.shared_graphs:
+                for quad in list(self.store.quads_for_pattern(ox.NamedNode(graph), None, None, ox.NamedNode(other))):
+                    self.store.remove(quad)
+            try:
+                self.store.load(_utf8(text), format=ox.RdfFormat.N_QUADS)  # all or nothing
+            except (SyntaxError, ValueError, UnicodeError) as exc:
+                if self.on_failure is None:
+                    raise
+                self.refused += 1
+                self.on_failure(graph, str(exc))
+
+    def load_pieces(self, pieces: Iterable[str]) -> bool:
         """Store N-Quads text made piece by piece (the edges after the last memory) in batches, each parsed in a
-        thread of its own while this one makes the next: Oxigraph parses without holding the GIL, and once the last
-        memory is in, the workers' core is free (what runs then runs after everything else: at 100,000 memories
-        making the edges' text and parsing it took 0.7 and 0.85 s of CPU, one after the other)."""
+        thread of its own while this one makes the next (once the last memory is in, the workers' core is free:
+        at 100,000 memories making the edges' text and parsing it took 0.7 and 0.85 s of CPU, one after the other).
+
+        The batch of memories still being parsed (``flush_text(wait=False)``) is stored first, while the first
+        pieces are made.  If Oxigraph refused one of its graphs, the pieces were made with that memory in the
+        bundle: none of them is stored, and False says so (the caller makes them again, nothing is in flight)."""
         if self.on_write is not None:
             self.on_write()
-        batch = MEMORY_TEXT_BATCH if self.in_memory else TEXT_BATCH
-        with ThreadPoolExecutor(1, thread_name_prefix="mif-rdf-edges") as pool:
-            loading: Future[None] | None = None
-            for text in _batches(pieces, batch):
-                if loading is not None:
-                    loading.result()  # one batch at a time, in order: the next waits for the last
-                loading = pool.submit(self.load, text)
-            if loading is not None:
-                loading.result()
+        refused = self.refused
+        for text in _batches(pieces, MEMORY_TEXT_BATCH if self.in_memory else TEXT_BATCH):
+            self.settle()
+            if self.refused != refused:
+                return False
+            self._start(_utf8(text), None)
+        self.settle()
+        return self.refused == refused
 
     def load(self, text: bytes | str) -> None:
         """Store N-Quads text at once (a lone surrogate cannot be encoded: UnicodeError)."""

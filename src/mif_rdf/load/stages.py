@@ -211,9 +211,15 @@ class _Loader:
             self.add_graph(self.bundle.links_graph_iri, self.link_triples())
             self.add_graph(self.bundle.layout_graph_iri, layout_triples(self.bundle.memories.values()))
             return
-        self.sink.flush_text()  # every memory the store refuses is known (and taken back) before the edges
-        unplaced = [self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in self.placed]
-        self.sink.load_pieces(chain(unplaced, self.link_nquads()))  # the pyld engine's memories came as triples
+        self.sink.flush_text(wait=False)  # the last memories' text is parsed while their edges are made
+        placed = self.placed
+        while True:  # again only if the store refused one of those memories: the edges were made with it in
+            broken: list[Problem] = []
+            unplaced = (self.shared_lines(m) for m in self.bundle.memories.values() if m.id not in placed)
+            # the pyld engine's memories came as triples, without their shared lines
+            if self.sink.load_pieces(chain(unplaced, self.link_nquads(broken))):
+                break
+        self.bundle.problems.items.extend(broken)
 
     @functools.cached_property
     def shared(self) -> SharedLines:
@@ -232,9 +238,10 @@ class _Loader:
         """A memory's layout line and its place in the links graph, as N-Quads text."""
         return self.shared.lines(record.iri, record.relpath, record.doc_iri, record.frontmatter)
 
-    def link_nquads(self) -> Iterator[str]:
+    def link_nquads(self, broken: list[Problem]) -> Iterator[str]:
         """The rest of :meth:`link_triples` once every memory's place is stored, as N-Quads text a piece at a time
-        (the store parses one batch while the next is made): the entities' paths, then each memory's edges."""
+        (the store parses one batch while the next is made): the entities' paths, then each memory's edges; the
+        broken links go to ``broken``."""
         bundle = self.bundle
         tail = f" <{bundle.links_graph_iri}> .\n"
         yield "".join(
@@ -244,7 +251,7 @@ class _Loader:
         for record in bundle.memories.values():
             subject = f"<{record.iri}> "
             yield "".join(
-                [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets)]
+                [f"{subject}{predicate_nquads(kind)} <{to}>{tail}" for kind, to in self.edges(record, targets, broken)]
             )
 
     def link_triples(self) -> Iterator[Triple]:
@@ -264,12 +271,14 @@ class _Loader:
             namespace_uri(self.authority, record.frontmatter.get("namespace"), record.id),
         )
         source = URIRef(record.iri)
-        for kind, target in self.edges(record, targets):
+        for kind, target in self.edges(record, targets, self.bundle.problems.items):
             yield source, link_predicate(kind), URIRef(target)  # type: ignore[misc]  # edges() gives only IRI types
 
-    def edges(self, record: MemoryRecord, targets: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    def edges(
+        self, record: MemoryRecord, targets: Mapping[str, str], broken: list[Problem]
+    ) -> Iterator[tuple[str, str]]:
         """(relationship type, target IRI) of each of a memory's links that resolves, with a type that makes an IRI;
-        a broken link is reported."""
+        a broken link is added to ``broken``."""
         links = self.resolved.get(record.id)
         if links is None:
             links = resolved_links(record.frontmatter, record.doc_iri, self.bundle.base_iri)  # links_of's
@@ -279,7 +288,7 @@ class _Loader:
                 if link_predicate(kind) is not None:
                     yield kind, resolved
             elif expects_bundle_target(target):
-                self.bundle.problems.items.append(broken_link(record.relpath, index, target))
+                broken.append(broken_link(record.relpath, index, target))
 
 
 @dataclass(frozen=True)
