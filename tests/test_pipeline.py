@@ -81,6 +81,49 @@ def test_workers_give_the_load_of_one_process(mixed_bundle: Path, store: str) ->
         assert isomorphic(a, b), name
 
 
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_the_first_files_are_prepared_here_while_the_idle_cores_are_sampled(
+    mixed_bundle: Path, store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the default workers the load does not sleep through the sample of idle cores: it prepares the first
+    files itself meanwhile, then the workers (two, as if the machine were idle) take the rest, and the load is
+    the load of one process, problems, records and graphs."""
+    import time
+
+    import mif_rdf.load.loader as loader
+
+    monkeypatch.setattr(mif_rdf.load.pipeline, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(mif_rdf.load.pipeline, "SAMPLE_SECONDS", 3600.0)  # the sample outlasts half the files
+    monkeypatch.setattr(loader, "worker_count", lambda files, workers, **_: 2)
+    here: list[str] = []
+    real = loader.prepare_memory
+
+    def prepared_here(root: Path, relpath: str, *args: Any) -> Any:
+        here.append(relpath)
+        if len(here) == 100:  # then the sample is over
+            monkeypatch.setattr(mif_rdf.load.pipeline, "SAMPLE_SECONDS", 0.0)
+        return real(root, relpath, *args)
+
+    monkeypatch.setattr(loader, "prepare_memory", prepared_here)
+    began = time.monotonic()
+    sampled = load_bundle(mixed_bundle, store=store)
+    assert time.monotonic() - began < 60 and len(here) == 100
+    alone = load_bundle(mixed_bundle, workers=0, store=store)
+    assert [str(p) for p in sampled.problems] == [str(p) for p in alone.problems]
+    assert [_record_form(r) for r in sampled.memories.values()] == [_record_form(r) for r in alone.memories.values()]
+    assert len(sampled.dataset) == len(alone.dataset)
+
+
+def test_no_file_is_prepared_ahead_without_a_sample(mixed_bundle: Path) -> None:
+    """Workers given, or too few files for any: nothing to wait for, so nothing is taken ahead."""
+    from mif_rdf.load.pipeline import cpu_reading, while_sampling
+
+    files = [str(p) for p in sorted(mixed_bundle.rglob("*.md"))]
+    assert list(while_sampling(files, None)) == []
+    assert list(while_sampling(files[: PARALLEL_THRESHOLD - 1], cpu_reading())) == []
+    assert list(while_sampling(files * (PARALLEL_THRESHOLD // len(files) + 1), cpu_reading()))  # a sample begins
+
+
 def _typed(value: Any) -> Any:
     """``value`` with every key and scalar's type and every mapping's order: what ``==`` on frontmatter leaves out
     (a YAML timestamp is a str subclass, ``1 == 1.0 == True``)."""

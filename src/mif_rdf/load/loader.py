@@ -9,6 +9,7 @@ some files changed are :mod:`mif_rdf.load.incremental`'s.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,8 +22,17 @@ from mif_rdf.core.progress import progress_bar
 from mif_rdf.load.bundle import LoadedBundle
 from mif_rdf.load.cache import default_cache_dir, load_cached
 from mif_rdf.load.incremental import refresh_namespace_graphs, reload
-from mif_rdf.load.pipeline import CpuReading, ToRdfEngine, cpu_reading, prepare_memories, worker_count
-from mif_rdf.load.stages import _Loader, check_projections
+from mif_rdf.load.pipeline import (
+    CpuReading,
+    PreparedMemory,
+    ToRdfEngine,
+    cpu_reading,
+    prepare_memories,
+    prepare_memory,
+    while_sampling,
+    worker_count,
+)
+from mif_rdf.load.stages import PackedMemory, _Loader, check_projections
 from mif_rdf.load.stores import new_dataset
 from mif_rdf.source.bundle_files import BundleFiles, discover
 from mif_rdf.source.identity import BUNDLE_ID_KEY, bundle_id_problem, normalize_base_iri
@@ -121,6 +131,23 @@ def fill(bundle: B, progress: bool | None = None, workers: int | None = None, *,
     return bundle
 
 
+def _prepared(
+    loader: _Loader, memories: list[str], workers: int | None, since: CpuReading | None
+) -> Iterator[PreparedMemory | PackedMemory]:
+    """Every memory file prepared, in order: the first ones here while the default workers are counted
+    (:func:`~mif_rdf.load.pipeline.while_sampling`), the rest by :func:`~mif_rdf.load.pipeline.prepare_memories`."""
+    bundle, shape = loader.bundle, loader.shape()
+    done = 0
+    for relpath in while_sampling(memories, since if workers is None else None):
+        yield shape(prepare_memory(bundle.root, relpath, bundle.base_iri, bundle.limits, bundle.engine, loader.output))
+        done += 1
+    loader.flush()  # no thread is left parsing for the store when the workers are forked
+    count = worker_count(len(memories), workers, busy_main=loader.sink is None, since=since)
+    yield from prepare_memories(
+        bundle.root, memories[done:], bundle.base_iri, bundle.limits, bundle.engine, count, loader.output, shape
+    )
+
+
 def memory_files(bundle: LoadedBundle) -> BundleFiles:
     """Discover the bundle's files and read its config: the memory files to load, in path order, within the limit.
 
@@ -167,18 +194,7 @@ def _fill(bundle: LoadedBundle, progress: bool | None, workers: int | None, sinc
     files = memory_files(bundle)
     memories = files.memories
     loader = _Loader(bundle, fresh=True)
-    workers = worker_count(len(memories), workers, busy_main=loader.sink is None, since=before)
-    prepared = prepare_memories(
-        bundle.root,
-        memories,
-        bundle.base_iri,
-        bundle.limits,
-        bundle.engine,
-        workers,
-        loader.output,
-        loader.shape(),
-    )
-    for memory in progress_bar(prepared, len(memories), progress, "memories"):
+    for memory in progress_bar(_prepared(loader, memories, workers, before), len(memories), progress, "memories"):
         loader.arrive(memory)
     check_projections(bundle, files.projections)
     for relpath in files.entities:
