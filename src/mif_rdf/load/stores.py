@@ -176,11 +176,23 @@ def oxigraph_store(graph: object) -> Any:
     Anything unexpected (another oxrdflib version) means None, and callers
     fall back to the rdflib API.
     """
-    store = getattr(graph, "store", None)
-    if ox is None or "OxigraphStore" not in {c.__name__ for c in type(store).__mro__} or not isinstance(graph, Graph):
+    store: Any = getattr(graph, "store", None)
+    if ox is None or not _is_oxrdflib_store(type(store)) or not isinstance(graph, Graph):
         return None
     inner = getattr(store, "_inner", None)
     return inner if isinstance(inner, ox.Store) else None
+
+
+def _is_oxrdflib_store(kind: type) -> bool:
+    """Whether a store class is oxrdflib's ``OxigraphStore`` or made from it (asked by every helper's query:
+    a program has a few store classes, so each is looked at once)."""
+    found = _OXRDFLIB_STORES.get(kind)
+    if found is None:
+        found = _OXRDFLIB_STORES[kind] = "OxigraphStore" in {c.__name__ for c in kind.__mro__}
+    return found
+
+
+_OXRDFLIB_STORES: dict[type, bool] = {}
 
 
 def rdflib_memory(graph: Graph) -> bool:

@@ -189,7 +189,8 @@ def _in_oxigraph(
         **query_dataset(graph),
     }
 
-    def tsv(text: str) -> tuple[tuple[str, ...], str]:
+    def tsv(text: str) -> str:
+        """The solutions as SPARQL TSV: a header of ``?variables``, then a line each."""
         try:
             solutions = store.query(text, **options)
         except SyntaxError as exc:  # "error at LINE:COLUMN: message"
@@ -200,17 +201,16 @@ def _in_oxigraph(
             )
         table = solutions.serialize(format=ox.QueryResultsFormat.TSV)
         assert table is not None  # without an output, serialize returns the bytes
-        return tuple(v.value for v in solutions.variables), table.decode("utf-8")
+        return table.decode("utf-8")
 
     parts = _parts(query, split_on, _part_count()) if split_on else [query]
     if len(parts) == 1:
-        variables, text = tsv(parts[0])
+        text = tsv(parts[0])
     else:
         with ThreadPoolExecutor(len(parts)) as pool:
             outputs = list(pool.map(tsv, parts))
-        variables = outputs[0][0]
-        text = outputs[0][1] + "".join(out[out.index("\n") + 1 :] for _, out in outputs[1:])  # one header
-    names = tuple(columns) if columns is not None else variables
+        text = outputs[0] + "".join(out[out.index("\n") + 1 :] for out in outputs[1:])  # one header
+    names = tuple(columns) if columns is not None else _variables(text.partition("\n")[0])
     try:
         with no_cyclic_gc() if len(text) > _SMALL_RESULT else nullcontext():  # a few rows make no collection
             height, values = _columns(text, names)
@@ -294,6 +294,11 @@ class _TripleTerm(Exception):
     """An RDF 1.2 triple term in the results: left to rdflib (oxrdflib makes a tuple of it)."""
 
 
+def _variables(header: str) -> tuple[str, ...]:
+    """The variables of SPARQL TSV results, from their header line (``?a<TAB>?b``; none: an empty line)."""
+    return tuple(name[1:] for name in header.split("\t")) if header else ()
+
+
 def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]]:
     """The number of rows of SPARQL TSV results (a header of ``?variables``, then one line per solution) and
     the values of the columns ``names`` (a column the results lack is all None).
@@ -302,7 +307,7 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     cell), then read column by column (:func:`_column`).
     """
     header, _, body = tsv.partition("\n")
-    variables = [name[1:] for name in header.split("\t")] if header else []
+    variables = _variables(header)
     if not variables:  # no variable: one empty line per solution
         height = body.count("\n")
         return height, [[None] * height for _ in names]

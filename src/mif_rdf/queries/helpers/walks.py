@@ -17,6 +17,7 @@ from mif_rdf.queries.helpers.parameters import (
     _memory,
     _select,
     _shaped,
+    _shaped_rows,
     _text,
 )
 from mif_rdf.queries.native import SPLIT_HERE
@@ -211,9 +212,7 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "
     start = _memory(memory)
     versions = _Versions(graph, start)
     rows = [{**versions.about[m], "offset": offset} for m, offset in versions.offsets().items() if m in versions.about]
-    return _shaped(
-        Columns.from_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or ""))), as_
-    )
+    return _shaped_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or "")), as_)
 
 
 def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
@@ -233,7 +232,7 @@ def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "tab
     heads = [{**versions.about[m], "offset": newer[m]} for m in newer if not versions.superseded_by.get(m)]
     if not heads:
         raise MifRdfError(f"{str(start)!r}: every newer version is superseded in turn (a supersedes cycle)")
-    return _shaped(Columns.from_rows((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or "")), as_)
+    return _shaped_rows((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or ""), as_)
 
 
 class _Versions:
@@ -264,16 +263,19 @@ class _Versions:
                 self.superseded_by.setdefault(y, set()).add(x)
 
     def offsets(self) -> dict[str, int]:
-        """Each version's signed distance from the start: newer ones positive, older ones negative."""
+        """Each version's signed distance from the start: newer ones positive, older ones negative
+        (breadth first, each node's neighbours in sorted order: the first to reach a node sets its distance)."""
         found = {self.start: 0}
-        for sign, edges in ((1, self.superseded_by), (-1, self.supersedes)):
+        for step, edges in ((1, self.superseded_by), (-1, self.supersedes)):
             frontier, distance = [self.start], 0
             while frontier:
-                distance += 1
-                reached = list(
-                    dict.fromkeys(n for node in frontier for n in sorted(edges.get(node, ())) if n not in found)
-                )
-                found.update((n, sign * distance) for n in reached)
+                distance += step
+                reached = []
+                for node in frontier:
+                    for n in sorted(edges.get(node, ())):
+                        if n not in found:
+                            found[n] = distance
+                            reached.append(n)
                 frontier = reached
         return found
 
