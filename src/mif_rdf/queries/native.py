@@ -180,12 +180,13 @@ def _in_oxigraph(
     if store is None:
         return None
     check_unicode(query, *map(str, bindings.values()))
+    functions = functions_named_in(store, query)  # mif:validAt & co., named by the query, not by its parameters
     if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
     options = {
         "prefixes": INIT_NS if own_prefixes else _prefixes(graph),
         "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()},
-        "custom_functions": functions_named_in(store, query),  # mif:validAt & co.
+        "custom_functions": functions,
         **query_dataset(graph),
     }
 

@@ -18,6 +18,7 @@ Other queries take oxrdflib's path, as ever.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -65,9 +66,14 @@ def functions_named_in(store: Any, query: str) -> FunctionTable:
     calls one only by writing its name (an IRI or a prefixed name), or its
     IRI with SPARQL's codepoint escapes (``\\u0041``): either keeps the table.
     """
-    if any(name in query for name in _NAMES) or "\\u" in query or "\\U" in query:
-        return functions_for(store)
-    return {}
+    return functions_for(store) if _may_call(query) else {}
+
+
+@functools.lru_cache(maxsize=256)
+def _may_call(query: str) -> bool:
+    """Whether ``query`` writes a function's name or a codepoint escape (a helper asks with the same text each
+    time, before its parameters go in as ``VALUES``, which hold terms, never a call)."""
+    return any(name in query for name in _NAMES) or "\\u" in query or "\\U" in query
 
 
 def run_with_functions(graph: Graph, query: str, bindings: Mapping[str, Identifier]) -> Result | None:
