@@ -226,7 +226,7 @@ def while_sampling(relpaths: list[str], since: CpuReading | None) -> Iterator[st
 
     :func:`worker_count` would otherwise wait for it (about 70 ms of a 10,000-memory load, after finding the
     files): a loader prepares these in this process meanwhile (its own CPU time is not counted as busy).
-    None when no sample is due (workers given, or too few files for any).
+    Nothing when no sample is due (workers given, or too few files for any).
     """
     if since is None or len(relpaths) < PARALLEL_THRESHOLD:
         return
