@@ -88,15 +88,17 @@ class _Keys:
         return best
 
     def entries(self, key: str) -> list[int]:
-        """Every entry with ``key``'s fingerprint, smallest first."""
+        """Every entry with ``key``'s fingerprint, smallest first (nearly always none: a new key)."""
         hashed = _hash(key) & _WORD
         slots, mask, fingerprint = self.slots, self.mask, hashed >> _ENTRY_BITS
-        at, found = hashed & mask, []
+        at, found = hashed & mask, None
         while slot := slots[at]:
             if slot >> _ENTRY_BITS == fingerprint:
+                if found is None:
+                    found = []
                 found.append(slot & _ENTRY)
             at = (at + 1) & mask
-        return sorted(found)
+        return [] if found is None else sorted(found)
 
 
 class StreamIndex:
@@ -216,8 +218,10 @@ class StreamIndex:
 
     def _add_row(self, row: Row) -> int:
         """Where ``row`` starts in ``index-rows`` (it waits in memory until :meth:`flush`)."""
-        offset = self._written + len(self._rows)
-        self._rows += _record(row)
+        rows, data = self._rows, marshal.dumps(row)
+        offset = self._written + len(rows)
+        rows += len(data).to_bytes(4, "little")
+        rows += data
         return offset
 
     def _row(self, offset: int) -> Row:
