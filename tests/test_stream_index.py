@@ -10,6 +10,7 @@ made to collide, so that fingerprint matches must be checked against the rows.
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import random
@@ -220,3 +221,19 @@ def test_records_are_read_back_across_chunks(tmp_path: Path) -> None:
             list(_records(fd, path.stat().st_size + 10))
     finally:
         os.close(fd)
+
+
+def test_the_join_pauses_the_collector_until_it_ends_or_is_closed(tmp_path: Path) -> None:
+    assert gc.isenabled()
+    index = StreamIndex(tmp_path)
+    for name in "abc":
+        index.add_memory(name, memory_iri(name), f"{name}.md", BASE + f"{name}.md", False, [(0, "uses", "x", "x")])
+    edges = index.edges()
+    next(edges)
+    assert not gc.isenabled()
+    assert len(list(edges)) == 2 and gc.isenabled()
+    edges = index.edges()
+    next(edges)
+    edges.close()
+    assert gc.isenabled()
+    index.close()
