@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.output import stream_index
 from mif_rdf.output.stream_index import StreamIndex, _Keys, _records
 from mif_rdf.source.identity import memory_iri
@@ -236,4 +237,12 @@ def test_the_join_pauses_the_collector_until_it_ends_or_is_closed(tmp_path: Path
     next(edges)
     edges.close()
     assert gc.isenabled()
+    index.close()
+
+
+def test_rows_beyond_what_an_entry_can_address_are_refused(tmp_path: Path) -> None:
+    index = StreamIndex(tmp_path)
+    index._written = 1 << 36  # as if 64 GiB of rows were written
+    with pytest.raises(MifRdfError, match="64 GiB"):
+        index.add_memory("a", "urn:mif:a", "a.md", BASE + "a.md", False, [])
     index.close()

@@ -8,8 +8,8 @@ to: the first memory or entity added with that key (a document, memory or
 entity IRI; it never changes once given).
 
 Until session 17 this was three text-keyed SQLite B-trees and a join at the
-end: 35-38 us a memory to add at 300,000 memories (most of it SQLite moving
-pages of random keys between its cache and the file) and 11 us to join.
+end: 35-42 us a memory to add at 300,000 memories (most of it SQLite moving
+pages of random keys between its cache and the file) and 11-13 us to join.
 Now nothing is looked up by text on disk.  The keys are 64-bit slots of a
 hash table in memory (:class:`_Keys`: 24-48 bytes a memory), each pointing
 at where its row starts in a file that is only appended to; a key the table
@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mif_rdf.core.collector import no_cyclic_gc
+from mif_rdf.core.errors import MifRdfError
 from mif_rdf.source.identity import memory_iri
 
 #: The hash of a key; a module name, so that a test can make keys share one.
@@ -227,6 +228,8 @@ class StreamIndex:
         """Where ``row`` starts in ``index-rows`` (it waits in memory until :meth:`flush`)."""
         rows, data = self._rows, marshal.dumps(row)
         offset = self._written + len(rows)
+        if offset >> (_ENTRY_BITS - 1):
+            raise MifRdfError("the streamed export's links index holds 64 GiB of rows at most")
         rows += len(data).to_bytes(4, "little")
         rows += data
         return offset
