@@ -1,4 +1,4 @@
-"""The streamed export's links index (SQLite) on its own: what it costs a memory as the bundle grows.
+"""The streamed export's links index (output/stream_index.py) on its own: what it costs a memory as the bundle grows.
 
 The writer asks the index, for every memory, whether its id and document IRI
 are taken, then adds its id, two target keys and its relationships; after the
@@ -10,8 +10,9 @@ random memories, so the index's own cost is measured without reading a file:
 
 Per size, CPU microseconds a memory for the adding (look-ups included) and for
 the join at the end.  Why it exists: from 100,000 to 300,000 memories the
-stream's cost a memory grows by a few per cent, and this is where (the keys'
-B-trees outgrow SQLite's page cache).
+stream's cost a memory grew by a few per cent, and this was where (the SQLite
+index's text-keyed B-trees outgrew its page cache; session 17 replaced them,
+docs/performance.md "The links index made cheaper (session 17)").
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from mif_rdf.output.stream_export import _Index  # noqa: E402
+from mif_rdf.output.stream_index import StreamIndex  # noqa: E402
 
 BASE = "mif://local/bench/"
 LINKS = 3  # relationships a memory
@@ -36,7 +37,7 @@ def replay(count: int, seed: int = 1) -> tuple[float, float, int]:
     rng = random.Random(seed)
     ids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(count)]
     with tempfile.TemporaryDirectory(prefix="mif-rdf-bench-") as folder:
-        index = _Index(Path(folder) / "links.sqlite")
+        index = StreamIndex(Path(folder), count)
         try:
             started = time.process_time()
             for memory_id in ids:

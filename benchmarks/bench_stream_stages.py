@@ -38,7 +38,8 @@ from mif_rdf.load.loader import memory_files, open_bundle
 from mif_rdf.load.pipeline import CHUNK, PreparedMemory, prepare_memory
 from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Typer
-from mif_rdf.output.stream_export import StreamReport, StreamWriter, _Index, memory_shape, spool_text, stream_nquads
+from mif_rdf.output.stream_export import StreamReport, StreamWriter, memory_shape, spool_text, stream_nquads
+from mif_rdf.output.stream_index import StreamIndex
 from mif_rdf.rdf.jsonld_source import markdown_path
 from mif_rdf.rdf.lexical import ill_typed_values
 from mif_rdf.rdf.memory_nquads import memory_nquads
@@ -147,9 +148,9 @@ def worker_steady(root: Path, count: int) -> dict[str, float]:
 
 
 class _TemporaryIndex:
-    def __enter__(self) -> _Index:
+    def __enter__(self) -> StreamIndex:
         self.folder = tempfile.TemporaryDirectory(prefix="mif-stages-")
-        self.index = _Index(Path(self.folder.name) / "links.sqlite")
+        self.index = StreamIndex(Path(self.folder.name))
         return self.index
 
     def __exit__(self, *exc: object) -> None:

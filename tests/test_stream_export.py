@@ -27,7 +27,7 @@ from conftest import EXAMPLES, FIXTURE_BUNDLES, isomorphic, memory_text, write_f
 from mif_rdf.bundle import load_bundle
 from mif_rdf.load.oxigraph_sink import rdflib_terms
 from mif_rdf.output.policy import export_policy
-from mif_rdf.output.stream_export import StreamReport, _Index, _Seen, stream_nquads
+from mif_rdf.output.stream_export import StreamReport, stream_nquads
 from mif_rdf.validation.literals import ill_typed_literals
 from oxigraph_server import OxigraphServer, expected_graphs, oxigraph_command
 from synthetic import generate_bundle
@@ -449,28 +449,3 @@ def test_a_spool_file_that_cannot_be_written_leaves_the_text_in_the_memories(tmp
     spool_text(items, str(tmp_path))
     ((path, offset, length),) = [item.spooled for item in items if item.spooled is not None]
     assert (offset, length, items[0].text) == (0, 14, b"") and Path(path).read_bytes() == b"<a> <b> <c> .\n"
-
-
-def test_the_seen_filter_never_says_no_to_a_key_it_was_given() -> None:
-    seen = _Seen()
-    given = [f"urn:mif:{i:08x}-key" for i in range(50_000)]
-    for key in given:
-        seen.add(key)
-    assert all(seen.maybe(key) for key in given)
-    others = [f"mif://local/x/{i}.md" for i in range(20_000)]
-    assert sum(seen.maybe(key) for key in others) < 200  # a few false "maybe": those go to SQLite
-
-
-def test_the_links_index_finds_a_taken_id_and_location_behind_the_filter(tmp_path: Path) -> None:
-    """Taken keys are found whether they still wait in memory or are in SQLite; a key the filter wrongly
-    lets through (every bit set) is looked up and found free."""
-    index = _Index(tmp_path / "links.sqlite")
-    index.add_memory("a", "urn:mif:a", "a.md", "mif://b/a.md", False, [])
-    assert index.holder("a") == "a.md" and index.located("mif://b/a.md") == "a.md"
-    index.flush()
-    assert index.holder("a") == "a.md" and index.located("urn:mif:a") == "a.md"
-    assert index.holder("b") is None and index.located("mif://b/b.md") is None
-    index._seen.table[:] = b"\xff" * len(index._seen.table)  # every key "maybe": SQLite answers
-    assert index.holder("b") is None and index.located("mif://b/b.md") is None
-    assert index.holder("a") == "a.md"
-    index.close()

@@ -5,7 +5,7 @@ Every step is the streamed export's own (:mod:`mif_rdf.output.stream_export`):
 worker that holds its partition, and the same
 :class:`~mif_rdf.output.stream_export.StreamWriter` writes the memories,
 the entity files and the links graph's edges.  Only the writer's index
-differs: on one machine it is a SQLite file filled in path order; here
+differs: on one machine it is files filled in path order (``output.stream_index``); here
 (:class:`ShuffledIndex`) its answers come from two shuffles, keyed by a
 stable hash so every worker sends a key to the same bucket:
 

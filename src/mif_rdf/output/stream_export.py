@@ -9,11 +9,13 @@ in path order, by worker processes when cores are idle, as a load reads them.
 Only the links graph's edges wait for the end: a relationship may name a
 file that comes later, or a memory by an id not yet seen.  What resolving
 them needs -- each memory's id, document IRI and whether it is withheld, and
-each relationship's resolved target -- goes into a temporary SQLite index on
-disk (the system's temporary folder, removed at the end, or by the next run
-after a ``kill -9``: :func:`mif_rdf.core.outputs.temporary_folder`), not into memory.
-So peak memory does not grow with the bundle: only the withheld memories
-(spec 10.2 ``_local``) and the entity files of ``.mif/entities`` are kept.
+each relationship's resolved target -- goes into a temporary index on disk
+(:mod:`mif_rdf.output.stream_index`: files of the system's temporary folder,
+removed at the end, or by the next run after a ``kill -9``:
+:func:`mif_rdf.core.outputs.temporary_folder`), not into memory, but for a
+table of 24-48 bytes a memory.  So peak memory grows little with the bundle:
+the withheld memories (spec 10.2 ``_local``) and the entity files of
+``.mif/entities`` are kept.
 
 The export policy is :mod:`mif_rdf.output.policy`'s: withheld memories and
 entities are not written, nor any triple of a shared graph that names them.
@@ -38,7 +40,6 @@ import io
 import itertools
 import json
 import os
-import sqlite3
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -74,6 +75,7 @@ from mif_rdf.nsmodel.reading import read_namespace_model
 from mif_rdf.ontology.extended_types import Placement, Typer, placement_of
 from mif_rdf.output.policy import trust_raised
 from mif_rdf.output.serialize import nquad_line
+from mif_rdf.output.stream_index import StreamIndex
 from mif_rdf.rdf.jsonld_source import Authored, projection_problems
 from mif_rdf.rdf.layout import layout_nquads
 from mif_rdf.rdf.tordf import each_line_once
@@ -173,7 +175,7 @@ def stream_nquads(
     model = read_namespace_model(bundle.root, bundle.config, limits)
     found(model.problems)
     with temporary_folder("stream") as folder:
-        index = _Index(folder / "links.sqlite")
+        index = StreamIndex(folder, len(files.memories))
         stream = StreamWriter(bundle, out, report, index, Typer(bundle.root, ontology_dirs), audience)
         stream.namespaces(model)
         try:
@@ -366,8 +368,8 @@ def _stated_trust(graph: str) -> list[str]:
 
 
 class LinkIndex(Protocol):
-    """What the writer asks of the links graph's index: the SQLite one here, the joined partitions of
-    :mod:`mif_rdf.distributed` on a cluster (which feeds the same writer)."""
+    """What the writer asks of the links graph's index: :class:`~mif_rdf.output.stream_index.StreamIndex`
+    here, the joined partitions of :mod:`mif_rdf.distributed` on a cluster (which feeds the same writer)."""
 
     def holder(self, memory_id: str) -> str | None: ...
     def located(self, key: str) -> str | None: ...
@@ -571,127 +573,3 @@ def _copy_target(out: IO[bytes]) -> int | None:
     except (OSError, ValueError):
         return None
     return fd
-
-
-class _Index:
-    """The links graph's index on disk: memories and entities by key, relationships in order.
-
-    SQLite with its journal off: the file lives for one export and is
-    removed with its folder; the page cache is bounded (16 MB), the rest
-    stays on disk.  New rows wait in small in-memory batches (at most
-    :data:`BATCH` memories' worth, looked up there first) and go to SQLite
-    in one ``executemany`` per table: a statement a row cost a fifth of the
-    main process's time.
-    """
-
-    #: Memories whose rows wait in memory before they are written to SQLite.
-    BATCH = 512
-
-    def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.executescript("""
-            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000; PRAGMA temp_store = FILE;
-            CREATE TABLE ids (id TEXT PRIMARY KEY, relpath TEXT NOT NULL) WITHOUT ROWID;
-            -- what a resolved target IRI points at: document and memory IRIs to memories, entity IRIs to entities
-            CREATE TABLE targets (key TEXT PRIMARY KEY, iri TEXT NOT NULL, relpath TEXT NOT NULL, hidden INTEGER NOT NULL) WITHOUT ROWID;
-            CREATE TABLE edges (relpath TEXT, source TEXT, hidden INTEGER, position INTEGER, kind TEXT, target TEXT, key TEXT);
-            BEGIN;
-        """)  # noqa: E501
-        self._ids: dict[str, str] = {}  # id -> relpath, not yet in SQLite
-        self._targets: dict[str, tuple[str, str, str, bool]] = {}  # key -> row, not yet in SQLite (the first wins)
-        self._edges: list[tuple[str, str, bool, int, str, str, str]] = []
-        self._seen = _Seen()  # every id and target key given: a key it has never seen needs no SELECT
-
-    def holder(self, memory_id: str) -> str | None:
-        """The file that already has this id."""
-        if not self._seen.maybe(memory_id):  # nearly every id of a bundle: new
-            return None
-        waiting = self._ids.get(memory_id)
-        if waiting is not None:
-            return waiting
-        row = self.db.execute("SELECT relpath FROM ids WHERE id = ?", (memory_id,)).fetchone()
-        return None if row is None else row[0]
-
-    def located(self, key: str) -> str | None:
-        """The file already at this document IRI, or with this memory or entity IRI."""
-        if not self._seen.maybe(key):
-            return None
-        row = self.db.execute("SELECT relpath FROM targets WHERE key = ?", (key,)).fetchone()
-        if row is not None:  # written before anything waiting, so it is the first
-            return row[0]
-        waiting = self._targets.get(key)
-        return None if waiting is None else waiting[2]
-
-    def add_memory(
-        self, memory_id: str, iri: str, relpath: str, doc_iri: str, hidden: bool, links: list[tuple[int, str, str, str]]
-    ) -> None:
-        self._seen.add(memory_id)
-        self._ids[memory_id] = relpath
-        self._target(doc_iri, iri, relpath, hidden)
-        self._target(iri, iri, relpath, hidden)
-        self._edges.extend((relpath, iri, hidden, position, kind, target, key) for position, kind, target, key in links)
-        if len(self._ids) >= self.BATCH:
-            self.flush()
-
-    def add_entity(self, iri: str, relpath: str, hidden: bool) -> None:
-        self._target(iri, iri, relpath, hidden)
-
-    def _target(self, key: str, iri: str, relpath: str, hidden: bool) -> None:
-        """A target row, unless the key has one (``INSERT OR IGNORE``: the first row of a key stays)."""
-        self._seen.add(key)
-        if key not in self._targets:
-            self._targets[key] = (key, iri, relpath, hidden)
-
-    def flush(self) -> None:
-        """The waiting rows into SQLite (targets already there keep their first row)."""
-        self.db.executemany("INSERT INTO ids VALUES (?, ?)", self._ids.items())
-        self.db.executemany("INSERT OR IGNORE INTO targets VALUES (?, ?, ?, ?)", self._targets.values())
-        self.db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?)", self._edges)
-        self._ids, self._targets, self._edges = {}, {}, []
-
-    def edges(self) -> Iterator[tuple[str, str, bool, int, str, str, str | None, bool]]:
-        """Every relationship with what its target resolves to (None:
-        nothing of the bundle), in the order they were read."""
-        self.flush()
-        yield from self.db.execute("""
-            SELECT e.relpath, e.source, e.hidden, e.position, e.kind, e.target, t.iri, coalesce(t.hidden, 0)
-            FROM edges e LEFT JOIN targets t ON t.key = e.key ORDER BY e.rowid
-        """)
-
-    def close(self) -> None:
-        self.db.close()
-
-
-class _Seen:
-    """Whether a key may have been given before: False is certain (no false "no"), True may be wrong.
-
-    The writer asks the links index, for every memory, whether its id or
-    document IRI is taken; nearly always it is not, and each answer was a
-    SQLite look-up (about 3 us).  A fixed table of 2**24 bits (2 MiB) with
-    two bits set a key answers "never given" without SQLite: with three keys
-    a memory (its id, document and memory IRIs) about one look-up in 800
-    still goes to SQLite at 100,000 memories, one in 100 at 300,000 and one
-    in 11 at a million.
-    Python's ``hash`` of a ``str`` is fixed within the process, which is all
-    this needs.
-    """
-
-    BITS = 1 << 24
-
-    def __init__(self) -> None:
-        self.table = bytearray(self.BITS >> 3)
-
-    @staticmethod
-    def _bits(key: str) -> tuple[int, int]:
-        hashed = hash(key)
-        return hashed & (_Seen.BITS - 1), (hashed >> 32) & (_Seen.BITS - 1)
-
-    def add(self, key: str) -> None:
-        table = self.table
-        for bit in self._bits(key):
-            table[bit >> 3] |= 1 << (bit & 7)
-
-    def maybe(self, key: str) -> bool:
-        table = self.table
-        one, two = self._bits(key)
-        return bool(table[one >> 3] & (1 << (one & 7)) and table[two >> 3] & (1 << (two & 7)))

@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "json-ld keep one named graph per memory plus the links graph. Memories in _local namespaces are "
             "never exported (spec 10.2): they, and every link to them, are left out and listed on standard "
             "error. N-Quads with no --store and no cache is streamed: written while the files are read, in "
-            "memory that does not grow with the bundle."
+            "memory that barely grows with the bundle (24-48 bytes a memory)."
         ),
     )
     _common.bundle_options(parser)
