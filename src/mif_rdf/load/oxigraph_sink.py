@@ -20,6 +20,9 @@ through ``Store.load``, one transaction a batch, which costs 15-20 % less CPU
 than ``bulk_load`` there (1.31-1.47 s against 1.61-1.88 s for the 460,000
 quads of 10,000 generated memories in batches of 4 or 8 million characters;
 the main process of a load parses every quad, so this is its largest cost).
+A full batch is parsed in a thread of its own while the next one fills (Oxigraph
+parses without holding the GIL): one batch at a time, in order, each finished
+before the next starts and before anything else writes to the store.
 A batch Oxigraph refuses (it cannot hold a lone surrogate; the walker never
 writes a bad IRI, but a store is not the place to assume it) may be partly
 written by ``bulk_load``, so each of its graphs is removed and loaded again on
