@@ -778,3 +778,83 @@ def test_timestamps_are_restored_by_position() -> None:
         for v in (data["a"], data["b"], data["c"][0], data["c"][1], data["c"][2]["p"], data["c"][2]["q"], data["d"])
     ]
     assert kinds == [str, YamlTimestamp, YamlTimestamp, str, YamlTimestamp, str, YamlTimestamp]
+
+
+# The text's bound on a document's size and nesting (``YamlResult.bounds``), which lets the size check skip its
+# walk: documents nested as deep as the fast path allows for their indentation, mappings and sequences in any
+# order, sequences written compactly (``- - x``, ``- k: v``) or not, with steps of one column.
+def _nested(levels: list[tuple[bool, bool]], step: int) -> str:
+    """Block YAML nesting one collection in the next: ``levels`` holds (mapping?, compact?) from the outside in."""
+    lines: list[str] = []
+    col, head = 0, ""  # head: what is already written on the current line (a compact sequence's dashes)
+    for index, (mapping, compact) in enumerate(levels):
+        last = index == len(levels) - 1
+        start = head or " " * col
+        if mapping:
+            lines.append(start + ("k: v" if last else "k:"))
+            head = ""
+            if not last and levels[index + 1][0]:
+                col += step  # a mapping under a key: further right
+            # a sequence under a key may start in the key's column
+        elif last:
+            lines.append(start + "- v")
+        elif compact:
+            head = start + "- "
+            col = len(head)
+        else:
+            lines.append(start + "-")
+            head, col = "", col + step
+    return "\n".join(lines) + "\n"
+
+
+def _depth_and_size(value: Any) -> tuple[int, int]:
+    """How deep collections nest in ``value`` and how many values it holds (as the limits count them)."""
+    if not isinstance(value, (dict, list)):
+        return 0, 1
+    depth, size = 0, 1
+    for child in value.values() if isinstance(value, dict) else value:
+        child_depth, child_size = _depth_and_size(child)
+        depth, size = max(depth, child_depth), size + child_size
+    return depth + 1, size
+
+
+@needs_backend
+@FUZZ
+@given(levels=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=90), step=st.sampled_from([1, 2]))
+def test_a_documents_text_bounds_its_nesting_and_size(levels: list[tuple[bool, bool]], step: int) -> None:
+    text = _nested(levels, step)
+    result = fastyaml.load_yaml(text)
+    assert _typed(result.data) == _typed(reference_load(text).data)
+    if result.bounds is not None:
+        depth, size = _depth_and_size(result.data)
+        assert depth <= result.bounds[1] and size <= result.bounds[0], (text, depth, size, result.bounds)
+    if fastyaml.is_fast_candidate(text) and "\n" + " " * 11 not in text:
+        assert result.bounds is not None  # the fast path gives a bound whenever no line is indented more than 10
+
+
+@needs_backend
+def test_the_bound_holds_at_its_deepest() -> None:
+    """Mapping, sequence, mapping ... a column apart (two levels a column) until a line is indented 10 spaces,
+    then 10 compact dashes: as deep as the fast path nests without losing its bound; one more space loses it."""
+    text = _nested([(index % 2 == 0, False) for index in range(21)] + [(False, True)] * 10 + [(True, False)], 1)
+    assert max(len(line) - len(line.lstrip(" ")) for line in text.splitlines()) == 10
+    result = fastyaml.load_yaml(text)
+    assert result.bounds is not None and fastyaml.is_fast_candidate(text)
+    depth, size = _depth_and_size(result.data)
+    assert depth == 32 and depth <= result.bounds[1] and size <= result.bounds[0]
+    assert fastyaml.load_yaml(text.replace("\n", "\n ")).bounds is None  # indented further: walked
+
+
+@needs_backend
+def test_a_limit_below_the_bound_still_walks_the_data() -> None:
+    """The bound spares the walk only within the limits in force: a lower nesting or size limit is checked."""
+    from mif_rdf.core.limits import Limits
+    from mif_rdf.source.parse import parse_yaml_mapping
+
+    text = "a:\n  b:\n    c:\n      d: 1\n"
+    assert fastyaml.load_yaml(text).bounds is not None
+    for limits, words in ((Limits(max_yaml_depth=3), "nested"), (Limits(max_yaml_values=4), "values")):
+        problems: list[Any] = []
+        assert parse_yaml_mapping(text, "x.md", problems, limits=limits) is None
+        assert words in problems[0].message and problems[0].rule == "limit"
+    assert parse_yaml_mapping(text, "x.md", [], limits=Limits(max_yaml_depth=4, max_yaml_values=5)) is not None

@@ -285,7 +285,27 @@ def load_yaml(text: str) -> YamlResult:
         raise
     except BaseException:  # noqa: BLE001 - yaml-rs errors and Rust panics (PanicException) alike
         return _pyyaml_load(text)
-    return YamlResult(data, [])
+    return YamlResult(data, [], _bounds(text))
+
+
+#: A line indented by more than this many spaces leaves a document's nesting unbounded by :func:`_bounds`.
+_DEEP_LINE = "\n" + " " * 11
+
+
+def _bounds(text: str) -> tuple[int, int] | None:
+    """The most values and the deepest nesting a document the pre-check accepted can hold, from its text alone.
+
+    Each of its lines is ``key: value``, ``key:``, ``- value`` or ``-`` after at most 60 spaces and 10 dashes,
+    with no alias: a tree in which a line adds at most 10 sequences, a mapping and a value (16 a line is a
+    margin).  A nested collection starts to the right of its parent, except a sequence under a key, which may
+    start in the key's column, and the child of a sequence starts right of its dash: two levels cost at least a
+    column, so a collection starting in column c is at most 2c + 2 deep (an empty ``[]``/``{}`` under it one
+    more).  With no line indented more than 10 spaces a collection starts by column 30 (10 dashes after the
+    spaces): at most 63 deep.  None when a line is indented more (the caller then walks the data).
+    """
+    if _DEEP_LINE in text:
+        return None
+    return 16 * (text.count("\n") + 1) + 1, 63
 
 
 _load_backend()

@@ -155,7 +155,11 @@ def parse_yaml_mapping(
         )
     if result.data is None:
         result.data = {}
-    too_big = yaml_shape_problem(result.data, limits)
+    bounds = result.bounds  # a document whose text keeps it within the limits needs no walk
+    if bounds is None or bounds[0] > limits.max_yaml_values or bounds[1] > limits.max_yaml_depth:
+        too_big = yaml_shape_problem(result.data, limits)
+    else:
+        too_big = None
     if too_big is not None:
         problems.append(Problem(relpath, f"{too_big}; not loaded", line=line_offset + 1, rule="limit"))
         return None

@@ -84,6 +84,9 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_ti
 class YamlResult:
     data: Any
     issues: list[YamlIssue] = field(default_factory=list)
+    #: the most values and the deepest nesting the document can hold, when its text alone bounds them (the fast
+    #: path of :mod:`mif_rdf.source.fastyaml`): then a size check within both needs no walk; None: not known
+    bounds: tuple[int, int] | None = None
 
 
 def load_yaml(text: str) -> YamlResult:
