@@ -297,7 +297,7 @@ class _TripleTerm(Exception):
 
 def _variables(header: str) -> tuple[str, ...]:
     """The variables of SPARQL TSV results, from their header line (``?a<TAB>?b``; none: an empty line)."""
-    return tuple(name[1:] for name in header.split("\t")) if header else ()
+    return tuple([name[1:] for name in header.split("\t")]) if header else ()
 
 
 def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]]:
