@@ -177,22 +177,27 @@ def oxigraph_store(graph: object) -> Any:
     fall back to the rdflib API.
     """
     store: Any = getattr(graph, "store", None)
-    if ox is None or not _is_oxrdflib_store(type(store)) or not isinstance(graph, Graph):
+    if not _kept_in_oxigraph(type(graph), type(store)):
         return None
     inner = getattr(store, "_inner", None)
     return inner if isinstance(inner, ox.Store) else None
 
 
-def _is_oxrdflib_store(kind: type) -> bool:
-    """Whether a store class is oxrdflib's ``OxigraphStore`` or made from it (asked by every helper's query:
-    a program has a few store classes, so each is looked at once)."""
-    found = _OXRDFLIB_STORES.get(kind)
+def _kept_in_oxigraph(graph_kind: type, store_kind: type) -> bool:
+    """Whether an rdflib graph class over a store class of oxrdflib's ``OxigraphStore`` (or one made from it) may
+    keep its quads in Oxigraph.  Asked by every helper's query: a program has a few such pairs, each looked at once
+    (rdflib's classes check instances through ``abc``, a Python call each)."""
+    found = _OXIGRAPH_KINDS.get((graph_kind, store_kind))
     if found is None:
-        found = _OXRDFLIB_STORES[kind] = "OxigraphStore" in {c.__name__ for c in kind.__mro__}
+        found = _OXIGRAPH_KINDS[graph_kind, store_kind] = (
+            ox is not None
+            and issubclass(graph_kind, Graph)
+            and "OxigraphStore" in {c.__name__ for c in store_kind.__mro__}
+        )
     return found
 
 
-_OXRDFLIB_STORES: dict[type, bool] = {}
+_OXIGRAPH_KINDS: dict[tuple[type, type], bool] = {}
 
 
 def rdflib_memory(graph: Graph) -> bool:

@@ -43,15 +43,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from rdflib import BNode, Graph, Literal, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Node, XSDToPython
 
+from mif_rdf.core.bounded_cache import bounded_cache
 from mif_rdf.core.collector import no_cyclic_gc
 from mif_rdf.core.errors import MifRdfError
 from mif_rdf.load.bundle import LoadedBundle
@@ -181,14 +181,13 @@ def _in_oxigraph(
         return None
     check_unicode(query, *map(str, bindings.values()))
     functions = functions_named_in(store, query)  # mif:validAt & co., named by the query, not by its parameters
-    if as_values and bindings and not any(isinstance(term, BNode) for term in bindings.values()):
+    if as_values and bindings and all(isinstance(term, (URIRef, Literal)) for term in bindings.values()):
         query, bindings = values_first(query, bindings), {}
-    options = {
-        "prefixes": INIT_NS if own_prefixes else _prefixes(graph),
-        "substitutions": {ox.Variable(k): _to_ox(v) for k, v in bindings.items()},
-        "custom_functions": functions,
-        **query_dataset(graph),
-    }
+    options = {"prefixes": INIT_NS if own_prefixes else _prefixes(graph), **query_dataset(graph)}
+    if bindings:
+        options["substitutions"] = {ox.Variable(k): _to_ox(v) for k, v in bindings.items()}
+    if functions:
+        options["custom_functions"] = functions
 
     def tsv(text: str) -> str:
         """The solutions as SPARQL TSV: a header of ``?variables``, then a line each."""
@@ -213,8 +212,11 @@ def _in_oxigraph(
         text = outputs[0] + "".join(out[out.index("\n") + 1 :] for out in outputs[1:])  # one header
     names = tuple(columns) if columns is not None else _variables(text.partition("\n")[0])
     try:
-        with no_cyclic_gc() if len(text) > _SMALL_RESULT else nullcontext():  # a few rows make no collection
+        if len(text) <= _SMALL_RESULT:  # a few rows make no collection
             height, values = _columns(text, names)
+        else:
+            with no_cyclic_gc():
+                height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
         return Columns.from_result(run_query(graph, query, bindings), names)
     return Columns(names, values, height)
@@ -297,7 +299,7 @@ class _TripleTerm(Exception):
 
 def _variables(header: str) -> tuple[str, ...]:
     """The variables of SPARQL TSV results, from their header line (``?a<TAB>?b``; none: an empty line)."""
-    return tuple([name[1:] for name in header.split("\t")]) if header else ()
+    return tuple(header[1:].split("\t?")) if header else ()  # no name holds a tab
 
 
 def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]]:
@@ -305,7 +307,9 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     the values of the columns ``names`` (a column the results lack is all None).
 
     Every cell of the text is cut out at once (a column is every ``width``-th
-    cell), then read column by column (:func:`_column`).
+    cell).  A few rows are read cell by cell in one pass (:func:`_cell_value`):
+    counting characters (:func:`_column`) pays off from a few dozen cells, and
+    a one-millisecond helper's Python is a third of its time.
     """
     header, _, body = tsv.partition("\n")
     variables = _variables(header)
@@ -316,35 +320,35 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
         body[:-1].replace("\n", "\t").split("\t") if body else []
     )  # no cell holds a tab or a newline (TSV escapes them)
     width, height = len(variables), len(cells) // len(variables)
+    if height < _SHORT_COLUMN:
+        read = list(map(_cell_value, cells))
+        return height, [
+            read[variables.index(name) :: width] if name in variables else [None] * height for name in names
+        ]
     where = {name: i for i, name in enumerate(variables)}
-    convert = _converter()
-    return height, [
-        _column(cells[where[name] :: width], convert) if name in where else [None] * height for name in names
-    ]
+    return height, [_column(cells[where[name] :: width]) if name in where else [None] * height for name in names]
 
 
-def _column(cells: list[str], convert: Callable[[str], Any]) -> Sequence[Any]:
-    """The values of one column's cells: what ``convert`` gives each, without a call per cell for the common columns.
+def _column(cells: list[str]) -> Sequence[Any]:
+    """The values of a long column's cells: what :func:`_cell_value` gives each, without a call per cell for the
+    common columns.
 
     In a column of IRIs, plain strings with no escape and unbound cells
     (:func:`_simple_values`), a value is the text between the first and last
-    character, and an empty cell is None, as ``convert`` gives them.  A
-    column of ``xsd:dateTime`` literals (:func:`_all_timestamps`) is read
-    with the converter ``convert`` uses, unless one of them cannot be read.
-    Any other column (numbers, durations, blank nodes) goes cell by cell, and
-    so does a short one: counting characters pays off from a few dozen cells.
+    character, and an empty cell is None, as :func:`_cell_value` gives them.
+    A column of ``xsd:dateTime`` literals (:func:`_all_timestamps`) is read
+    with the converter :func:`_cell_value` uses, unless one of them cannot be
+    read.  Any other column (numbers, durations, blank nodes) goes cell by cell.
     """
-    if len(cells) < _SHORT_COLUMN:
-        return list(map(convert, cells))
     simple = _simple_values(cells)
     if simple is not None:
         return simple
     if _all_timestamps(cells):
         try:
             return [_TO_DATETIME(cell[1:_DATETIME_CUT]) if cell else None for cell in cells]
-        except ValueError:  # an ill-typed timestamp keeps its text: convert knows how
+        except ValueError:  # an ill-typed timestamp keeps its text: _cell_value knows how
             pass
-    return list(map(convert, cells))
+    return list(map(_cell_value, cells))
 
 
 def _simple_values(cells: list[str]) -> list[Any] | None:
@@ -408,43 +412,34 @@ _DATETIME_CUT = -len(_DATETIME_END)  # cell[1:_DATETIME_CUT] is a timestamp cell
 _TO_DATETIME = _CONVERTERS[str(XSD.dateTime)]
 
 
-def _converter() -> Callable[[str], Any]:
+def _cell_value(cell: str) -> Any:
     """TSV cell -> the value :func:`python_value` gives for the rdflib term oxrdflib would make.
 
     Cells are terms in N-Triples syntax, numbers and booleans written bare
     (Turtle's short forms).  IRIs, blank nodes, strings and timestamps are
-    read here; other literals go through :func:`_literal` once per distinct
-    cell.
+    read here; other literals go through :func:`_literal`, memoized.
     """
-    seen: dict[str, Any] = {}
-
-    def convert(cell: str) -> Any:
-        if not cell:
-            return None
-        first = cell[0]
-        if first == "<":
-            if cell[1] == "<":
-                raise _TripleTerm
+    if not cell:
+        return None
+    first = cell[0]
+    if first == "<":
+        if cell[1] == "<":
+            raise _TripleTerm
+        return cell[1:-1]
+    if first == "_":  # a blank node, written as python_value writes it
+        return cell
+    if "\\" not in cell:
+        if cell[-1] == _STRING_END:  # a plain string
             return cell[1:-1]
-        if first == "_":  # a blank node, written as python_value writes it
-            return cell
-        if "\\" not in cell:
-            if cell[-1] == _STRING_END:  # a plain string
-                return cell[1:-1]
-            if cell.endswith(_DATETIME_END):  # as _literal does it, without the memo: timestamps rarely repeat
-                try:
-                    return _TO_DATETIME(cell[1:_DATETIME_CUT])
-                except Exception:  # rdflib: an ill-typed literal keeps its text
-                    return cell[1:_DATETIME_CUT]
-        try:
-            return seen[cell]
-        except KeyError:
-            value = seen[cell] = _literal(cell)
-            return value
-
-    return convert
+        if cell.endswith(_DATETIME_END):  # as _literal does it, without the memo: timestamps rarely repeat
+            try:
+                return _TO_DATETIME(cell[1:_DATETIME_CUT])
+            except Exception:  # rdflib: an ill-typed literal keeps its text
+                return cell[1:_DATETIME_CUT]
+    return _literal(cell)
 
 
+@bounded_cache(4 << 20)  # numbers, booleans and typed literals repeat across rows and queries; values are immutable
 def _literal(cell: str) -> Any:
     if cell[0] != '"':  # Turtle's short forms: booleans, integers, decimals, doubles
         if cell in ("true", "false"):

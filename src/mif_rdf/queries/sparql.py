@@ -103,6 +103,8 @@ def check_unicode(*texts: str) -> None:
     """Refuse text that is not valid Unicode (a lone surrogate,
     as from a file name that is not UTF-8): no engine can take it."""
     for text in texts:
+        if text.isascii():  # a flag of the string: most queries and parameters
+            continue
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -290,12 +292,13 @@ def values_first(query: str, bindings: Bindings) -> str:
     end = _where_end(query)
     if end is None:
         raise MifRdfError("parameters as VALUES (a remote store) need a query with a 'WHERE {' clause")
-    names = list(bindings)
-    for name in names:
-        if isinstance(bindings[name], BNode):
+    variables, terms = [], []
+    for name, term in bindings.items():
+        if isinstance(term, BNode):
             raise MifRdfError(f"parameter ?{name} is a blank node; SPARQL cannot bind those")
-    values = f" VALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(sparql_term(bindings[n]) for n in names)}) }}"
-    return query[:end] + values + query[end:]
+        variables.append("?" + name)
+        terms.append(sparql_term(term))
+    return f"{query[:end]} VALUES ({' '.join(variables)}) {{ ({' '.join(terms)}) }}{query[end:]}"
 
 
 @functools.lru_cache(maxsize=64)

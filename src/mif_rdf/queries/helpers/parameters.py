@@ -79,10 +79,10 @@ def _memory(value: str | URIRef) -> URIRef:
     """A memory (or entity) IRI from an IRI or a bare memory id."""
     if not isinstance(value, str) or not value:
         raise MifRdfError(f"a memory is given by its id or its IRI (got {value!r})")
-    iri = value if isinstance(value, URIRef) or value.startswith(MEMORY_PREFIX) else memory_iri(value)
+    iri = value if value.startswith(MEMORY_PREFIX) or isinstance(value, URIRef) else memory_iri(value)
     if not is_valid_iri(iri):
         raise MifRdfError(f"{value!r} is neither a memory id nor a memory IRI (urn:mif:<id>)")
-    return URIRef(iri)
+    return iri if type(iri) is URIRef else URIRef(iri)
 
 
 def _moment(value: Instant) -> datetime:

@@ -209,10 +209,11 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "
     supersedes, with its shortest distance.  Empty when ``memory`` is not in
     the graph.
     """
-    start = _memory(memory)
-    versions = _Versions(graph, start)
-    rows = [{**versions.about[m], "offset": offset} for m, offset in versions.offsets().items() if m in versions.about]
-    return _shaped_rows((*_COLUMNS, "offset"), sorted(rows, key=lambda r: (-r["offset"], r["path"] or "")), as_)
+    versions = _Versions(graph, _memory(memory))
+    about = versions.about
+    rows = [{**about[m], "offset": offset} for m, offset in versions.offsets().items() if m in about]
+    rows.sort(key=lambda r: (-r["offset"], r["path"] or ""))
+    return _shaped_rows((*_COLUMNS, "offset"), rows, as_)
 
 
 def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
@@ -224,15 +225,17 @@ def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "tab
     rows than the heads kept here.  Raises :class:`MifRdfError` when ``memory`` is not in the
     graph, or when every newer version is superseded in turn (a cycle).
     """
-    start = _memory(memory)
-    versions = _Versions(graph, start)
-    if str(start) not in versions.about:
-        raise MifRdfError(f"no memory {str(start)!r} in the graph")
-    newer = {m: offset for m, offset in versions.offsets().items() if offset >= 0}
-    heads = [{**versions.about[m], "offset": newer[m]} for m in newer if not versions.superseded_by.get(m)]
+    versions = _Versions(graph, _memory(memory))
+    about, superseded = versions.about, versions.superseded_by
+    if versions.start not in about:
+        raise MifRdfError(f"no memory {versions.start!r} in the graph")
+    heads = [
+        {**about[m], "offset": offset} for m, offset in versions.offsets(older=False).items() if m not in superseded
+    ]
     if not heads:
-        raise MifRdfError(f"{str(start)!r}: every newer version is superseded in turn (a supersedes cycle)")
-    return _shaped_rows((*_COLUMNS, "offset"), sorted(heads, key=lambda r: r["path"] or ""), as_)
+        raise MifRdfError(f"{versions.start!r}: every newer version is superseded in turn (a supersedes cycle)")
+    heads.sort(key=lambda r: r["path"] or "")
+    return _shaped_rows((*_COLUMNS, "offset"), heads, as_)
 
 
 class _Versions:
@@ -246,27 +249,32 @@ class _Versions:
     """
 
     def __init__(self, graph: GraphLike, start: URIRef) -> None:
+        # ?start is projected, unused: Oxigraph substitutes a parameter (a blank node, oxrdflib) only if it is
         query = """SELECT ?start ?x ?y ?path ?title WHERE {
           { ?x mif:supersedes* ?start } UNION { ?start mif:supersedes+ ?x }
           OPTIONAL { ?x mif:supersedes ?y }
           OPTIONAL { ?x mif:path ?path } OPTIONAL { ?x dc:title ?title }
         }"""
         self.start = str(start)
-        self.about: dict[str, dict[str, Any]] = {}  # the versions that are nodes of the bundle
+        #: the versions that are nodes of the bundle; what each supersedes, and is superseded by (never empty sets)
+        self.about: dict[str, dict[str, Any]] = {}
         self.supersedes: dict[str, set[str]] = {}
         self.superseded_by: dict[str, set[str]] = {}
+        about, supersedes, superseded_by = self.about, self.supersedes, self.superseded_by
         for x, y, path, title in zip(*_select(graph, query, ("x", "y", "path", "title"), start=start).values):
             if path is not None:
-                self.about[x] = {"memory": x, "path": path, "title": title}
+                about[x] = {"memory": x, "path": path, "title": title}
             if y is not None:
-                self.supersedes.setdefault(x, set()).add(y)
-                self.superseded_by.setdefault(y, set()).add(x)
+                supersedes.setdefault(x, set()).add(y)
+                superseded_by.setdefault(y, set()).add(x)
 
-    def offsets(self) -> dict[str, int]:
-        """Each version's signed distance from the start: newer ones positive, older ones negative
-        (breadth first, each node's neighbours in sorted order: the first to reach a node sets its distance)."""
+    def offsets(self, *, older: bool = True) -> dict[str, int]:
+        """Each version's signed distance from the start: newer ones positive, older ones negative (without
+        ``older``, only the start and the newer ones).  Breadth first, each node's neighbours in sorted order:
+        the first to reach a node sets its distance, and the newer walk goes first."""
         found = {self.start: 0}
-        for step, edges in ((1, self.superseded_by), (-1, self.supersedes)):
+        walks = ((1, self.superseded_by), (-1, self.supersedes)) if older else ((1, self.superseded_by),)
+        for step, edges in walks:
             frontier, distance = [self.start], 0
             while frontier:
                 distance += step
