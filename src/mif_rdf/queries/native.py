@@ -219,7 +219,7 @@ def _in_oxigraph(
                 height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
         return Columns.from_result(run_query(graph, query, bindings), names)
-    return Columns(names, values, height)
+    return Columns.of_lists(names, values, height)
 
 
 def _parts(query: str, variable: str, count: int) -> list[str]:
@@ -302,7 +302,7 @@ def _variables(header: str) -> tuple[str, ...]:
     return tuple(header[1:].split("\t?")) if header else ()  # no name holds a tab
 
 
-def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]]:
+def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[list[Any]]]:
     """The number of rows of SPARQL TSV results (a header of ``?variables``, then one line per solution) and
     the values of the columns ``names`` (a column the results lack is all None).
 
@@ -329,7 +329,7 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[Sequence[Any]]
     return height, [_column(cells[where[name] :: width]) if name in where else [None] * height for name in names]
 
 
-def _column(cells: list[str]) -> Sequence[Any]:
+def _column(cells: list[str]) -> list[Any]:
     """The values of a long column's cells: what :func:`_cell_value` gives each, without a call per cell for the
     common columns.
 

@@ -202,6 +202,9 @@ def conflicts(graph: GraphLike, *, as_: Shape = "table") -> Shaped:
 
 
 # -- supersession ----------------------------------------------------------------------------
+_VERSION_COLUMNS = (*_COLUMNS, "offset")
+
+
 def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
     """The versions around ``memory``, newest first: ``offset`` > 0 supersedes it, < 0 is superseded by it, 0 is itself.
 
@@ -213,7 +216,7 @@ def supersession_chain(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "
     about = versions.about
     rows = [{**about[m], "offset": offset} for m, offset in versions.offsets().items() if m in about]
     rows.sort(key=lambda r: (-r["offset"], r["path"] or ""))
-    return _shaped_rows((*_COLUMNS, "offset"), rows, as_)
+    return _shaped_rows(_VERSION_COLUMNS, rows, as_)
 
 
 def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "table") -> Shaped:
@@ -235,7 +238,7 @@ def current_version(graph: GraphLike, memory: str | URIRef, *, as_: Shape = "tab
     if not heads:
         raise MifRdfError(f"{versions.start!r}: every newer version is superseded in turn (a supersedes cycle)")
     heads.sort(key=lambda r: r["path"] or "")
-    return _shaped_rows((*_COLUMNS, "offset"), heads, as_)
+    return _shaped_rows(_VERSION_COLUMNS, heads, as_)
 
 
 class _Versions:
