@@ -313,6 +313,48 @@ def test_long_chains_and_forks(tmp_path) -> None:
     assert len(supersession_chain(bundle, "nope")) == 0
 
 
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("store", ["default", "Oxigraph"])
+def test_the_version_helpers_agree_with_shortest_paths(tmp_path, seed: int, store: str) -> None:
+    """Random supersedes graphs (forks, merges, cycles) against networkx: each version's offset is its shortest
+    distance (newer ones along "superseded by", older ones along "supersedes", newer first), and the current
+    versions are the newer ones (the start included) that nothing supersedes."""
+    import random
+
+    chance = random.Random(seed)
+    names = [f"n{i}" for i in range(chance.randint(2, 9))]
+    edges = {a: sorted({b for b in chance.sample(names, chance.randint(0, 2)) if b != a}) for a in names}
+    for name in names:
+        write_file(
+            tmp_path,
+            f"{name}.md",
+            memory_text(
+                name,
+                "relationships:\n" + "".join(f"  - type: supersedes\n    target: /{old}.md\n" for old in edges[name])
+                if edges[name]
+                else "",
+            ),
+        )
+    bundle = load_bundle(tmp_path, store=store, progress=False)
+    supersedes = nx.DiGraph([(a, b) for a, olds in edges.items() for b in olds])
+    supersedes.add_nodes_from(names)
+    for start in names:
+        newer = nx.single_source_shortest_path_length(supersedes.reverse(copy=False), start)
+        older = nx.single_source_shortest_path_length(supersedes, start)
+        expected = {n: d for n, d in newer.items()} | {n: -d for n, d in older.items() if n not in newer}
+        chain = supersession_chain(bundle, start)
+        assert {row["memory"]: row["offset"] for row in chain} == {f"urn:mif:{n}": d for n, d in expected.items()}
+        assert [row["offset"] for row in chain] == sorted((row["offset"] for row in chain), reverse=True)
+        heads = {n: d for n, d in newer.items() if supersedes.in_degree(n) == 0}
+        if heads:
+            found = current_version(bundle, start)
+            assert {row["memory"]: row["offset"] for row in found} == {f"urn:mif:{n}": d for n, d in heads.items()}
+            assert [row["path"] for row in found] == sorted(f"{n}.md" for n in heads)
+        else:
+            with pytest.raises(MifRdfError, match="a supersedes cycle"):
+                current_version(bundle, start)
+
+
 def test_a_supersession_cycle_has_no_current_version(tmp_path) -> None:
     bundle = _versions_bundle(tmp_path, {"a": ["b"], "b": ["a"]})
     with pytest.raises(MifRdfError, match="a supersedes cycle"):

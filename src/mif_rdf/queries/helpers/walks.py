@@ -273,20 +273,26 @@ class _Versions:
 
     def offsets(self, *, older: bool = True) -> dict[str, int]:
         """Each version's signed distance from the start: newer ones positive, older ones negative (without
-        ``older``, only the start and the newer ones).  Breadth first, each node's neighbours in sorted order:
-        the first to reach a node sets its distance, and the newer walk goes first."""
+        ``older``, only the start and the newer ones).
+
+        Two breadth-first walks, each with its own visited set, so each finds
+        its shortest distances; a version both newer and older (a cycle) keeps
+        its newer one.  The older walk goes on through such a version: what it
+        supersedes is older than the start too.
+        """
         found = {self.start: 0}
         walks = ((1, self.superseded_by), (-1, self.supersedes)) if older else ((1, self.superseded_by),)
         for step, edges in walks:
-            frontier, distance = [self.start], 0
+            seen, frontier, distance = {self.start}, [self.start], 0
             while frontier:
                 distance += step
                 reached = []
                 for node in frontier:
-                    for n in sorted(edges.get(node, ())):
-                        if n not in found:
-                            found[n] = distance
+                    for n in edges.get(node, ()):
+                        if n not in seen:
+                            seen.add(n)
                             reached.append(n)
+                            found.setdefault(n, distance)
                 frontier = reached
         return found
 
