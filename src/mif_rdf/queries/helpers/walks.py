@@ -252,7 +252,7 @@ class _Versions:
     """
 
     def __init__(self, graph: GraphLike, start: URIRef) -> None:
-        # ?start is projected, unused: Oxigraph substitutes a parameter (a blank node, oxrdflib) only if it is
+        # ?start is projected though unused: Oxigraph substitutes only a projected variable (a blank node, oxrdflib)
         query = """SELECT ?start ?x ?y ?path ?title WHERE {
           { ?x mif:supersedes* ?start } UNION { ?start mif:supersedes+ ?x }
           OPTIONAL { ?x mif:supersedes ?y }
