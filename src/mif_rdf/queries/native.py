@@ -210,13 +210,13 @@ def _in_oxigraph(
         with ThreadPoolExecutor(len(parts)) as pool:
             outputs = list(pool.map(tsv, parts))
         text = outputs[0] + "".join(out[out.index("\n") + 1 :] for out in outputs[1:])  # one header
-    names = tuple(columns) if columns is not None else _variables(text.partition("\n")[0])
+    names = tuple(columns) if columns is not None else None
     try:
         if len(text) <= _SMALL_RESULT:  # a few rows make no collection
-            height, values = _columns(text, names)
+            names, height, values = _columns(text, names)
         else:
             with no_cyclic_gc():
-                height, values = _columns(text, names)
+                names, height, values = _columns(text, names)
     except _TripleTerm:  # RDF 1.2 triple terms: as rdflib makes them
         return Columns.from_result(run_query(graph, query, bindings), names)
     return Columns.of_lists(names, values, height)
@@ -302,9 +302,10 @@ def _variables(header: str) -> tuple[str, ...]:
     return tuple(header[1:].split("\t?")) if header else ()  # no name holds a tab
 
 
-def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[list[Any]]]:
-    """The number of rows of SPARQL TSV results (a header of ``?variables``, then one line per solution) and
-    the values of the columns ``names`` (a column the results lack is all None).
+def _columns(tsv: str, names: tuple[str, ...] | None) -> tuple[tuple[str, ...], int, list[list[Any]]]:
+    """The columns' names, the number of rows of SPARQL TSV results (a header of ``?variables``, then one line per
+    solution) and the values of the columns ``names`` (None: the results' variables; a column the results lack is
+    all None).
 
     Every cell of the text is cut out at once (a column is every ``width``-th
     cell).  A few rows are read cell by cell in one pass (:func:`_cell_value`):
@@ -313,20 +314,24 @@ def _columns(tsv: str, names: tuple[str, ...]) -> tuple[int, list[list[Any]]]:
     """
     header, _, body = tsv.partition("\n")
     variables = _variables(header)
+    if names is None:
+        names = variables
     if not variables:  # no variable: one empty line per solution
         height = body.count("\n")
-        return height, [[None] * height for _ in names]
+        return names, height, [[None] * height for _ in names]
     cells = (
         body[:-1].replace("\n", "\t").split("\t") if body else []
     )  # no cell holds a tab or a newline (TSV escapes them)
     width, height = len(variables), len(cells) // len(variables)
     if height < _SHORT_COLUMN:
         read = list(map(_cell_value, cells))
-        return height, [
-            read[variables.index(name) :: width] if name in variables else [None] * height for name in names
-        ]
+        return (
+            names,
+            height,
+            [read[variables.index(name) :: width] if name in variables else [None] * height for name in names],
+        )
     where = {name: i for i, name in enumerate(variables)}
-    return height, [_column(cells[where[name] :: width]) if name in where else [None] * height for name in names]
+    return names, height, [_column(cells[where[name] :: width]) if name in where else [None] * height for name in names]
 
 
 def _column(cells: list[str]) -> list[Any]:
